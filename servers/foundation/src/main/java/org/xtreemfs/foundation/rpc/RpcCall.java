@@ -1,0 +1,120 @@
+package org.xtreemfs.foundation.rpc;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.channel.Channel;
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.xtreemfs.interfaces.rpc.MessageType;
+import org.xtreemfs.interfaces.rpc.RequestHeader;
+import org.xtreemfs.interfaces.rpc.RpcHeader;
+import org.xtreemfs.interfaces.rpc.UserCredentials;
+
+/**
+ * One received request, answered exactly once. The request's data segment stays valid until the call is
+ * answered; a handler that needs the bytes later copies them first.
+ */
+public final class RpcCall {
+    private final RpcRecord record;
+    private final Channel channel;
+    private final Runnable onAnswered;
+    private final long receivedNanos;
+    private final AtomicBoolean answered = new AtomicBoolean();
+
+    RpcCall(RpcRecord record, Channel channel, Runnable onAnswered, long receivedNanos) {
+        this.record = record;
+        this.channel = channel;
+        this.onAnswered = onAnswered;
+        this.receivedNanos = receivedNanos;
+    }
+
+    public RequestHeader requestHeader() {
+        return record.header().getRequestHeader();
+    }
+
+    public UserCredentials userCredentials() {
+        return requestHeader().getUserCredentials();
+    }
+
+    public int procedureId() {
+        return requestHeader().getProcedureId();
+    }
+
+    /** Monotonic time ({@link System#nanoTime()}) at which the request was decoded. */
+    public long receivedNanos() {
+        return receivedNanos;
+    }
+
+    /** The caller's deadline in milliseconds from {@link #receivedNanos()}; 0 when it sent none. */
+    public long timeoutMs() {
+        return requestHeader().getTimeoutMs();
+    }
+
+    public String remoteAddress() {
+        return String.valueOf(channel.remoteAddress());
+    }
+
+    /** Parses the request message; a message that does not parse is the caller's error (INVALID_ARGS). */
+    public <T> T request(Parser<T> parser) throws RpcException {
+        ByteBuf bytes = record.message().duplicate();
+        try (ByteBufInputStream stream = new ByteBufInputStream(bytes)) {
+            return parser.parseFrom(stream);
+        } catch (InvalidProtocolBufferException e) {
+            throw RpcException.invalidArguments("request message of procedure " + procedureId()
+                    + " does not parse: " + e.getMessage());
+        } catch (IOException e) {
+            throw RpcException.invalidArguments("request message unreadable: " + e.getMessage());
+        }
+    }
+
+    /** The raw data segment (read-only view, valid until the call is answered). */
+    public ByteBuf data() {
+        return record.data().asReadOnly();
+    }
+
+    public boolean isAnswered() {
+        return answered.get();
+    }
+
+    public void respond(MessageLite response) {
+        respond(response, null);
+    }
+
+    /** Sends the response; {@code data} (may be null) is released by the transport. */
+    public void respond(MessageLite response, ByteBuf data) {
+        if (!answered.compareAndSet(false, true)) {
+            RpcRecord.releaseQuietly(data);
+            throw new IllegalStateException("call " + record.header().getCallId() + " answered twice");
+        }
+        RpcHeader header = RpcHeader.newBuilder()
+                .setCallId(record.header().getCallId())
+                .setMessageType(MessageType.RESPONSE)
+                .build();
+        send(header, response, data);
+    }
+
+    public void fail(RpcException error) {
+        if (!answered.compareAndSet(false, true)) {
+            return;
+        }
+        RpcHeader header = RpcHeader.newBuilder()
+                .setCallId(record.header().getCallId())
+                .setMessageType(MessageType.RESPONSE)
+                .setErrorResponse(error.toResponse())
+                .build();
+        send(header, null, null);
+    }
+
+    private void send(RpcHeader header, MessageLite response, ByteBuf data) {
+        try {
+            record.release();
+            ByteBuf encoded = RecordEncoder.encode(channel.alloc(), header, response, data);
+            channel.writeAndFlush(encoded);
+        } finally {
+            onAnswered.run();
+        }
+    }
+}

@@ -1,0 +1,250 @@
+package org.xtreemfs.foundation.rpc;
+
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.xtreemfs.interfaces.rpc.ErrorType;
+import org.xtreemfs.interfaces.rpc.MessageType;
+import org.xtreemfs.interfaces.rpc.RequestHeader;
+import org.xtreemfs.interfaces.rpc.RpcHeader;
+import org.xtreemfs.interfaces.rpc.UserCredentials;
+
+/**
+ * Calls remote procedures. One connection per server address, shared by all calls and re-established on
+ * the next call after it closes. Invariant: every returned future completes exactly once, at the latest
+ * when the call's timeout expires.
+ */
+public final class RpcClient implements AutoCloseable {
+    private final String name;
+    private final FrameLimits frameLimits;
+    private final int connectTimeoutMs;
+    private final EventLoopGroup group;
+    private final AtomicLong nextCallId = new AtomicLong(1);
+    private final Map<InetSocketAddress, Connection> connections = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    public RpcClient(String name) {
+        this(name, FrameLimits.DEFAULT, 5_000);
+    }
+
+    public RpcClient(String name, FrameLimits frameLimits, int connectTimeoutMs) {
+        this.name = name;
+        this.frameLimits = frameLimits;
+        this.connectTimeoutMs = connectTimeoutMs;
+        this.group = new NioEventLoopGroup(2, new DefaultThreadFactory(name + "-rpc-client", true));
+    }
+
+    /**
+     * Sends a request. {@code data} (may be null) is released by the transport. The future fails with an
+     * {@link RpcException} (the server's error) or an {@link RpcTransportException} (no answer).
+     */
+    public CompletableFuture<RpcResponse> call(InetSocketAddress address, int interfaceId, int procedureId,
+            UserCredentials credentials, MessageLite request, ByteBuf data, long timeoutMs) {
+        CompletableFuture<RpcResponse> result = new CompletableFuture<>();
+        if (closed) {
+            RpcRecord.releaseQuietly(data);
+            result.completeExceptionally(new RpcTransportException(name + ": client is closed", false));
+            return result;
+        }
+        long callId = nextCallId.getAndIncrement();
+        RpcHeader header = RpcHeader.newBuilder()
+                .setCallId(callId)
+                .setMessageType(MessageType.REQUEST)
+                .setRequestHeader(RequestHeader.newBuilder()
+                        .setInterfaceId(interfaceId)
+                        .setProcedureId(procedureId)
+                        .setUserCredentials(credentials == null ? UserCredentials.getDefaultInstance() : credentials)
+                        .setTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeoutMs)))
+                .build();
+        Connection connection = connections.computeIfAbsent(address, this::connect);
+        connection.send(callId, header, request, data, result, timeoutMs);
+        return result;
+    }
+
+    /** Calls a procedure without data segments and parses its response message. */
+    public <T> CompletableFuture<T> callParsed(InetSocketAddress address, int interfaceId, int procedureId,
+            UserCredentials credentials, MessageLite request, Parser<T> responseParser, long timeoutMs) {
+        return call(address, interfaceId, procedureId, credentials, request, (ByteBuf) null, timeoutMs)
+                .thenApply(response -> {
+                    try (response) {
+                        return response.message(responseParser);
+                    } catch (RpcException e) {
+                        throw new CompletionException(e);
+                    }
+                });
+    }
+
+    /** Waits for a call and unwraps its failure into the {@link RpcException} that caused it. */
+    public static <T> T await(CompletableFuture<T> future) throws RpcException {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RpcTransportException("interrupted while waiting for a response", false);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            while (cause instanceof CompletionException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof RpcException rpcException) {
+                throw rpcException;
+            }
+            throw RpcException.internal("call failed: " + cause);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (Connection connection : connections.values()) {
+            connection.close();
+        }
+        connections.clear();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+
+    private Connection connect(InetSocketAddress address) {
+        return new Connection(address);
+    }
+
+    private record PendingCall(CompletableFuture<RpcResponse> result, ScheduledFuture<?> timeout) {}
+
+    /** One TCP connection and the calls waiting on it. */
+    private final class Connection {
+        private final InetSocketAddress address;
+        private final ChannelFuture channelFuture;
+        private final Map<Long, PendingCall> pending = new ConcurrentHashMap<>();
+
+        Connection(InetSocketAddress address) {
+            this.address = address;
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(group)
+                    .channel(NioSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
+                    .handler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel channel) {
+                            channel.pipeline().addLast(new RecordDecoder(frameLimits));
+                            channel.pipeline().addLast(new ResponseHandler(Connection.this));
+                        }
+                    });
+            this.channelFuture = bootstrap.connect(address);
+            channelFuture.addListener(future -> {
+                if (!future.isSuccess()) {
+                    forget();
+                    failAll("cannot connect to " + address + ": " + future.cause().getMessage());
+                } else {
+                    channelFuture.channel().closeFuture().addListener(closed -> {
+                        forget();
+                        failAll("connection to " + address + " closed");
+                    });
+                }
+            });
+        }
+
+        void send(long callId, RpcHeader header, MessageLite request, ByteBuf data,
+                CompletableFuture<RpcResponse> result, long timeoutMs) {
+            ScheduledFuture<?> timeout = group.next().schedule(() -> {
+                PendingCall call = pending.remove(callId);
+                if (call != null) {
+                    call.result().completeExceptionally(new RpcTransportException(
+                            "no response from " + address + " within " + timeoutMs + " ms", true));
+                }
+            }, timeoutMs, TimeUnit.MILLISECONDS);
+            pending.put(callId, new PendingCall(result, timeout));
+            channelFuture.addListener(connected -> {
+                if (!connected.isSuccess()) {
+                    RpcRecord.releaseQuietly(data);
+                    fail(callId, "cannot connect to " + address + ": " + connected.cause().getMessage());
+                    return;
+                }
+                Channel channel = channelFuture.channel();
+                ByteBuf encoded = RecordEncoder.encode(channel.alloc(), header, request, data);
+                channel.writeAndFlush(encoded).addListener(written -> {
+                    if (!written.isSuccess()) {
+                        fail(callId, "cannot send to " + address + ": " + written.cause());
+                    }
+                });
+            });
+        }
+
+        void complete(RpcRecord record) {
+            PendingCall call = pending.remove(record.header().getCallId());
+            if (call == null) {
+                record.release();
+                return;
+            }
+            call.timeout().cancel(false);
+            RpcHeader header = record.header();
+            if (header.hasErrorResponse() && header.getErrorResponse().getErrorType() != ErrorType.ERROR_TYPE_NONE) {
+                record.release();
+                call.result().completeExceptionally(RpcException.fromResponse(header.getErrorResponse()));
+            } else if (!call.result().complete(new RpcResponse(record.message(), record.data()))) {
+                record.release();
+            }
+        }
+
+        private void fail(long callId, String message) {
+            PendingCall call = pending.remove(callId);
+            if (call != null) {
+                call.timeout().cancel(false);
+                call.result().completeExceptionally(new RpcTransportException(message, false));
+            }
+        }
+
+        private void failAll(String message) {
+            for (Long callId : pending.keySet()) {
+                fail(callId, message);
+            }
+        }
+
+        private void forget() {
+            connections.remove(address, this);
+        }
+
+        void close() {
+            channelFuture.channel().close();
+        }
+    }
+
+    private static final class ResponseHandler extends SimpleChannelInboundHandler<RpcRecord> {
+        private final Connection connection;
+
+        ResponseHandler(Connection connection) {
+            super(false);
+            this.connection = connection;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext context, RpcRecord record) {
+            connection.complete(record);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+            context.close();
+        }
+    }
+}

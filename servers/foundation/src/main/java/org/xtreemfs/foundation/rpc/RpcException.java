@@ -1,0 +1,85 @@
+package org.xtreemfs.foundation.rpc;
+
+import org.xtreemfs.interfaces.rpc.ErrorResponse;
+import org.xtreemfs.interfaces.rpc.ErrorType;
+
+/**
+ * An error the remote side reported (or a handler raises to report), typed so the caller can act on it:
+ * ERRNO carries a POSIX errno, REDIRECT names the service to ask instead, OVERLOADED asks for a retry later.
+ */
+public class RpcException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    private final ErrorType errorType;
+    private final int posixErrno;
+    private final String redirectToServiceUuid;
+
+    public RpcException(ErrorType errorType, int posixErrno, String message, String redirectToServiceUuid) {
+        super(message);
+        this.errorType = errorType;
+        this.posixErrno = posixErrno;
+        this.redirectToServiceUuid = redirectToServiceUuid == null ? "" : redirectToServiceUuid;
+    }
+
+    public static RpcException errno(int posixErrno, String message) {
+        return new RpcException(ErrorType.ERRNO, posixErrno, message, "");
+    }
+
+    public static RpcException invalidArguments(String message) {
+        return new RpcException(ErrorType.INVALID_ARGS, Errno.EINVAL, message, "");
+    }
+
+    public static RpcException authFailed(String message) {
+        return new RpcException(ErrorType.AUTH_FAILED, Errno.EACCES, message, "");
+    }
+
+    public static RpcException overloaded(String message) {
+        return new RpcException(ErrorType.OVERLOADED, Errno.EAGAIN, message, "");
+    }
+
+    public static RpcException internal(String message) {
+        return new RpcException(ErrorType.INTERNAL, Errno.EIO, message, "");
+    }
+
+    public static RpcException redirect(String serviceUuid, String message) {
+        return new RpcException(ErrorType.REDIRECT, 0, message, serviceUuid);
+    }
+
+    public static RpcException fromResponse(ErrorResponse response) {
+        return new RpcException(response.getErrorType(), response.getPosixErrno(), response.getErrorMessage(),
+                response.getRedirectToServiceUuid());
+    }
+
+    public ErrorResponse toResponse() {
+        return ErrorResponse.newBuilder()
+                .setErrorType(errorType)
+                .setPosixErrno(posixErrno)
+                .setErrorMessage(getMessage() == null ? "" : getMessage())
+                .setRedirectToServiceUuid(redirectToServiceUuid)
+                .build();
+    }
+
+    public ErrorType errorType() {
+        return errorType;
+    }
+
+    /** The POSIX errno; meaningful for ERRNO, a best-effort mapping for the other types. */
+    public int posixErrno() {
+        return posixErrno;
+    }
+
+    public String redirectToServiceUuid() {
+        return redirectToServiceUuid;
+    }
+
+    /** True when the same call may succeed if repeated later (overload, lost connection, timeout). */
+    public boolean isTransient() {
+        return errorType == ErrorType.OVERLOADED;
+    }
+
+    @Override
+    public String toString() {
+        String detail = errorType == ErrorType.ERRNO ? Errno.name(posixErrno) : errorType.name();
+        return "RpcException[" + detail + "]: " + getMessage();
+    }
+}
