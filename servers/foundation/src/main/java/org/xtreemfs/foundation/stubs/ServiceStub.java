@@ -1,0 +1,40 @@
+package org.xtreemfs.foundation.stubs;
+
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import io.netty.buffer.ByteBuf;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import org.xtreemfs.foundation.rpc.RpcClient;
+import org.xtreemfs.foundation.rpc.RpcResponse;
+import org.xtreemfs.interfaces.rpc.UserCredentials;
+
+/** What every typed stub shares: the RPC client, the interface id and the default per-call timeout. */
+abstract class ServiceStub {
+    private final RpcClient rpcClient;
+    private final int interfaceId;
+    private final long timeoutMs;
+
+    ServiceStub(RpcClient rpcClient, int interfaceId, long timeoutMs) {
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException("timeoutMs must be positive: " + timeoutMs);
+        }
+        this.rpcClient = rpcClient;
+        this.interfaceId = interfaceId;
+        this.timeoutMs = timeoutMs;
+    }
+
+    public long timeoutMs() {
+        return timeoutMs;
+    }
+
+    <T> CompletableFuture<T> call(InetSocketAddress server, UserCredentials credentials, int procedureId,
+            MessageLite request, Parser<T> responseParser) {
+        return rpcClient.callParsed(server, interfaceId, procedureId, credentials, request, responseParser, timeoutMs);
+    }
+
+    CompletableFuture<RpcResponse> callWithData(InetSocketAddress server, UserCredentials credentials,
+            int procedureId, MessageLite request, ByteBuf data) {
+        return rpcClient.call(server, interfaceId, procedureId, credentials, request, data, timeoutMs);
+    }
+}
