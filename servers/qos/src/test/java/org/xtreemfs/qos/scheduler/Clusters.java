@@ -1,9 +1,9 @@
 package org.xtreemfs.qos.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.OsdProfile;
@@ -56,31 +56,33 @@ final class Clusters {
   static void assertConsistentAndNotOverCommitted(ClusterState state) {
     Map<String, ResourceVector> committed = new HashMap<>();
     Map<String, Integer> streams = new HashMap<>();
-    List<Placement> placements = state.placements();
-    for (Placement placement : placements) {
+    for (Placement placement : state.placements()) {
       ResourceVector share = placement.reservation().demand().ceilDivide(placement.osdUuids().size());
       for (String uuid : placement.osdUuids()) {
         OsdState osd = state.osd(uuid).orElseThrow(() -> new AssertionError("unknown OSD " + uuid));
-        assertThat(osd.profile().usageType().accepts(placement.reservation().type())).isTrue();
+        if (!osd.profile().usageType().accepts(placement.reservation().type())) {
+          fail("volume %s of type %s on %s OSD %s", placement.volumeId(), placement.reservation().type(),
+              osd.profile().usageType(), uuid);
+        }
         committed.merge(uuid, share, ResourceVector::plus);
-        streams.merge(uuid, placement.reservation().type() == ReservationType.SEQUENTIAL
-            ? 1 : 0, Integer::sum);
+        streams.merge(uuid, placement.reservation().type() == ReservationType.SEQUENTIAL ? 1 : 0, Integer::sum);
       }
     }
     for (OsdState osd : state.osds()) {
       ResourceVector recomputed = committed.getOrDefault(osd.uuid(), ResourceVector.ZERO);
       int streamCount = streams.getOrDefault(osd.uuid(), 0);
-      assertThat(osd.committed()).as("committed on %s", osd.uuid()).isEqualTo(recomputed);
-      assertThat(osd.sequentialStreams()).as("streams on %s", osd.uuid()).isEqualTo(streamCount);
+      if (!osd.committed().equals(recomputed) || osd.sequentialStreams() != streamCount) {
+        fail("OSD %s books %s at %d streams, its placements add up to %s at %d streams", osd.uuid(), osd.committed(),
+            osd.sequentialStreams(), recomputed, streamCount);
+      }
       OsdProfile profile = osd.profile();
       long throughputLimit = streamCount == 0 ? Long.MAX_VALUE
-          : profile.sequentialThroughput().admissibleBytesPerSecond(streamCount);
-      assertThat(recomputed.capacityBytes()).as("capacity on %s", osd.uuid()).isLessThanOrEqualTo(profile.capacityBytes());
-      assertThat(recomputed.throughputBytesPerSecond()).as("throughput on %s", osd.uuid())
-          .isLessThanOrEqualTo(throughputLimit);
-      assertThat(recomputed.throughputBytesPerSecond())
-          .isLessThanOrEqualTo(profile.sequentialThroughput().bytesPerSecond(Math.max(1, streamCount)));
-      assertThat(recomputed.iops()).as("IOPS on %s", osd.uuid()).isLessThanOrEqualTo(profile.randomIops());
+          : Math.min(profile.sequentialThroughput().admissibleBytesPerSecond(streamCount),
+              profile.sequentialThroughput().bytesPerSecond(streamCount));
+      if (recomputed.capacityBytes() > profile.capacityBytes()
+          || recomputed.throughputBytesPerSecond() > throughputLimit || recomputed.iops() > profile.randomIops()) {
+        fail("OSD %s over-committed: %s placed at %d streams, profile %s", osd.uuid(), recomputed, streamCount, profile);
+      }
     }
   }
 }
