@@ -1,0 +1,84 @@
+package org.xtreemfs.qos.scheduler;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.xtreemfs.qos.model.Dimension;
+import org.xtreemfs.qos.model.OsdProfile;
+import org.xtreemfs.qos.model.ReservationType;
+import org.xtreemfs.qos.model.ResourceVector;
+
+/**
+ * The OSDs that accept one reservation type, in uuid order, with the headroom one more volume of that type
+ * would have on each (throughput taken at the stream count the volume would create). Computed once per
+ * decision so the placement loops touch only arrays.
+ */
+final class Candidates {
+  private static final Dimension[] DIMENSIONS = Dimension.values();
+
+  private final OsdState[] osds;
+  private final long[][] headroomByDimension;
+  private final long[] maxHeadroomByDimension;
+  private final double[] inverseReferenceByDimension;
+
+  private Candidates(OsdState[] osds, long[][] headroomByDimension, long[] maxHeadroomByDimension,
+      double[] inverseReferenceByDimension) {
+    this.osds = osds;
+    this.headroomByDimension = headroomByDimension;
+    this.maxHeadroomByDimension = maxHeadroomByDimension;
+    this.inverseReferenceByDimension = inverseReferenceByDimension;
+  }
+
+  static Candidates of(ClusterState state, ReservationType type) {
+    List<OsdState> matching = new ArrayList<>();
+    for (OsdState osd : state.osdArray()) {
+      if (osd.profile().usageType().accepts(type)) {
+        matching.add(osd);
+      }
+    }
+    OsdState[] osds = matching.toArray(new OsdState[0]);
+    long[][] headroom = new long[DIMENSIONS.length][osds.length];
+    long[] maxHeadroom = new long[DIMENSIONS.length];
+    long[] reference = new long[DIMENSIONS.length];
+    for (int index = 0; index < osds.length; index++) {
+      OsdProfile profile = osds[index].profile();
+      ResourceVector limitsAtOneStream = profile.limits(1);
+      for (Dimension dimension : DIMENSIONS) {
+        int axis = dimension.ordinal();
+        headroom[axis][index] = osds[index].headroom(dimension, type.addsSequentialStream());
+        maxHeadroom[axis] = Math.max(maxHeadroom[axis], headroom[axis][index]);
+        reference[axis] = Math.max(reference[axis], dimension.of(limitsAtOneStream));
+      }
+    }
+    double[] inverseReference = new double[DIMENSIONS.length];
+    for (int axis = 0; axis < DIMENSIONS.length; axis++) {
+      inverseReference[axis] = reference[axis] == 0 ? 0 : 1.0 / reference[axis];
+    }
+    return new Candidates(osds, headroom, maxHeadroom, inverseReference);
+  }
+
+  int count() {
+    return osds.length;
+  }
+
+  OsdState osd(int index) {
+    return osds[index];
+  }
+
+  long headroom(Dimension dimension, int index) {
+    return headroomByDimension[dimension.ordinal()][index];
+  }
+
+  long maxHeadroom(Dimension dimension) {
+    return maxHeadroomByDimension[dimension.ordinal()];
+  }
+
+  double inverseReference(Dimension dimension) {
+    return inverseReferenceByDimension[dimension.ordinal()];
+  }
+
+  boolean fits(int index, ResourceVector share) {
+    return share.capacityBytes() <= headroomByDimension[0][index]
+        && share.throughputBytesPerSecond() <= headroomByDimension[1][index]
+        && share.iops() <= headroomByDimension[2][index];
+  }
+}

@@ -1,0 +1,53 @@
+package org.xtreemfs.qos.scheduler;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.xtreemfs.qos.model.Reservation;
+
+/**
+ * Why a reservation was not admitted, as a value the MRC can return to the tool.
+ *
+ * @param shortfalls for each dimension of the reservation's type, how much less of it would be admitted with
+ *     the other dimensions as requested; empty for a duplicate volume id
+ * @param largestAdmissible the request scaled down uniformly in all its dimensions to the largest size that
+ *     would be admitted now, if any size would
+ */
+public record Rejection(String volumeId, Reservation requested, Reason reason, List<Shortfall> shortfalls,
+    Optional<Reservation> largestAdmissible) {
+
+  public enum Reason {
+    /** A placement for this volume id exists already (a retried request, or two volumes with one id). */
+    DUPLICATE_VOLUME_ID,
+    /** No OSD of a type that accepts the reservation is registered. */
+    NO_MATCHING_OSD,
+    /** Matching OSDs exist but none, and no stripe over at most the policy's width, has room. */
+    INSUFFICIENT_RESOURCES
+  }
+
+  public Rejection {
+    Objects.requireNonNull(volumeId, "volumeId");
+    Objects.requireNonNull(requested, "requested");
+    Objects.requireNonNull(reason, "reason");
+    shortfalls = List.copyOf(shortfalls);
+    Objects.requireNonNull(largestAdmissible, "largestAdmissible");
+  }
+
+  /** One line for a tool or log: what was refused, which dimensions are short and by how much, what would fit. */
+  public String message() {
+    StringBuilder text = new StringBuilder("volume ").append(volumeId).append(" (").append(requested)
+        .append(") not admitted: ");
+    switch (reason) {
+      case DUPLICATE_VOLUME_ID -> text.append("a reservation for this volume id exists already");
+      case NO_MATCHING_OSD -> text.append("no OSD accepts ").append(requested.type()).append(" volumes");
+      case INSUFFICIENT_RESOURCES -> {
+        for (int index = 0; index < shortfalls.size(); index++) {
+          text.append(index == 0 ? "" : "; or ").append(shortfalls.get(index));
+        }
+      }
+    }
+    text.append(largestAdmissible.map(reservation -> "; largest admissible now: " + reservation)
+        .orElse(reason == Reason.DUPLICATE_VOLUME_ID ? "" : "; nothing of this type fits now"));
+    return text.toString();
+  }
+}

@@ -1,0 +1,251 @@
+package org.xtreemfs.qos.scheduler;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.xtreemfs.qos.model.Dimension;
+import org.xtreemfs.qos.model.Reservation;
+import org.xtreemfs.qos.model.ReservationType;
+import org.xtreemfs.qos.model.ResourceVector;
+
+/**
+ * Admission and placement of reservations (mission §3), as pure functions of a {@link ClusterState}: no
+ * mutation, threads, I/O or clock, so the same input always gives the same decision.
+ *
+ * <p>A volume goes to OSDs whose usage type accepts it. It is striped over the smallest number k of OSDs
+ * (at most the policy's stripe width) such that k distinct OSDs each have room for 1/k of its demand
+ * (rounded up) in every dimension; for a sequential volume the throughput room is taken at the stream
+ * count the volume creates, so the check covers every volume already on the OSD, not only the new one.
+ * Among the OSDs that fit, the policy's {@link PlacementRanking} picks the k best, ties broken by uuid.
+ */
+public final class ReservationScheduler {
+  /** Resolution of the uniform scale-down search for the largest admissible reservation: 1/2^20. */
+  private static final int SCALE_BITS = 20;
+  private static final long SCALE_ONE = 1L << SCALE_BITS;
+
+  private final SchedulerPolicy policy;
+
+  public ReservationScheduler(SchedulerPolicy policy) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+  }
+
+  public ReservationScheduler() {
+    this(SchedulerPolicy.DEFAULT);
+  }
+
+  public SchedulerPolicy policy() {
+    return policy;
+  }
+
+  /** Places the volume if it can, returning the new state; otherwise says why not and what would fit. */
+  public Admission admit(ClusterState state, String volumeId, Reservation reservation) {
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(reservation, "reservation");
+    if (volumeId == null || volumeId.isBlank()) {
+      throw new IllegalArgumentException("volume id must not be blank");
+    }
+    if (state.placement(volumeId).isPresent()) {
+      return new Admission.Rejected(new Rejection(volumeId, reservation, Rejection.Reason.DUPLICATE_VOLUME_ID,
+          List.of(), Optional.empty()));
+    }
+    Candidates candidates = Candidates.of(state, reservation.type());
+    int[] chosen = choose(candidates, reservation.demand());
+    if (chosen == null) {
+      return new Admission.Rejected(reject(candidates, volumeId, reservation));
+    }
+    List<String> osdUuids = new ArrayList<>(chosen.length);
+    for (int index : chosen) {
+      osdUuids.add(candidates.osd(index).uuid());
+    }
+    Placement placement = new Placement(volumeId, reservation, osdUuids);
+    return new Admission.Admitted(state.withPlacement(placement), placement);
+  }
+
+  /** The state without the volume, its resources returned exactly; unchanged when the volume has none. */
+  public ClusterState release(ClusterState state, String volumeId) {
+    return state.withVolumeReleased(volumeId);
+  }
+
+  /** Per type, the largest reservation admissible now in each dimension (see {@link FreeResources}). */
+  public FreeResources freeResources(ClusterState state) {
+    List<FreeResources.Headroom> headrooms = new ArrayList<>();
+    for (ReservationType type : ReservationType.values()) {
+      Candidates candidates = Candidates.of(state, type);
+      ResourceVector minimal = minimalDemand(type);
+      long[] maxima = new long[Dimension.values().length];
+      for (Dimension dimension : type.dimensions()) {
+        maxima[dimension.ordinal()] = largestInDimension(candidates, dimension, minimal);
+      }
+      headrooms.add(new FreeResources.Headroom(type, maxima[Dimension.CAPACITY.ordinal()],
+          maxima[Dimension.THROUGHPUT.ordinal()], maxima[Dimension.IOPS.ordinal()]));
+    }
+    return new FreeResources(headrooms);
+  }
+
+  /**
+   * The smallest positive demand of each of the type's dimensions: 1 byte, 1 byte per second, 1 IOPS.
+   */
+  private static ResourceVector minimalDemand(ReservationType type) {
+    ResourceVector minimal = ResourceVector.ZERO;
+    for (Dimension dimension : type.dimensions()) {
+      minimal = dimension.with(minimal, 1);
+    }
+    return minimal;
+  }
+
+  /**
+   * The candidate indices of the chosen stripe OSDs in stripe order, or null when no width up to the policy's
+   * maximum fits. Widths below the bound set by the roomiest OSD in each dimension cannot fit and are skipped.
+   */
+  private int[] choose(Candidates candidates, ResourceVector demand) {
+    long widthMin = 1;
+    for (Dimension dimension : Dimension.values()) {
+      long amount = dimension.of(demand);
+      if (amount == 0) {
+        continue;
+      }
+      long roomiest = candidates.maxHeadroom(dimension);
+      if (roomiest == 0) {
+        return null;
+      }
+      widthMin = Math.max(widthMin, amount / roomiest + (amount % roomiest == 0 ? 0 : 1));
+    }
+    int widthMax = Math.min(policy.stripeWidthMax(), candidates.count());
+    for (long width = widthMin; width <= widthMax; width++) {
+      int[] chosen = selectBest(candidates, demand.ceilDivide((int) width), (int) width);
+      if (chosen != null) {
+        return chosen;
+      }
+    }
+    return null;
+  }
+
+  /** The {@code width} best-ranked candidates with room for {@code share}, or null when fewer have room. */
+  private int[] selectBest(Candidates candidates, ResourceVector share, int width) {
+    PlacementRanking ranking = policy.ranking();
+    if (width == 1) {
+      int best = -1;
+      double bestScore = Double.POSITIVE_INFINITY;
+      for (int index = 0; index < candidates.count(); index++) {
+        if (candidates.fits(index, share)) {
+          double score = ranking.score(candidates, index, share);
+          if (best < 0 || score < bestScore) {
+            best = index;
+            bestScore = score;
+          }
+        }
+      }
+      return best < 0 ? null : new int[] {best};
+    }
+    List<Integer> eligible = new ArrayList<>();
+    double[] scores = new double[candidates.count()];
+    for (int index = 0; index < candidates.count(); index++) {
+      if (candidates.fits(index, share)) {
+        eligible.add(index);
+        scores[index] = ranking.score(candidates, index, share);
+      }
+    }
+    if (eligible.size() < width) {
+      return null;
+    }
+    eligible.sort((left, right) -> scores[left] != scores[right] ? Double.compare(scores[left], scores[right])
+        : Integer.compare(left, right));
+    int[] chosen = new int[width];
+    for (int position = 0; position < width; position++) {
+      chosen[position] = eligible.get(position);
+    }
+    return chosen;
+  }
+
+  /**
+   * The largest amount of {@code dimension} admissible now with the other dimensions of {@code demand} fixed.
+   * For each width k the answer is k times the k-th largest room among the OSDs with room for the other
+   * dimensions' 1/k share; the maximum over k is exact because a share of ceil(x/k) fits exactly when x/k
+   * does not exceed an OSD's room.
+   */
+  private long largestInDimension(Candidates candidates, Dimension dimension, ResourceVector demand) {
+    ResourceVector others = dimension.with(demand, 0);
+    int widthMax = Math.min(policy.stripeWidthMax(), candidates.count());
+    long[] rooms = new long[candidates.count()];
+    long largest = 0;
+    for (int width = 1; width <= widthMax; width++) {
+      ResourceVector otherShare = others.ceilDivide(width);
+      int eligible = 0;
+      for (int index = 0; index < candidates.count(); index++) {
+        if (candidates.fits(index, otherShare)) {
+          rooms[eligible++] = candidates.headroom(dimension, index);
+        }
+      }
+      if (eligible < width) {
+        continue;
+      }
+      Arrays.sort(rooms, 0, eligible);
+      long kthLargestRoom = rooms[eligible - width];
+      long total = kthLargestRoom > Long.MAX_VALUE / width ? Long.MAX_VALUE : kthLargestRoom * width;
+      largest = Math.max(largest, total);
+    }
+    return largest;
+  }
+
+  private Rejection reject(Candidates candidates, String volumeId, Reservation reservation) {
+    ResourceVector demand = reservation.demand();
+    List<Shortfall> shortfalls = new ArrayList<>();
+    for (Dimension dimension : reservation.type().dimensions()) {
+      long largest = largestInDimension(candidates, dimension, demand);
+      if (largest < dimension.of(demand)) {
+        shortfalls.add(new Shortfall(dimension, dimension.of(demand), largest));
+      }
+    }
+    Rejection.Reason reason = candidates.count() == 0 ? Rejection.Reason.NO_MATCHING_OSD
+        : Rejection.Reason.INSUFFICIENT_RESOURCES;
+    return new Rejection(volumeId, reservation, reason, shortfalls, largestScaledDown(candidates, reservation));
+  }
+
+  /**
+   * The request scaled by the largest factor n/2^20 that is admitted, every dimension rounded down; empty
+   * when no positive size fits. Admissibility only grows as a demand shrinks, so binary search is exact at
+   * that resolution.
+   */
+  private Optional<Reservation> largestScaledDown(Candidates candidates, Reservation reservation) {
+    ReservationType type = reservation.type();
+    if (type.dimensions().size() == 1) {
+      long capacityBytes = largestInDimension(candidates, Dimension.CAPACITY, ResourceVector.ZERO);
+      return capacityBytes == 0 ? Optional.empty()
+          : Optional.of(Reservation.of(type, new ResourceVector(capacityBytes, 0, 0)));
+    }
+    long admitted = 0;
+    long refused = SCALE_ONE;
+    for (int step = 0; step < SCALE_BITS && refused - admitted > 1; step++) {
+      long middle = (admitted + refused) >>> 1;
+      ResourceVector scaled = scale(reservation.demand(), middle);
+      if (isPositiveIn(type, scaled) && choose(candidates, scaled) != null) {
+        admitted = middle;
+      } else {
+        refused = middle;
+      }
+    }
+    return admitted == 0 ? Optional.empty() : Optional.of(Reservation.of(type, scale(reservation.demand(), admitted)));
+  }
+
+  private static boolean isPositiveIn(ReservationType type, ResourceVector demand) {
+    for (Dimension dimension : type.dimensions()) {
+      if (dimension.of(demand) <= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** floor(amount * numerator / 2^20) per dimension, without overflow for any non-negative long. */
+  private static ResourceVector scale(ResourceVector demand, long numerator) {
+    ResourceVector scaled = ResourceVector.ZERO;
+    for (Dimension dimension : Dimension.values()) {
+      long amount = dimension.of(demand);
+      long value = (amount >>> SCALE_BITS) * numerator + (((amount & (SCALE_ONE - 1)) * numerator) >>> SCALE_BITS);
+      scaled = dimension.with(scaled, value);
+    }
+    return scaled;
+  }
+}

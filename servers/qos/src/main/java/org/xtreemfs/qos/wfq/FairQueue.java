@@ -1,0 +1,232 @@
+package org.xtreemfs.qos.wfq;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.xtreemfs.qos.wfq.Decision.Phase;
+import org.xtreemfs.qos.wfq.EnqueueResult.Reason;
+import org.xtreemfs.qos.wfq.EnqueueResult.Rejected;
+
+/**
+ * mClock-style fair queue over flows (volumes). Not thread-safe: one thread (the OSD's QoS stage) owns it.
+ *
+ * <p>Each flow keeps FIFO order. {@link #dequeue(long)} decides in three steps:
+ * <ol>
+ *   <li>Constraint phase: among reserved flows whose head request has an R tag <= now, the smallest R tag.
+ *       R tag = max(reservation clock, arrival); serving it advances the clock by cost / reservation. So a
+ *       backlogged flow gets its reservation as long as the device delivers more than the sum of reservations,
+ *       whatever the device's capacity is at the moment.</li>
+ *   <li>Weight phase: among reserved and best-effort flows, the smallest P tag (start-time fair queuing:
+ *       P = max(finish tag of the flow, virtual time), finish += cost / weight). Constraint-phase service does not
+ *       advance P, so weights share what the reservations leave. Weight-phase service pays down a reserved
+ *       flow's reservation debt but never moves its reservation clock past now (mClock's R-tag adjustment):
+ *       service by weight never counts against a future reservation.</li>
+ *   <li>Cold phase: cold flows, by P tag, only when no other request is eligible.</li>
+ * </ol>
+ * A flow whose limit clock is in the future is not eligible in any phase; in any window of length T a limited
+ * flow receives at most limit·T plus one request's cost. Work-conserving: if any queued request is eligible,
+ * one is dispatched; otherwise {@link Decision.WaitUntil} names the earliest time one becomes eligible.
+ *
+ * <p>Starvation bound (weight phase, SFQ): while flows f and g stay backlogged, their weight-phase service
+ * differs by at most one maximal request of each: |W_f/w_f − W_g/w_g| <= c_f/w_f + c_g/w_g. The constraint
+ * phase uses at most the sum of reservations, so whenever the device delivers more than that sum, a backlogged
+ * best-effort flow receives at least its weight's share of the difference, minus that bound.
+ *
+ * <p>Costs are positive and at most {@link #COST_MAX} (4 GiB of bytes), which keeps cost × 1e9 within a long.
+ * A decision scans all flows: O(flows) per dequeue, fine for the tens to hundreds of volumes of one OSD.
+ */
+public final class FairQueue<T> {
+    public static final long COST_MAX = 1L << 32;
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    private static final EnqueueResult ACCEPTED = new EnqueueResult.Accepted();
+
+    private final QueueBounds bounds;
+    private final Map<String, Flow<T>> flows = new LinkedHashMap<>();
+    private int size;
+    /** Start tag of the last weight- or cold-phase dispatch; restarts at 0 when the queue drains. */
+    private double virtualTime;
+
+    public FairQueue(QueueBounds bounds) {
+        this.bounds = Objects.requireNonNull(bounds, "bounds");
+    }
+
+    /** Adds a flow or changes its parameters; queued requests and tags are kept. */
+    public void configureFlow(String flowId, FlowSpec spec) {
+        Objects.requireNonNull(flowId, "flowId");
+        Objects.requireNonNull(spec, "spec");
+        Flow<T> flow = flows.get(flowId);
+        if (flow == null) {
+            flows.put(flowId, new Flow<>(spec));
+        } else {
+            flow.spec = spec;
+        }
+    }
+
+    /** Removes a flow and returns its queued requests in FIFO order (the caller fails or re-routes them). */
+    public List<T> removeFlow(String flowId) {
+        Flow<T> flow = flows.remove(flowId);
+        if (flow == null) {
+            return List.of();
+        }
+        List<T> requests = new ArrayList<>(flow.pending.size());
+        for (Pending<T> pending : flow.pending) {
+            requests.add(pending.request());
+        }
+        size -= requests.size();
+        return requests;
+    }
+
+    public EnqueueResult enqueue(String flowId, T request, long cost, long nowNanos) {
+        Objects.requireNonNull(request, "request");
+        if (cost < 1 || cost > COST_MAX) {
+            throw new IllegalArgumentException("cost must be in [1, " + COST_MAX + "], was " + cost);
+        }
+        Flow<T> flow = flows.get(flowId);
+        if (flow == null) {
+            return new Rejected(flowId, Reason.UNKNOWN_FLOW, 0);
+        }
+        if (flow.pending.size() >= bounds.requestsPerFlowMax()) {
+            return new Rejected(flowId, Reason.FLOW_QUEUE_FULL, bounds.requestsPerFlowMax());
+        }
+        if (size >= bounds.requestsTotalMax()) {
+            return new Rejected(flowId, Reason.QUEUE_FULL, bounds.requestsTotalMax());
+        }
+        flow.pending.addLast(new Pending<>(request, cost, nowNanos));
+        size++;
+        return ACCEPTED;
+    }
+
+    public Decision<T> dequeue(long nowNanos) {
+        if (size == 0) {
+            return new Decision.Empty<>();
+        }
+        String constraintId = null;
+        long smallestReservationTag = Long.MAX_VALUE;
+        String weightId = null;
+        double smallestWeightTag = Double.POSITIVE_INFINITY;
+        String coldId = null;
+        double smallestColdTag = Double.POSITIVE_INFINITY;
+        long eligibleNanos = Long.MAX_VALUE;
+        for (Map.Entry<String, Flow<T>> entry : flows.entrySet()) {
+            Flow<T> flow = entry.getValue();
+            if (flow.pending.isEmpty()) {
+                continue;
+            }
+            if (flow.limitClockNanos > nowNanos) {
+                eligibleNanos = Math.min(eligibleNanos, flow.limitClockNanos);
+                continue;
+            }
+            double weightTag = flow.weightStartTag(virtualTime);
+            if (flow.spec.flowClass() == FlowClass.COLD) {
+                if (weightTag < smallestColdTag) {
+                    smallestColdTag = weightTag;
+                    coldId = entry.getKey();
+                }
+                continue;
+            }
+            if (flow.spec.flowClass() == FlowClass.RESERVED) {
+                long reservationTag = flow.reservationTagNanos();
+                if (reservationTag <= nowNanos && reservationTag < smallestReservationTag) {
+                    smallestReservationTag = reservationTag;
+                    constraintId = entry.getKey();
+                }
+            }
+            if (weightTag < smallestWeightTag) {
+                smallestWeightTag = weightTag;
+                weightId = entry.getKey();
+            }
+        }
+        if (constraintId != null) {
+            return dispatch(constraintId, Phase.CONSTRAINT, nowNanos);
+        }
+        if (weightId != null) {
+            return dispatch(weightId, Phase.WEIGHT, nowNanos);
+        }
+        if (coldId != null) {
+            return dispatch(coldId, Phase.COLD, nowNanos);
+        }
+        return new Decision.WaitUntil<>(eligibleNanos);
+    }
+
+    private Decision<T> dispatch(String flowId, Phase phase, long nowNanos) {
+        Flow<T> flow = flows.get(flowId);
+        Pending<T> head = flow.pending.peekFirst();
+        FlowSpec spec = flow.spec;
+        if (spec.flowClass() == FlowClass.RESERVED) {
+            long reservationTag = flow.reservationTagNanos();
+            long incrementNanos = head.cost() * NANOS_PER_SECOND / spec.reservationCostPerSecond();
+            flow.reservationClockNanos = phase == Phase.CONSTRAINT
+                    ? reservationTag + incrementNanos
+                    : Math.max(flow.reservationClockNanos, Math.min(reservationTag + incrementNanos, nowNanos));
+        }
+        if (phase != Phase.CONSTRAINT) {
+            double startTag = flow.weightStartTag(virtualTime);
+            virtualTime = startTag;
+            flow.weightFinishTag = startTag + (double) head.cost() / spec.weight();
+        }
+        if (spec.limited()) {
+            long limitIncrementNanos = ceilDiv(head.cost() * NANOS_PER_SECOND, spec.limitCostPerSecond());
+            flow.limitClockNanos = Math.max(flow.limitClockNanos, nowNanos) + limitIncrementNanos;
+        }
+        flow.pending.removeFirst();
+        size--;
+        if (size == 0) {
+            restartVirtualTime();
+        }
+        return new Decision.Dispatch<>(flowId, head.request(), head.cost(), phase);
+    }
+
+    /** A drained queue starts a new busy period: no flow carries weight credit or debt across it. */
+    private void restartVirtualTime() {
+        virtualTime = 0;
+        for (Flow<T> flow : flows.values()) {
+            flow.weightFinishTag = 0;
+        }
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public int size(String flowId) {
+        Flow<T> flow = flows.get(flowId);
+        return flow == null ? 0 : flow.pending.size();
+    }
+
+    public boolean isEmpty() {
+        return size == 0;
+    }
+
+    public QueueBounds bounds() {
+        return bounds;
+    }
+
+    private static long ceilDiv(long dividend, long divisor) {
+        return -Math.floorDiv(-dividend, divisor);
+    }
+
+    private record Pending<T>(T request, long cost, long arrivalNanos) {}
+
+    private static final class Flow<T> {
+        private final ArrayDeque<Pending<T>> pending = new ArrayDeque<>();
+        private FlowSpec spec;
+        private long reservationClockNanos = Long.MIN_VALUE;
+        private long limitClockNanos = Long.MIN_VALUE;
+        private double weightFinishTag;
+
+        private Flow(FlowSpec spec) {
+            this.spec = spec;
+        }
+
+        private long reservationTagNanos() {
+            return Math.max(reservationClockNanos, pending.peekFirst().arrivalNanos());
+        }
+
+        private double weightStartTag(double virtualTime) {
+            return Math.max(weightFinishTag, virtualTime);
+        }
+    }
+}

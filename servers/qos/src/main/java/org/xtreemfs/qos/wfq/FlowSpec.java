@@ -1,0 +1,52 @@
+package org.xtreemfs.qos.wfq;
+
+import java.util.Objects;
+
+/**
+ * Scheduling parameters of one flow. Rates are in the queue's cost unit per second (bytes on sequential OSDs,
+ * 4 KiB-equivalent I/Os on random OSDs; see {@link CostRule}); all flows of one queue must use the same unit.
+ *
+ * @param reservationCostPerSecond guaranteed rate; > 0 exactly for RESERVED flows
+ * @param weight relative share of spare capacity, >= 1
+ * @param limitCostPerSecond cap on the flow's rate, 0 for none; if set it is >= the reservation
+ */
+public record FlowSpec(FlowClass flowClass, long reservationCostPerSecond, long weight, long limitCostPerSecond) {
+    public FlowSpec {
+        Objects.requireNonNull(flowClass, "flowClass");
+        if (flowClass == FlowClass.RESERVED && reservationCostPerSecond <= 0) {
+            throw new IllegalArgumentException("reservationCostPerSecond must be > 0 for a RESERVED flow, was "
+                    + reservationCostPerSecond);
+        }
+        if (flowClass != FlowClass.RESERVED && reservationCostPerSecond != 0) {
+            throw new IllegalArgumentException("reservationCostPerSecond must be 0 for a " + flowClass
+                    + " flow, was " + reservationCostPerSecond);
+        }
+        if (weight < 1) {
+            throw new IllegalArgumentException("weight must be >= 1, was " + weight);
+        }
+        if (limitCostPerSecond < 0 || (limitCostPerSecond > 0 && limitCostPerSecond < reservationCostPerSecond)) {
+            throw new IllegalArgumentException("limitCostPerSecond must be 0 (none) or >= reservationCostPerSecond, "
+                    + "was " + limitCostPerSecond);
+        }
+    }
+
+    public static FlowSpec reserved(long reservationCostPerSecond, long weight) {
+        return new FlowSpec(FlowClass.RESERVED, reservationCostPerSecond, weight, 0);
+    }
+
+    public static FlowSpec bestEffort(long weight) {
+        return new FlowSpec(FlowClass.BEST_EFFORT, 0, weight, 0);
+    }
+
+    public static FlowSpec cold(long weight) {
+        return new FlowSpec(FlowClass.COLD, 0, weight, 0);
+    }
+
+    public FlowSpec withLimit(long limitCostPerSecond) {
+        return new FlowSpec(flowClass, reservationCostPerSecond, weight, limitCostPerSecond);
+    }
+
+    public boolean limited() {
+        return limitCostPerSecond > 0;
+    }
+}

@@ -1,0 +1,42 @@
+package org.xtreemfs.sim;
+
+import org.xtreemfs.qos.device.DeviceModel;
+import org.xtreemfs.qos.device.DeviceState;
+import org.xtreemfs.qos.device.IoRequest;
+import org.xtreemfs.qos.device.ServiceResult;
+
+/** A device model together with its current state: the only mutable wrapper around the pure model. */
+final class Device<S extends DeviceState> {
+    private DeviceModel<S> model;
+    private S state;
+    private long busyNanos;
+
+    Device(DeviceModel<S> model) {
+        this.model = model;
+        this.state = model.initialState();
+    }
+
+    /** Serves the request starting at nowNanos (the caller checked {@link #nextStartNanos()}); returns completion. */
+    long serve(IoRequest request, long nowNanos) {
+        ServiceResult<S> result = model.serve(request, state, nowNanos);
+        busyNanos += Math.max(result.completionNanos(), result.nextState().nextStartNanos()) - nowNanos;
+        state = result.nextState();
+        return result.completionNanos();
+    }
+
+    long nextStartNanos() {
+        return state.nextStartNanos();
+    }
+
+    void slowDown(double factor) {
+        model = model.slowedBy(factor);
+    }
+
+    long capacityBytes() {
+        return model.capacityBytes();
+    }
+
+    long busyNanos() {
+        return busyNanos;
+    }
+}

@@ -1,0 +1,164 @@
+package org.xtreemfs.sim;
+
+import java.util.ArrayDeque;
+import org.xtreemfs.qos.device.IoKind;
+import org.xtreemfs.qos.device.IoRequest;
+import org.xtreemfs.qos.device.LogStructuredLayout;
+import org.xtreemfs.qos.wfq.Decision;
+import org.xtreemfs.qos.wfq.EnqueueResult;
+
+/**
+ * A simulated OSD: QoS stage (queue) in front of one device that takes requests in exactly the order the queue
+ * decides. Optionally a write-back buffer (buffered replicas) or a log-structured write layout (FAST tail).
+ */
+final class OsdNode {
+    private static final int DISPATCHES_PER_WAKEUP_MAX = 4096;
+    private static final int BLOCKED_WRITES_MAX = 1_000_000;
+    private static final String WRITEBACK_FLOW = "writeback";
+
+    private record BlockedWrite(IoRequest request, Runnable accepted) {}
+
+    private final String name;
+    private final Simulation simulation;
+    private final Device<?> device;
+    private final OsdQueue queue;
+    private final WriteBackBuffer writeBack;
+    private final ArrayDeque<BlockedWrite> blockedWrites = new ArrayDeque<>();
+    private LogStructuredLayout log;
+    private int inFlight;
+    private boolean flushInFlight;
+    private long wakeNanos = Long.MAX_VALUE;
+
+    /** @param writeBack null for a replica that writes through; @param log null for in-place writes */
+    OsdNode(String name, Simulation simulation, Device<?> device, OsdQueue queue, WriteBackBuffer writeBack,
+            LogStructuredLayout log) {
+        this.name = name;
+        this.simulation = simulation;
+        this.device = device;
+        this.queue = queue;
+        this.writeBack = writeBack;
+        this.log = log;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** Queues a durable request; a log-structured node turns a write into the next append. */
+    EnqueueResult submit(IoOp op) {
+        IoOp placed = op;
+        if (log != null && op.request().kind() == IoKind.WRITE) {
+            LogStructuredLayout.Append append = log.append(op.request().lengthBytes());
+            log = append.next();
+            placed = new IoOp(op.tenantId(), append.deviceRequest(), op.cost(), op.onCompletion());
+        }
+        EnqueueResult result = queue.offer(placed, simulation.nowNanos());
+        tryDispatch();
+        return result;
+    }
+
+    /** Buffered write: {@code accepted} runs once the buffer has taken it (at once, unless it is full). */
+    void bufferWrite(IoRequest write, Runnable accepted) {
+        if (writeBack == null) {
+            throw new IllegalStateException(name + " has no write-back buffer");
+        }
+        if (blockedWrites.isEmpty() && writeBack.tryAbsorb(write)) {
+            simulation.schedule(simulation.nowNanos(), accepted);
+            tryDispatch();
+            return;
+        }
+        if (blockedWrites.size() >= BLOCKED_WRITES_MAX) {
+            throw new IllegalStateException(name + ": more than " + BLOCKED_WRITES_MAX + " writers blocked");
+        }
+        blockedWrites.addLast(new BlockedWrite(write, accepted));
+    }
+
+    /** Requests queued or on the device, as the OSD would report its load to routing clients. */
+    int outstanding() {
+        return queue.size() + inFlight;
+    }
+
+    long pendingWriteBackBytes() {
+        return writeBack == null ? 0 : writeBack.pendingBytes();
+    }
+
+    long flushedBytes() {
+        return writeBack == null ? 0 : writeBack.flushedBytes();
+    }
+
+    long busyNanos() {
+        return device.busyNanos();
+    }
+
+    void slowDown(double factor) {
+        device.slowDown(factor);
+    }
+
+    private void tryDispatch() {
+        long nowNanos = simulation.nowNanos();
+        for (int dispatch = 0; dispatch < DISPATCHES_PER_WAKEUP_MAX; dispatch++) {
+            if (device.nextStartNanos() > nowNanos) {
+                wakeAt(device.nextStartNanos());
+                return;
+            }
+            IoOp op = nextOp(nowNanos);
+            if (op == null) {
+                return;
+            }
+            long completionNanos = device.serve(op.request(), nowNanos);
+            inFlight++;
+            simulation.schedule(completionNanos, () -> {
+                inFlight--;
+                op.onCompletion().completed(completionNanos);
+                tryDispatch();
+            });
+        }
+        throw new IllegalStateException(name + ": more than " + DISPATCHES_PER_WAKEUP_MAX + " dispatches at once");
+    }
+
+    /** Background flushing first above the threshold, queued work next, idle-time flushing last. */
+    private IoOp nextOp(long nowNanos) {
+        boolean canFlush = writeBack != null && !flushInFlight && writeBack.hasDirty();
+        if (canFlush && writeBack.aboveBackgroundThreshold()) {
+            return flushOp();
+        }
+        Decision<IoOp> decision = queue.poll(nowNanos);
+        if (decision instanceof Decision.Dispatch<IoOp> dispatch) {
+            return dispatch.request();
+        }
+        if (decision instanceof Decision.WaitUntil<IoOp> wait) {
+            wakeAt(wait.eligibleNanos());
+        }
+        return canFlush ? flushOp() : null;
+    }
+
+    private IoOp flushOp() {
+        IoRequest flush = writeBack.nextFlush();
+        flushInFlight = true;
+        return new IoOp(WRITEBACK_FLOW, flush, flush.lengthBytes(), completionNanos -> {
+            flushInFlight = false;
+            writeBack.flushed(flush.lengthBytes());
+            admitBlockedWrites();
+        });
+    }
+
+    private void admitBlockedWrites() {
+        while (!blockedWrites.isEmpty() && writeBack.tryAbsorb(blockedWrites.peekFirst().request())) {
+            simulation.schedule(simulation.nowNanos(), blockedWrites.pollFirst().accepted());
+        }
+    }
+
+    private void wakeAt(long timeNanos) {
+        long nowNanos = simulation.nowNanos();
+        if (wakeNanos > nowNanos && wakeNanos <= timeNanos) {
+            return;
+        }
+        wakeNanos = timeNanos;
+        simulation.schedule(timeNanos, () -> {
+            if (wakeNanos == timeNanos) {
+                wakeNanos = Long.MAX_VALUE;
+            }
+            tryDispatch();
+        });
+    }
+}

@@ -1,0 +1,86 @@
+package org.xtreemfs.sim;
+
+import java.util.Map;
+import java.util.TreeMap;
+import org.xtreemfs.qos.device.IoRequest;
+
+/**
+ * Dirty-page buffer of a replica that writes buffered (FAST head and middle): writes are acknowledged from
+ * memory and reach the disk later. Like the Linux writeback, it holds at most {@code dirtyBytesMax} (dirty plus
+ * under writeback), starts flushing in the background at half of that, and flushes in ascending offset order
+ * from where the last flush ended (one elevator sweep), merging contiguous pages up to {@code flushBytesMax}.
+ */
+final class WriteBackBuffer {
+    private final long dirtyBytesMax;
+    private final long flushBytesMax;
+    private final TreeMap<Long, Long> dirtyLengthByOffset = new TreeMap<>();
+    private long dirtyBytes;
+    private long writebackBytes;
+    private long cursorBytes;
+    private long flushedBytes;
+
+    WriteBackBuffer(long dirtyBytesMax, long flushBytesMax) {
+        if (dirtyBytesMax <= 0 || flushBytesMax <= 0) {
+            throw new IllegalArgumentException("dirtyBytesMax and flushBytesMax must be > 0");
+        }
+        this.dirtyBytesMax = dirtyBytesMax;
+        this.flushBytesMax = flushBytesMax;
+    }
+
+    /** Takes the write into the buffer if it fits; rewriting a dirty page does not grow the buffer. */
+    boolean tryAbsorb(IoRequest write) {
+        Long previousLength = dirtyLengthByOffset.get(write.offsetBytes());
+        long growthBytes = write.lengthBytes() - (previousLength == null ? 0 : previousLength);
+        if (dirtyBytes + writebackBytes + growthBytes > dirtyBytesMax) {
+            return false;
+        }
+        dirtyLengthByOffset.put(write.offsetBytes(), Math.max(write.lengthBytes(),
+                previousLength == null ? 0 : previousLength));
+        dirtyBytes += Math.max(0, growthBytes);
+        return true;
+    }
+
+    boolean hasDirty() {
+        return dirtyBytes > 0;
+    }
+
+    boolean aboveBackgroundThreshold() {
+        return dirtyBytes + writebackBytes >= dirtyBytesMax / 2;
+    }
+
+    /** Removes the next contiguous dirty run (elevator order) and returns the write that flushes it. */
+    IoRequest nextFlush() {
+        Map.Entry<Long, Long> first = dirtyLengthByOffset.ceilingEntry(cursorBytes);
+        if (first == null) {
+            first = dirtyLengthByOffset.firstEntry();
+        }
+        long startBytes = first.getKey();
+        long endBytes = startBytes;
+        for (int pages = 0; pages < 1_000_000; pages++) {
+            Long length = dirtyLengthByOffset.get(endBytes);
+            if (length == null || endBytes - startBytes + length > flushBytesMax && endBytes > startBytes) {
+                break;
+            }
+            dirtyLengthByOffset.remove(endBytes);
+            endBytes += length;
+        }
+        long lengthBytes = endBytes - startBytes;
+        dirtyBytes -= lengthBytes;
+        writebackBytes += lengthBytes;
+        cursorBytes = endBytes;
+        return IoRequest.write(startBytes, lengthBytes);
+    }
+
+    void flushed(long lengthBytes) {
+        writebackBytes -= lengthBytes;
+        flushedBytes += lengthBytes;
+    }
+
+    long flushedBytes() {
+        return flushedBytes;
+    }
+
+    long pendingBytes() {
+        return dirtyBytes + writebackBytes;
+    }
+}
