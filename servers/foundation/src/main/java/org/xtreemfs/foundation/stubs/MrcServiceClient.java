@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.interfaces.mrc.AccessRequest;
 import org.xtreemfs.interfaces.mrc.FileLayoutResponse;
-import org.xtreemfs.interfaces.mrc.FtruncateRequest;
 import org.xtreemfs.interfaces.mrc.GetattrResponse;
 import org.xtreemfs.interfaces.mrc.LinkRequest;
 import org.xtreemfs.interfaces.mrc.MkdirRequest;
@@ -136,7 +135,7 @@ public final class MrcServiceClient extends ServiceStub {
         return call(mrc, credentials, MrcProcedure.MRC_UPDATE_FILE_SIZE_VALUE, request, Empty.parser());
     }
 
-    public CompletableFuture<XCapResponse> ftruncate(InetSocketAddress mrc, UserCredentials credentials, FtruncateRequest request) {
+    public CompletableFuture<XCapResponse> ftruncate(InetSocketAddress mrc, UserCredentials credentials, XCapRequest request) {
         return call(mrc, credentials, MrcProcedure.MRC_FTRUNCATE_VALUE, request, XCapResponse.parser());
     }
 
