@@ -258,6 +258,37 @@ final class OsdScenario {
 
     private void checkInvariants(ScenarioResult result, Map<QueueKind, List<TenantOutcome>> outcomes,
             Map<QueueKind, Double> achievedTotals) {
+        switch (config.string("invariant")) {
+            case "reservations" -> checkReservations(result, outcomes, achievedTotals);
+            case "overhead" -> checkOverhead(result, outcomes, achievedTotals);
+            default -> throw new IllegalArgumentException(config.source() + ": key invariant must be reservations or "
+                    + "overhead, was '" + config.string("invariant") + "'");
+        }
+    }
+
+    /** Not overloaded: every tenant gets what it offers under both queues, and the fair queue costs no throughput. */
+    private void checkOverhead(ScenarioResult result, Map<QueueKind, List<TenantOutcome>> outcomes,
+            Map<QueueKind, Double> achievedTotals) {
+        if (outcomes.get(QueueKind.FIFO) == null || outcomes.get(QueueKind.FAIR) == null) {
+            throw new IllegalArgumentException(config.source() + ": invariant overhead needs variants fifo,fair");
+        }
+        double servedMin = config.number("invariant.served.fraction.min");
+        for (Map.Entry<QueueKind, List<TenantOutcome>> variant : outcomes.entrySet()) {
+            double lowest = variant.getValue().stream()
+                    .mapToDouble(o -> o.achievedCostPerSecond() / o.plan().offeredCostPerSecond()).min().orElseThrow();
+            long rejected = variant.getValue().stream().mapToLong(TenantOutcome::rejected).sum();
+            result.check(variant.getKey() + ": not overloaded, every tenant gets what it offers",
+                    lowest >= servedMin && rejected == 0, "lowest achieved/offered %.3f, %d rejected", lowest, rejected);
+        }
+        double ratio = achievedTotals.get(QueueKind.FAIR) / achievedTotals.get(QueueKind.FIFO);
+        result.check("the fair queue costs at most the allowed throughput against FIFO",
+                ratio >= 1 - config.number("invariant.overhead.max"), "fair/FIFO delivered %.4f (%.2f vs %.2f %s)",
+                ratio, display(achievedTotals.get(QueueKind.FAIR)), display(achievedTotals.get(QueueKind.FIFO)),
+                unit());
+    }
+
+    private void checkReservations(ScenarioResult result, Map<QueueKind, List<TenantOutcome>> outcomes,
+            Map<QueueKind, Double> achievedTotals) {
         double windowsFractionMin = config.number("invariant.windows.fraction.min", 0.999);
         double floor = config.number("invariant.attainment.min", 0.9);
         double offeredTotal = tenants.stream().mapToDouble(TenantPlan::offeredCostPerSecond).sum();
@@ -287,6 +318,10 @@ final class OsdScenario {
             double jainMin = jainOfEqualTenants(fair);
             result.check("equal tenants get equal service (Jain)", jainMin >= config.number("invariant.jain.min",
                     0.99), "lowest Jain index over groups of equal class, reservation and weight %.4f", jainMin);
+            double spareJainMin = jainOfSpareByWeight(fair);
+            result.check("equal weights share the spare equally (Jain of achieved minus reservation)",
+                    spareJainMin >= config.number("invariant.jain.min", 0.99), "lowest over groups of equal weight %.4f",
+                    spareJainMin);
         }
     }
 
@@ -310,6 +345,22 @@ final class OsdScenario {
         for (TenantOutcome outcome : outcomes) {
             groups.computeIfAbsent(outcome.plan().flow(), spec -> new ArrayList<>())
                     .add(outcome.achievedCostPerSecond());
+        }
+        double lowest = 1.0;
+        for (List<Double> group : groups.values()) {
+            if (group.size() > 1) {
+                lowest = Math.min(lowest, Statistics.jainIndex(group));
+            }
+        }
+        return lowest;
+    }
+
+    /** Lowest Jain index of (achieved - reservation) over each group of tenants with equal weight. */
+    private static double jainOfSpareByWeight(List<TenantOutcome> outcomes) {
+        Map<Long, List<Double>> groups = new LinkedHashMap<>();
+        for (TenantOutcome outcome : outcomes) {
+            groups.computeIfAbsent(outcome.plan().flow().weight(), weight -> new ArrayList<>())
+                    .add(outcome.achievedCostPerSecond() - outcome.plan().flow().reservationCostPerSecond());
         }
         double lowest = 1.0;
         for (List<Double> group : groups.values()) {

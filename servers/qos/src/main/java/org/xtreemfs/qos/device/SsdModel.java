@@ -10,6 +10,7 @@ import java.util.Arrays;
  * random and sequential access cost the same, which is why SSD interference stays small.
  */
 public record SsdModel(
+        long capacityBytes,
         int channelCount,
         long readLatencyNanos,
         long writeLatencyNanos,
@@ -20,29 +21,24 @@ public record SsdModel(
         implements DeviceModel<SsdState> {
 
     public SsdModel {
-        if (channelCount <= 0 || readLatencyNanos < 0 || writeLatencyNanos < 0 || readBytesPerSecond <= 0
-                || writeBytesPerSecond <= 0 || stripeBytes <= 0 || !(timeScale > 0)) {
-            throw new IllegalArgumentException("SsdModel needs positive channels, rates, stripe and timeScale and "
-                    + "non-negative latencies");
+        if (capacityBytes <= 0 || channelCount <= 0 || readLatencyNanos < 0 || writeLatencyNanos < 0
+                || readBytesPerSecond <= 0 || writeBytesPerSecond <= 0 || stripeBytes <= 0 || !(timeScale > 0)) {
+            throw new IllegalArgumentException("SsdModel needs positive capacity, channels, rates, stripe and "
+                    + "timeScale and non-negative latencies");
         }
     }
 
     /**
-     * A SATA SSD: 8 channels, 80 µs read and 30 µs (write-cache absorbed) write latency, 540 MB/s read and
+     * A 1 TiB SATA SSD: 8 channels, 80 µs read and 30 µs (write-cache absorbed) write latency, 540 MB/s read and
      * 480 MB/s write, 64 KiB stripes: about 55k 4 KiB read IOPS at queue depth 8 and above.
      */
     public static SsdModel sata() {
-        return new SsdModel(8, 80_000, 30_000, 540_000_000, 480_000_000, 64 * 1024, 1.0);
-    }
-
-    @Override
-    public long capacityBytes() {
-        return Long.MAX_VALUE;
+        return new SsdModel(1L << 40, 8, 80_000, 30_000, 540_000_000, 480_000_000, 64 * 1024, 1.0);
     }
 
     @Override
     public SsdModel slowedBy(double factor) {
-        return new SsdModel(channelCount, readLatencyNanos, writeLatencyNanos, readBytesPerSecond,
+        return new SsdModel(capacityBytes, channelCount, readLatencyNanos, writeLatencyNanos, readBytesPerSecond,
                 writeBytesPerSecond, stripeBytes, timeScale * factor);
     }
 
@@ -53,6 +49,10 @@ public record SsdModel(
 
     @Override
     public ServiceResult<SsdState> serve(IoRequest request, SsdState state, long startNanos) {
+        if (request.endBytes() > capacityBytes) {
+            throw new IllegalArgumentException("request ends at " + request.endBytes() + " beyond capacityBytes "
+                    + capacityBytes);
+        }
         if (state.channelCount() != channelCount) {
             throw new IllegalArgumentException("state has " + state.channelCount() + " channels, model "
                     + channelCount);

@@ -1,6 +1,7 @@
 package org.xtreemfs.qos.scheduler;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.xtreemfs.qos.model.Dimension;
 import org.xtreemfs.qos.model.OsdProfile;
@@ -19,6 +20,8 @@ final class Candidates {
   private final long[][] headroomByDimension;
   private final long[] maxHeadroomByDimension;
   private final double[] inverseReferenceByDimension;
+  /** Per dimension, candidate indices by headroom, largest first; built on first use (rejections only). */
+  private final int[][] orderByHeadroomDescending = new int[DIMENSIONS.length][];
 
   private Candidates(OsdState[] osds, long[][] headroomByDimension, long[] maxHeadroomByDimension,
       double[] inverseReferenceByDimension) {
@@ -74,6 +77,22 @@ final class Candidates {
 
   double inverseReference(Dimension dimension) {
     return inverseReferenceByDimension[dimension.ordinal()];
+  }
+
+  /** Candidate indices ordered by headroom in {@code dimension}, largest first, ties by uuid. */
+  int[] orderByHeadroomDescending(Dimension dimension) {
+    int axis = dimension.ordinal();
+    if (orderByHeadroomDescending[axis] == null) {
+      long[] headroom = headroomByDimension[axis];
+      Integer[] order = new Integer[osds.length];
+      for (int index = 0; index < order.length; index++) {
+        order[index] = index;
+      }
+      Arrays.sort(order, (left, right) -> headroom[left] != headroom[right]
+          ? Long.compare(headroom[right], headroom[left]) : Integer.compare(left, right));
+      orderByHeadroomDescending[axis] = Arrays.stream(order).mapToInt(Integer::intValue).toArray();
+    }
+    return orderByHeadroomDescending[axis];
   }
 
   boolean fits(int index, ResourceVector share) {

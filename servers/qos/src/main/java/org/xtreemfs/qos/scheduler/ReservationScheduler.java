@@ -1,7 +1,6 @@
 package org.xtreemfs.qos.scheduler;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -163,30 +162,48 @@ public final class ReservationScheduler {
    * The largest amount of {@code dimension} admissible now with the other dimensions of {@code demand} fixed.
    * For each width k the answer is k times the k-th largest room among the OSDs with room for the other
    * dimensions' 1/k share; the maximum over k is exact because a share of ceil(x/k) fits exactly when x/k
-   * does not exceed an OSD's room.
+   * does not exceed an OSD's room. Walking the OSDs by room, largest first, finds that k-th room early.
    */
   private long largestInDimension(Candidates candidates, Dimension dimension, ResourceVector demand) {
     ResourceVector others = dimension.with(demand, 0);
     int widthMax = Math.min(policy.stripeWidthMax(), candidates.count());
-    long[] rooms = new long[candidates.count()];
+    int[] byRoom = candidates.orderByHeadroomDescending(dimension);
     long largest = 0;
     for (int width = 1; width <= widthMax; width++) {
       ResourceVector otherShare = others.ceilDivide(width);
       int eligible = 0;
-      for (int index = 0; index < candidates.count(); index++) {
-        if (candidates.fits(index, otherShare)) {
-          rooms[eligible++] = candidates.headroom(dimension, index);
+      for (int position = 0; position < byRoom.length && eligible < width; position++) {
+        int index = byRoom[position];
+        if (candidates.fits(index, otherShare) && ++eligible == width) {
+          long room = candidates.headroom(dimension, index);
+          largest = Math.max(largest, room > Long.MAX_VALUE / width ? Long.MAX_VALUE : room * width);
         }
       }
-      if (eligible < width) {
-        continue;
-      }
-      Arrays.sort(rooms, 0, eligible);
-      long kthLargestRoom = rooms[eligible - width];
-      long total = kthLargestRoom > Long.MAX_VALUE / width ? Long.MAX_VALUE : kthLargestRoom * width;
-      largest = Math.max(largest, total);
     }
     return largest;
+  }
+
+  /**
+   * Whether {@link #choose} would find a placement, without ranking: for each width, only the OSDs with room
+   * for the share in the capacity dimension (a prefix of the room order) can fit, so only they are visited.
+   */
+  private boolean isPlaceable(Candidates candidates, ResourceVector demand) {
+    int widthMax = Math.min(policy.stripeWidthMax(), candidates.count());
+    int[] byCapacity = candidates.orderByHeadroomDescending(Dimension.CAPACITY);
+    for (int width = 1; width <= widthMax; width++) {
+      ResourceVector share = demand.ceilDivide(width);
+      int eligible = 0;
+      for (int position = 0; position < byCapacity.length; position++) {
+        int index = byCapacity[position];
+        if (candidates.headroom(Dimension.CAPACITY, index) < share.capacityBytes()) {
+          break;
+        }
+        if (candidates.fits(index, share) && ++eligible == width) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private Rejection reject(Candidates candidates, String volumeId, Reservation reservation) {
@@ -220,7 +237,7 @@ public final class ReservationScheduler {
     for (int step = 0; step < SCALE_BITS && refused - admitted > 1; step++) {
       long middle = (admitted + refused) >>> 1;
       ResourceVector scaled = scale(reservation.demand(), middle);
-      if (isPositiveIn(type, scaled) && choose(candidates, scaled) != null) {
+      if (isPositiveIn(type, scaled) && isPlaceable(candidates, scaled)) {
         admitted = middle;
       } else {
         refused = middle;

@@ -174,7 +174,8 @@ class FairQueueTest {
     void invalidSpecsAndCostsAreRefusedNamingTheField() {
         // Proves configuration mistakes fail loudly with the offending field in the message.
         assertThatThrownBy(() -> FlowSpec.reserved(0, 1)).hasMessageContaining("reservationCostPerSecond");
-        assertThatThrownBy(() -> new FlowSpec(FlowClass.COLD, 5, 1, 0)).hasMessageContaining("reservationCostPerSecond");
+        assertThatThrownBy(() -> new FlowSpec(FlowClass.COLD, 5, 1, 0))
+                .hasMessageContaining("reservationCostPerSecond");
         assertThatThrownBy(() -> FlowSpec.reserved(100, 1).withLimit(50)).hasMessageContaining("limitCostPerSecond");
         assertThatThrownBy(() -> FlowSpec.bestEffort(0)).hasMessageContaining("weight");
         FairQueue<String> queue = new FairQueue<>(new QueueBounds(2, 3));
