@@ -18,6 +18,11 @@ final class OsdNode {
 
     private record BlockedWrite(IoRequest request, Runnable accepted) {}
 
+    /** Finds a queued read at a peer for this node to serve while it would otherwise be idle, or null. */
+    interface ReadThief {
+        IoOp stealFor(OsdNode idle);
+    }
+
     private final String name;
     private final Simulation simulation;
     private final Device<?> device;
@@ -25,9 +30,18 @@ final class OsdNode {
     private final WriteBackBuffer writeBack;
     private final ArrayDeque<BlockedWrite> blockedWrites = new ArrayDeque<>();
     private LogStructuredLayout log;
+    private ReadThief readThief;
+    /** What {@link #nextOp} picked last; READ stands for any queued request (a write is told apart by kind). */
+    private Work lastWork = Work.READ;
     private int inFlight;
     private boolean flushInFlight;
     private long wakeNanos = Long.MAX_VALUE;
+    /** Device busy time and operation count per kind of work, indexed by {@link Work#ordinal()}. */
+    private final long[] busyNanosByWork = new long[Work.values().length];
+    private final long[] operationsByWork = new long[Work.values().length];
+
+    /** Kinds of device work a node reports separately. */
+    enum Work { READ, WRITE, FLUSH, STOLEN_READ }
 
     /** @param writeBack null for a replica that writes through; @param log null for in-place writes */
     OsdNode(String name, Simulation simulation, Device<?> device, OsdQueue queue, WriteBackBuffer writeBack,
@@ -42,6 +56,24 @@ final class OsdNode {
 
     String name() {
         return name;
+    }
+
+    void stealReadsWith(ReadThief thief) {
+        this.readThief = thief;
+    }
+
+    int queuedReads() {
+        return queue.queuedReads();
+    }
+
+    /** Hands the oldest waiting read to a stealing peer (which then serves it on its own device). */
+    IoOp giveUpOldestRead() {
+        return queue.removeOldestRead().orElse(null);
+    }
+
+    /** Re-evaluates the node after something changed elsewhere (e.g. a peer got reads it could steal). */
+    void poke() {
+        tryDispatch();
     }
 
     /** Queues a durable request; a log-structured node turns a write into the next append. */
@@ -90,6 +122,14 @@ final class OsdNode {
         return device.busyNanos();
     }
 
+    long busyNanos(Work work) {
+        return busyNanosByWork[work.ordinal()];
+    }
+
+    long operations(Work work) {
+        return operationsByWork[work.ordinal()];
+    }
+
     void slowDown(double factor) {
         device.slowDown(factor);
     }
@@ -105,7 +145,11 @@ final class OsdNode {
             if (op == null) {
                 return;
             }
+            long busyBeforeNanos = device.busyNanos();
             long completionNanos = device.serve(op.request(), nowNanos);
+            Work work = lastWork == Work.READ && op.request().kind() == IoKind.WRITE ? Work.WRITE : lastWork;
+            busyNanosByWork[work.ordinal()] += device.busyNanos() - busyBeforeNanos;
+            operationsByWork[work.ordinal()]++;
             inFlight++;
             simulation.schedule(completionNanos, () -> {
                 inFlight--;
@@ -116,19 +160,33 @@ final class OsdNode {
         throw new IllegalStateException(name + ": more than " + DISPATCHES_PER_WAKEUP_MAX + " dispatches at once");
     }
 
-    /** Background flushing first above the threshold, queued work next, idle-time flushing last. */
+    /**
+     * Background flushing first above the threshold, queued work next, then a read stolen from a busy peer, idle
+     * flushing last.
+     */
     private IoOp nextOp(long nowNanos) {
         boolean canFlush = writeBack != null && !flushInFlight && writeBack.hasDirty();
-        if (canFlush && writeBack.aboveBackgroundThreshold()) {
+        lastWork = Work.FLUSH;
+        if (canFlush && writeBack.backgroundFlushDue(queue.size() > 0)) {
             return flushOp();
         }
+        lastWork = Work.READ;
         Decision<IoOp> decision = queue.poll(nowNanos);
         if (decision instanceof Decision.Dispatch<IoOp> dispatch) {
+            if (writeBack != null) {
+                writeBack.requestServed();
+            }
             return dispatch.request();
         }
         if (decision instanceof Decision.WaitUntil<IoOp> wait) {
             wakeAt(wait.eligibleNanos());
         }
+        IoOp stolen = readThief == null || queue.size() > 0 ? null : readThief.stealFor(this);
+        if (stolen != null) {
+            lastWork = Work.STOLEN_READ;
+            return stolen;
+        }
+        lastWork = Work.FLUSH;
         return canFlush ? flushOp() : null;
     }
 
