@@ -31,8 +31,6 @@ final class OsdNode {
     private final ArrayDeque<BlockedWrite> blockedWrites = new ArrayDeque<>();
     private LogStructuredLayout log;
     private ReadThief readThief;
-    /** What {@link #nextOp} picked last; READ stands for any queued request (a write is told apart by kind). */
-    private Work lastWork = Work.READ;
     private int inFlight;
     private boolean flushInFlight;
     private long wakeNanos = Long.MAX_VALUE;
@@ -43,7 +41,17 @@ final class OsdNode {
     /** Kinds of device work a node reports separately. */
     enum Work { READ, WRITE, FLUSH, STOLEN_READ }
 
-    /** @param writeBack null for a replica that writes through; @param log null for in-place writes */
+    /** The operation picked for the device and what kind of work it is. */
+    private record Next(IoOp op, Work work) {
+        static Next queued(IoOp op) {
+            return new Next(op, op.request().kind() == IoKind.READ ? Work.READ : Work.WRITE);
+        }
+    }
+
+    /**
+     * @param writeBack null for a replica that writes through
+     * @param log null for in-place writes
+     */
     OsdNode(String name, Simulation simulation, Device<?> device, OsdQueue queue, WriteBackBuffer writeBack,
             LogStructuredLayout log) {
         this.name = name;
@@ -141,15 +149,15 @@ final class OsdNode {
                 wakeAt(device.nextStartNanos());
                 return;
             }
-            IoOp op = nextOp(nowNanos);
-            if (op == null) {
+            Next next = nextOp(nowNanos);
+            if (next == null) {
                 return;
             }
+            IoOp op = next.op();
             long busyBeforeNanos = device.busyNanos();
             long completionNanos = device.serve(op.request(), nowNanos);
-            Work work = lastWork == Work.READ && op.request().kind() == IoKind.WRITE ? Work.WRITE : lastWork;
-            busyNanosByWork[work.ordinal()] += device.busyNanos() - busyBeforeNanos;
-            operationsByWork[work.ordinal()]++;
+            busyNanosByWork[next.work().ordinal()] += device.busyNanos() - busyBeforeNanos;
+            operationsByWork[next.work().ordinal()]++;
             inFlight++;
             simulation.schedule(completionNanos, () -> {
                 inFlight--;
@@ -164,30 +172,26 @@ final class OsdNode {
      * Background flushing first above the threshold, queued work next, then a read stolen from a busy peer, idle
      * flushing last.
      */
-    private IoOp nextOp(long nowNanos) {
+    private Next nextOp(long nowNanos) {
         boolean canFlush = writeBack != null && !flushInFlight && writeBack.hasDirty();
-        lastWork = Work.FLUSH;
         if (canFlush && writeBack.backgroundFlushDue(queue.size() > 0)) {
-            return flushOp();
+            return new Next(flushOp(), Work.FLUSH);
         }
-        lastWork = Work.READ;
         Decision<IoOp> decision = queue.poll(nowNanos);
         if (decision instanceof Decision.Dispatch<IoOp> dispatch) {
             if (writeBack != null) {
                 writeBack.requestServed();
             }
-            return dispatch.request();
+            return Next.queued(dispatch.request());
         }
         if (decision instanceof Decision.WaitUntil<IoOp> wait) {
             wakeAt(wait.eligibleNanos());
         }
         IoOp stolen = readThief == null || queue.size() > 0 ? null : readThief.stealFor(this);
         if (stolen != null) {
-            lastWork = Work.STOLEN_READ;
-            return stolen;
+            return new Next(stolen, Work.STOLEN_READ);
         }
-        lastWork = Work.FLUSH;
-        return canFlush ? flushOp() : null;
+        return canFlush ? new Next(flushOp(), Work.FLUSH) : null;
     }
 
     private IoOp flushOp() {
