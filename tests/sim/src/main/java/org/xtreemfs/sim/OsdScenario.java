@@ -294,10 +294,12 @@ final class OsdScenario {
         double offeredTotal = tenants.stream().mapToDouble(TenantPlan::offeredCostPerSecond).sum();
         List<TenantOutcome> fifo = outcomes.get(QueueKind.FIFO);
         if (fifo != null) {
-            double overload = offeredTotal / achievedTotals.get(QueueKind.FIFO);
-            result.check("the OSD is overloaded as the scenario intends", overload >= config.number(
-                    "invariant.overload.min", 2.0), "offered %.2f %s / delivered %.2f %s = %.2fx", display(
-                    offeredTotal), unit(), display(achievedTotals.get(QueueKind.FIFO)), unit(), overload);
+            if (offeredTotal > 0) {
+                double overload = offeredTotal / achievedTotals.get(QueueKind.FIFO);
+                result.check("the OSD is overloaded as the scenario intends", overload >= config.number(
+                        "invariant.overload.min"), "offered %.2f %s / delivered %.2f %s = %.2fx", display(
+                        offeredTotal), unit(), display(achievedTotals.get(QueueKind.FIFO)), unit(), overload);
+            }
             TenantOutcome worst = worstReserved(fifo);
             result.check("with FIFO some reservation is violated", worst.windowsMeetingFloorFraction()
                     < windowsFractionMin, "worst %s meets %.0f %% of its reservation in %.1f %% of windows "
