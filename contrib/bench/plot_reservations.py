@@ -93,7 +93,8 @@ def main():
     scenarios = [name for name in scenarios_in(arguments.csv_dir)
                  if not arguments.scenario or name in arguments.scenario]
     if not scenarios:
-        sys.exit(f"no *-fifo-tenants.csv / *-fair-tenants.csv pairs in {arguments.csv_dir}")
+        sys.exit(f"no scenario with both *-fifo-tenants.csv and *-fair-tenants.csv in {arguments.csv_dir}"
+                 + (f" among {arguments.scenario}" if arguments.scenario else ""))
     figure, axes = plt.subplots(2, len(scenarios), figsize=(7 * len(scenarios), 9), squeeze=False)
     for column, scenario in enumerate(scenarios):
         plot_bars(axes[0][column], arguments.csv_dir, scenario)

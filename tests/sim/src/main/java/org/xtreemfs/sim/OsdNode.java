@@ -18,6 +18,11 @@ final class OsdNode {
 
     private record BlockedWrite(IoRequest request, Runnable accepted) {}
 
+    /** Finds a queued read at a peer for this node to serve while it would otherwise be idle, or null. */
+    interface ReadThief {
+        IoOp stealFor(OsdNode idle);
+    }
+
     private final String name;
     private final Simulation simulation;
     private final Device<?> device;
@@ -25,11 +30,28 @@ final class OsdNode {
     private final WriteBackBuffer writeBack;
     private final ArrayDeque<BlockedWrite> blockedWrites = new ArrayDeque<>();
     private LogStructuredLayout log;
+    private ReadThief readThief;
     private int inFlight;
     private boolean flushInFlight;
     private long wakeNanos = Long.MAX_VALUE;
+    /** Device busy time and operation count per kind of work, indexed by {@link Work#ordinal()}. */
+    private final long[] busyNanosByWork = new long[Work.values().length];
+    private final long[] operationsByWork = new long[Work.values().length];
 
-    /** @param writeBack null for a replica that writes through; @param log null for in-place writes */
+    /** Kinds of device work a node reports separately. */
+    enum Work { READ, WRITE, FLUSH, STOLEN_READ }
+
+    /** The operation picked for the device and what kind of work it is. */
+    private record Next(IoOp op, Work work) {
+        static Next queued(IoOp op) {
+            return new Next(op, op.request().kind() == IoKind.READ ? Work.READ : Work.WRITE);
+        }
+    }
+
+    /**
+     * @param writeBack null for a replica that writes through
+     * @param log null for in-place writes
+     */
     OsdNode(String name, Simulation simulation, Device<?> device, OsdQueue queue, WriteBackBuffer writeBack,
             LogStructuredLayout log) {
         this.name = name;
@@ -42,6 +64,24 @@ final class OsdNode {
 
     String name() {
         return name;
+    }
+
+    void stealReadsWith(ReadThief thief) {
+        this.readThief = thief;
+    }
+
+    int queuedReads() {
+        return queue.queuedReads();
+    }
+
+    /** Hands the oldest waiting read to a stealing peer (which then serves it on its own device). */
+    IoOp giveUpOldestRead() {
+        return queue.removeOldestRead().orElse(null);
+    }
+
+    /** Re-evaluates the node after something changed elsewhere (e.g. a peer got reads it could steal). */
+    void poke() {
+        tryDispatch();
     }
 
     /** Queues a durable request; a log-structured node turns a write into the next append. */
@@ -90,6 +130,14 @@ final class OsdNode {
         return device.busyNanos();
     }
 
+    long busyNanos(Work work) {
+        return busyNanosByWork[work.ordinal()];
+    }
+
+    long operations(Work work) {
+        return operationsByWork[work.ordinal()];
+    }
+
     void slowDown(double factor) {
         device.slowDown(factor);
     }
@@ -101,11 +149,15 @@ final class OsdNode {
                 wakeAt(device.nextStartNanos());
                 return;
             }
-            IoOp op = nextOp(nowNanos);
-            if (op == null) {
+            Next next = nextOp(nowNanos);
+            if (next == null) {
                 return;
             }
+            IoOp op = next.op();
+            long busyBeforeNanos = device.busyNanos();
             long completionNanos = device.serve(op.request(), nowNanos);
+            busyNanosByWork[next.work().ordinal()] += device.busyNanos() - busyBeforeNanos;
+            operationsByWork[next.work().ordinal()]++;
             inFlight++;
             simulation.schedule(completionNanos, () -> {
                 inFlight--;
@@ -116,20 +168,30 @@ final class OsdNode {
         throw new IllegalStateException(name + ": more than " + DISPATCHES_PER_WAKEUP_MAX + " dispatches at once");
     }
 
-    /** Background flushing first above the threshold, queued work next, idle-time flushing last. */
-    private IoOp nextOp(long nowNanos) {
+    /**
+     * Background flushing first above the threshold, queued work next, then a read stolen from a busy peer, idle
+     * flushing last.
+     */
+    private Next nextOp(long nowNanos) {
         boolean canFlush = writeBack != null && !flushInFlight && writeBack.hasDirty();
-        if (canFlush && writeBack.aboveBackgroundThreshold()) {
-            return flushOp();
+        if (canFlush && writeBack.backgroundFlushDue(queue.size() > 0)) {
+            return new Next(flushOp(), Work.FLUSH);
         }
         Decision<IoOp> decision = queue.poll(nowNanos);
         if (decision instanceof Decision.Dispatch<IoOp> dispatch) {
-            return dispatch.request();
+            if (writeBack != null) {
+                writeBack.requestServed();
+            }
+            return Next.queued(dispatch.request());
         }
         if (decision instanceof Decision.WaitUntil<IoOp> wait) {
             wakeAt(wait.eligibleNanos());
         }
-        return canFlush ? flushOp() : null;
+        IoOp stolen = readThief == null || queue.size() > 0 ? null : readThief.stealFor(this);
+        if (stolen != null) {
+            return new Next(stolen, Work.STOLEN_READ);
+        }
+        return canFlush ? new Next(flushOp(), Work.FLUSH) : null;
     }
 
     private IoOp flushOp() {

@@ -1,6 +1,9 @@
 package org.xtreemfs.sim;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.Optional;
+import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
 import org.xtreemfs.qos.wfq.FairQueue;
@@ -14,10 +17,17 @@ sealed interface OsdQueue {
 
     int size();
 
+    /** Reads waiting (not started), as a replica reports them to peers that may steal. */
+    int queuedReads();
+
+    /** Gives up the oldest waiting read to a stealing peer. */
+    Optional<IoOp> removeOldestRead();
+
     /** Arrival order, one bounded queue for all tenants. */
     final class Fifo implements OsdQueue {
         private final ArrayDeque<IoOp> requests = new ArrayDeque<>();
         private final int requestsMax;
+        private int reads;
 
         Fifo(int requestsMax) {
             this.requestsMax = requestsMax;
@@ -29,24 +39,45 @@ sealed interface OsdQueue {
                 return new EnqueueResult.Rejected(op.tenantId(), EnqueueResult.Reason.QUEUE_FULL, requestsMax);
             }
             requests.addLast(op);
+            reads += op.request().kind() == IoKind.READ ? 1 : 0;
             return new EnqueueResult.Accepted();
         }
 
         @Override
         public Decision<IoOp> poll(long nowNanos) {
             IoOp op = requests.pollFirst();
-            return op == null
-                    ? new Decision.Empty<>()
-                    : new Decision.Dispatch<>(op.tenantId(), op, op.cost(), Decision.Phase.WEIGHT);
+            if (op == null) {
+                return new Decision.Empty<>();
+            }
+            reads -= op.request().kind() == IoKind.READ ? 1 : 0;
+            return new Decision.Dispatch<>(op.tenantId(), op, op.cost(), Decision.Phase.WEIGHT);
         }
 
         @Override
         public int size() {
             return requests.size();
         }
+
+        @Override
+        public int queuedReads() {
+            return reads;
+        }
+
+        @Override
+        public Optional<IoOp> removeOldestRead() {
+            for (Iterator<IoOp> waiting = requests.iterator(); waiting.hasNext(); ) {
+                IoOp op = waiting.next();
+                if (op.request().kind() == IoKind.READ) {
+                    waiting.remove();
+                    reads--;
+                    return Optional.of(op);
+                }
+            }
+            return Optional.empty();
+        }
     }
 
-    /** The library's fair queue, one flow per tenant. */
+    /** The library's fair queue, one flow per tenant. It keeps its requests: taking one out would break its tags. */
     final class Fair implements OsdQueue {
         private final FairQueue<IoOp> queue;
 
@@ -71,6 +102,16 @@ sealed interface OsdQueue {
         @Override
         public int size() {
             return queue.size();
+        }
+
+        @Override
+        public int queuedReads() {
+            return 0;
+        }
+
+        @Override
+        public Optional<IoOp> removeOldestRead() {
+            return Optional.empty();
         }
     }
 }

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.device.IoRequest;
 import org.xtreemfs.qos.routing.AccessPattern;
@@ -294,10 +296,12 @@ final class OsdScenario {
         double offeredTotal = tenants.stream().mapToDouble(TenantPlan::offeredCostPerSecond).sum();
         List<TenantOutcome> fifo = outcomes.get(QueueKind.FIFO);
         if (fifo != null) {
-            double overload = offeredTotal / achievedTotals.get(QueueKind.FIFO);
-            result.check("the OSD is overloaded as the scenario intends", overload >= config.number(
-                    "invariant.overload.min", 2.0), "offered %.2f %s / delivered %.2f %s = %.2fx", display(
-                    offeredTotal), unit(), display(achievedTotals.get(QueueKind.FIFO)), unit(), overload);
+            if (offeredTotal > 0) {
+                double overload = offeredTotal / achievedTotals.get(QueueKind.FIFO);
+                result.check("the OSD is overloaded as the scenario intends", overload >= config.number(
+                        "invariant.overload.min"), "offered %.2f %s / delivered %.2f %s = %.2fx", display(
+                        offeredTotal), unit(), display(achievedTotals.get(QueueKind.FIFO)), unit(), overload);
+            }
             TenantOutcome worst = worstReserved(fifo);
             result.check("with FIFO some reservation is violated", worst.windowsMeetingFloorFraction()
                     < windowsFractionMin, "worst %s meets %.0f %% of its reservation in %.1f %% of windows "
@@ -315,10 +319,12 @@ final class OsdScenario {
                     .mapToDouble(TenantOutcome::meanAttainment).min().orElse(Double.NaN);
             result.check("with the fair queue mean attainment is at least 100 %", meanAttainmentMin >= 1.0,
                     "lowest mean attainment %.3f", meanAttainmentMin);
-            double jainMin = jainOfEqualTenants(fair);
+            double jainMin = lowestJainByGroup(fair, outcome -> outcome.plan().flow(),
+                    TenantOutcome::achievedCostPerSecond);
             result.check("equal tenants get equal service (Jain)", jainMin >= config.number("invariant.jain.min",
                     0.99), "lowest Jain index over groups of equal class, reservation and weight %.4f", jainMin);
-            double spareJainMin = jainOfSpareByWeight(fair);
+            double spareJainMin = lowestJainByGroup(fair, outcome -> outcome.plan().flow().weight(),
+                    outcome -> outcome.achievedCostPerSecond() - outcome.plan().flow().reservationCostPerSecond());
             result.check("equal weights share the spare equally (Jain of achieved minus reservation)",
                     spareJainMin >= config.number("invariant.jain.min", 0.99), "lowest over groups of equal weight %.4f",
                     spareJainMin);
@@ -339,28 +345,12 @@ final class OsdScenario {
         return worst;
     }
 
-    /** Lowest Jain index of achieved throughput over each group of tenants with identical flow specs. */
-    private static double jainOfEqualTenants(List<TenantOutcome> outcomes) {
-        Map<FlowSpec, List<Double>> groups = new LinkedHashMap<>();
+    /** Lowest Jain index of {@code value} over each group of at least two tenants with the same {@code key}. */
+    private static double lowestJainByGroup(List<TenantOutcome> outcomes, Function<TenantOutcome, Object> key,
+            ToDoubleFunction<TenantOutcome> value) {
+        Map<Object, List<Double>> groups = new LinkedHashMap<>();
         for (TenantOutcome outcome : outcomes) {
-            groups.computeIfAbsent(outcome.plan().flow(), spec -> new ArrayList<>())
-                    .add(outcome.achievedCostPerSecond());
-        }
-        double lowest = 1.0;
-        for (List<Double> group : groups.values()) {
-            if (group.size() > 1) {
-                lowest = Math.min(lowest, Statistics.jainIndex(group));
-            }
-        }
-        return lowest;
-    }
-
-    /** Lowest Jain index of (achieved - reservation) over each group of tenants with equal weight. */
-    private static double jainOfSpareByWeight(List<TenantOutcome> outcomes) {
-        Map<Long, List<Double>> groups = new LinkedHashMap<>();
-        for (TenantOutcome outcome : outcomes) {
-            groups.computeIfAbsent(outcome.plan().flow().weight(), weight -> new ArrayList<>())
-                    .add(outcome.achievedCostPerSecond() - outcome.plan().flow().reservationCostPerSecond());
+            groups.computeIfAbsent(key.apply(outcome), group -> new ArrayList<>()).add(value.applyAsDouble(outcome));
         }
         double lowest = 1.0;
         for (List<Double> group : groups.values()) {

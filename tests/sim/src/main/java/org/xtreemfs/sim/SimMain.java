@@ -34,8 +34,19 @@ public final class SimMain implements Callable<Integer> {
     @Option(names = "--list", description = "List the scenarios in the scenarios directory and exit.")
     private boolean list;
 
+    /** Exit code for a bad scenario name, file or value (an invariant that fails exits with 1). */
+    static final int EXIT_BAD_INPUT = 2;
+
     public static void main(String[] arguments) {
-        System.exit(new CommandLine(new SimMain()).execute(arguments));
+        CommandLine commandLine = new CommandLine(new SimMain());
+        commandLine.setExecutionExceptionHandler((exception, command, parseResult) -> {
+            if (exception instanceof IllegalArgumentException || exception instanceof java.io.UncheckedIOException) {
+                command.getErr().println("xtreemfs-sim: " + exception.getMessage());
+                return EXIT_BAD_INPUT;
+            }
+            throw exception;
+        });
+        System.exit(commandLine.execute(arguments));
     }
 
     @Override
@@ -52,8 +63,8 @@ public final class SimMain implements Callable<Integer> {
             files.add(Scenarios.resolve(scenariosDirectory, scenario));
         }
         if (files.isEmpty()) {
-            System.err.println("nothing to run: give --scenario NAME|FILE or --all (see --help)");
-            return 2;
+            System.err.println("xtreemfs-sim: nothing to run: give --scenario NAME|FILE or --all (see --help)");
+            return EXIT_BAD_INPUT;
         }
         int failed = 0;
         for (Path file : files) {

@@ -9,22 +9,32 @@ import org.xtreemfs.qos.device.IoRequest;
  * memory and reach the disk later. Like the Linux writeback, it holds at most {@code dirtyBytesMax} (dirty plus
  * under writeback), starts flushing in the background at half of that, and flushes in ascending offset order
  * from where the last flush ended (one elevator sweep), merging contiguous pages up to {@code flushBytesMax}.
+ * Background flushing goes in batches of up to {@code batchBytes} served back to back, and between two batches
+ * the device serves {@code requestsBetweenBatches} queued requests, like the deadline I/O scheduler's alternation
+ * of read and write batches: writeback neither starves reads nor pays a seek per page.
  */
 final class WriteBackBuffer {
     private final long dirtyBytesMax;
     private final long flushBytesMax;
+    private final long batchBytes;
+    private final int requestsBetweenBatches;
+    private long batchRemainingBytes;
+    private int requestsBeforeNextBatch;
     private final TreeMap<Long, Long> dirtyLengthByOffset = new TreeMap<>();
     private long dirtyBytes;
     private long writebackBytes;
     private long cursorBytes;
     private long flushedBytes;
 
-    WriteBackBuffer(long dirtyBytesMax, long flushBytesMax) {
-        if (dirtyBytesMax <= 0 || flushBytesMax <= 0) {
-            throw new IllegalArgumentException("dirtyBytesMax and flushBytesMax must be > 0");
+    WriteBackBuffer(long dirtyBytesMax, long flushBytesMax, long batchBytes, int requestsBetweenBatches) {
+        if (dirtyBytesMax <= 0 || flushBytesMax <= 0 || batchBytes <= 0 || requestsBetweenBatches < 0) {
+            throw new IllegalArgumentException("dirtyBytesMax, flushBytesMax and batchBytes must be > 0, "
+                    + "requestsBetweenBatches >= 0");
         }
         this.dirtyBytesMax = dirtyBytesMax;
         this.flushBytesMax = flushBytesMax;
+        this.batchBytes = batchBytes;
+        this.requestsBetweenBatches = requestsBetweenBatches;
     }
 
     /** Takes the write into the buffer if it fits; rewriting a dirty page does not grow the buffer. */
@@ -48,6 +58,26 @@ final class WriteBackBuffer {
         return dirtyBytes + writebackBytes >= dirtyBytesMax / 2;
     }
 
+    /**
+     * True if the next device operation should be a background flush: a batch is under way, or the buffer is
+     * above the background threshold and the queue has had its turn (or has nothing waiting).
+     */
+    boolean backgroundFlushDue(boolean requestsWaiting) {
+        if (!hasDirty()) {
+            return false;
+        }
+        if (batchRemainingBytes <= 0 && aboveBackgroundThreshold()
+                && (requestsBeforeNextBatch <= 0 || !requestsWaiting)) {
+            batchRemainingBytes = batchBytes;
+        }
+        return batchRemainingBytes > 0;
+    }
+
+    /** The device served a queued request instead of a flush. */
+    void requestServed() {
+        requestsBeforeNextBatch = Math.max(0, requestsBeforeNextBatch - 1);
+    }
+
     /** Removes the next contiguous dirty run (elevator order) and returns the write that flushes it. */
     IoRequest nextFlush() {
         Map.Entry<Long, Long> first = dirtyLengthByOffset.ceilingEntry(cursorBytes);
@@ -68,6 +98,13 @@ final class WriteBackBuffer {
         dirtyBytes -= lengthBytes;
         writebackBytes += lengthBytes;
         cursorBytes = endBytes;
+        if (batchRemainingBytes > 0) {
+            batchRemainingBytes -= lengthBytes;
+            if (batchRemainingBytes <= 0 || dirtyBytes == 0) {
+                batchRemainingBytes = 0;
+                requestsBeforeNextBatch = requestsBetweenBatches;
+            }
+        }
         return IoRequest.write(startBytes, lengthBytes);
     }
 

@@ -36,7 +36,7 @@ class SimulationPartsTest {
     @Test
     void writeBackBufferHoldsItsBoundAndFlushesInElevatorOrder() {
         // Proves the buffer refuses writes beyond its size and merges contiguous pages in ascending order.
-        WriteBackBuffer buffer = new WriteBackBuffer(5 * 4096, 8192);
+        WriteBackBuffer buffer = new WriteBackBuffer(5 * 4096, 8192, 4096, 2);
         for (long page : new long[] {9, 3, 4, 1, 5}) {
             assertThat(buffer.tryAbsorb(IoRequest.write(page * 4096, 4096))).isTrue();
         }
@@ -48,6 +48,26 @@ class SimulationPartsTest {
         assertThat(buffer.pendingBytes()).as("pages under writeback still count").isEqualTo(5 * 4096);
         buffer.flushed(4096);
         assertThat(buffer.tryAbsorb(IoRequest.write(20 * 4096, 4096))).isTrue();
+    }
+
+    @Test
+    void backgroundFlushAlternatesBatchesWithQueuedRequests() {
+        // Proves writeback above the threshold runs in bounded batches and then lets queued requests through.
+        WriteBackBuffer buffer = new WriteBackBuffer(8 * 4096, 4096, 2 * 4096, 3);
+        for (long page = 0; page < 6; page++) {
+            assertThat(buffer.tryAbsorb(IoRequest.write(page * 8192, 4096))).isTrue();
+        }
+        assertThat(buffer.backgroundFlushDue(true)).isTrue();
+        buffer.nextFlush();
+        assertThat(buffer.backgroundFlushDue(true)).as("batch under way").isTrue();
+        buffer.nextFlush();
+        for (int served = 0; served < 3; served++) {
+            assertThat(buffer.backgroundFlushDue(true)).as("queued request %d has its turn", served).isFalse();
+            buffer.requestServed();
+        }
+        assertThat(buffer.backgroundFlushDue(true)).as("next batch: still above the threshold").isTrue();
+        assertThat(new WriteBackBuffer(8 * 4096, 4096, 4096, 3).backgroundFlushDue(false))
+                .as("nothing dirty, nothing due").isFalse();
     }
 
     @Test

@@ -13,4 +13,12 @@ public sealed interface DeviceModel<S extends DeviceState> permits HddModel, Ssd
 
     /** The same device with every duration multiplied by {@code factor} (> 1 is slower); state stays valid. */
     DeviceModel<S> slowedBy(double factor);
+
+    /** Precondition of {@link #serve}: the request lies on the device. */
+    static void requireWithinCapacity(IoRequest request, long capacityBytes) {
+        if (request.endBytes() > capacityBytes) {
+            throw new IllegalArgumentException("request ends at " + request.endBytes() + " beyond capacityBytes "
+                    + capacityBytes);
+        }
+    }
 }

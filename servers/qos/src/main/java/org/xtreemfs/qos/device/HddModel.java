@@ -92,10 +92,7 @@ public record HddModel(
 
     @Override
     public ServiceResult<HddState> serve(IoRequest request, HddState state, long startNanos) {
-        if (request.endBytes() > capacityBytes) {
-            throw new IllegalArgumentException("request ends at " + request.endBytes() + " beyond capacityBytes "
-                    + capacityBytes);
-        }
+        DeviceModel.requireWithinCapacity(request, capacityBytes);
         long nowNanos = Math.max(startNanos, state.nextStartNanos());
         HddState current = advanceStreaming(state, nowNanos);
         return request.kind() == IoKind.READ ? read(request, current, nowNanos) : write(request, current, nowNanos);

@@ -49,10 +49,7 @@ public record SsdModel(
 
     @Override
     public ServiceResult<SsdState> serve(IoRequest request, SsdState state, long startNanos) {
-        if (request.endBytes() > capacityBytes) {
-            throw new IllegalArgumentException("request ends at " + request.endBytes() + " beyond capacityBytes "
-                    + capacityBytes);
-        }
+        DeviceModel.requireWithinCapacity(request, capacityBytes);
         if (state.channelCount() != channelCount) {
             throw new IllegalArgumentException("state has " + state.channelCount() + " channels, model "
                     + channelCount);

@@ -2,6 +2,7 @@ package org.xtreemfs.qos.device;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class SsdModelTest {
@@ -44,5 +45,17 @@ class SsdModelTest {
         long largeWrite = SSD.serve(IoRequest.write(0, 64L << 20), SSD.initialState(), 0).completionNanos();
         assertThat(smallWrite).isLessThan(smallRead);
         assertThat(largeWrite).isGreaterThan(largeRead);
+    }
+
+    @Test
+    void randomNeighbourCostsASequentialReaderLittleOnFlash() {
+        // Proves the SSD side of mission.md §1: without seeks, a random neighbour takes little from a stream.
+        long gib = 1L << 30;
+        RoundRobinStreams.Outcome alone = RoundRobinStreams.run(SSD,
+                List.of(RoundRobinStreams.sequential(IoKind.READ, 0, 128 * 1024)), 1_000_000_000L);
+        RoundRobinStreams.Outcome mixed = RoundRobinStreams.run(SSD, List.of(
+                RoundRobinStreams.sequential(IoKind.READ, 0, 128 * 1024),
+                RoundRobinStreams.random(IoKind.READ, 100 * gib, 10 * gib, 4096, 1)), 1_000_000_000L);
+        assertThat(mixed.bytesPerSecond(0) / alone.bytesPerSecond(0)).isGreaterThan(0.8);
     }
 }

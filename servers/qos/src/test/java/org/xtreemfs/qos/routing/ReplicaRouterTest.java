@@ -23,8 +23,8 @@ class ReplicaRouterTest {
 
     @Test
     void patternAwareSendsRandomToHeadAndSequentialToMiddle() {
-        // Proves each disk sees one kind of read without stealing, whatever the loads.
-        ReplicaRouter router = PatternAwareRouter.withoutStealing();
+        // Proves each disk sees one kind of read, whatever the loads.
+        ReplicaRouter router = new PatternAwareRouter();
         List<Integer> busy = List.of(40, 30, 0);
         assertThat(router.readReplica(new ReadContext(7, AccessPattern.RANDOM, busy))).isZero();
         assertThat(router.readReplica(new ReadContext(7, AccessPattern.SEQUENTIAL, busy))).isEqualTo(1);
@@ -32,12 +32,13 @@ class ReplicaRouterTest {
     }
 
     @Test
-    void stealingMovesReadsToAnIdleReplicaOnlyWhenThePreferredOneIsBusy() {
-        // Proves steal picks an idle replica (tail first on ties) and leaves lightly loaded routes alone.
-        ReplicaRouter router = PatternAwareRouter.stealingWhenIdle(4);
-        assertThat(router.readReplica(new ReadContext(0, AccessPattern.RANDOM, List.of(10, 0, 0)))).isEqualTo(2);
-        assertThat(router.readReplica(new ReadContext(0, AccessPattern.RANDOM, List.of(10, 0, 3)))).isEqualTo(1);
-        assertThat(router.readReplica(new ReadContext(0, AccessPattern.RANDOM, List.of(10, 2, 3)))).isZero();
-        assertThat(router.readReplica(new ReadContext(0, AccessPattern.RANDOM, List.of(3, 0, 0)))).isZero();
+    void idleReplicaStealsFromTheBusiestOnlyAboveTheThreshold() {
+        // Proves the steal victim is the replica with most queued reads, head first on ties, never the thief.
+        ReadStealing stealing = new ReadStealing(4);
+        assertThat(stealing.victimFor(2, List.of(10, 3, 0))).hasValue(0);
+        assertThat(stealing.victimFor(2, List.of(5, 9, 0))).hasValue(1);
+        assertThat(stealing.victimFor(1, List.of(6, 0, 6))).hasValue(0);
+        assertThat(stealing.victimFor(2, List.of(3, 3, 0))).isEmpty();
+        assertThat(stealing.victimFor(0, List.of(50, 0, 0))).isEmpty();
     }
 }

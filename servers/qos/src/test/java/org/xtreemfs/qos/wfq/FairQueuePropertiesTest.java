@@ -3,6 +3,7 @@ package org.xtreemfs.qos.wfq;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +56,45 @@ class FairQueuePropertiesTest {
                 total += queue.size(flowId);
             }
             assertThat(queue.size()).isEqualTo(total);
+        }
+    }
+
+    @Property(tries = 60)
+    void reservationsAndLimitsHoldForAnyMixWhileCapacityVaries(
+            @ForAll @Size(min = 1, max = 5) List<@IntRange(min = 5, max = 150) Integer> reservations,
+            @ForAll @IntRange(min = 1, max = 4) int cost,
+            @ForAll @IntRange(min = 20, max = 300) int limitOfCapped,
+            @ForAll @IntRange(min = 0, max = 10) int capacityDropTenths) {
+        // Proves, for random reservations summing below the lowest capacity, every reserved flow gets its
+        // reservation minus one request in every 1 s window and a limited flow never exceeds its limit.
+        long reservationSum = reservations.stream().mapToLong(Integer::longValue).sum();
+        long capacityHigh = Math.max(1000, 2 * reservationSum + limitOfCapped);
+        long capacityLow = Math.max(reservationSum + 50, capacityHigh * (10 - capacityDropTenths / 2) / 10);
+        FairQueue<Long> queue = new FairQueue<>(new QueueBounds(16, 256));
+        List<String> flowIds = new ArrayList<>();
+        for (int index = 0; index < reservations.size(); index++) {
+            flowIds.add("reserved" + index);
+            queue.configureFlow("reserved" + index, FlowSpec.reserved(reservations.get(index), 1 + index));
+        }
+        queue.configureFlow("greedy", FlowSpec.bestEffort(20));
+        queue.configureFlow("capped", FlowSpec.bestEffort(20).withLimit(limitOfCapped));
+        flowIds.add("greedy");
+        flowIds.add("capped");
+        long second = 1_000_000_000L;
+        List<ConstantCapacityDevice.Served> served = new ConstantCapacityDevice(queue,
+                now -> (now / (3 * second)) % 2 == 0 ? capacityHigh : capacityLow)
+                .runBacklogged(flowIds, 4, cost, 12 * second, 2_000_000);
+        for (int index = 0; index < reservations.size(); index++) {
+            for (long window = 1; window < 12; window++) {
+                long got = ConstantCapacityDevice.costServed(served, "reserved" + index, window * second,
+                        (window + 1) * second);
+                assertThat(got).as("reserved%d in second %d", index, window)
+                        .isGreaterThanOrEqualTo(reservations.get(index) - 2L * cost);
+            }
+        }
+        for (long window = 0; window < 12; window++) {
+            long got = ConstantCapacityDevice.costServed(served, "capped", window * second, (window + 1) * second);
+            assertThat(got).as("capped in second %d", window).isLessThanOrEqualTo(limitOfCapped + cost);
         }
     }
 }
