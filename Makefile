@@ -21,6 +21,8 @@ unit: deps       ## unit tests of the pure QoS library and the foundation only (
 
 sim: build       ## every simulation scenario, with CSV output and plots under state/sim
 	bin/xtreemfs-sim --all --out $(STATE)/sim
+	contrib/bench/plot_reservations.py --csv-dir $(STATE)/sim --out $(STATE)/sim/reservations.png
+	@echo "plot: $(STATE)/sim/reservations.png"
 
 bench: build     ## benchmarks (never part of make test); figures go to state/bench
 	bin/xtreemfs-bench --out $(STATE)/bench
