@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "SchedulerBenchmark", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Places reservations on a mixed cluster with aligned best fit and with first fit, and compares them.",
-        "Targets (mission §5): 10,000 reservations on 1,000 OSDs in under 2 s; >= 95 % accepted below 80 % demand."})
+        "Targets (mission §5): 10,000 reservations on 1,000 OSDs in under 2 s; >= 95 %% accepted below 80 %% demand."})
 public final class SchedulerBenchmark implements Callable<Integer> {
   private static final double NANOS_PER_SECOND = 1e9;
   private static final double PERCENT = 100;
