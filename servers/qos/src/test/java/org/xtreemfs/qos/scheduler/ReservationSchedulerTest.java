@@ -112,17 +112,11 @@ class ReservationSchedulerTest {
     state = admitted(scheduler, state, "c", Reservation.cold(300));
     FreeResources free = scheduler.freeResources(state);
     for (FreeResources.Headroom headroom : free.headrooms()) {
-      ReservationType type = headroom.type();
-      for (Dimension dimension : type.dimensions()) {
-        long max = dimension.of(new ResourceVector(headroom.capacityBytesMax(), headroom.throughputBytesPerSecondMax(),
-            headroom.iopsMax()));
-        assertThat(max).as("%s %s", type, dimension).isPositive();
-        ResourceVector minimal = ResourceVector.ZERO;
-        for (Dimension other : type.dimensions()) {
-          minimal = other.with(minimal, 1);
-        }
-        admitted(scheduler, state, "probe", Reservation.of(type, dimension.with(minimal, max)));
-        rejected(scheduler, state, "probe", Reservation.of(type, dimension.with(minimal, max + 1)));
+      for (Dimension dimension : headroom.type().dimensions()) {
+        Reservation largest = headroom.largestIn(dimension).orElseThrow();
+        admitted(scheduler, state, "probe", largest);
+        rejected(scheduler, state, "probe", Reservation.of(headroom.type(),
+            dimension.with(largest.demand(), dimension.of(largest.demand()) + 1)));
       }
     }
   }
