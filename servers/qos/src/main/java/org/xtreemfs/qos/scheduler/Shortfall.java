@@ -13,7 +13,7 @@ public record Shortfall(Dimension dimension, long requested, long largestAdmissi
 
   @Override
   public String toString() {
-    return dimension.fieldName() + " short by " + dimension.format(shortBy()) + " (" + dimension.format(requested)
-        + " requested, at most " + dimension.format(largestAdmissible) + " admissible with the rest as requested)";
+    return dimension.fieldName() + " short by " + dimension.describe(shortBy()) + " (" + dimension.describe(requested)
+        + " requested, at most " + dimension.describe(largestAdmissible) + " admissible with the rest as requested)";
   }
 }
