@@ -33,7 +33,16 @@ public enum Dimension {
     };
   }
 
-  /** The value in human units: "200GiB", "150MiB/s", "2000IOPS". */
+  /** The value for people, approximate where exact would be unreadable: "~109.9MiB/s", "2000IOPS". */
+  public String describe(long value) {
+    return switch (this) {
+      case CAPACITY -> Units.describeBytes(value);
+      case THROUGHPUT -> Units.describeBytes(value) + "/s";
+      case IOPS -> Units.formatIops(value);
+    };
+  }
+
+  /** The exact value in human units: "200GiB", "150MiB/s", "2000IOPS". */
   public String format(long value) {
     return switch (this) {
       case CAPACITY -> Units.formatBytes(value);

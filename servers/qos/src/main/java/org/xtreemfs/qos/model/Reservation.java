@@ -35,6 +35,15 @@ public record Reservation(ReservationType type, long capacityBytes, long through
     return new Reservation(ReservationType.BEST_EFFORT, capacityBytes, 0, 0);
   }
 
+  /** The smallest valid reservation of {@code type}: 1 byte, and 1 byte per second or 1 IOPS where required. */
+  public static Reservation smallest(ReservationType type) {
+    ResourceVector demand = ResourceVector.ZERO;
+    for (Dimension dimension : type.dimensions()) {
+      demand = dimension.with(demand, 1);
+    }
+    return of(type, demand);
+  }
+
   /** A reservation of {@code type} with the given demand; the caller guarantees the vector suits the type. */
   public static Reservation of(ReservationType type, ResourceVector demand) {
     return new Reservation(type, demand.capacityBytes(), demand.throughputBytesPerSecond(), demand.iops());

@@ -99,6 +99,24 @@ public final class Units {
     return value + BINARY_UNITS[unitIndex];
   }
 
+  /**
+   * Bytes for people: exact when a KiB or larger unit divides the value ("200GiB", "1025KiB"), otherwise one
+   * decimal in the largest unit not above it, marked as approximate ("~109.9MiB"). Not for values that must
+   * parse back.
+   */
+  public static String describeBytes(long bytes) {
+    if (bytes < BYTES_PER_KIB || bytes % BYTES_PER_KIB == 0) {
+      return formatBytes(bytes);
+    }
+    int unitIndex = 0;
+    long unit = 1;
+    while (unitIndex < BINARY_UNITS.length - 1 && bytes / unit >= BYTES_PER_KIB) {
+      unit *= BYTES_PER_KIB;
+      unitIndex++;
+    }
+    return String.format(Locale.ROOT, "~%.1f%s", (double) bytes / unit, BINARY_UNITS[unitIndex]);
+  }
+
   public static String formatBytesPerSecond(long bytesPerSecond) {
     return formatBytes(bytesPerSecond) + RATE_SUFFIX;
   }

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.xtreemfs.qos.model.Dimension;
 import org.xtreemfs.qos.model.OsdProfile;
+import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.ResourceVector;
 
@@ -20,6 +21,8 @@ final class Candidates {
   private final long[][] headroomByDimension;
   private final long[] maxHeadroomByDimension;
   private final double[] inverseReferenceByDimension;
+  /** Per dimension and candidate: whether the dimension is one the OSD's usage type serves. */
+  private final boolean[][] servedByDimension;
   /** Per dimension, candidate indices by headroom, largest first; built on first use (rejections only). */
   private final int[][] orderByHeadroomDescending = new int[DIMENSIONS.length][];
 
@@ -29,6 +32,12 @@ final class Candidates {
     this.headroomByDimension = headroomByDimension;
     this.maxHeadroomByDimension = maxHeadroomByDimension;
     this.inverseReferenceByDimension = inverseReferenceByDimension;
+    this.servedByDimension = new boolean[DIMENSIONS.length][osds.length];
+    for (int index = 0; index < osds.length; index++) {
+      for (Dimension dimension : osds[index].profile().usageType().dimensions()) {
+        servedByDimension[dimension.ordinal()][index] = true;
+      }
+    }
   }
 
   static Candidates of(ClusterState state, ReservationType type) {
@@ -75,8 +84,21 @@ final class Candidates {
     return maxHeadroomByDimension[dimension.ordinal()];
   }
 
-  double inverseReference(Dimension dimension) {
-    return inverseReferenceByDimension[dimension.ordinal()];
+  /** 1 / the largest one-stream limit in this dimension among the candidates, or 0 when that is 0. */
+  double inverseReference(int axis) {
+    return inverseReferenceByDimension[axis];
+  }
+
+  long headroom(int axis, int index) {
+    return headroomByDimension[axis][index];
+  }
+
+  boolean serves(int axis, int index) {
+    return servedByDimension[axis][index];
+  }
+
+  boolean isBestEffort(int index) {
+    return osds[index].profile().usageType() == OsdUsageType.BEST_EFFORT;
   }
 
   /** Candidate indices ordered by headroom in {@code dimension}, largest first, ties by uuid. */

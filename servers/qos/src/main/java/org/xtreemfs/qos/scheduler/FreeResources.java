@@ -1,6 +1,10 @@
 package org.xtreemfs.qos.scheduler;
 
 import java.util.List;
+import java.util.Optional;
+import org.xtreemfs.qos.model.Dimension;
+import org.xtreemfs.qos.model.Reservation;
+import org.xtreemfs.qos.model.ResourceVector;
 import org.xtreemfs.qos.model.ReservationType;
 
 /**
@@ -12,7 +16,18 @@ public record FreeResources(List<Headroom> headrooms) {
 
   /** A maximum of 0 means nothing of this type would be admitted; dimensions the type lacks are 0. */
   public record Headroom(ReservationType type, long capacityBytesMax, long throughputBytesPerSecondMax,
-      long iopsMax) {}
+      long iopsMax) {
+
+    /**
+     * The admissible reservation that is largest in {@code dimension}, its other dimension at the minimum;
+     * empty when nothing of this type fits. Precondition: the dimension belongs to the type.
+     */
+    public Optional<Reservation> largestIn(Dimension dimension) {
+      long max = dimension.of(new ResourceVector(capacityBytesMax, throughputBytesPerSecondMax, iopsMax));
+      return max == 0 ? Optional.empty()
+          : Optional.of(Reservation.of(type, dimension.with(Reservation.smallest(type).demand(), max)));
+    }
+  }
 
   public FreeResources {
     headrooms = List.copyOf(headrooms);

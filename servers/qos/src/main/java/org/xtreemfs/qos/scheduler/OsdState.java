@@ -1,5 +1,6 @@
 package org.xtreemfs.qos.scheduler;
 
+import java.util.Objects;
 import org.xtreemfs.qos.model.Dimension;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.ResourceVector;
@@ -12,7 +13,10 @@ import org.xtreemfs.qos.model.ResourceVector;
 public record OsdState(String uuid, OsdProfile profile, ResourceVector committed, int sequentialStreams) {
 
   public OsdState {
-    new Osd(uuid, profile);
+    Objects.requireNonNull(committed, "committed");
+    if (uuid == null || uuid.isBlank() || profile == null) {
+      throw new IllegalArgumentException("an OSD needs a uuid and a profile, got " + uuid + ", " + profile);
+    }
     if (sequentialStreams < 0) {
       throw new IllegalArgumentException("OSD " + uuid + ": negative stream count " + sequentialStreams);
     }

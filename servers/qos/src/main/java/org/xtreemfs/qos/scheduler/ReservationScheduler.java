@@ -72,7 +72,7 @@ public final class ReservationScheduler {
     List<FreeResources.Headroom> headrooms = new ArrayList<>();
     for (ReservationType type : ReservationType.values()) {
       Candidates candidates = Candidates.of(state, type);
-      ResourceVector minimal = minimalDemand(type);
+      ResourceVector minimal = Reservation.smallest(type).demand();
       long[] maxima = new long[Dimension.values().length];
       for (Dimension dimension : type.dimensions()) {
         maxima[dimension.ordinal()] = largestInDimension(candidates, dimension, minimal);
@@ -81,17 +81,6 @@ public final class ReservationScheduler {
           maxima[Dimension.THROUGHPUT.ordinal()], maxima[Dimension.IOPS.ordinal()]));
     }
     return new FreeResources(headrooms);
-  }
-
-  /**
-   * The smallest positive demand of each of the type's dimensions: 1 byte, 1 byte per second, 1 IOPS.
-   */
-  private static ResourceVector minimalDemand(ReservationType type) {
-    ResourceVector minimal = ResourceVector.ZERO;
-    for (Dimension dimension : type.dimensions()) {
-      minimal = dimension.with(minimal, 1);
-    }
-    return minimal;
   }
 
   /**

@@ -11,7 +11,7 @@ import java.util.Objects;
  */
 public record SchedulerPolicy(PlacementRanking ranking, int stripeWidthMax) {
   public static final int STRIPE_WIDTH_MAX_DEFAULT = 32;
-  public static final SchedulerPolicy DEFAULT = new SchedulerPolicy(PlacementRanking.VECTOR_BEST_FIT,
+  public static final SchedulerPolicy DEFAULT = new SchedulerPolicy(PlacementRanking.ALIGNED_BEST_FIT,
       STRIPE_WIDTH_MAX_DEFAULT);
 
   public SchedulerPolicy {

@@ -13,7 +13,7 @@ public record Shortfall(Dimension dimension, long requested, long largestAdmissi
 
   @Override
   public String toString() {
-    return dimension.fieldName() + " short by " + dimension.format(shortBy()) + " (at most "
-        + dimension.format(largestAdmissible) + " admissible, " + dimension.format(requested) + " requested)";
+    return dimension.fieldName() + " short by " + dimension.describe(shortBy()) + " (" + dimension.describe(requested)
+        + " requested, at most " + dimension.describe(largestAdmissible) + " admissible with the rest as requested)";
   }
 }

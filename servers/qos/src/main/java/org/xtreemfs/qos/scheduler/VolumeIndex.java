@@ -24,7 +24,7 @@ final class VolumeIndex {
     this.size = size;
   }
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"})
   private static Map<String, Placement>[] emptyBuckets() {
     Map<String, Placement>[] buckets = new Map[BUCKET_COUNT];
     Arrays.fill(buckets, Map.of());

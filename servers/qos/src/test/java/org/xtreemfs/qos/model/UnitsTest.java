@@ -62,6 +62,15 @@ class UnitsTest {
   }
 
   @Test
+  void describesOddValuesApproximatelyAndRoundValuesExactly() {
+    // Proves messages stay readable: whole units are exact, odd byte counts are rounded and marked with "~".
+    assertThat(Units.describeBytes(Units.gibibytes(200))).isEqualTo("200GiB");
+    assertThat(Units.describeBytes(Units.mebibytes(110) + 1)).isEqualTo("~110.0MiB");
+    assertThat(Units.describeBytes(1500)).isEqualTo("~1.5KiB");
+    assertThat(Units.describeBytes(241)).isEqualTo("241B");
+  }
+
+  @Test
   void parsesChoicesWithHyphensAndListsTheOptions() {
     // Proves enum names are read case-insensitively with hyphens, and a bad one lists the accepted names.
     assertThat(Units.parseChoice(OsdUsageType.class, "usage_type", "Best-Effort")).isEqualTo(OsdUsageType.BEST_EFFORT);

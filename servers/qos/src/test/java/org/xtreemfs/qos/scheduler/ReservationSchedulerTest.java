@@ -8,11 +8,14 @@ import static org.xtreemfs.qos.scheduler.Clusters.withOsds;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.Dimension;
+import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.ResourceVector;
+import org.xtreemfs.qos.model.ThroughputCurve;
 
 class ReservationSchedulerTest {
   private final ReservationScheduler scheduler = new ReservationScheduler();
@@ -71,7 +74,7 @@ class ReservationSchedulerTest {
       assertThat(state.osd(uuid).orElseThrow().committed()).isEqualTo(reservation.demand().ceilDivide(3));
     }
     Clusters.assertConsistentAndNotOverCommitted(state);
-    ReservationScheduler narrow = new ReservationScheduler(new SchedulerPolicy(PlacementRanking.VECTOR_BEST_FIT, 2));
+    ReservationScheduler narrow = new ReservationScheduler(new SchedulerPolicy(PlacementRanking.ALIGNED_BEST_FIT, 2));
     Rejection rejection = rejected(narrow, cluster, "big", reservation);
     assertThat(rejection.shortfalls()).extracting(Shortfall::dimension).contains(Dimension.CAPACITY);
     assertThat(rejection.shortfalls().get(0).largestAdmissible()).isEqualTo(2 * osdCapacityBytes);
@@ -109,23 +112,17 @@ class ReservationSchedulerTest {
     state = admitted(scheduler, state, "c", Reservation.cold(300));
     FreeResources free = scheduler.freeResources(state);
     for (FreeResources.Headroom headroom : free.headrooms()) {
-      ReservationType type = headroom.type();
-      for (Dimension dimension : type.dimensions()) {
-        long max = dimension.of(new ResourceVector(headroom.capacityBytesMax(), headroom.throughputBytesPerSecondMax(),
-            headroom.iopsMax()));
-        assertThat(max).as("%s %s", type, dimension).isPositive();
-        ResourceVector minimal = ResourceVector.ZERO;
-        for (Dimension other : type.dimensions()) {
-          minimal = other.with(minimal, 1);
-        }
-        admitted(scheduler, state, "probe", Reservation.of(type, dimension.with(minimal, max)));
-        rejected(scheduler, state, "probe", Reservation.of(type, dimension.with(minimal, max + 1)));
+      for (Dimension dimension : headroom.type().dimensions()) {
+        Reservation largest = headroom.largestIn(dimension).orElseThrow();
+        admitted(scheduler, state, "probe", largest);
+        rejected(scheduler, state, "probe", Reservation.of(headroom.type(),
+            dimension.with(largest.demand(), dimension.of(largest.demand()) + 1)));
       }
     }
   }
 
   @Test
-  void vectorBestFitDiffersFromFirstFit() {
+  void alignedBestFitDiffersFromFirstFit() {
     // Proves the ranking is not first fit in disguise: it prefers the tighter OSD although a lower uuid fits.
     ClusterState cluster = ClusterState.rebuild(
         List.of(new Osd("a", small(OsdUsageType.RANDOM)), new Osd("b", small(OsdUsageType.RANDOM))),
@@ -136,6 +133,40 @@ class ReservationSchedulerTest {
         .containsExactly("a");
     assertThat(admitted(scheduler, cluster, "new", reservation).placement("new").orElseThrow().osdUuids())
         .containsExactly("b");
+  }
+
+  @Test
+  void aVolumeGoesToTheOsdWhoseFreeShapeMatchesIt() {
+    // Proves the angle term decides: a capacity-heavy volume skips the tighter OSD whose free space is IOPS-heavy.
+    OsdProfile profile = new OsdProfile(OsdUsageType.RANDOM, DeviceClass.SSD, 1000, ThroughputCurve.flat(100), 100);
+    ClusterState cluster = ClusterState.rebuild(List.of(new Osd("a", profile), new Osd("b", profile)),
+        List.of(new Placement("on-a", Reservation.random(900, 90), List.of("a")),
+            new Placement("on-b", Reservation.random(700, 90), List.of("b"))));
+    Reservation capacityHeavy = Reservation.random(50, 1);
+    ResourceVector share = capacityHeavy.demand();
+    ResourceVector roomOnA = profile.limits(0).minus(cluster.osd("a").orElseThrow().committed());
+    ResourceVector roomOnB = profile.limits(0).minus(cluster.osd("b").orElseThrow().committed());
+    assertThat(squaredResidual(roomOnA, share, profile)).as("plain best fit would pick a")
+        .isLessThan(squaredResidual(roomOnB, share, profile));
+    assertThat(admitted(scheduler, cluster, "v", capacityHeavy).placement("v").orElseThrow().osdUuids())
+        .containsExactly("b");
+  }
+
+  private static double squaredResidual(ResourceVector room, ResourceVector share, OsdProfile reference) {
+    double capacity = (double) (room.capacityBytes() - share.capacityBytes()) / reference.capacityBytes();
+    double iops = (double) (room.iops() - share.iops()) / reference.randomIops();
+    return capacity * capacity + iops * iops;
+  }
+
+  @Test
+  void coldVolumesFillStrandedCapacityBeforeBestEffortOsds() {
+    // Proves a cold volume takes capacity on a typed OSD whose performance is used up, sparing best-effort space.
+    ClusterState cluster = withOsds("a-best-effort", small(OsdUsageType.BEST_EFFORT), "b-sequential",
+        small(OsdUsageType.SEQUENTIAL));
+    long fullThroughput = small(OsdUsageType.SEQUENTIAL).limits(1).throughputBytesPerSecond();
+    ClusterState state = admitted(scheduler, cluster, "busy", Reservation.sequential(100, fullThroughput));
+    assertThat(admitted(scheduler, state, "cold", Reservation.cold(300)).placement("cold").orElseThrow().osdUuids())
+        .containsExactly("b-sequential");
   }
 
   @Test
@@ -189,8 +220,7 @@ class ReservationSchedulerTest {
     // Proves an OSD update is applied when placements still fit and refused, naming the dimension, otherwise.
     ClusterState state = admitted(scheduler, withOsds("a", small(OsdUsageType.SEQUENTIAL)), "v",
         Reservation.sequential(800, 50));
-    OsdUpdate shrink = state.withOsdUpdated("a", new org.xtreemfs.qos.model.OsdProfile(OsdUsageType.SEQUENTIAL,
-        org.xtreemfs.qos.model.DeviceClass.HDD, 500, small(OsdUsageType.SEQUENTIAL).sequentialThroughput(), 50));
+    OsdUpdate shrink = state.withOsdUpdated("a", new OsdProfile(OsdUsageType.SEQUENTIAL, DeviceClass.HDD, 500, small(OsdUsageType.SEQUENTIAL).sequentialThroughput(), 50));
     assertThat(shrink).isInstanceOf(OsdUpdate.Refused.class);
     assertThat(((OsdUpdate.Refused) shrink).reason()).contains("capacity");
     OsdUpdate retype = state.withOsdUpdated("a", small(OsdUsageType.RANDOM));

@@ -85,18 +85,13 @@ class SchedulerPropertiesTest {
     }
     FreeResources free = scheduler.freeResources(state);
     for (FreeResources.Headroom headroom : free.headrooms()) {
-      ResourceVector maxima = new ResourceVector(headroom.capacityBytesMax(), headroom.throughputBytesPerSecondMax(),
-          headroom.iopsMax());
-      ResourceVector minimal = ResourceVector.ZERO;
       for (Dimension dimension : headroom.type().dimensions()) {
-        minimal = dimension.with(minimal, 1);
-      }
-      for (Dimension dimension : headroom.type().dimensions()) {
-        long max = dimension.of(maxima);
-        if (max > 0) {
-          assertAdmitted(scheduler, state, Reservation.of(headroom.type(), dimension.with(minimal, max)), true);
-        }
-        assertAdmitted(scheduler, state, Reservation.of(headroom.type(), dimension.with(minimal, max + 1)), false);
+        Reservation largest = headroom.largestIn(dimension).orElse(Reservation.smallest(headroom.type()));
+        boolean anyFits = headroom.largestIn(dimension).isPresent();
+        assertAdmitted(scheduler, state, largest, anyFits);
+        long oneMore = dimension.of(largest.demand()) + (anyFits ? 1 : 0);
+        assertAdmitted(scheduler, state, Reservation.of(headroom.type(), dimension.with(largest.demand(), oneMore)),
+            false);
       }
     }
     if (scheduler.admit(state, "probe", probe) instanceof Admission.Rejected rejected) {

@@ -16,7 +16,7 @@ import org.xtreemfs.qos.scheduler.ReservationScheduler;
  * the target on a shared, loaded machine); the window "below the threshold" holds the requests offered while the total
  * offered demand, this request included, stays under the threshold share of capacity.
  */
-record StrategyRun(long elapsedNanos, long cpuNanos, int[] rejectedBelowThresholdByType, int offeredBelowThreshold, int acceptedBelowThreshold, int acceptedTotal,
+record StrategyRun(long elapsedNanos, long cpuNanos, int[] rejectedBelowThresholdByType, int[] rejectedByType, int offeredBelowThreshold, int acceptedBelowThreshold, int acceptedTotal,
     int osdsUsedAtThreshold, int lowerBoundAtThreshold, int osdsUsedAtEnd, int lowerBoundAtEnd,
     FreeResources freeAtEnd) {
 
@@ -27,6 +27,7 @@ record StrategyRun(long elapsedNanos, long cpuNanos, int[] rejectedBelowThreshol
     int acceptedBelow = 0;
     int accepted = 0;
     int[] rejectedBelowByType = new int[ReservationType.values().length];
+    int[] rejectedByType = new int[ReservationType.values().length];
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long cpuStart = threads.getCurrentThreadCpuTime();
     long start = System.nanoTime();
@@ -38,8 +39,9 @@ record StrategyRun(long elapsedNanos, long cpuNanos, int[] rejectedBelowThreshol
         state = admitted.state();
         accepted++;
         acceptedBelow += below ? 1 : 0;
-      } else if (below) {
-        rejectedBelowByType[request.reservation().type().ordinal()]++;
+      } else {
+        rejectedByType[request.reservation().type().ordinal()]++;
+        rejectedBelowByType[request.reservation().type().ordinal()] += below ? 1 : 0;
       }
       if (below) {
         offeredBelow++;
@@ -48,7 +50,7 @@ record StrategyRun(long elapsedNanos, long cpuNanos, int[] rejectedBelowThreshol
     }
     long elapsed = System.nanoTime() - start;
     long cpu = threads.getCurrentThreadCpuTime() - cpuStart;
-    return new StrategyRun(elapsed, cpu, rejectedBelowByType, offeredBelow, acceptedBelow, accepted, osdsUsed(atThreshold),
+    return new StrategyRun(elapsed, cpu, rejectedBelowByType, rejectedByType, offeredBelow, acceptedBelow, accepted, osdsUsed(atThreshold),
         OsdLowerBound.of(atThreshold), osdsUsed(state), OsdLowerBound.of(state), scheduler.freeResources(state));
   }
 
