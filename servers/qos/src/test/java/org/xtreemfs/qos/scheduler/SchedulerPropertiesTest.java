@@ -6,15 +6,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.statistics.Statistics;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.qos.SeededCases;
 import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.Dimension;
 import org.xtreemfs.qos.model.OsdProfile;
@@ -33,56 +27,75 @@ class SchedulerPropertiesTest {
   private static final int OSD_UUID_COUNT = 8;
   private static final int OPERATIONS_MAX = 24;
 
-  @Property(tries = 40_000, shrinking = ShrinkingMode.BOUNDED)
-  void noOsdDimensionIsEverOverCommittedAndSavedStateRebuildsExactly(@ForAll("policies") SchedulerPolicy policy,
-      @ForAll("histories") List<Operation> history) {
+  @Test
+  void noOsdDimensionIsEverOverCommittedAndSavedStateRebuildsExactly() {
     // Proves every reachable state respects all OSD limits and equals its own saved-and-rebuilt form.
-    ReservationScheduler scheduler = new ReservationScheduler(policy);
-    ClusterState state = ClusterState.empty();
-    for (Operation operation : history) {
-      state = operation.apply(scheduler, state);
-      Clusters.assertConsistentAndNotOverCommitted(state);
+    int[] stripedThree = {0};
+    int[] fourVolumes = {0};
+    int ran = checkHistories(0x5C4E_D001_0000L, 40_000, (scheduler, history, random) -> {
+      ClusterState state = ClusterState.empty();
+      for (Operation operation : history) {
+        state = operation.apply(scheduler, state);
+        Clusters.assertConsistentAndNotOverCommitted(state);
+      }
+      assertThat(ClusterStateCodec.decode(ClusterStateCodec.encode(state))).isEqualTo(state);
+      List<Placement> reversed = new ArrayList<>(state.placements());
+      Collections.reverse(reversed);
+      assertThat(ClusterState.rebuild(state.osdDescriptors(), reversed)).isEqualTo(state);
+      int widestStripe = state.placements().stream().mapToInt(Placement::stripeWidth).max().orElse(0);
+      stripedThree[0] += widestStripe >= 3 ? 1 : 0;
+      fourVolumes[0] += state.volumeCount() >= 4 ? 1 : 0;
+    });
+    if (ran == 40_000) {
+      // Coverage: histories striping over 3+ OSDs and holding 4+ volumes must not be rare.
+      assertThat(100.0 * stripedThree[0] / ran).as("%% of histories with a stripe of 3+ OSDs").isGreaterThan(0.3);
+      assertThat(100.0 * fourVolumes[0] / ran).as("%% of histories ending with 4+ volumes").isGreaterThan(20.0);
     }
-    assertThat(ClusterStateCodec.decode(ClusterStateCodec.encode(state))).isEqualTo(state);
-    int widestStripe = state.placements().stream().mapToInt(Placement::stripeWidth).max().orElse(0);
-    Statistics.label("widest stripe").collect(Math.min(widestStripe, 3));
-    Statistics.label("volumes placed").collect(Math.min(state.volumeCount(), 4));
-    Statistics.label("widest stripe").coverage(coverage -> coverage.check(3).percentage(share -> share > 0.3));
-    Statistics.label("volumes placed").coverage(coverage -> coverage.check(4).percentage(share -> share > 20.0));
-    List<Placement> reversed = new ArrayList<>(state.placements());
-    Collections.reverse(reversed);
-    assertThat(ClusterState.rebuild(state.osdDescriptors(), reversed)).isEqualTo(state);
   }
 
-  @Property(tries = 40_000, shrinking = ShrinkingMode.BOUNDED)
-  void removalRestoresTheExactPriorState(@ForAll("policies") SchedulerPolicy policy,
-      @ForAll("histories") List<Operation> history) {
+  @Test
+  void removalRestoresTheExactPriorState() {
     // Proves releasing a volume returns exactly the state without it, however that state was reached.
-    ReservationScheduler scheduler = new ReservationScheduler(policy);
-    ClusterState state = ClusterState.empty();
-    for (Operation operation : history) {
-      ClusterState next = operation.apply(scheduler, state);
-      if (operation instanceof Operation.Admit admit && next != state) {
-        assertThat(scheduler.release(next, admit.volumeId())).isEqualTo(state);
+    checkHistories(0x5C4E_D002_0000L, 40_000, (scheduler, history, random) -> {
+      ClusterState state = ClusterState.empty();
+      for (Operation operation : history) {
+        ClusterState next = operation.apply(scheduler, state);
+        if (operation instanceof Operation.Admit admit && next != state) {
+          assertThat(scheduler.release(next, admit.volumeId())).isEqualTo(state);
+        }
+        if (operation instanceof Operation.Release release && state.placement(release.volumeId()).isPresent()) {
+          List<Placement> remaining = new ArrayList<>(state.placements());
+          remaining.removeIf(placement -> placement.volumeId().equals(release.volumeId()));
+          assertThat(next).isEqualTo(ClusterState.rebuild(state.osdDescriptors(), remaining));
+        }
+        state = next;
       }
-      if (operation instanceof Operation.Release release && state.placement(release.volumeId()).isPresent()) {
-        List<Placement> remaining = new ArrayList<>(state.placements());
-        remaining.removeIf(placement -> placement.volumeId().equals(release.volumeId()));
-        assertThat(next).isEqualTo(ClusterState.rebuild(state.osdDescriptors(), remaining));
-      }
-      state = next;
-    }
+    });
   }
 
-  @Property(tries = 20_000, shrinking = ShrinkingMode.BOUNDED)
-  void reportedMaximaAreExactlyAdmissible(@ForAll("policies") SchedulerPolicy policy,
-      @ForAll("histories") List<Operation> history, @ForAll("reservations") Reservation probe) {
+  @Test
+  void reportedMaximaAreExactlyAdmissible() {
     // Proves free resources and rejection figures are tight: the reported maximum fits and one unit more does not.
-    ReservationScheduler scheduler = new ReservationScheduler(policy);
-    ClusterState state = ClusterState.empty();
-    for (Operation operation : history) {
-      state = operation.apply(scheduler, state);
-    }
+    checkHistories(0x5C4E_D003_0000L, 20_000, (scheduler, history, random) -> {
+      ClusterState state = ClusterState.empty();
+      for (Operation operation : history) {
+        state = operation.apply(scheduler, state);
+      }
+      checkMaximaAreTight(scheduler, state, reservation(random));
+    });
+  }
+
+  /** One property check over a scheduler with a random policy and a random history (and the rest of the draws). */
+  private interface HistoryCheck {
+    void check(ReservationScheduler scheduler, List<Operation> history, SplittableRandom random);
+  }
+
+  private static int checkHistories(long baseSeed, int count, HistoryCheck check) {
+    return SeededCases.check(baseSeed, count,
+        random -> check.check(new ReservationScheduler(policy(random)), history(random), random));
+  }
+
+  private static void checkMaximaAreTight(ReservationScheduler scheduler, ClusterState state, Reservation probe) {
     FreeResources free = scheduler.freeResources(state);
     for (FreeResources.Headroom headroom : free.headrooms()) {
       for (Dimension dimension : headroom.type().dimensions()) {
@@ -119,49 +132,59 @@ class SchedulerPropertiesTest {
         .as("admission of %s", reservation).isEqualTo(expected);
   }
 
-  @Provide
-  Arbitrary<SchedulerPolicy> policies() {
-    return Combinators.combine(Arbitraries.of(PlacementRanking.class), Arbitraries.integers().between(1, 6))
-        .as(SchedulerPolicy::new);
+  private static SchedulerPolicy policy(SplittableRandom random) {
+    return new SchedulerPolicy(SeededCases.oneOf(random, PlacementRanking.values()), SeededCases.between(random, 1, 6));
   }
 
-  @Provide
-  Arbitrary<List<Operation>> histories() {
-    Arbitrary<String> volumeIds = Arbitraries.integers().between(0, VOLUME_ID_COUNT - 1).map(index -> "v" + index);
-    Arbitrary<String> osdUuids = Arbitraries.integers().between(0, OSD_UUID_COUNT - 1).map(index -> "osd" + index);
-    Arbitrary<Operation> admit = Combinators.combine(volumeIds, reservations()).as(Operation.Admit::new);
-    Arbitrary<Operation> release = volumeIds.map(Operation.Release::new);
-    Arbitrary<Operation> add = Combinators.combine(osdUuids, profiles()).as(Operation.AddOsd::new);
-    Arbitrary<Operation> remove = osdUuids.map(Operation.RemoveOsd::new);
-    Arbitrary<Operation> update = Combinators.combine(osdUuids, profiles()).as(Operation.UpdateOsd::new);
-    Arbitrary<List<Operation>> initialOsds = add.list().ofMinSize(2).ofMaxSize(OSD_UUID_COUNT);
-    Arbitrary<List<Operation>> operations = Arbitraries.frequencyOf(Tuple.of(10, admit), Tuple.of(3, release),
-        Tuple.of(2, add), Tuple.of(1, remove), Tuple.of(1, update)).list().ofMinSize(1).ofMaxSize(OPERATIONS_MAX);
-    return Combinators.combine(initialOsds, operations).as((osds, steps) -> {
-      List<Operation> history = new ArrayList<>(osds);
-      history.addAll(steps);
-      return history;
-    });
+  /** 2..8 OSD additions, then 1..24 admissions, releases, OSD additions, removals and updates (10:3:2:1:1). */
+  private static List<Operation> history(SplittableRandom random) {
+    List<Operation> history = new ArrayList<>(SeededCases.listOf(random, 2, OSD_UUID_COUNT,
+        osds -> new Operation.AddOsd(osdUuid(osds), profile(osds))));
+    history.addAll(SeededCases.listOf(random, 1, OPERATIONS_MAX, SchedulerPropertiesTest::operation));
+    return history;
   }
 
-  @Provide
-  Arbitrary<Reservation> reservations() {
-    Arbitrary<Long> capacities = Arbitraries.longs().between(1, 2500);
-    Arbitrary<Long> throughputs = Arbitraries.longs().between(1, 300);
-    Arbitrary<Long> iops = Arbitraries.longs().between(1, 250);
-    return Arbitraries.of(ReservationType.class).flatMap(type -> switch (type) {
-      case SEQUENTIAL -> Combinators.combine(capacities, throughputs).as(Reservation::sequential);
-      case RANDOM -> Combinators.combine(capacities, iops).as(Reservation::random);
-      case COLD -> capacities.map(Reservation::cold);
-      case BEST_EFFORT -> capacities.map(Reservation::bestEffort);
-    });
+  private static Operation operation(SplittableRandom random) {
+    int weight = random.nextInt(10 + 3 + 2 + 1 + 1);
+    if (weight < 10) {
+      return new Operation.Admit(volumeId(random), reservation(random));
+    }
+    if (weight < 13) {
+      return new Operation.Release(volumeId(random));
+    }
+    if (weight < 15) {
+      return new Operation.AddOsd(osdUuid(random), profile(random));
+    }
+    return weight < 16 ? new Operation.RemoveOsd(osdUuid(random))
+        : new Operation.UpdateOsd(osdUuid(random), profile(random));
   }
 
-  private static Arbitrary<OsdProfile> profiles() {
-    Arbitrary<long[]> curves = Arbitraries.longs().between(20, 200).array(long[].class).ofMinSize(1).ofMaxSize(5);
-    return Combinators.combine(Arbitraries.of(OsdUsageType.class), Arbitraries.longs().between(200, 3000), curves,
-        Arbitraries.integers().between(1, 4), Arbitraries.longs().between(10, 200))
-        .as((usage, capacity, points, floorDivisor, iops) -> new OsdProfile(usage, DeviceClass.HDD, capacity,
-            new ThroughputCurve(points, Arrays.stream(points).min().orElseThrow() / floorDivisor), iops));
+  private static String volumeId(SplittableRandom random) {
+    return "v" + SeededCases.between(random, 0, VOLUME_ID_COUNT - 1);
+  }
+
+  private static String osdUuid(SplittableRandom random) {
+    return "osd" + SeededCases.between(random, 0, OSD_UUID_COUNT - 1);
+  }
+
+  private static Reservation reservation(SplittableRandom random) {
+    long capacity = SeededCases.between(random, 1L, 2500L);
+    return switch (SeededCases.oneOf(random, ReservationType.values())) {
+      case SEQUENTIAL -> Reservation.sequential(capacity, SeededCases.between(random, 1L, 300L));
+      case RANDOM -> Reservation.random(capacity, SeededCases.between(random, 1L, 250L));
+      case COLD -> Reservation.cold(capacity);
+      case BEST_EFFORT -> Reservation.bestEffort(capacity);
+    };
+  }
+
+  private static OsdProfile profile(SplittableRandom random) {
+    OsdUsageType usage = SeededCases.oneOf(random, OsdUsageType.values());
+    long capacity = SeededCases.between(random, 200L, 3000L);
+    long[] points = SeededCases.listOf(random, 1, 5, point -> SeededCases.between(point, 20L, 200L)).stream()
+        .mapToLong(Long::longValue).toArray();
+    int floorDivisor = SeededCases.between(random, 1, 4);
+    long iops = SeededCases.between(random, 10L, 200L);
+    return new OsdProfile(usage, DeviceClass.HDD, capacity,
+        new ThroughputCurve(points, Arrays.stream(points).min().orElseThrow() / floorDivisor), iops);
   }
 }

@@ -7,17 +7,19 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.qos.SeededCases;
 
 class FairQueuePropertiesTest {
 
-    @Property(tries = 300)
-    void boundedFifoPerFlowAndNothingLostOrDuplicated(
-            @ForAll @Size(max = 400) List<@IntRange(min = 0, max = 9) Integer> operations) {
+    @Test
+    void boundedFifoPerFlowAndNothingLostOrDuplicated() {
         // Proves any mix of enqueues and dequeues keeps the bounds, per-flow FIFO order and every request once.
+        SeededCases.check(0xF1F0_0000L, 300, random -> checkFifo(
+                SeededCases.listOf(random, 0, 400, element -> SeededCases.between(element, 0, 9))));
+    }
+
+    private static void checkFifo(List<Integer> operations) {
         FairQueue<Integer> queue = new FairQueue<>(new QueueBounds(5, 12));
         String[] flowIds = {"reserved", "plain", "capped", "archive"};
         queue.configureFlow("reserved", FlowSpec.reserved(50, 2));
@@ -59,14 +61,18 @@ class FairQueuePropertiesTest {
         }
     }
 
-    @Property(tries = 60)
-    void reservationsAndLimitsHoldForAnyMixWhileCapacityVaries(
-            @ForAll @Size(min = 1, max = 5) List<@IntRange(min = 5, max = 150) Integer> reservations,
-            @ForAll @IntRange(min = 1, max = 4) int cost,
-            @ForAll @IntRange(min = 20, max = 300) int limitOfCapped,
-            @ForAll @IntRange(min = 0, max = 10) int capacityDropTenths) {
+    @Test
+    void reservationsAndLimitsHoldForAnyMixWhileCapacityVaries() {
         // Proves, for random reservations summing below the lowest capacity, every reserved flow gets its
         // reservation minus one request in every 1 s window and a limited flow never exceeds its limit.
+        SeededCases.check(0x5E5E_0000L, 60, random -> checkReservationsAndLimits(
+                SeededCases.listOf(random, 1, 5, element -> SeededCases.between(element, 5, 150)),
+                SeededCases.between(random, 1, 4), SeededCases.between(random, 20, 300),
+                SeededCases.between(random, 0, 10)));
+    }
+
+    private static void checkReservationsAndLimits(List<Integer> reservations, int cost, int limitOfCapped,
+            int capacityDropTenths) {
         long reservationSum = reservations.stream().mapToLong(Integer::longValue).sum();
         long capacityHigh = Math.max(1000, 2 * reservationSum + limitOfCapped);
         long capacityLow = Math.max(reservationSum + 50, capacityHigh * (10 - capacityDropTenths / 2) / 10);
