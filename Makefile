@@ -1,8 +1,9 @@
 # One verb per habit. `make run` and `make test` work on a fresh machine: both install what is missing.
 MVN := mvn -B -ntp
 STATE ?= $(CURDIR)/state
+CPP_BUILD := cpp/build
 
-.PHONY: help deps build test unit sim sim-all bench run stop check clean
+.PHONY: help deps build java cpp test unit cpp-test system-test sim bench run stop status clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -10,28 +11,46 @@ help:            ## list the targets
 deps:            ## install missing system packages (Debian)
 	@bin/install-deps
 
-build: deps      ## compile and package everything (protobuf code is generated here)
+build: java cpp  ## compile and package everything (protobuf code is generated here)
+
+java: deps       ## the Java servers, client, tools, simulator and benchmarks
 	$(MVN) -q package -DskipTests
 
-test: deps       ## every test: unit, integration, the fast simulation scenarios
+cpp: deps        ## the C++ client core and mount.xtreemfs (cpp/build)
+	cmake -S cpp -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+	cmake --build $(CPP_BUILD) -j2
+
+test: deps       ## every test: Java unit/integration/architecture/simulation, C++ unit, system (FUSE)
 	$(MVN) verify
+	$(MAKE) --no-print-directory cpp-test
+	$(MAKE) --no-print-directory system-test
 
 unit: deps       ## unit tests of the pure QoS library and the foundation only (seconds)
 	$(MVN) verify -pl servers/qos,servers/foundation -am
 
-sim: build       ## every simulation scenario, with CSV output and plots under state/sim
+cpp-test: cpp    ## C++ unit tests (GoogleTest through ctest)
+	ctest --test-dir $(CPP_BUILD) --output-on-failure
+
+system-test: java cpp  ## a local cluster, a FUSE mount and POSIX/fio/tar checks through it
+	tests/system/run $(CPP_BUILD)
+
+sim: java        ## every simulation scenario, with CSV output and plots under state/sim
 	bin/xtreemfs-sim --all --out $(STATE)/sim
 	contrib/bench/plot_reservations.py --csv-dir $(STATE)/sim --out $(STATE)/sim/reservations.png
 	@echo "plot: $(STATE)/sim/reservations.png"
 
-bench: build     ## benchmarks (never part of make test); figures go to state/bench
+bench: java      ## benchmarks (never part of make test); figures go to state/bench
 	bin/xtreemfs-bench --out $(STATE)/bench
 
-run: build       ## start a local cluster (DIR, MRC, typed OSDs) and a demo volume
+run: build       ## start a local cluster (DIR, MRC, three typed OSDs) and a demo volume
 	bin/xtreemfs-local-cluster start --state $(STATE)
 
 stop:            ## stop the local cluster started by make run
 	bin/xtreemfs-local-cluster stop --state $(STATE)
 
+status:          ## what of the local cluster runs, and where
+	bin/xtreemfs-local-cluster status --state $(STATE)
+
 clean:           ## remove build output (not state/)
 	$(MVN) -q clean
+	rm -rf $(CPP_BUILD)
