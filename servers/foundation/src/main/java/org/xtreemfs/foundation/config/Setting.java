@@ -15,7 +15,8 @@ public record Setting<T>(String key, SettingType<T> type, T defaultValue, String
 
     public Setting {
         if (key == null || !KEY.matcher(key).matches()) {
-            throw new IllegalArgumentException("setting key must be dotted camelCase words: " + key);
+            throw new IllegalArgumentException(
+                    "setting key must be dotted camelCase words: " + key);
         }
         if (type == null) {
             throw new IllegalArgumentException(key + ": setting type is missing");

@@ -74,7 +74,8 @@ public final class Stage<M> implements AutoCloseable {
             Clock clock, StageHandler<M> handler) {
         if (queueCapacity < 1 || workerThreadCount < 1) {
             throw new IllegalArgumentException("stage " + name + " needs queueCapacity >= 1 and"
-                    + " workerThreadCount >= 1, got " + queueCapacity + " and " + workerThreadCount);
+                    + " workerThreadCount >= 1, got " + queueCapacity + " and "
+                    + workerThreadCount);
         }
         Stage<M> stage = new Stage<>(name, queueCapacity, handler, clock);
         for (int i = 0; i < workerThreadCount; i++) {

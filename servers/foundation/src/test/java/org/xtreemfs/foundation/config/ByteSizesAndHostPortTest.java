@@ -30,8 +30,8 @@ class ByteSizesAndHostPortTest {
         assertThat(ByteSizes.format(131_072L)).isEqualTo("128KiB");
         assertThat(ByteSizes.format(1_000L)).isEqualTo("1000");
         assertThatThrownBy(() -> ByteSizes.parse("9000000PiB")).hasMessage("is too large");
-        assertThatThrownBy(() -> ByteSizes.parse("KiB")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ByteSizes.parse("-1")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ByteSizes.parse("KiB")).hasMessageContaining("is not a size");
+        assertThatThrownBy(() -> ByteSizes.parse("-1")).hasMessageContaining("is not a size");
     }
 
     @Test
@@ -41,7 +41,7 @@ class ByteSizesAndHostPortTest {
         assertThat(HostPort.parse("[fe80::1]:80").toString()).isEqualTo("[fe80::1]:80");
         assertThatThrownBy(() -> HostPort.parse("fe80::1:80")).hasMessageContaining("brackets");
         assertThatThrownBy(() -> HostPort.parse("h:99999")).hasMessageContaining("out of range");
-        assertThatThrownBy(() -> HostPort.parse(":80")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> HostPort.parse(":80")).hasMessageContaining("host:port");
         assertThat(new HostPort("h", 1).toUnresolvedAddress().isUnresolved()).isTrue();
     }
 

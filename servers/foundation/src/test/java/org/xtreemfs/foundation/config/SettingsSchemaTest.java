@@ -68,7 +68,7 @@ class SettingsSchemaTest {
 
     @Test
     void reportsAllProblemsAtOnce() {
-        // Proves unknown keys (with a suggestion), bad values and missing required keys are all listed.
+        // Proves unknown keys (with suggestion), bad values and missing keys are all listed.
         assertThatThrownBy(() -> SCHEMA.validate(properties("osd.prot", "1",
                 "osd.objectSizeBytes", "12KB", "osd.fsyncWrites", "yes")))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.problems())
@@ -94,8 +94,10 @@ class SettingsSchemaTest {
         assertThatThrownBy(() -> SCHEMA.validate(properties("osd.uuid", "u",
                 "osd.queuePolicy", "lifo", "osd.directoryService", "localhost")))
                 .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.problems())
-                        .containsExactly("osd.queuePolicy: \"lifo\" is not one of fifo|weighted_fair",
-                                "osd.directoryService: \"localhost\" is not of the form host:port"));
+                        .containsExactly(
+                                "osd.queuePolicy: \"lifo\" is not one of fifo|weighted_fair",
+                                "osd.directoryService: \"localhost\" is not of the form"
+                                        + " host:port"));
     }
 
     @Test
@@ -129,7 +131,7 @@ class SettingsSchemaTest {
 
     @Test
     void declarationMistakesFailFast() {
-        // Proves duplicate keys, bad key shapes and out-of-bounds defaults are rejected at declaration.
+        // Proves duplicate keys, bad key shapes and out-of-bounds defaults fail at declaration.
         assertThatThrownBy(() -> SettingsSchema.of("x", PORT, PORT))
                 .hasMessageContaining("declared twice");
         assertThatThrownBy(() -> Setting.integer("Bad Key", 1, 0, 2, "d"))

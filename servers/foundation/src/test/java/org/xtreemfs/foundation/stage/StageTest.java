@@ -101,7 +101,7 @@ class StageTest {
 
     @Test
     void gracefulShutdownDrainsPendingMessages() {
-        // Proves shutdown with enough time handles every accepted message and then rejects new ones.
+        // Proves an unhurried shutdown handles every accepted message, then rejects new ones.
         stage = Stage.start("preprocessing", 16, 2, SystemClock.INSTANCE, gatedHandler);
         for (int i = 0; i < 10; i++) {
             stage.submit(new Read(i));
@@ -116,7 +116,7 @@ class StageTest {
 
     @Test
     void shutdownTimeoutDiscardsPendingMessagesThroughTheHandler() {
-        // Proves messages left after the drain timeout are handed to onDiscarded, not lost silently.
+        // Proves messages left after the drain timeout go to onDiscarded, not lost silently.
         stage = Stage.start("preprocessing", 16, 1, SystemClock.INSTANCE, gatedHandler);
         for (int i = 0; i < 5; i++) {
             stage.submit(new Read(i));
