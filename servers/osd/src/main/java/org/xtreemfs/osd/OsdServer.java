@@ -98,7 +98,7 @@ public final class OsdServer implements RunningServer {
         Path dataFolder = config.objectPath();
         Files.createDirectories(dataFolder);
         uuid = OsdUuidFile.loadOrCreate(dataFolder, config.uuid());
-        store = new ObjectStore(dataFolder);
+        store = started(ObjectStore.open(dataFolder));
         deletions = new DeletionQueue(dataFolder.resolve(DELETION_QUEUE_FOLDER), clock, config.deletionDelayMs(),
                 config.deletionPendingMax());
 

@@ -14,7 +14,7 @@ public record FileMetadata(long sizeBytes, int truncateEpoch) {
         }
     }
 
-    /** The sidecar text: one line "sizeBytes truncateEpoch". */
+    /** The stored value: "sizeBytes truncateEpoch". */
     String encode() {
         return sizeBytes + " " + Integer.toUnsignedString(truncateEpoch) + "\n";
     }

@@ -8,39 +8,68 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.KvException;
+import org.xtreemfs.foundation.kv.KvStore;
+import org.xtreemfs.foundation.kv.RocksKvOptions;
+import org.xtreemfs.foundation.kv.RocksKvStore;
+import org.xtreemfs.foundation.kv.WriteBatch;
 
 /**
  * A file's objects as files of the local file system:
- * {@code <root>/<hash hex 2>/<hash hex 2>/<escaped file id>/<object number>} plus the sidecar
- * {@code meta} (see {@link FileMetadata}) in the same folder.
+ * {@code <root>/<hash hex 2>/<hash hex 2>/<escaped file id>/<object number>}; each file's
+ * {@link FileMetadata} (size, truncate epoch) in a {@link KvStore} (RocksDB in {@code <root>/metadata}).
  *
  * <p>Not thread-safe per file: callers never run two operations on one file concurrently (the storage
  * stage orders them by file id); operations on different files may run in parallel.
  *
- * <p>Durability: a write with {@code sync}, and {@link #fsync}, force the object files, the sidecar and the
- * folders from the file's folder up to the root, so what they acknowledge survives a crash. The sidecar is
- * always replaced atomically (write temp, rename), so it is never torn.
+ * <p>Durability: a write with {@code sync}, {@link #fsync}, {@link #truncate} and {@link #deleteFile} force
+ * the object files, the new folder entries and the metadata (a synced KV write, atomic by the store's WAL)
+ * before returning, so what they acknowledge survives a crash. Other writes reach the OS page cache and the
+ * KV store's log, which survive a process crash but not a power loss.
  */
-public final class ObjectStore {
-    static final String METADATA_FILE = "meta";
-    private static final String METADATA_TEMP_FILE = "meta.tmp";
+public final class ObjectStore implements AutoCloseable {
+    /** Folder of the metadata store inside the root; not a two-hex-digit name, so no file folder clashes. */
+    public static final String METADATA_FOLDER = "metadata";
 
     private final Path root;
+    private final KvStore metadataStore;
+    private final boolean ownsMetadataStore;
 
-    public ObjectStore(Path root) throws IOException {
+    /** Uses {@code metadataStore} for file metadata; the caller closes it. */
+    public ObjectStore(Path root, KvStore metadataStore) throws IOException {
+        this(root, metadataStore, false);
+    }
+
+    private ObjectStore(Path root, KvStore metadataStore, boolean ownsMetadataStore) throws IOException {
         this.root = root;
+        this.metadataStore = metadataStore;
+        this.ownsMetadataStore = ownsMetadataStore;
         Files.createDirectories(root);
+    }
+
+    /** Opens the objects under {@code root} with their RocksDB metadata store; {@link #close()} closes it. */
+    public static ObjectStore open(Path root) throws IOException {
+        Files.createDirectories(root);
+        return new ObjectStore(root, RocksKvStore.open(RocksKvOptions.defaults(root.resolve(METADATA_FOLDER))), true);
+    }
+
+    @Override
+    public void close() {
+        if (ownsMetadataStore) {
+            metadataStore.close();
+        }
     }
 
     public Path root() {
         return root;
     }
 
-    /** The folder holding a file's objects and sidecar (it may not exist). */
+    /** The folder holding a file's objects (it may not exist). */
     public Path fileFolder(String fileId) {
         String[] hash = FileIds.hashFolders(fileId);
         return root.resolve(hash[0]).resolve(hash[1]).resolve(FileIds.escape(fileId));
@@ -109,17 +138,16 @@ public final class ObjectStore {
                 ? truncateEpoch : before.truncateEpoch();
         FileMetadata after = new FileMetadata(Math.max(before.sizeBytes(), length == 0 ? 0 : endOffset), epoch);
         boolean sizeGrew = after.sizeBytes() > before.sizeBytes();
-        boolean metadataChanged = !after.equals(before);
-        if (metadataChanged) {
-            storeMetadata(folder, after, sync);
-        }
         if (sync) {
-            // New names (object file, renamed sidecar, new folders) are durable only once their folder is.
+            // A new object file (or new folders) is durable only once its folder entry is.
             if (folderCreated) {
                 forceFolders(folder);
-            } else if (objectCreated || metadataChanged) {
+            } else if (objectCreated) {
                 forceFile(folder);
             }
+        }
+        if (!after.equals(before)) {
+            storeMetadata(fileId, after, sync ? Durability.SYNC : Durability.BUFFERED);
         }
         return new WriteOutcome(sizeGrew, after);
     }
@@ -158,36 +186,38 @@ public final class ObjectStore {
         int epoch = Integer.compareUnsigned(truncateEpoch, before.truncateEpoch()) > 0
                 ? truncateEpoch : before.truncateEpoch();
         FileMetadata after = new FileMetadata(newSizeBytes, epoch);
-        storeMetadata(folder, after, true);
         forceFolders(folder);
+        storeMetadata(fileId, after, Durability.SYNC);
         return after;
     }
 
-    /** Forces every object of the file, its sidecar and its folders to stable storage. */
+    /** Forces every object of the file, its folders and the metadata store's log to stable storage. */
     public void fsync(String fileId) throws IOException {
         Path folder = fileFolder(fileId);
-        if (!Files.isDirectory(folder)) {
-            return;
+        if (Files.isDirectory(folder)) {
+            for (long objectNumber : storedObjects(fileId)) {
+                forceFile(folder.resolve(Long.toString(objectNumber)));
+            }
+            forceFolders(folder);
         }
-        for (long objectNumber : storedObjects(fileId)) {
-            forceFile(folder.resolve(Long.toString(objectNumber)));
-        }
-        Path metadata = folder.resolve(METADATA_FILE);
-        if (Files.exists(metadata)) {
-            forceFile(metadata);
-        }
-        forceFolders(folder);
+        metadataStore.sync();
     }
 
     /** The recorded size and epoch; {@link FileMetadata#EMPTY} for a file this OSD never stored. */
     public FileMetadata metadata(String fileId) throws IOException {
-        Path metadata = fileFolder(fileId).resolve(METADATA_FILE);
+        Optional<byte[]> stored;
         try {
-            return FileMetadata.decode(Files.readString(metadata, StandardCharsets.US_ASCII));
-        } catch (NoSuchFileException e) {
+            stored = metadataStore.get(metadataKey(fileId));
+        } catch (KvException e) {
+            throw new IOException("cannot read the metadata of file " + fileId + ": " + e.getMessage(), e);
+        }
+        if (stored.isEmpty()) {
             return FileMetadata.EMPTY;
+        }
+        try {
+            return FileMetadata.decode(new String(stored.get(), StandardCharsets.US_ASCII));
         } catch (IllegalArgumentException e) {
-            throw new IOException("corrupt file metadata " + metadata + ": " + e.getMessage(), e);
+            throw new IOException("corrupt metadata of file " + fileId + ": " + e.getMessage(), e);
         }
     }
 
@@ -212,18 +242,23 @@ public final class ObjectStore {
         return Files.isDirectory(fileFolder(fileId));
     }
 
-    /** Removes every object and the sidecar of the file; idempotent. */
+    /** Removes every object and the metadata of the file, durably; idempotent. */
     public void deleteFile(String fileId) throws IOException {
         Path folder = fileFolder(fileId);
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
             for (Path entry : entries) {
                 Files.deleteIfExists(entry);
             }
+            Files.deleteIfExists(folder);
+            forceFile(folder.getParent());
         } catch (NoSuchFileException e) {
-            return;
+            // no objects: the metadata may still exist (e.g. after a truncate to 0)
         }
-        Files.deleteIfExists(folder);
-        forceFile(folder.getParent());
+        try {
+            metadataStore.write(new WriteBatch().delete(metadataKey(fileId)), Durability.SYNC);
+        } catch (KvException e) {
+            throw new IOException("cannot delete the metadata of file " + fileId + ": " + e.getMessage(), e);
+        }
     }
 
     private static void checkRange(StripeLayout layout, long objectNumber, int offset, long length) {
@@ -248,20 +283,17 @@ public final class ObjectStore {
         }
     }
 
-    private static void storeMetadata(Path folder, FileMetadata metadata, boolean durable) throws IOException {
-        Path temp = folder.resolve(METADATA_TEMP_FILE);
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer bytes = ByteBuffer.wrap(metadata.encode().getBytes(StandardCharsets.US_ASCII));
-            while (bytes.hasRemaining()) {
-                channel.write(bytes);
-            }
-            if (durable) {
-                channel.force(true);
-            }
+    private void storeMetadata(String fileId, FileMetadata metadata, Durability durability) throws IOException {
+        try {
+            metadataStore.write(new WriteBatch().put(metadataKey(fileId),
+                    metadata.encode().getBytes(StandardCharsets.US_ASCII)), durability);
+        } catch (KvException e) {
+            throw new IOException("cannot store the metadata of file " + fileId + ": " + e.getMessage(), e);
         }
-        Files.move(temp, folder.resolve(METADATA_FILE), StandardCopyOption.ATOMIC_MOVE,
-                StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static byte[] metadataKey(String fileId) {
+        return fileId.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Makes the file's folder entry and the hash folders' entries durable (new folders need this). */

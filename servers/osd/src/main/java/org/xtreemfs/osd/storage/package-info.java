@@ -1,5 +1,5 @@
 /**
- * Object storage on the local file system: a file's objects, its size/epoch sidecar and the persistent
+ * Object storage on the local file system: a file's objects, its size/epoch metadata (RocksDB) and the persistent
  * deletion queue. Invariant: operations on one file never run concurrently (the storage stage orders
  * them); what a sync write, fsync, truncate or unlink acknowledged is on stable storage.
  */

@@ -18,6 +18,19 @@ class ObjectStoreTest {
     @TempDir
     Path root;
 
+    private final List<ObjectStore> opened = new java.util.ArrayList<>();
+
+    @org.junit.jupiter.api.AfterEach
+    void closeStores() {
+        opened.forEach(ObjectStore::close);
+    }
+
+    private ObjectStore open(Path folder) throws IOException {
+        ObjectStore store = ObjectStore.open(folder);
+        opened.add(store);
+        return store;
+    }
+
     private static ByteBuffer bytes(int length, int seed) {
         byte[] data = new byte[length];
         for (int i = 0; i < length; i++) {
@@ -33,7 +46,7 @@ class ObjectStoreTest {
     @Test
     void writtenBytesReadBackAndObjectsLiveUnderHashedFolders() throws IOException {
         // Proves a write is readable and stored at <root>/<hh>/<hh>/<escaped id>/<object number>.
-        ObjectStore store = new ObjectStore(root);
+        ObjectStore store = open(root);
         StripeLayout layout = StripeLayout.single(1024);
         store.write(FILE, layout, 3, 100, bytes(200, 7), 0, false);
         assertThat(store.read(FILE, layout, 3, 100, 200)).isEqualTo(array(200, 7));
@@ -46,7 +59,7 @@ class ObjectStoreTest {
     @Test
     void readsAreShortAtTheEndOfStoredDataAndEmptyForMissingObjects() throws IOException {
         // Proves the OSD never pads: missing objects and bytes past the stored end are simply not returned.
-        ObjectStore store = new ObjectStore(root);
+        ObjectStore store = open(root);
         StripeLayout layout = StripeLayout.single(1024);
         store.write(FILE, layout, 0, 0, bytes(300, 1), 0, false);
         assertThat(store.read(FILE, layout, 0, 200, 500)).isEqualTo(Arrays.copyOfRange(array(300, 1), 200, 300));
@@ -58,7 +71,7 @@ class ObjectStoreTest {
     @Test
     void writeBeyondTheStoredEndLeavesAZeroHole() throws IOException {
         // Proves bytes skipped by a write at a later offset read as zeros.
-        ObjectStore store = new ObjectStore(root);
+        ObjectStore store = open(root);
         StripeLayout layout = StripeLayout.single(1024);
         store.write(FILE, layout, 0, 0, bytes(10, 5), 0, false);
         store.write(FILE, layout, 0, 100, bytes(10, 9), 0, false);
@@ -71,7 +84,7 @@ class ObjectStoreTest {
     @Test
     void overwriteReplacesOnlyTheWrittenRange() throws IOException {
         // Proves a write in the middle of an object keeps the bytes around it.
-        ObjectStore store = new ObjectStore(root);
+        ObjectStore store = open(root);
         StripeLayout layout = StripeLayout.single(64);
         store.write(FILE, layout, 0, 0, ByteBuffer.wrap(new byte[64]), 0, false);
         store.write(FILE, layout, 0, 10, bytes(5, 1), 0, true);
@@ -84,7 +97,7 @@ class ObjectStoreTest {
     @Test
     void rangesOutsideTheObjectOrOnAnotherStripePositionAreRejected() throws IOException {
         // Proves the store refuses writes past the object size and objects of other stripe positions.
-        ObjectStore store = new ObjectStore(root);
+        ObjectStore store = open(root);
         assertThatThrownBy(() -> store.write(FILE, StripeLayout.single(64), 0, 60, bytes(5, 0), 0, false))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("object size 64");
         StripeLayout second = new StripeLayout(64, 3, 1);
@@ -96,8 +109,8 @@ class ObjectStoreTest {
 
     @Test
     void writesGrowTheRecordedSizeAndTheSizeSurvivesANewStore() throws IOException {
-        // Proves the sidecar records the largest end offset, reports growth only, and is persistent.
-        ObjectStore store = new ObjectStore(root);
+        // Proves the metadata records the largest end offset, reports growth only, and is persistent.
+        ObjectStore store = open(root);
         StripeLayout layout = new StripeLayout(100, 2, 1);
         assertThat(store.write(FILE, layout, 1, 0, bytes(50, 0), 3, false).sizeGrew()).isTrue();
         assertThat(store.metadata(FILE)).isEqualTo(new FileMetadata(150, 3));
@@ -105,14 +118,16 @@ class ObjectStoreTest {
         assertThat(smaller.sizeGrew()).isFalse();
         assertThat(smaller.metadata().sizeBytes()).isEqualTo(150);
         store.write(FILE, layout, 3, 20, bytes(10, 0), 3, true);
-        assertThat(new ObjectStore(root).metadata(FILE)).isEqualTo(new FileMetadata(330, 3));
-        assertThat(new ObjectStore(root).metadata("never:1")).isEqualTo(FileMetadata.EMPTY);
+        store.close();
+        ObjectStore reopened = open(root);
+        assertThat(reopened.metadata(FILE)).isEqualTo(new FileMetadata(330, 3));
+        assertThat(reopened.metadata("never:1")).isEqualTo(FileMetadata.EMPTY);
     }
 
     @Test
     void truncateDownAndUpAcrossObjectBoundariesWithOneOsd() throws IOException {
         // Proves truncate deletes objects beyond the size, cuts the last one and extends it sparsely on growth.
-        ObjectStore store = new ObjectStore(root);
+        ObjectStore store = open(root);
         StripeLayout layout = StripeLayout.single(100);
         for (long object = 0; object < 4; object++) {
             store.write(FILE, layout, object, 0, bytes(100, (int) object), 0, false);
@@ -137,8 +152,8 @@ class ObjectStoreTest {
     void truncateDownAndUpOnEachOfThreeStripePositions() throws IOException {
         // Proves each of three OSDs keeps exactly its objects below the new size and only the holder of the
         // last object creates or cuts it.
-        List<ObjectStore> stores = List.of(new ObjectStore(root.resolve("p0")), new ObjectStore(root.resolve("p1")),
-                new ObjectStore(root.resolve("p2")));
+        List<ObjectStore> stores = List.of(open(root.resolve("p0")), open(root.resolve("p1")),
+                open(root.resolve("p2")));
         int objectSize = 4;
         for (long object = 0; object < 9; object++) {
             int position = (int) (object % 3);
@@ -167,9 +182,9 @@ class ObjectStoreTest {
     }
 
     @Test
-    void deleteFileRemovesObjectsAndSidecar() throws IOException {
+    void deleteFileRemovesObjectsAndMetadata() throws IOException {
         // Proves deletion leaves nothing of the file behind and is idempotent.
-        ObjectStore store = new ObjectStore(root);
+        ObjectStore store = open(root);
         StripeLayout layout = StripeLayout.single(100);
         store.write(FILE, layout, 0, 0, bytes(10, 0), 0, false);
         store.write(FILE, layout, 5, 0, bytes(10, 0), 0, false);
@@ -183,7 +198,7 @@ class ObjectStoreTest {
     @Test
     void fsyncOfAnUnknownFileIsANoOpAndOfAKnownFileSucceeds() throws IOException {
         // Proves fsync forces existing objects without failing on files this OSD never stored.
-        ObjectStore store = new ObjectStore(root);
+        ObjectStore store = open(root);
         store.fsync("unknown:1");
         store.write(FILE, StripeLayout.single(100), 0, 0, bytes(10, 0), 0, false);
         store.fsync(FILE);
