@@ -50,8 +50,19 @@ public final class Settings {
         return setting.type().format(get(setting));
     }
 
+    /**
+     * The effective values for logs and status pages: values of keys that name a secret or a password are
+     * masked, because start-up logs end up in places the secret must not.
+     */
     @Override
     public String toString() {
-        return schema.name() + formatted();
+        Map<String, String> shown = new LinkedHashMap<>(formatted());
+        shown.replaceAll((key, value) -> isSecretKey(key) && !value.isEmpty() ? "******" : value);
+        return schema.name() + shown;
+    }
+
+    static boolean isSecretKey(String key) {
+        String lower = key.toLowerCase(java.util.Locale.ROOT);
+        return lower.contains("secret") || lower.contains("password");
     }
 }
