@@ -381,6 +381,10 @@ public final class Namespace {
             InodeRecord parent = resolveComponents(transaction, volume, caller, components.subList(0,
                     components.size() - 1), path);
             String name = components.get(components.size() - 1);
+            if (!parent.isDirectory()) {
+                throw RpcException.errno(Errno.ENOTDIR, "not a directory: parent of '" + path + "'");
+            }
+            Permissions.check(caller, parent.stat(), Permissions.EXECUTE, path);
             Optional<Long> existing = PathNames.isDotOrDotDot(name) ? Optional.of(dotTarget(parent, name))
                     : lookup(transaction, volume.getId(), parent.inode(), name);
             if (existing.isEmpty()) {
@@ -399,7 +403,7 @@ public final class Namespace {
                 if (create && exclusive) {
                     throw RpcException.errno(Errno.EEXIST, "file exists: '" + path + "' (O_CREAT|O_EXCL)");
                 }
-                record = loadInode(transaction, volume.getId(), existing.get());
+                record = checkTrailingSlash(loadInode(transaction, volume.getId(), existing.get()), path);
             }
         }
         if (!created) {

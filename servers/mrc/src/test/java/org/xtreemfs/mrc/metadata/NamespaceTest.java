@@ -107,6 +107,8 @@ class NamespaceTest {
         assertThat(again.accessMode()).isEqualTo(AccessMode.ACCESS_MODE_READ_WRITE);
         expectErrno(Errno.EEXIST, () -> namespace.open(root(), "vol", "/f", CREAT | EXCL | WRONLY, 0644));
         expectErrno(Errno.ENOENT, () -> namespace.open(root(), "vol", "/g", WRONLY, 0644));
+        expectErrno(Errno.ENOTDIR, () -> namespace.open(root(), "vol", "/f/x", CREAT | WRONLY, 0644));
+        expectErrno(Errno.ENOTDIR, () -> namespace.open(root(), "vol", "/f/", RDWR, 0644));
         assertThat(namespace.open(root(), "vol", "/f", 0, 0).accessMode()).isEqualTo(AccessMode.ACCESS_MODE_READ);
     }
 

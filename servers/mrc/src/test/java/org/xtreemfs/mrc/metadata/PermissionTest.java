@@ -48,6 +48,7 @@ class PermissionTest {
         dir(ROOT, "/private", 0700);
         file(ROOT, "/private/f", 0644);
         expectErrno(Errno.EACCES, () -> namespace.getattr(as(ALICE), "vol", "/private/f"));
+        expectErrno(Errno.EACCES, () -> namespace.open(as(ALICE), "vol", "/private/f", 0, 0));
         assertThat(namespace.getattr(as(ROOT), "vol", "/private/f").getUid()).isZero();
         dir(ROOT, "/listonly", 0744);
         expectErrno(Errno.EACCES, () -> namespace.getattr(as(ALICE), "vol", "/listonly/x"));
