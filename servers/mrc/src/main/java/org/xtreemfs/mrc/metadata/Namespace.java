@@ -391,6 +391,10 @@ public final class Namespace {
                 if (!create) {
                     throw RpcException.errno(Errno.ENOENT, "no such file or directory: '" + path + "'");
                 }
+                if (path.endsWith("/")) {
+                    throw RpcException.errno(Errno.EISDIR, "cannot create a file named like a directory: '" + path
+                            + "'");
+                }
                 Permissions.check(caller, parent.stat(), Permissions.WRITE | Permissions.EXECUTE, parentPath(path));
                 long inode = allocateInode(transaction, volume.getId());
                 Stat stat = newStat(context, inode, FileModes.S_IFREG | (mode & FileModes.PERMISSION_MASK), 1,

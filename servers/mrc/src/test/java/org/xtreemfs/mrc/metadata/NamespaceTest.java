@@ -109,6 +109,7 @@ class NamespaceTest {
         expectErrno(Errno.ENOENT, () -> namespace.open(root(), "vol", "/g", WRONLY, 0644));
         expectErrno(Errno.ENOTDIR, () -> namespace.open(root(), "vol", "/f/x", CREAT | WRONLY, 0644));
         expectErrno(Errno.ENOTDIR, () -> namespace.open(root(), "vol", "/f/", RDWR, 0644));
+        expectErrno(Errno.EISDIR, () -> namespace.open(root(), "vol", "/new/", CREAT | RDWR, 0644));
         assertThat(namespace.open(root(), "vol", "/f", 0, 0).accessMode()).isEqualTo(AccessMode.ACCESS_MODE_READ);
     }
 
