@@ -1,0 +1,123 @@
+package org.xtreemfs.mrc.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.xtreemfs.mrc.metadata.NamespaceFixture.ROOT;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.InMemoryKvStore;
+import org.xtreemfs.foundation.kv.KeyRange;
+import org.xtreemfs.foundation.kv.KvIterator;
+import org.xtreemfs.foundation.kv.KvStore;
+import org.xtreemfs.foundation.kv.WriteBatch;
+import org.xtreemfs.interfaces.mrc.Stat;
+
+class OneBatchPerOperationTest {
+    /** Counts the store's mutating calls; single puts and deletes would bypass atomicity. */
+    static final class CountingStore implements KvStore {
+        final InMemoryKvStore delegate = new InMemoryKvStore();
+        int batches;
+        int singleWrites;
+
+        @Override
+        public Optional<byte[]> get(byte[] key) {
+            return delegate.get(key);
+        }
+
+        @Override
+        public void put(byte[] key, byte[] value) {
+            singleWrites++;
+            delegate.put(key, value);
+        }
+
+        @Override
+        public void delete(byte[] key) {
+            singleWrites++;
+            delegate.delete(key);
+        }
+
+        @Override
+        public void write(WriteBatch batch, Durability durability) {
+            batches++;
+            delegate.write(batch, durability);
+        }
+
+        @Override
+        public KvIterator iterator(KeyRange range) {
+            return delegate.iterator(range);
+        }
+
+        @Override
+        public void sync() {
+            delegate.sync();
+        }
+
+        @Override
+        public void flush() {
+            delegate.flush();
+        }
+
+        @Override
+        public void checkpoint(Path directory) {
+            delegate.checkpoint(directory);
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+
+    private interface Operation {
+        void run() throws Exception;
+    }
+
+    private final CountingStore store = new CountingStore();
+    private final NamespaceFixture fixture = new NamespaceFixture(store);
+    private final Namespace namespace = fixture.namespace;
+
+    private void assertOneBatch(Operation operation) throws Exception {
+        int before = store.batches;
+        operation.run();
+        assertThat(store.batches - before).isEqualTo(1);
+        assertThat(store.singleWrites).isZero();
+    }
+
+    @Test
+    void everyChangingOperationCommitsExactlyOneBatch() throws Exception {
+        // Each mutation, however many records it touches, reaches the store as one atomic batch.
+        assertOneBatch(() -> fixture.createVolume("vol"));
+        assertOneBatch(() -> namespace.mkdir(fixture.as(ROOT), "vol", "/a", 0755));
+        assertOneBatch(() -> namespace.mkdir(fixture.as(ROOT), "vol", "/b", 0755));
+        assertOneBatch(() -> namespace.open(fixture.as(ROOT), "vol", "/a/f", NamespaceTest.CREAT | NamespaceTest.WRONLY,
+                0644));
+        assertOneBatch(() -> namespace.open(fixture.as(ROOT), "vol", "/a/f", NamespaceTest.TRUNC | NamespaceTest.WRONLY,
+                0));
+        assertOneBatch(() -> namespace.setattr(fixture.as(ROOT), "vol", "/a/f", Stat.newBuilder().setMode(0600).build(),
+                1));
+        assertOneBatch(() -> namespace.setxattr(fixture.as(ROOT), "vol", "/a/f", "user.x", new byte[] {1}, 0));
+        assertOneBatch(() -> namespace.link(fixture.as(ROOT), "vol", "/a/f", "/b/g"));
+        assertOneBatch(() -> namespace.symlink(fixture.as(ROOT), "vol", "a/f", "/l"));
+        assertOneBatch(() -> namespace.mknod(fixture.as(ROOT), "vol", "/p", FileModes.S_IFIFO | 0600, 0));
+        assertOneBatch(() -> namespace.rename(fixture.as(ROOT), "vol", "/a", "/b/a", 0, ""));
+        assertOneBatch(() -> namespace.unlink(fixture.as(ROOT), "vol", "/b/g"));
+        assertOneBatch(() -> namespace.removexattr(fixture.as(ROOT), "vol", "/b/a/f", "user.x"));
+        assertOneBatch(() -> namespace.unlink(fixture.as(ROOT), "vol", "/b/a/f"));
+        assertOneBatch(() -> namespace.rmdir(fixture.as(ROOT), "vol", "/b/a"));
+        assertOneBatch(() -> namespace.deleteVolume(fixture.as(ROOT), "vol"));
+    }
+
+    @Test
+    void readsAndFailuresCommitNothing() throws Exception {
+        // Lookups and rejected operations leave the store untouched.
+        fixture.createVolume("vol");
+        int before = store.batches;
+        namespace.getattr(fixture.as(ROOT), "vol", "/");
+        namespace.readdir(fixture.as(ROOT), "vol", "/", 0, 0, false);
+        NamespaceFixture.failure(() -> namespace.rmdir(fixture.as(ROOT), "vol", "/missing"));
+        NamespaceFixture.failure(() -> namespace.mkdir(fixture.as(ROOT), "vol", "/", 0755));
+        assertThat(store.batches).isEqualTo(before);
+    }
+}
