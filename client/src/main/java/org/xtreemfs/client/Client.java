@@ -116,7 +116,7 @@ public final class Client implements AutoCloseable {
 
     /** The services of a type the DIR knows (alive ones only). */
     public List<Service> services(ServiceType type) throws XtreemFSException {
-        return await("list services of type " + type, retrier.call(true,
+        return await("list services of type " + type + " at the DIR " + describeDir(), retrier.call(true,
                 () -> dir.serviceGetByType(type, false), null)).getServicesList();
     }
 
@@ -174,13 +174,17 @@ public final class Client implements AutoCloseable {
         }
     }
 
+    private String describeDir() {
+        return dir.address().getHostString() + ":" + dir.address().getPort();
+    }
+
     private String availableMrcUuid(String operation) throws XtreemFSException {
         for (Service service : services(ServiceType.SERVICE_TYPE_MRC)) {
             if (service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE) {
                 return service.getUuid();
             }
         }
-        throw new XtreemFSException(Errno.EAGAIN, operation + ": the DIR at " + dir.address()
+        throw new XtreemFSException(Errno.EAGAIN, operation + ": the DIR at " + describeDir()
                 + " lists no available MRC");
     }
 }
