@@ -1,0 +1,307 @@
+package org.xtreemfs.foundation.stage;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.clock.Clock;
+
+/**
+ * One SEDA stage: a bounded FIFO queue drained by a fixed number of worker threads. Messages of
+ * one stage may run concurrently on different workers; use {@link OrderedStage} when messages of
+ * one key must not.
+ *
+ * <p>Invariants: the queue never holds more than {@code queueCapacity} messages; after
+ * {@link #shutdown} returns, every accepted message was either handled or passed to
+ * {@link StageHandler#onDiscarded}. Workers are daemon threads, so a forgotten stage never keeps a
+ * JVM alive; servers keep running through their own non-daemon threads or the launcher.
+ *
+ * @param <M> the message type, normally a sealed interface of records
+ */
+public final class Stage<M> implements AutoCloseable {
+
+    /** How long close() lets pending messages drain before discarding them. */
+    public static final Duration CLOSE_DRAIN_TIMEOUT = Duration.ofSeconds(10);
+
+    /** Idle workers wake this often to notice a shutdown; bounds shutdown latency when idle. */
+    private static final long IDLE_POLL_MS = 100;
+
+    private static final Logger LOG = LoggerFactory.getLogger(Stage.class);
+
+    private enum State { RUNNING, DRAINING, STOPPED }
+
+    private final String name;
+    private final int queueCapacity;
+    private final BlockingQueue<M> queue;
+    private final StageHandler<M> handler;
+    private final Clock clock;
+    private final List<WorkerLoad> workerLoads = new ArrayList<>();
+    private final List<Thread> workerThreads = new ArrayList<>();
+    /** Submitters hold the read lock while enqueueing, so no message slips in after shutdown. */
+    private final ReentrantReadWriteLock stateLock = new ReentrantReadWriteLock();
+    private volatile State state = State.RUNNING;
+    private final AtomicLong handledCount = new AtomicLong();
+    private final AtomicLong failedCount = new AtomicLong();
+    private final AtomicLong rejectedCount = new AtomicLong();
+    private final Object sampleLock = new Object();
+    private long lastSampleNanos;
+    private double lastBusyFraction;
+
+    private Stage(String name, int queueCapacity, StageHandler<M> handler, Clock clock) {
+        this.name = name;
+        this.queueCapacity = queueCapacity;
+        this.queue = new ArrayBlockingQueue<>(queueCapacity);
+        this.handler = handler;
+        this.clock = clock;
+        this.lastSampleNanos = clock.monotonicNanos();
+    }
+
+    /**
+     * Creates a stage and starts its workers.
+     *
+     * @param name short name used in thread names, errors and metrics, e.g. {@code storage}
+     * @param queueCapacity maximum number of pending messages, at least 1
+     * @param workerThreadCount number of workers, at least 1
+     * @param clock measures busy time for {@link #sampleBusyFraction()}
+     */
+    public static <M> Stage<M> start(String name, int queueCapacity, int workerThreadCount,
+            Clock clock, StageHandler<M> handler) {
+        if (queueCapacity < 1 || workerThreadCount < 1) {
+            throw new IllegalArgumentException("stage " + name + " needs queueCapacity >= 1 and"
+                    + " workerThreadCount >= 1, got " + queueCapacity + " and "
+                    + workerThreadCount);
+        }
+        Stage<M> stage = new Stage<>(name, queueCapacity, handler, clock);
+        for (int i = 0; i < workerThreadCount; i++) {
+            WorkerLoad load = new WorkerLoad();
+            Thread thread = new Thread(() -> stage.runWorker(load), "stage-" + name + "-" + i);
+            thread.setDaemon(true);
+            stage.workerLoads.add(load);
+            stage.workerThreads.add(thread);
+        }
+        stage.workerThreads.forEach(Thread::start);
+        return stage;
+    }
+
+    /**
+     * Enqueues a message.
+     *
+     * @throws OverloadedException if the queue is full
+     * @throws StageShutdownException if the stage is shutting down
+     */
+    public void submit(M message) {
+        if (!offer(message)) {
+            throw new OverloadedException(name, queueCapacity);
+        }
+    }
+
+    /**
+     * Enqueues a message if there is room.
+     *
+     * @return false if the queue is full (the message was not accepted)
+     * @throws StageShutdownException if the stage is shutting down
+     */
+    public boolean offer(M message) {
+        if (message == null) {
+            throw new IllegalArgumentException("stage " + name + ": message must not be null");
+        }
+        stateLock.readLock().lock();
+        try {
+            if (state != State.RUNNING) {
+                throw new StageShutdownException(name, "no new messages are accepted");
+            }
+            boolean accepted = queue.offer(message);
+            if (!accepted) {
+                rejectedCount.incrementAndGet();
+            }
+            return accepted;
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int queueLength() {
+        return queue.size();
+    }
+
+    public int queueCapacity() {
+        return queueCapacity;
+    }
+
+    /**
+     * Ends the current load period and returns the share of worker time spent in handlers during
+     * it (0.0..1.0, averaged over workers). Call once per period, e.g. per heartbeat; the result is
+     * also what {@link #metrics()} reports until the next call.
+     */
+    public double sampleBusyFraction() {
+        synchronized (sampleLock) {
+            long nowNanos = clock.monotonicNanos();
+            long periodNanos = nowNanos - lastSampleNanos;
+            long busyNanos = 0;
+            for (WorkerLoad load : workerLoads) {
+                busyNanos += load.takeBusyNanos(nowNanos);
+            }
+            lastSampleNanos = nowNanos;
+            if (periodNanos > 0) {
+                double fraction = (double) busyNanos / ((double) periodNanos * workerLoads.size());
+                lastBusyFraction = Math.max(0.0, Math.min(1.0, fraction));
+            }
+            return lastBusyFraction;
+        }
+    }
+
+    public StageMetrics metrics() {
+        double busyFraction;
+        synchronized (sampleLock) {
+            busyFraction = lastBusyFraction;
+        }
+        return new StageMetrics(name, queue.size(), queueCapacity, workerThreads.size(),
+                handledCount.get(), failedCount.get(), rejectedCount.get(), busyFraction);
+    }
+
+    /**
+     * Stops accepting messages, lets workers drain the queue for up to {@code drainTimeout}, then
+     * interrupts them and passes what is left to {@link StageHandler#onDiscarded}. Idempotent.
+     * The timeout is real time: it bounds how long a process waits to exit.
+     *
+     * @return the number of discarded messages
+     */
+    public int shutdown(Duration drainTimeout) {
+        beginShutdown();
+        return awaitShutdown(System.nanoTime() + drainTimeout.toNanos());
+    }
+
+    /** Shuts down with {@link #CLOSE_DRAIN_TIMEOUT}. */
+    @Override
+    public void close() {
+        shutdown(CLOSE_DRAIN_TIMEOUT);
+    }
+
+    void beginShutdown() {
+        stateLock.writeLock().lock();
+        try {
+            if (state == State.RUNNING) {
+                state = State.DRAINING;
+            }
+        } finally {
+            stateLock.writeLock().unlock();
+        }
+    }
+
+    int awaitShutdown(long deadlineNanos) {
+        for (Thread thread : workerThreads) {
+            long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            joinQuietly(thread, Math.max(1, remainingMs));
+        }
+        state = State.STOPPED;
+        int discarded = discardPending();
+        for (Thread thread : workerThreads) {
+            if (thread.isAlive()) {
+                LOG.warn("stage {}: worker {} still busy after the drain timeout; interrupting",
+                        name, thread.getName());
+                thread.interrupt();
+            }
+        }
+        return discarded;
+    }
+
+    private int discardPending() {
+        List<M> pending = new ArrayList<>();
+        queue.drainTo(pending);
+        for (M message : pending) {
+            try {
+                handler.onDiscarded(message, new StageShutdownException(name,
+                        "the message was discarded before it was handled"));
+            } catch (RuntimeException e) {
+                LOG.warn("stage {}: onDiscarded failed", name, e);
+            }
+        }
+        if (!pending.isEmpty()) {
+            LOG.warn("stage {}: discarded {} pending messages at shutdown", name, pending.size());
+        }
+        return pending.size();
+    }
+
+    private static void joinQuietly(Thread thread, long timeoutMs) {
+        try {
+            thread.join(timeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void runWorker(WorkerLoad load) {
+        while (state != State.STOPPED) {
+            M message;
+            try {
+                message = state == State.RUNNING ? queue.poll(IDLE_POLL_MS, TimeUnit.MILLISECONDS)
+                        : queue.poll();
+            } catch (InterruptedException e) {
+                continue;
+            }
+            if (message == null) {
+                if (state != State.RUNNING) {
+                    return;
+                }
+                continue;
+            }
+            handleOne(message, load);
+        }
+    }
+
+    private void handleOne(M message, WorkerLoad load) {
+        load.begin(clock.monotonicNanos());
+        try {
+            handler.handle(message);
+            handledCount.incrementAndGet();
+        } catch (Exception e) {
+            failedCount.incrementAndGet();
+            LOG.warn("stage {}: handler failed on {}", name, message.getClass().getSimpleName(), e);
+            try {
+                handler.onFailure(message, e);
+            } catch (RuntimeException secondary) {
+                LOG.warn("stage {}: onFailure failed", name, secondary);
+            }
+        } finally {
+            load.end(clock.monotonicNanos());
+        }
+    }
+
+    /** Busy time of one worker since the last sample; guarded by its own monitor. */
+    private static final class WorkerLoad {
+        private long busyNanos;
+        private boolean inMessage;
+        private long messageStartNanos;
+
+        synchronized void begin(long nowNanos) {
+            inMessage = true;
+            messageStartNanos = nowNanos;
+        }
+
+        synchronized void end(long nowNanos) {
+            busyNanos += Math.max(0, nowNanos - messageStartNanos);
+            inMessage = false;
+        }
+
+        /** Counts a message still running up to now, so long messages show in every period. */
+        synchronized long takeBusyNanos(long nowNanos) {
+            if (inMessage) {
+                busyNanos += Math.max(0, nowNanos - messageStartNanos);
+                messageStartNanos = nowNanos;
+            }
+            long result = busyNanos;
+            busyNanos = 0;
+            return result;
+        }
+    }
+}

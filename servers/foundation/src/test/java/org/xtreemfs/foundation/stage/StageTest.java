@@ -1,0 +1,155 @@
+package org.xtreemfs.foundation.stage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.clock.ManualClock;
+import org.xtreemfs.foundation.clock.SystemClock;
+
+class StageTest {
+
+    sealed interface Request permits Read, Write {}
+
+    record Read(int id) implements Request {}
+
+    record Write(int id) implements Request {}
+
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final CountDownLatch firstStarted = new CountDownLatch(1);
+    private final List<Request> handled = new CopyOnWriteArrayList<>();
+    private final List<Request> discarded = new CopyOnWriteArrayList<>();
+    private final List<Request> failed = new CopyOnWriteArrayList<>();
+    private Stage<Request> stage;
+
+    /** Blocks every message until {@link #release} opens, so tests control queue contents. */
+    private final StageHandler<Request> gatedHandler = new StageHandler<>() {
+        @Override
+        public void handle(Request message) throws Exception {
+            firstStarted.countDown();
+            if (!release.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("test never released the handler");
+            }
+            if (message instanceof Write write && write.id() < 0) {
+                throw new IllegalArgumentException("negative id");
+            }
+            handled.add(message);
+        }
+
+        @Override
+        public void onFailure(Request message, Exception error) {
+            failed.add(message);
+        }
+
+        @Override
+        public void onDiscarded(Request message, StageShutdownException reason) {
+            assertThat(reason).hasMessageContaining("stage preprocessing is shut down");
+            discarded.add(message);
+        }
+    };
+
+    @AfterEach
+    void tearDown() {
+        release.countDown();
+        if (stage != null) {
+            stage.shutdown(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void fullQueueRejectsWithStageNameAndBoundAndNeverGrows() {
+        // Proves a full queue throws OverloadedException naming the stage and its capacity.
+        stage = Stage.start("preprocessing", 2, 1, SystemClock.INSTANCE, gatedHandler);
+        stage.submit(new Read(1));
+        await().until(() -> stage.queueLength() == 0);
+        stage.submit(new Read(2));
+        stage.submit(new Read(3));
+        assertThat(stage.offer(new Read(4))).isFalse();
+        assertThatThrownBy(() -> stage.submit(new Read(5)))
+                .isInstanceOfSatisfying(OverloadedException.class, e -> {
+                    assertThat(e.stageName()).isEqualTo("preprocessing");
+                    assertThat(e.queueCapacity()).isEqualTo(2);
+                })
+                .hasMessage("stage preprocessing is overloaded: its queue is full at 2 pending"
+                        + " messages");
+        assertThat(stage.queueLength()).isEqualTo(2);
+        assertThat(stage.metrics().rejectedCount()).isEqualTo(2);
+        release.countDown();
+        await().until(() -> handled.size() == 3);
+        assertThat(handled).containsExactly(new Read(1), new Read(2), new Read(3));
+    }
+
+    @Test
+    void handlerFailureIsCountedAndReportedAndStageKeepsServing() {
+        // Proves an exception in one message reaches onFailure and does not kill the worker.
+        release.countDown();
+        stage = Stage.start("preprocessing", 8, 1, SystemClock.INSTANCE, gatedHandler);
+        stage.submit(new Write(-1));
+        stage.submit(new Write(7));
+        await().until(() -> handled.size() == 1);
+        assertThat(failed).containsExactly(new Write(-1));
+        assertThat(stage.metrics().failedCount()).isEqualTo(1);
+        assertThat(stage.metrics().handledCount()).isEqualTo(1);
+    }
+
+    @Test
+    void gracefulShutdownDrainsPendingMessages() {
+        // Proves an unhurried shutdown handles every accepted message, then rejects new ones.
+        stage = Stage.start("preprocessing", 16, 2, SystemClock.INSTANCE, gatedHandler);
+        for (int i = 0; i < 10; i++) {
+            stage.submit(new Read(i));
+        }
+        release.countDown();
+        assertThat(stage.shutdown(Duration.ofSeconds(5))).isZero();
+        assertThat(handled).hasSize(10);
+        assertThatThrownBy(() -> stage.submit(new Read(99)))
+                .isInstanceOf(StageShutdownException.class)
+                .hasMessageContaining("preprocessing");
+    }
+
+    @Test
+    void shutdownTimeoutDiscardsPendingMessagesThroughTheHandler() {
+        // Proves messages left after the drain timeout go to onDiscarded, not lost silently.
+        stage = Stage.start("preprocessing", 16, 1, SystemClock.INSTANCE, gatedHandler);
+        for (int i = 0; i < 5; i++) {
+            stage.submit(new Read(i));
+        }
+        await().until(() -> stage.queueLength() == 4);
+        int discardedCount = stage.shutdown(Duration.ofMillis(50));
+        assertThat(discardedCount).isEqualTo(4);
+        assertThat(discarded).containsExactly(new Read(1), new Read(2), new Read(3), new Read(4));
+    }
+
+    @Test
+    void busyFractionFollowsTheClock() {
+        // Proves busy fraction is busy worker time over period time, including running messages.
+        ManualClock clock = new ManualClock();
+        stage = Stage.start("preprocessing", 4, 2, clock, gatedHandler);
+        stage.submit(new Read(1));
+        await().until(() -> firstStarted.getCount() == 0);
+        clock.advanceMillis(100);
+        // One of two workers was busy the whole period.
+        assertThat(stage.sampleBusyFraction()).isEqualTo(0.5);
+        assertThat(stage.metrics().busyFraction()).isEqualTo(0.5);
+        release.countDown();
+        await().until(() -> handled.size() == 1);
+        clock.advanceMillis(100);
+        assertThat(stage.sampleBusyFraction()).isZero();
+    }
+
+    @Test
+    void rejectsNonsenseConstruction() {
+        // Proves a zero-capacity queue or zero workers cannot be configured.
+        assertThatThrownBy(() -> Stage.start("x", 0, 1, SystemClock.INSTANCE, gatedHandler))
+                .hasMessageContaining("queueCapacity >= 1");
+        assertThatThrownBy(() -> Stage.start("x", 1, 0, SystemClock.INSTANCE, gatedHandler))
+                .hasMessageContaining("workerThreadCount >= 1");
+    }
+}

@@ -1,0 +1,106 @@
+package org.xtreemfs.mrc.metadata;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.xtreemfs.foundation.kv.KeyRange;
+import org.xtreemfs.foundation.kv.Keys;
+
+/**
+ * Key layout of the MRC's KV store. Every key starts with a one-byte record kind; namespace keys then
+ * carry the volume id (a fixed-length UUID string) and a 0x00 separator, so one volume's records of
+ * one kind form a contiguous range and dentries of one directory sort by name (unsigned UTF-8 bytes).
+ *
+ * <pre>
+ * 'V' volumeId                          -> Volume (protobuf)
+ * 'N' volumeName                        -> volumeId (UTF-8)
+ * 'C' volumeId                          -> next free inode number (8 bytes, big-endian)
+ * 'I' volumeId 0x00 inode               -> InodeRecord
+ * 'D' volumeId 0x00 parentInode name    -> child inode (8 bytes, big-endian)
+ * 'X' volumeId 0x00 inode name          -> xattr value
+ * 'M' name                              -> MRC-wide values (e.g. the service UUID)
+ * </pre>
+ */
+public final class KvLayout {
+    static final byte VOLUME = 'V';
+    static final byte VOLUME_NAME = 'N';
+    static final byte INODE_COUNTER = 'C';
+    static final byte INODE = 'I';
+    static final byte DENTRY = 'D';
+    static final byte XATTR = 'X';
+    static final byte MRC = 'M';
+    private static final byte SEPARATOR = 0;
+
+    private KvLayout() {}
+
+    static byte[] volume(String volumeId) {
+        return Keys.concat(new byte[] {VOLUME}, Keys.utf8(volumeId));
+    }
+
+    static KeyRange allVolumes() {
+        return KeyRange.prefix(new byte[] {VOLUME});
+    }
+
+    static byte[] volumeName(String volumeName) {
+        return Keys.concat(new byte[] {VOLUME_NAME}, Keys.utf8(volumeName));
+    }
+
+    static byte[] inodeCounter(String volumeId) {
+        return Keys.concat(new byte[] {INODE_COUNTER}, Keys.utf8(volumeId));
+    }
+
+    static byte[] inode(String volumeId, long inode) {
+        return Keys.concat(volumePrefix(INODE, volumeId), Keys.longBigEndian(inode));
+    }
+
+    static byte[] dentry(String volumeId, long parentInode, String name) {
+        return Keys.concat(dentryPrefix(volumeId, parentInode), Keys.utf8(name));
+    }
+
+    static byte[] dentryPrefix(String volumeId, long parentInode) {
+        return Keys.concat(volumePrefix(DENTRY, volumeId), Keys.longBigEndian(parentInode));
+    }
+
+    /** The name part of a dentry key produced by {@link #dentry}. */
+    static String dentryName(String volumeId, byte[] key) {
+        int offset = 1 + Keys.utf8(volumeId).length + 1 + Long.BYTES;
+        return new String(key, offset, key.length - offset, StandardCharsets.UTF_8);
+    }
+
+    static byte[] xattr(String volumeId, long inode, String name) {
+        return Keys.concat(xattrPrefix(volumeId, inode), Keys.utf8(name));
+    }
+
+    static byte[] xattrPrefix(String volumeId, long inode) {
+        return Keys.concat(volumePrefix(XATTR, volumeId), Keys.longBigEndian(inode));
+    }
+
+    static String xattrName(String volumeId, byte[] key) {
+        return dentryName(volumeId, key);
+    }
+
+    /** Every record of one kind that belongs to a volume. */
+    static KeyRange volumeRange(byte kind, String volumeId) {
+        return KeyRange.prefix(volumePrefix(kind, volumeId));
+    }
+
+    static byte[] mrcValue(String name) {
+        return Keys.concat(new byte[] {MRC}, Keys.utf8(name));
+    }
+
+    static byte[] encodeLong(long value) {
+        return Keys.longBigEndian(value);
+    }
+
+    static long decodeLong(byte[] value) {
+        if (value.length != Long.BYTES) {
+            throw new IllegalStateException("corrupt 8-byte value of length " + value.length + ": "
+                    + Arrays.toString(value));
+        }
+        return ByteBuffer.wrap(value).getLong();
+    }
+
+    private static byte[] volumePrefix(byte kind, String volumeId) {
+        return Keys.concat(new byte[] {kind}, Keys.utf8(volumeId), new byte[] {SEPARATOR});
+    }
+}

@@ -1,0 +1,71 @@
+package org.xtreemfs.mrc.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.util.List;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.InMemoryKvStore;
+import org.xtreemfs.foundation.kv.KvStore;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.common.OsdUsageType;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.interfaces.rpc.ErrorType;
+import org.xtreemfs.mrc.placement.OsdCandidate;
+import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
+
+/** A namespace on an in-memory store with one volume "vol" (mode 0777, owned by root) and three OSDs. */
+class NamespaceFixture {
+    static final Caller ROOT = Caller.root();
+    static final Caller ALICE = new Caller("alice", 1000, 1000, List.of(1000, 50));
+    static final Caller BOB = new Caller("bob", 1001, 1001, List.of(1001));
+    static final List<OsdCandidate> OSDS = List.of(
+            new OsdCandidate("osd-a", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5),
+            new OsdCandidate("osd-b", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5),
+            new OsdCandidate("osd-c", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5));
+
+    final KvStore store;
+    final Namespace namespace;
+    long nowMs = 1_767_225_600_000L;
+
+    NamespaceFixture() {
+        this(new InMemoryKvStore());
+    }
+
+    NamespaceFixture(KvStore store) {
+        this.store = store;
+        this.namespace = new Namespace(store, OsdSelectionPolicies.standard(0), Durability.BUFFERED);
+    }
+
+    OperationContext as(Caller caller) {
+        nowMs += 1000;
+        return OperationContext.of(caller, nowMs).withOsds(OSDS);
+    }
+
+    Volume createVolume(String name) throws RpcException {
+        return namespace.createVolume(as(ROOT), Volume.newBuilder().setName(name).setMode(0777).build(),
+                "00000000-0000-0000-0000-00000000000" + (namespace.listVolumes().size() + 1));
+    }
+
+    static RpcException failure(ThrowingCallable call) {
+        RpcException error = catchThrowableOfType(RpcException.class, call);
+        assertThat(error).as("expected an RpcException").isNotNull();
+        return error;
+    }
+
+    /** Asserts the call fails with that errno and returns the message. */
+    static String expectErrno(int errno, ThrowingCallable call) {
+        RpcException error = failure(call);
+        assertThat(error.errorType()).as(error.toString()).isEqualTo(ErrorType.ERRNO);
+        assertThat(Errno.name(error.posixErrno())).as(error.getMessage()).isEqualTo(Errno.name(errno));
+        return error.getMessage();
+    }
+
+    static String expectInvalidArgs(ThrowingCallable call) {
+        RpcException error = failure(call);
+        assertThat(error.errorType()).as(error.toString()).isEqualTo(ErrorType.INVALID_ARGS);
+        return error.getMessage();
+    }
+}

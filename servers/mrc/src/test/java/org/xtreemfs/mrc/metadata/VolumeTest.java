@@ -1,0 +1,133 @@
+package org.xtreemfs.mrc.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.xtreemfs.mrc.metadata.NamespaceFixture.ALICE;
+import static org.xtreemfs.mrc.metadata.NamespaceFixture.BOB;
+import static org.xtreemfs.mrc.metadata.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.metadata.NamespaceFixture.expectErrno;
+import static org.xtreemfs.mrc.metadata.NamespaceFixture.expectInvalidArgs;
+
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.common.StripingPolicy;
+import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.interfaces.mrc.Volume;
+
+class VolumeTest {
+    private final NamespaceFixture fixture = new NamespaceFixture();
+    private final Namespace namespace = fixture.namespace;
+
+    private Volume create(Volume.Builder request) throws Exception {
+        return namespace.createVolume(fixture.as(ALICE), request.build(), "11111111-2222-3333-4444-555555555555");
+    }
+
+    @Test
+    void createFillsDefaultsAndOwnerFromCredentials() throws Exception {
+        // A bare create gets RAID0 128 KiB width 1, mode 0777, the caller as owner and a root directory.
+        Volume volume = create(Volume.newBuilder().setName("data"));
+        assertThat(volume.getId()).isEqualTo("11111111-2222-3333-4444-555555555555");
+        assertThat(volume.getOwnerUid()).isEqualTo(1000);
+        assertThat(volume.getOwnerUsername()).isEqualTo("alice");
+        assertThat(volume.getMode()).isEqualTo(0777);
+        assertThat(volume.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(131072);
+        assertThat(volume.getDefaultStripingPolicy().getWidth()).isEqualTo(1);
+        Stat root = namespace.getattr(fixture.as(ALICE), "data", "/");
+        assertThat(root.getMode()).isEqualTo(FileModes.S_IFDIR | 0777);
+        assertThat(root.getUid()).isEqualTo(1000);
+        assertThat(root.getNlink()).isEqualTo(2);
+        assertThat(namespace.listVolumes()).extracting(Volume::getName).containsExactly("data");
+    }
+
+    @Test
+    void createKeepsGivenOwnerStripingAndReservation() throws Exception {
+        // Explicit owner, striping and a consistent reservation are stored as given.
+        QosReservation reservation = QosReservation.newBuilder().setType(QosType.SEQUENTIAL)
+                .setCapacityBytes(1L << 30).setThroughputMibPerS(150).build();
+        Volume volume = create(Volume.newBuilder().setName("seq").setOwnerUid(7).setOwnerGid(8)
+                .setOwnerUsername("svc").setMode(0750)
+                .setDefaultStripingPolicy(StripingPolicy.newBuilder().setObjectSizeBytes(1 << 20).setWidth(3))
+                .setReservation(reservation));
+        assertThat(volume.getOwnerUid()).isEqualTo(7);
+        assertThat(volume.getReservation()).isEqualTo(reservation);
+        assertThat(namespace.volume("seq")).isEqualTo(volume);
+        assertThat(namespace.volume("seq").getDefaultStripingPolicy().getWidth()).isEqualTo(3);
+    }
+
+    @Test
+    void invalidNamesAreRejectedNamingTheName() {
+        // Empty, '/', control characters and over-long names are INVALID_ARGS naming the name.
+        assertThat(expectInvalidArgs(() -> create(Volume.newBuilder().setName("")))).contains("''");
+        assertThat(expectInvalidArgs(() -> create(Volume.newBuilder().setName("a/b")))).contains("'a/b'");
+        assertThat(expectInvalidArgs(() -> create(Volume.newBuilder().setName("tab\there")))).contains("tab\\x09here");
+        assertThat(expectInvalidArgs(() -> create(Volume.newBuilder().setName("x".repeat(256))))).contains("xxx");
+    }
+
+    @Test
+    void duplicateIsEexistAndUnknownIsEnoent() throws Exception {
+        // A second volume with the same name fails; unknown names fail with ENOENT naming the volume.
+        create(Volume.newBuilder().setName("data"));
+        assertThat(expectErrno(Errno.EEXIST, () -> create(Volume.newBuilder().setName("data")))).contains("'data'");
+        assertThat(expectErrno(Errno.ENOENT, () -> namespace.volume("nope"))).contains("'nope'");
+        assertThat(expectErrno(Errno.ENOENT, () -> namespace.deleteVolume(fixture.as(ROOT), "nope")))
+                .contains("'nope'");
+    }
+
+    @Test
+    void reservationFieldsMustMatchTheType() {
+        // Throughput only for SEQUENTIAL, IOPS only for RANDOM, neither for COLD/BEST_EFFORT; missing ones named.
+        assertThat(expectInvalidArgs(() -> create(reservation(QosType.SEQUENTIAL, 1 << 30, 0, 0))))
+                .contains("throughput_mib_per_s");
+        assertThat(expectInvalidArgs(() -> create(reservation(QosType.RANDOM, 1 << 30, 0, 0)))).contains("iops");
+        assertThat(expectInvalidArgs(() -> create(reservation(QosType.RANDOM, 1 << 30, 10, 100))))
+                .contains("throughput_mib_per_s");
+        assertThat(expectInvalidArgs(() -> create(reservation(QosType.SEQUENTIAL, 1 << 30, 10, 100))))
+                .contains("iops");
+        assertThat(expectInvalidArgs(() -> create(reservation(QosType.COLD, 1 << 30, 10, 0))))
+                .contains("throughput_mib_per_s");
+        assertThat(expectInvalidArgs(() -> create(reservation(QosType.BEST_EFFORT, 1 << 30, 0, 5))))
+                .contains("iops");
+        assertThat(expectInvalidArgs(() -> create(reservation(QosType.COLD, 0, 0, 0)))).contains("capacity_bytes");
+    }
+
+    @Test
+    void consistentReservationsOfEveryTypeAreAccepted() throws Exception {
+        // Each type with exactly its own fields is accepted.
+        create(reservation(QosType.SEQUENTIAL, 1 << 30, 100, 0).setName("s"));
+        namespace.createVolume(fixture.as(ALICE), reservation(QosType.RANDOM, 1 << 30, 0, 2000).setName("r").build(),
+                "r-id");
+        namespace.createVolume(fixture.as(ALICE), reservation(QosType.COLD, 1 << 30, 0, 0).setName("c").build(),
+                "c-id");
+        assertThat(namespace.listVolumes()).extracting(Volume::getName).containsExactly("c", "r", "s");
+    }
+
+    @Test
+    void badStripingAndPolicyAreInvalidArgs() {
+        // Object sizes that are not 4 KiB multiples, oversized widths and unknown policies are named.
+        assertThat(expectInvalidArgs(() -> create(Volume.newBuilder().setName("v")
+                .setDefaultStripingPolicy(StripingPolicy.newBuilder().setObjectSizeBytes(1000))))).contains("1000");
+        assertThat(expectInvalidArgs(() -> create(Volume.newBuilder().setName("v")
+                .setDefaultStripingPolicy(StripingPolicy.newBuilder().setWidth(1000))))).contains("1000");
+        assertThat(expectInvalidArgs(() -> create(Volume.newBuilder().setName("v")
+                .setOsdSelectionPolicy("fastest")))).contains("'fastest'");
+    }
+
+    @Test
+    void deleteRemovesEverythingAndOnlyOwnerOrRootMay() throws Exception {
+        // Only owner/root may delete; afterwards the name is free and no record of the volume remains.
+        Volume volume = create(Volume.newBuilder().setName("data"));
+        namespace.mkdir(fixture.as(ALICE), "data", "/d", 0755);
+        expectErrno(Errno.EPERM, () -> namespace.deleteVolume(fixture.as(BOB), "data"));
+        namespace.deleteVolume(fixture.as(ALICE), "data");
+        assertThat(namespace.listVolumes()).isEmpty();
+        assertThat(namespace.volumeById(volume.getId())).isEmpty();
+        create(Volume.newBuilder().setName("data"));
+        expectErrno(Errno.ENOENT, () -> namespace.getattr(fixture.as(ALICE), "data", "/d"));
+    }
+
+    private static Volume.Builder reservation(QosType type, long capacity, double throughput, long iops) {
+        return Volume.newBuilder().setName("v").setReservation(QosReservation.newBuilder().setType(type)
+                .setCapacityBytes(capacity).setThroughputMibPerS(throughput).setIops(iops));
+    }
+}

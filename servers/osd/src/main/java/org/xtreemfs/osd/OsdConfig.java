@@ -1,0 +1,206 @@
+package org.xtreemfs.osd;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.xtreemfs.foundation.config.HostPort;
+import org.xtreemfs.foundation.config.Setting;
+import org.xtreemfs.foundation.config.SettingTypes;
+import org.xtreemfs.foundation.config.Settings;
+import org.xtreemfs.foundation.config.SettingsException;
+import org.xtreemfs.foundation.config.SettingsSchema;
+import org.xtreemfs.interfaces.common.DeviceClass;
+import org.xtreemfs.interfaces.common.OsdUsageType;
+
+/** The OSD's settings, each declared once with type, bounds, default and description; immutable. */
+public final class OsdConfig {
+    /** What kind of reservations this OSD serves (mission: sequential, random, best-effort OSDs). */
+    public enum UsageType {
+        SEQUENTIAL(OsdUsageType.OSD_SEQUENTIAL), RANDOM(OsdUsageType.OSD_RANDOM),
+        BEST_EFFORT(OsdUsageType.OSD_BEST_EFFORT);
+
+        private final OsdUsageType wire;
+
+        UsageType(OsdUsageType wire) {
+            this.wire = wire;
+        }
+
+        public OsdUsageType wire() {
+            return wire;
+        }
+    }
+
+    public enum DeviceType {
+        HDD(DeviceClass.HDD), SSD(DeviceClass.SSD);
+
+        private final DeviceClass wire;
+
+        DeviceType(DeviceClass wire) {
+            this.wire = wire;
+        }
+
+        public DeviceClass wire() {
+            return wire;
+        }
+    }
+
+    /** The MRC's default too, so a local cluster works out of the box; change it in production. */
+    public static final String DEFAULT_CAPABILITY_SECRET = "xtreemfs-qos-change-this-secret";
+    private static final int CAPABILITY_SECRET_LENGTH_MIN = 8;
+
+    public static final Setting<String> UUID = new Setting<>("osd.uuid", SettingTypes.string(true), "",
+            "this OSD's UUID; empty: generated once and kept in <osd.object.path>/osd-uuid");
+    public static final Setting<String> LISTEN_ADDRESS = Setting.string("osd.listen.address", "0.0.0.0",
+            "local address the RPC and status ports bind to");
+    public static final Setting<String> ADVERTISED_ADDRESS = new Setting<>("osd.advertised.address",
+            SettingTypes.string(true), "",
+            "host name or IP registered at the DIR for clients; empty: osd.listen.address, or this host's name");
+    public static final Setting<Integer> PORT = Setting.port("osd.port", 32640, "RPC port (0: any free port)");
+    public static final Setting<Integer> STATUS_PORT = Setting.port("osd.status.port", 30640,
+            "HTTP status page port (0: any free port)");
+    public static final Setting<HostPort> DIR_ADDRESS = Setting.hostPort("osd.dir.address",
+            new HostPort("localhost", 32638), "the DIR this OSD registers at and sends heartbeats to");
+    public static final Setting<Path> OBJECT_PATH = Setting.path("osd.object.path", Path.of("/var/lib/xtreemfs/osd"),
+            "data folder: objects, the deletion queue and the generated UUID");
+    public static final Setting<Integer> STORAGE_THREADS = Setting.integer("osd.storage.threads", 8, 1, 256,
+            "storage threads; operations on one file always run on the same thread, in order");
+    public static final Setting<Integer> PREPROCESSING_THREADS = Setting.integer("osd.preprocessing.threads", 2,
+            1, 64, "threads checking capabilities");
+    public static final Setting<Integer> PREPROCESSING_QUEUE_CAPACITY = Setting.integer(
+            "osd.preprocessing.queueCapacity", 1000, 1, 1_000_000,
+            "requests waiting for the capability check; more are rejected with OVERLOADED");
+    public static final Setting<Integer> QOS_QUEUE_CAPACITY = Setting.integer("osd.qos.queueCapacity", 1000, 1,
+            1_000_000, "requests waiting in the QoS stage; more are rejected with OVERLOADED");
+    public static final Setting<Integer> QOS_IN_FLIGHT_MAX = Setting.integer("osd.qos.inFlightMax", 16, 1, 4096,
+            "requests the QoS stage releases to storage at once (small: the QoS order is the disk's order)");
+    public static final Setting<Long> HEARTBEAT_PERIOD_MS = Setting.longInteger("osd.heartbeat.periodMs", 5000,
+            100, 3_600_000, "period of re-registering at the DIR with space and load (the heartbeat)");
+    public static final Setting<Long> DELETION_DELAY_MS = Setting.longInteger("osd.deletion.delayMs", 60_000, 0,
+            30L * 24 * 3_600_000, "grace period between OSD_UNLINK and deleting the objects (open files stay readable)");
+    public static final Setting<Integer> DELETION_PENDING_MAX = Setting.integer("osd.deletion.pendingMax",
+            1_000_000, 1, 100_000_000, "files waiting for deletion; more unlinks are rejected with OVERLOADED");
+    public static final Setting<UsageType> USAGE_TYPE = Setting.enumeration("osd.usage.type", UsageType.class,
+            UsageType.BEST_EFFORT, "reservation type this OSD serves");
+    public static final Setting<DeviceType> DEVICE_CLASS = Setting.enumeration("osd.device.class",
+            DeviceType.class, DeviceType.HDD, "device class of the object folder's disk");
+    public static final Setting<String> CAPABILITY_SECRET = Setting.string("capability.secret",
+            DEFAULT_CAPABILITY_SECRET, "shared secret checking XCap signatures; the same as the MRC's (>= 8 chars)");
+
+    public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, LISTEN_ADDRESS,
+            ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, STORAGE_THREADS, PREPROCESSING_THREADS,
+            PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, HEARTBEAT_PERIOD_MS,
+            DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, CAPABILITY_SECRET));
+
+    private final Settings settings;
+
+    /**
+     * @throws SettingsException naming the key and value of a setting whose constraint spans more than its
+     *     type (the secret's length)
+     */
+    public OsdConfig(Settings settings) throws SettingsException {
+        if (!settings.schema().equals(SCHEMA)) {
+            throw new IllegalArgumentException("settings of schema " + settings.schema().name()
+                    + " are not OSD settings");
+        }
+        if (settings.get(CAPABILITY_SECRET).length() < CAPABILITY_SECRET_LENGTH_MIN) {
+            throw new SettingsException(CAPABILITY_SECRET.key() + ": \"" + settings.get(CAPABILITY_SECRET)
+                    + "\" is shorter than " + CAPABILITY_SECRET_LENGTH_MIN + " characters");
+        }
+        this.settings = settings;
+    }
+
+    /** Reads an optional properties file, applies overrides (-D key=value) and validates everything. */
+    public static OsdConfig load(Path configFile, Map<String, String> overrides) throws SettingsException {
+        return new OsdConfig(SCHEMA.validate(SettingsSchema.load(configFile, overrides)));
+    }
+
+    /** Defaults plus the given values; for tests and in-process servers. */
+    public static OsdConfig of(Map<String, String> values) throws SettingsException {
+        return load(null, values);
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    /** The configured UUID, empty when it is to be generated. */
+    public String uuid() {
+        return settings.get(UUID);
+    }
+
+    public String listenAddress() {
+        return settings.get(LISTEN_ADDRESS);
+    }
+
+    public String advertisedAddress() {
+        return settings.get(ADVERTISED_ADDRESS);
+    }
+
+    public int port() {
+        return settings.get(PORT);
+    }
+
+    public int statusPort() {
+        return settings.get(STATUS_PORT);
+    }
+
+    public HostPort dirAddress() {
+        return settings.get(DIR_ADDRESS);
+    }
+
+    public Path objectPath() {
+        return settings.get(OBJECT_PATH);
+    }
+
+    public int storageThreads() {
+        return settings.get(STORAGE_THREADS);
+    }
+
+    public int preprocessingThreads() {
+        return settings.get(PREPROCESSING_THREADS);
+    }
+
+    public int preprocessingQueueCapacity() {
+        return settings.get(PREPROCESSING_QUEUE_CAPACITY);
+    }
+
+    public int qosQueueCapacity() {
+        return settings.get(QOS_QUEUE_CAPACITY);
+    }
+
+    public int qosInFlightMax() {
+        return settings.get(QOS_IN_FLIGHT_MAX);
+    }
+
+    public long heartbeatPeriodMs() {
+        return settings.get(HEARTBEAT_PERIOD_MS);
+    }
+
+    public long deletionDelayMs() {
+        return settings.get(DELETION_DELAY_MS);
+    }
+
+    public int deletionPendingMax() {
+        return settings.get(DELETION_PENDING_MAX);
+    }
+
+    public UsageType usageType() {
+        return settings.get(USAGE_TYPE);
+    }
+
+    public DeviceType deviceClass() {
+        return settings.get(DEVICE_CLASS);
+    }
+
+    public String capabilitySecret() {
+        return settings.get(CAPABILITY_SECRET);
+    }
+
+    /** Every effective value, with the secret masked: safe to log. */
+    @Override
+    public String toString() {
+        Map<String, String> values = new java.util.LinkedHashMap<>(settings.formatted());
+        values.put(CAPABILITY_SECRET.key(), "***");
+        return "osd" + values;
+    }
+}

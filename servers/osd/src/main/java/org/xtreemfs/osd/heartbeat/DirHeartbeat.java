@@ -1,0 +1,107 @@
+package org.xtreemfs.osd.heartbeat;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.rpc.RpcClient;
+import org.xtreemfs.foundation.stubs.DirServiceClient;
+import org.xtreemfs.interfaces.dir.AddressMapping;
+import org.xtreemfs.interfaces.dir.AddressMappingSet;
+import org.xtreemfs.interfaces.dir.OsdAttributes;
+import org.xtreemfs.interfaces.dir.Service;
+import org.xtreemfs.interfaces.dir.ServiceStatus;
+import org.xtreemfs.interfaces.dir.ServiceType;
+
+/**
+ * Registers the OSD at the DIR and keeps it registered: DIR_ADDRESS_MAPPINGS_SET until it succeeds once,
+ * then DIR_SERVICE_REGISTER with fresh attributes every period (that re-registration is the heartbeat). A
+ * failed call is logged and retried on the next period; the OSD keeps serving without its DIR.
+ */
+public final class DirHeartbeat implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DirHeartbeat.class);
+
+    private final DirServiceClient dir;
+    private final String uuid;
+    private final AddressMapping mapping;
+    private final Supplier<OsdAttributes> attributes;
+    private final long periodMs;
+    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "osd-heartbeat");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final AtomicLong heartbeatsSent = new AtomicLong();
+    private final AtomicLong heartbeatsFailed = new AtomicLong();
+    private volatile boolean mappingRegistered;
+    private volatile String lastError = "";
+
+    /** @param attributes sampled once per heartbeat (it may reset load counters) */
+    public DirHeartbeat(DirServiceClient dir, String uuid, AddressMapping mapping,
+            Supplier<OsdAttributes> attributes, long periodMs) {
+        this.dir = dir;
+        this.uuid = uuid;
+        this.mapping = mapping;
+        this.attributes = attributes;
+        this.periodMs = periodMs;
+    }
+
+    public void start() {
+        executor.scheduleWithFixedDelay(this::beat, 0, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** One heartbeat; true when the DIR accepted it. Runs on the heartbeat thread (it blocks on the DIR). */
+    public boolean beat() {
+        try {
+            if (!mappingRegistered) {
+                RpcClient.await(dir.addressMappingsSet(AddressMappingSet.newBuilder().addMappings(mapping).build()));
+                mappingRegistered = true;
+            }
+            RpcClient.await(dir.serviceRegister(service()));
+            heartbeatsSent.incrementAndGet();
+            lastError = "";
+            return true;
+        } catch (Exception e) {
+            heartbeatsFailed.incrementAndGet();
+            lastError = e.toString();
+            LOG.warn("heartbeat to DIR {} failed (retry in {} ms): {}", dir.address(), periodMs, e.toString());
+            return false;
+        }
+    }
+
+    Service service() {
+        return Service.newBuilder()
+                .setType(ServiceType.SERVICE_TYPE_OSD)
+                .setUuid(uuid)
+                .setName("OSD " + uuid)
+                .setStatus(ServiceStatus.SERVICE_STATUS_AVAILABLE)
+                .setOsdAttributes(attributes.get())
+                .build();
+    }
+
+    public long heartbeatsSent() {
+        return heartbeatsSent.get();
+    }
+
+    public long heartbeatsFailed() {
+        return heartbeatsFailed.get();
+    }
+
+    /** The last failure's description, empty after a success. */
+    public String lastError() {
+        return lastError;
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

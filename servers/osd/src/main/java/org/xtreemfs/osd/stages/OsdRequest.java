@@ -1,0 +1,68 @@
+package org.xtreemfs.osd.stages;
+
+import io.netty.buffer.ByteBuf;
+import org.xtreemfs.foundation.rpc.RpcCall;
+import org.xtreemfs.interfaces.common.FileCredentials;
+
+/**
+ * A parsed file request on its way through the pipeline, before its capability is checked. Each record
+ * keeps the call it answers; the storage stage answers it exactly once.
+ */
+public sealed interface OsdRequest {
+    RpcCall call();
+
+    FileCredentials credentials();
+
+    String fileId();
+
+    /** Writes, truncates and unlinks need a capability with write access. */
+    default boolean needsWriteAccess() {
+        return false;
+    }
+
+    /** What the request costs the device in bytes, for the queueing policy (0 for metadata-only work). */
+    default long costBytes() {
+        return 0;
+    }
+
+    record ReadObject(RpcCall call, FileCredentials credentials, String fileId, long objectNumber, int offset,
+            int length) implements OsdRequest {
+        @Override
+        public long costBytes() {
+            return length;
+        }
+    }
+
+    /** {@code data} is the call's data segment, valid until the call is answered. */
+    record WriteObject(RpcCall call, FileCredentials credentials, String fileId, long objectNumber, int offset,
+            boolean sync, ByteBuf data) implements OsdRequest {
+        @Override
+        public boolean needsWriteAccess() {
+            return true;
+        }
+
+        @Override
+        public long costBytes() {
+            return data.readableBytes();
+        }
+    }
+
+    record TruncateFile(RpcCall call, FileCredentials credentials, String fileId, long newSizeBytes)
+            implements OsdRequest {
+        @Override
+        public boolean needsWriteAccess() {
+            return true;
+        }
+    }
+
+    record UnlinkFile(RpcCall call, FileCredentials credentials, String fileId) implements OsdRequest {
+        @Override
+        public boolean needsWriteAccess() {
+            return true;
+        }
+    }
+
+    record FsyncFile(RpcCall call, FileCredentials credentials, String fileId) implements OsdRequest {}
+
+    record GetFileSize(RpcCall call, FileCredentials credentials, String fileId) implements OsdRequest {}
+}

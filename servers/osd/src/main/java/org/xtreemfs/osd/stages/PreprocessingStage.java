@@ -1,0 +1,162 @@
+package org.xtreemfs.osd.stages;
+
+import java.util.List;
+import org.xtreemfs.foundation.capability.XCapSigner;
+import org.xtreemfs.foundation.clock.Clock;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.stage.Stage;
+import org.xtreemfs.foundation.stage.StageHandler;
+import org.xtreemfs.foundation.stage.StageMetrics;
+import org.xtreemfs.foundation.stage.StageShutdownException;
+import org.xtreemfs.interfaces.common.AccessMode;
+import org.xtreemfs.interfaces.common.FileCredentials;
+import org.xtreemfs.interfaces.common.Replica;
+import org.xtreemfs.interfaces.common.StripingPolicy;
+import org.xtreemfs.interfaces.common.XCap;
+import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
+import org.xtreemfs.osd.storage.StripeLayout;
+
+/**
+ * First stage after the network: checks each request's capability (signature, expiry against the clock,
+ * file id, write access) and derives this OSD's stripe position from the XLoc, then hands it on. Invariant:
+ * nothing reaches the QoS stage without a valid, unexpired capability for exactly its file.
+ */
+public final class PreprocessingStage implements AutoCloseable {
+    /** Object size when the striping policy leaves it unset, as proto common.StripingPolicy documents. */
+    public static final int DEFAULT_OBJECT_SIZE_BYTES = 131_072;
+    /** Largest object size accepted; a whole object must fit one record's data segment (16 MiB). */
+    public static final int OBJECT_SIZE_BYTES_MAX = 8 * 1024 * 1024;
+
+    private final String ownUuid;
+    private final XCapSigner signer;
+    private final Clock clock;
+    private final Stage<OsdRequest> stage;
+
+    /**
+     * @param next receives every authorized request on a preprocessing thread; it throws RpcException
+     *     (e.g. OVERLOADED) to fail the call
+     */
+    public PreprocessingStage(String ownUuid, XCapSigner signer, Clock clock, int threads, int queueCapacity,
+            Next next) {
+        this.ownUuid = ownUuid;
+        this.signer = signer;
+        this.clock = clock;
+        this.stage = Stage.start("preprocessing", queueCapacity, threads, clock, new StageHandler<>() {
+            @Override
+            public void handle(OsdRequest request) {
+                try {
+                    next.accept(authorize(request));
+                } catch (RpcException e) {
+                    request.call().fail(e);
+                }
+            }
+
+            @Override
+            public void onFailure(OsdRequest request, Exception error) {
+                request.call().fail(RpcException.internal("preprocessing failed: " + error));
+            }
+
+            @Override
+            public void onDiscarded(OsdRequest request, StageShutdownException reason) {
+                request.call().fail(RpcException.internal("OSD is shutting down: " + reason.getMessage()));
+            }
+        });
+    }
+
+    /** The next stage's entry. */
+    @FunctionalInterface
+    public interface Next {
+        void accept(AuthorizedRequest request) throws RpcException;
+    }
+
+    /** Queues a request; OVERLOADED naming the bound when the queue is full. */
+    public void submit(OsdRequest request) throws RpcException {
+        boolean accepted;
+        try {
+            accepted = stage.offer(request);
+        } catch (StageShutdownException e) {
+            throw RpcException.internal("OSD is shutting down: " + e.getMessage());
+        }
+        if (!accepted) {
+            throw RpcException.overloaded("OSD preprocessing queue is full at " + stage.queueCapacity()
+                    + " requests (osd.preprocessing.queueCapacity); retry later");
+        }
+    }
+
+    /** Checks the request's capability and XLoc; pure apart from reading the clock. */
+    public AuthorizedRequest authorize(OsdRequest request) throws RpcException {
+        return authorize(request, ownUuid, signer, clock.wallClockMillis());
+    }
+
+    static AuthorizedRequest authorize(OsdRequest request, String ownUuid, XCapSigner signer, long nowMillis)
+            throws RpcException {
+        FileCredentials credentials = request.credentials();
+        String fileId = request.fileId();
+        if (!credentials.hasXcap()) {
+            throw RpcException.authFailed("request for file " + fileId + " carries no capability");
+        }
+        XCap capability = credentials.getXcap();
+        if (capability.getSignature().isEmpty()) {
+            throw RpcException.authFailed("capability for file " + capability.getFileId() + " is unsigned");
+        }
+        if (!signer.verify(capability)) {
+            throw RpcException.authFailed("capability for file " + capability.getFileId()
+                    + " has an invalid signature (tampered, or signed with another capability.secret)");
+        }
+        if (capability.getExpiresMs() <= nowMillis) {
+            throw RpcException.authFailed("capability for file " + capability.getFileId() + " expired at "
+                    + capability.getExpiresMs() + " ms (now " + nowMillis + " ms); renew it at the MRC");
+        }
+        if (!capability.getFileId().equals(fileId)) {
+            throw RpcException.authFailed("capability is for file " + capability.getFileId()
+                    + " but the request is for file " + fileId);
+        }
+        AccessMode mode = capability.getAccessMode();
+        if (mode == AccessMode.ACCESS_MODE_NONE || mode == AccessMode.UNRECOGNIZED) {
+            throw RpcException.authFailed("capability for file " + fileId + " grants no access (" + mode + ")");
+        }
+        if (request.needsWriteAccess() && mode != AccessMode.ACCESS_MODE_WRITE
+                && mode != AccessMode.ACCESS_MODE_READ_WRITE) {
+            throw RpcException.authFailed("capability for file " + fileId + " grants " + mode + " but "
+                    + request.getClass().getSimpleName() + " needs write access");
+        }
+        return new AuthorizedRequest(request, capability.getVolumeId(), capability.getTruncateEpoch(),
+                layout(credentials, fileId, ownUuid));
+    }
+
+    /** This OSD's view of the file's striping: object size, width and its own position. */
+    static StripeLayout layout(FileCredentials credentials, String fileId, String ownUuid) throws RpcException {
+        if (!credentials.hasXlocs() || credentials.getXlocs().getReplicasCount() == 0) {
+            throw RpcException.invalidArguments("request for file " + fileId + " carries no XLoc replica");
+        }
+        Replica replica = credentials.getXlocs().getReplicas(0);
+        List<String> osds = replica.getOsdUuidsList();
+        int position = osds.indexOf(ownUuid);
+        if (position < 0) {
+            throw RpcException.invalidArguments("this OSD (" + ownUuid + ") is not in the XLoc of file " + fileId
+                    + ": " + osds);
+        }
+        StripingPolicy policy = replica.getStripingPolicy();
+        int width = policy.getWidth() == 0 ? osds.size() : policy.getWidth();
+        if (width != osds.size()) {
+            throw RpcException.invalidArguments("striping width " + width + " of file " + fileId + " differs from"
+                    + " its " + osds.size() + " OSDs in the XLoc");
+        }
+        long objectSize = policy.getObjectSizeBytes() == 0 ? DEFAULT_OBJECT_SIZE_BYTES
+                : Integer.toUnsignedLong(policy.getObjectSizeBytes());
+        if (objectSize > OBJECT_SIZE_BYTES_MAX) {
+            throw RpcException.invalidArguments("object size " + objectSize + " of file " + fileId
+                    + " exceeds " + OBJECT_SIZE_BYTES_MAX + " bytes");
+        }
+        return new StripeLayout((int) objectSize, width, position);
+    }
+
+    public StageMetrics metrics() {
+        return stage.metrics();
+    }
+
+    @Override
+    public void close() {
+        stage.close();
+    }
+}

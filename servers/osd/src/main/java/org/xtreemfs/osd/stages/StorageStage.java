@@ -1,0 +1,183 @@
+package org.xtreemfs.osd.stages;
+
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.clock.Clock;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.stage.OrderedStage;
+import org.xtreemfs.foundation.stage.StageHandler;
+import org.xtreemfs.foundation.stage.StageMetrics;
+import org.xtreemfs.foundation.stage.StageShutdownException;
+import org.xtreemfs.interfaces.common.NewFileSize;
+import org.xtreemfs.interfaces.common.OsdWriteResponse;
+import org.xtreemfs.interfaces.osd.GetFileSizeResponse;
+import org.xtreemfs.interfaces.osd.ReadResponse;
+import org.xtreemfs.interfaces.rpc.Empty;
+import org.xtreemfs.osd.stages.OsdRequest.FsyncFile;
+import org.xtreemfs.osd.stages.OsdRequest.GetFileSize;
+import org.xtreemfs.osd.stages.OsdRequest.ReadObject;
+import org.xtreemfs.osd.stages.OsdRequest.TruncateFile;
+import org.xtreemfs.osd.stages.OsdRequest.UnlinkFile;
+import org.xtreemfs.osd.stages.OsdRequest.WriteObject;
+import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
+import org.xtreemfs.osd.stages.StorageWork.DeleteObjects;
+import org.xtreemfs.osd.storage.DeletionQueue;
+import org.xtreemfs.osd.storage.FileMetadata;
+import org.xtreemfs.osd.storage.ObjectStore;
+
+/**
+ * Runs storage work on a pool of threads, one lane per thread chosen by file id: work on one file runs in
+ * arrival order and never concurrently. Answers each request's call exactly once and then reports the
+ * completion (so the QoS stage may release the next request).
+ */
+public final class StorageStage implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(StorageStage.class);
+
+    private final ObjectStore store;
+    private final DeletionQueue deletions;
+    private final Runnable onRequestCompleted;
+    private final OrderedStage<String, StorageWork> lanes;
+    private final AtomicLong bytesRead = new AtomicLong();
+    private final AtomicLong bytesWritten = new AtomicLong();
+    private final AtomicLong filesDeleted = new AtomicLong();
+
+    /**
+     * @param laneQueueCapacity bound of each lane's queue; the QoS stage keeps the total in flight below it
+     * @param onRequestCompleted called once after each {@link AuthorizedRequest} is answered
+     */
+    public StorageStage(ObjectStore store, DeletionQueue deletions, int threads, int laneQueueCapacity,
+            Clock clock, Runnable onRequestCompleted) {
+        this.store = store;
+        this.deletions = deletions;
+        this.onRequestCompleted = onRequestCompleted;
+        this.lanes = OrderedStage.start("storage", threads, laneQueueCapacity, clock, new StageHandler<>() {
+            @Override
+            public void handle(StorageWork work) {
+                execute(work);
+            }
+
+            @Override
+            public void onDiscarded(StorageWork work, StageShutdownException reason) {
+                if (work instanceof AuthorizedRequest authorized) {
+                    authorized.request().call().fail(RpcException.internal("OSD is shutting down"));
+                    onRequestCompleted.run();
+                } else {
+                    deletions.retryLater(work.fileId());
+                }
+            }
+        });
+    }
+
+    /** Queues work behind earlier work on the same file; false when that file's lane is full. */
+    public boolean offer(StorageWork work) {
+        return lanes.offer(work.fileId(), work);
+    }
+
+    private void execute(StorageWork work) {
+        if (work instanceof AuthorizedRequest authorized) {
+            try {
+                answer(authorized);
+            } catch (RpcException e) {
+                authorized.request().call().fail(e);
+            } catch (IllegalArgumentException e) {
+                authorized.request().call().fail(RpcException.invalidArguments(e.getMessage()));
+            } catch (IOException | RuntimeException e) {
+                LOG.error("storage: {} of file {} failed", authorized.request().getClass().getSimpleName(),
+                        authorized.fileId(), e);
+                authorized.request().call().fail(RpcException.internal("storage I/O failed on file "
+                        + authorized.fileId() + ": " + e));
+            } finally {
+                onRequestCompleted.run();
+            }
+        } else if (work instanceof DeleteObjects deletion) {
+            try {
+                store.deleteFile(deletion.fileId());
+                deletions.complete(deletion.fileId());
+                filesDeleted.incrementAndGet();
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("storage: deleting the objects of file {} failed; will retry", deletion.fileId(), e);
+                deletions.retryLater(deletion.fileId());
+            }
+        }
+    }
+
+    private void answer(AuthorizedRequest authorized) throws IOException, RpcException {
+        String fileId = authorized.fileId();
+        OsdRequest request = authorized.request();
+        if (request instanceof ReadObject read) {
+            byte[] bytes = store.read(fileId, authorized.layout(), read.objectNumber(), read.offset(),
+                    read.length());
+            bytesRead.addAndGet(bytes.length);
+            read.call().respond(ReadResponse.getDefaultInstance(), Unpooled.wrappedBuffer(bytes));
+        } else if (request instanceof WriteObject write) {
+            int length = write.data().readableBytes();
+            ObjectStore.WriteOutcome outcome = store.write(fileId, authorized.layout(), write.objectNumber(),
+                    write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(), write.sync());
+            bytesWritten.addAndGet(length);
+            OsdWriteResponse.Builder response = OsdWriteResponse.newBuilder();
+            if (outcome.sizeGrew()) {
+                response.setNewFileSize(newFileSize(outcome.metadata()));
+            }
+            write.call().respond(response.build());
+        } else if (request instanceof TruncateFile truncate) {
+            FileMetadata known = store.metadata(fileId);
+            if (Integer.compareUnsigned(authorized.truncateEpoch(), known.truncateEpoch()) < 0) {
+                throw RpcException.errno(Errno.EINVAL, "truncate of file " + fileId + " carries truncate epoch "
+                        + authorized.truncateEpoch() + ", older than epoch " + known.truncateEpoch()
+                        + " this OSD already applied; get a new capability from MRC_FTRUNCATE");
+            }
+            FileMetadata after = store.truncate(fileId, authorized.layout(), truncate.newSizeBytes(),
+                    authorized.truncateEpoch());
+            truncate.call().respond(OsdWriteResponse.newBuilder().setNewFileSize(newFileSize(after)).build());
+        } else if (request instanceof UnlinkFile unlink) {
+            if (!deletions.enqueue(fileId)) {
+                throw RpcException.overloaded("OSD deletion queue is full at its bound"
+                        + " (osd.deletion.pendingMax); retry later");
+            }
+            unlink.call().respond(Empty.getDefaultInstance());
+        } else if (request instanceof FsyncFile fsync) {
+            store.fsync(fileId);
+            fsync.call().respond(Empty.getDefaultInstance());
+        } else if (request instanceof GetFileSize size) {
+            size.call().respond(
+                    GetFileSizeResponse.newBuilder().setSizeBytes(store.metadata(fileId).sizeBytes()).build());
+        } else {
+            throw new IllegalStateException("unhandled request type " + request.getClass().getName());
+        }
+    }
+
+    private static NewFileSize newFileSize(FileMetadata metadata) {
+        return NewFileSize.newBuilder().setSizeBytes(metadata.sizeBytes())
+                .setTruncateEpoch(metadata.truncateEpoch()).build();
+    }
+
+    /** Busy share of the storage threads since the previous call (the heartbeat's load). */
+    public double sampleBusyFraction() {
+        return lanes.sampleBusyFraction();
+    }
+
+    public StageMetrics metrics() {
+        return lanes.metrics();
+    }
+
+    public long bytesRead() {
+        return bytesRead.get();
+    }
+
+    public long bytesWritten() {
+        return bytesWritten.get();
+    }
+
+    public long filesDeleted() {
+        return filesDeleted.get();
+    }
+
+    @Override
+    public void close() {
+        lanes.close();
+    }
+}

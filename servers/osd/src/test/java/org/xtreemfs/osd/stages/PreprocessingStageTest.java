@@ -1,0 +1,112 @@
+package org.xtreemfs.osd.stages;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.capability.XCapSigner;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.common.AccessMode;
+import org.xtreemfs.interfaces.common.FileCredentials;
+import org.xtreemfs.interfaces.common.Replica;
+import org.xtreemfs.interfaces.common.StripingPolicy;
+import org.xtreemfs.interfaces.common.XCap;
+import org.xtreemfs.interfaces.common.XLocSet;
+import org.xtreemfs.interfaces.rpc.ErrorType;
+import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
+import org.xtreemfs.osd.storage.StripeLayout;
+
+class PreprocessingStageTest {
+    private static final String SECRET = "unit-test-secret";
+    private static final long NOW_MS = 1_767_225_600_000L;
+    private static final String FILE = "vol-a:7";
+    private final XCapSigner signer = new XCapSigner(SECRET);
+
+    private XCap capability(String fileId, AccessMode mode, long expiresMs) {
+        return signer.sign(XCap.newBuilder().setFileId(fileId).setVolumeId("vol-a").setAccessMode(mode)
+                .setExpiresMs(expiresMs).setTruncateEpoch(4).build());
+    }
+
+    private static FileCredentials credentials(XCap capability, String... osds) {
+        return FileCredentials.newBuilder().setXcap(capability).setXlocs(XLocSet.newBuilder().addReplicas(
+                Replica.newBuilder().addAllOsdUuids(java.util.List.of(osds)).setStripingPolicy(
+                        StripingPolicy.newBuilder().setObjectSizeBytes(65536).setWidth(osds.length))))
+                .build();
+    }
+
+    private static OsdRequest write(FileCredentials credentials, String fileId) {
+        return new OsdRequest.TruncateFile(null, credentials, fileId, 10);
+    }
+
+    private static OsdRequest read(FileCredentials credentials, String fileId) {
+        return new OsdRequest.GetFileSize(null, credentials, fileId);
+    }
+
+    private AuthorizedRequest authorize(OsdRequest request) throws RpcException {
+        return PreprocessingStage.authorize(request, "osd-2", signer, NOW_MS);
+    }
+
+    private void assertAuthFailed(OsdRequest request, String reason) {
+        assertThatThrownBy(() -> authorize(request)).isInstanceOfSatisfying(RpcException.class,
+                e -> assertThat(e.errorType()).isEqualTo(ErrorType.AUTH_FAILED)).hasMessageContaining(reason);
+    }
+
+    @Test
+    void aValidCapabilityYieldsVolumeEpochAndStripePosition() throws RpcException {
+        // Proves an accepted request carries the volume for the QoS stage and this OSD's stripe position.
+        FileCredentials credentials = credentials(capability(FILE, AccessMode.ACCESS_MODE_READ_WRITE, NOW_MS + 1),
+                "osd-1", "osd-2", "osd-3");
+        AuthorizedRequest authorized = authorize(write(credentials, FILE));
+        assertThat(authorized.volumeId()).isEqualTo("vol-a");
+        assertThat(authorized.truncateEpoch()).isEqualTo(4);
+        assertThat(authorized.layout()).isEqualTo(new StripeLayout(65536, 3, 1));
+    }
+
+    @Test
+    void expiredCapabilitiesAreRejected() {
+        // Proves a capability is refused from its expiry instant on, naming the expiry.
+        FileCredentials credentials = credentials(capability(FILE, AccessMode.ACCESS_MODE_READ, NOW_MS), "osd-2");
+        assertAuthFailed(read(credentials, FILE), "expired at " + NOW_MS);
+    }
+
+    @Test
+    void tamperedAndUnsignedCapabilitiesAreRejected() {
+        // Proves changing any signed field, signing with another secret, or not signing is detected.
+        XCap valid = capability(FILE, AccessMode.ACCESS_MODE_READ, NOW_MS + 60_000);
+        XCap upgraded = valid.toBuilder().setAccessMode(AccessMode.ACCESS_MODE_READ_WRITE).build();
+        assertAuthFailed(write(credentials(upgraded, "osd-2"), FILE), "invalid signature");
+        XCap foreign = new XCapSigner("another-secret").sign(valid);
+        assertAuthFailed(read(credentials(foreign, "osd-2"), FILE), "invalid signature");
+        XCap unsigned = valid.toBuilder().setSignature(ByteString.EMPTY).build();
+        assertAuthFailed(read(credentials(unsigned, "osd-2"), FILE), "unsigned");
+        assertAuthFailed(read(FileCredentials.getDefaultInstance(), FILE), "no capability");
+    }
+
+    @Test
+    void aCapabilityForAnotherFileIsRejected() {
+        // Proves a capability only opens the file it names.
+        FileCredentials credentials = credentials(capability("vol-a:8", AccessMode.ACCESS_MODE_READ_WRITE,
+                NOW_MS + 60_000), "osd-2");
+        assertAuthFailed(read(credentials, FILE), "is for file vol-a:8 but the request is for file " + FILE);
+    }
+
+    @Test
+    void writesTruncatesAndUnlinksNeedWriteAccess() throws RpcException {
+        // Proves a read-only capability reads but cannot write, truncate or unlink.
+        FileCredentials credentials = credentials(capability(FILE, AccessMode.ACCESS_MODE_READ, NOW_MS + 60_000),
+                "osd-2");
+        assertThat(authorize(read(credentials, FILE)).fileId()).isEqualTo(FILE);
+        assertAuthFailed(write(credentials, FILE), "needs write access");
+        assertAuthFailed(new OsdRequest.UnlinkFile(null, credentials, FILE), "needs write access");
+    }
+
+    @Test
+    void anXLocWithoutThisOsdIsAnInvalidArgument() {
+        // Proves the OSD refuses requests for files not striped onto it, naming its UUID.
+        FileCredentials credentials = credentials(capability(FILE, AccessMode.ACCESS_MODE_READ, NOW_MS + 60_000),
+                "osd-1", "osd-3");
+        assertThatThrownBy(() -> authorize(read(credentials, FILE))).isInstanceOfSatisfying(RpcException.class,
+                e -> assertThat(e.errorType()).isEqualTo(ErrorType.INVALID_ARGS)).hasMessageContaining("osd-2");
+    }
+}

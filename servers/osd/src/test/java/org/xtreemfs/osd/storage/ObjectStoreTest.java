@@ -1,0 +1,192 @@
+package org.xtreemfs.osd.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ObjectStoreTest {
+    private static final String FILE = "volume-1:42";
+
+    @TempDir
+    Path root;
+
+    private static ByteBuffer bytes(int length, int seed) {
+        byte[] data = new byte[length];
+        for (int i = 0; i < length; i++) {
+            data[i] = (byte) (seed + i);
+        }
+        return ByteBuffer.wrap(data);
+    }
+
+    private static byte[] array(int length, int seed) {
+        return bytes(length, seed).array();
+    }
+
+    @Test
+    void writtenBytesReadBackAndObjectsLiveUnderHashedFolders() throws IOException {
+        // Proves a write is readable and stored at <root>/<hh>/<hh>/<escaped id>/<object number>.
+        ObjectStore store = new ObjectStore(root);
+        StripeLayout layout = StripeLayout.single(1024);
+        store.write(FILE, layout, 3, 100, bytes(200, 7), 0, false);
+        assertThat(store.read(FILE, layout, 3, 100, 200)).isEqualTo(array(200, 7));
+        Path object = store.objectPath(FILE, 3);
+        assertThat(object).exists();
+        assertThat(root.relativize(object).getNameCount()).isEqualTo(4);
+        assertThat(object.getParent().getFileName().toString()).isEqualTo("volume-1%3A42");
+    }
+
+    @Test
+    void readsAreShortAtTheEndOfStoredDataAndEmptyForMissingObjects() throws IOException {
+        // Proves the OSD never pads: missing objects and bytes past the stored end are simply not returned.
+        ObjectStore store = new ObjectStore(root);
+        StripeLayout layout = StripeLayout.single(1024);
+        store.write(FILE, layout, 0, 0, bytes(300, 1), 0, false);
+        assertThat(store.read(FILE, layout, 0, 200, 500)).isEqualTo(Arrays.copyOfRange(array(300, 1), 200, 300));
+        assertThat(store.read(FILE, layout, 0, 400, 10)).isEmpty();
+        assertThat(store.read(FILE, layout, 1, 0, 10)).isEmpty();
+        assertThat(store.read("other:1", layout, 0, 0, 10)).isEmpty();
+    }
+
+    @Test
+    void writeBeyondTheStoredEndLeavesAZeroHole() throws IOException {
+        // Proves bytes skipped by a write at a later offset read as zeros.
+        ObjectStore store = new ObjectStore(root);
+        StripeLayout layout = StripeLayout.single(1024);
+        store.write(FILE, layout, 0, 0, bytes(10, 5), 0, false);
+        store.write(FILE, layout, 0, 100, bytes(10, 9), 0, false);
+        byte[] read = store.read(FILE, layout, 0, 0, 1024);
+        assertThat(read).hasSize(110);
+        assertThat(Arrays.copyOfRange(read, 10, 100)).containsOnly(0);
+        assertThat(Arrays.copyOfRange(read, 100, 110)).isEqualTo(array(10, 9));
+    }
+
+    @Test
+    void overwriteReplacesOnlyTheWrittenRange() throws IOException {
+        // Proves a write in the middle of an object keeps the bytes around it.
+        ObjectStore store = new ObjectStore(root);
+        StripeLayout layout = StripeLayout.single(64);
+        store.write(FILE, layout, 0, 0, ByteBuffer.wrap(new byte[64]), 0, false);
+        store.write(FILE, layout, 0, 10, bytes(5, 1), 0, true);
+        byte[] read = store.read(FILE, layout, 0, 0, 64);
+        assertThat(read).hasSize(64);
+        assertThat(Arrays.copyOfRange(read, 10, 15)).isEqualTo(array(5, 1));
+        assertThat(Arrays.copyOfRange(read, 15, 64)).containsOnly(0);
+    }
+
+    @Test
+    void rangesOutsideTheObjectOrOnAnotherStripePositionAreRejected() throws IOException {
+        // Proves the store refuses writes past the object size and objects of other stripe positions.
+        ObjectStore store = new ObjectStore(root);
+        assertThatThrownBy(() -> store.write(FILE, StripeLayout.single(64), 0, 60, bytes(5, 0), 0, false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("object size 64");
+        StripeLayout second = new StripeLayout(64, 3, 1);
+        assertThatThrownBy(() -> store.write(FILE, second, 3, 0, bytes(5, 0), 0, false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stripe position 0");
+        store.write(FILE, second, 4, 0, bytes(5, 0), 0, false);
+        assertThat(store.storedObjects(FILE)).containsExactly(4L);
+    }
+
+    @Test
+    void writesGrowTheRecordedSizeAndTheSizeSurvivesANewStore() throws IOException {
+        // Proves the sidecar records the largest end offset, reports growth only, and is persistent.
+        ObjectStore store = new ObjectStore(root);
+        StripeLayout layout = new StripeLayout(100, 2, 1);
+        assertThat(store.write(FILE, layout, 1, 0, bytes(50, 0), 3, false).sizeGrew()).isTrue();
+        assertThat(store.metadata(FILE)).isEqualTo(new FileMetadata(150, 3));
+        ObjectStore.WriteOutcome smaller = store.write(FILE, layout, 1, 0, bytes(10, 0), 3, false);
+        assertThat(smaller.sizeGrew()).isFalse();
+        assertThat(smaller.metadata().sizeBytes()).isEqualTo(150);
+        store.write(FILE, layout, 3, 20, bytes(10, 0), 3, true);
+        assertThat(new ObjectStore(root).metadata(FILE)).isEqualTo(new FileMetadata(330, 3));
+        assertThat(new ObjectStore(root).metadata("never:1")).isEqualTo(FileMetadata.EMPTY);
+    }
+
+    @Test
+    void truncateDownAndUpAcrossObjectBoundariesWithOneOsd() throws IOException {
+        // Proves truncate deletes objects beyond the size, cuts the last one and extends it sparsely on growth.
+        ObjectStore store = new ObjectStore(root);
+        StripeLayout layout = StripeLayout.single(100);
+        for (long object = 0; object < 4; object++) {
+            store.write(FILE, layout, object, 0, bytes(100, (int) object), 0, false);
+        }
+        assertThat(store.truncate(FILE, layout, 150, 1)).isEqualTo(new FileMetadata(150, 1));
+        assertThat(store.storedObjects(FILE)).containsExactly(0L, 1L);
+        assertThat(store.read(FILE, layout, 1, 0, 100)).isEqualTo(array(50, 1));
+
+        store.truncate(FILE, layout, 380, 2);
+        assertThat(store.storedObjects(FILE)).containsExactly(0L, 1L, 3L);
+        assertThat(Files.size(store.objectPath(FILE, 3))).isEqualTo(80);
+        assertThat(store.read(FILE, layout, 3, 0, 100)).hasSize(80).containsOnly(0);
+        assertThat(store.read(FILE, layout, 1, 0, 100)).isEqualTo(array(50, 1));
+        assertThat(store.metadata(FILE)).isEqualTo(new FileMetadata(380, 2));
+
+        store.truncate(FILE, layout, 0, 3);
+        assertThat(store.storedObjects(FILE)).isEmpty();
+        assertThat(store.metadata(FILE)).isEqualTo(new FileMetadata(0, 3));
+    }
+
+    @Test
+    void truncateDownAndUpOnEachOfThreeStripePositions() throws IOException {
+        // Proves each of three OSDs keeps exactly its objects below the new size and only the holder of the
+        // last object creates or cuts it.
+        List<ObjectStore> stores = List.of(new ObjectStore(root.resolve("p0")), new ObjectStore(root.resolve("p1")),
+                new ObjectStore(root.resolve("p2")));
+        int objectSize = 4;
+        for (long object = 0; object < 9; object++) {
+            int position = (int) (object % 3);
+            stores.get(position).write(FILE, new StripeLayout(objectSize, 3, position), object, 0,
+                    bytes(objectSize, (int) object), 0, false);
+        }
+        // 14 bytes: objects 0..2 whole, object 3 holds bytes 12..13.
+        for (int position = 0; position < 3; position++) {
+            stores.get(position).truncate(FILE, new StripeLayout(objectSize, 3, position), 14, 1);
+        }
+        assertThat(stores.get(0).storedObjects(FILE)).containsExactly(0L, 3L);
+        assertThat(stores.get(1).storedObjects(FILE)).containsExactly(1L);
+        assertThat(stores.get(2).storedObjects(FILE)).containsExactly(2L);
+        assertThat(stores.get(0).read(FILE, new StripeLayout(objectSize, 3, 0), 3, 0, 4))
+                .isEqualTo(array(2, 3));
+        // 30 bytes: object 7 (position 1) holds bytes 28..29 and is created sparse.
+        for (int position = 0; position < 3; position++) {
+            stores.get(position).truncate(FILE, new StripeLayout(objectSize, 3, position), 30, 2);
+            assertThat(stores.get(position).metadata(FILE)).isEqualTo(new FileMetadata(30, 2));
+        }
+        assertThat(stores.get(0).storedObjects(FILE)).containsExactly(0L, 3L);
+        assertThat(stores.get(1).storedObjects(FILE)).containsExactly(1L, 7L);
+        assertThat(stores.get(2).storedObjects(FILE)).containsExactly(2L);
+        assertThat(stores.get(1).read(FILE, new StripeLayout(objectSize, 3, 1), 7, 0, 4)).containsExactly(0, 0);
+        assertThat(stores.get(0).read(FILE, new StripeLayout(objectSize, 3, 0), 3, 0, 4)).hasSize(2);
+    }
+
+    @Test
+    void deleteFileRemovesObjectsAndSidecar() throws IOException {
+        // Proves deletion leaves nothing of the file behind and is idempotent.
+        ObjectStore store = new ObjectStore(root);
+        StripeLayout layout = StripeLayout.single(100);
+        store.write(FILE, layout, 0, 0, bytes(10, 0), 0, false);
+        store.write(FILE, layout, 5, 0, bytes(10, 0), 0, false);
+        store.deleteFile(FILE);
+        assertThat(store.exists(FILE)).isFalse();
+        assertThat(store.storedObjects(FILE)).isEmpty();
+        assertThat(store.metadata(FILE)).isEqualTo(FileMetadata.EMPTY);
+        store.deleteFile(FILE);
+    }
+
+    @Test
+    void fsyncOfAnUnknownFileIsANoOpAndOfAKnownFileSucceeds() throws IOException {
+        // Proves fsync forces existing objects without failing on files this OSD never stored.
+        ObjectStore store = new ObjectStore(root);
+        store.fsync("unknown:1");
+        store.write(FILE, StripeLayout.single(100), 0, 0, bytes(10, 0), 0, false);
+        store.fsync(FILE);
+        assertThat(store.read(FILE, StripeLayout.single(100), 0, 0, 10)).isEqualTo(array(10, 0));
+    }
+}
