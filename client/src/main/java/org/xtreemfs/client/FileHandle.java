@@ -36,6 +36,8 @@ import org.xtreemfs.interfaces.osd.WriteRequest;
  */
 public final class FileHandle implements AutoCloseable {
     private static final int DEFAULT_OBJECT_SIZE_BYTES = 131072;
+    /** Data per OSD request at most: well inside the RPC frame limit, and bounds memory per request in flight. */
+    static final int REQUEST_DATA_BYTES_MAX = 2 << 20;
 
     private final Volume volume;
     private final Client client;
@@ -129,7 +131,7 @@ public final class FileHandle implements AutoCloseable {
         int readLength = (int) Math.min(length, size - offset);
         ensureFreshCapability(operation);
         List<CompletableFuture<?>> pieces = new ArrayList<>();
-        for (ObjectSlice slice : layout.slices(offset, readLength)) {
+        for (ObjectSlice slice : layout.slices(offset, readLength, REQUEST_DATA_BYTES_MAX)) {
             String osdUuid = stripeOsdUuids.get(layout.stripePosition(slice.objectNumber()));
             int target = bufferOffset + slice.offsetInRequest();
             pieces.add(limited(operation, () -> client.callServiceAsync(osdUuid, true, address -> client.osd().read(
@@ -176,7 +178,7 @@ public final class FileHandle implements AutoCloseable {
         ensureFreshCapability(operation);
         List<CompletableFuture<?>> pieces = new ArrayList<>();
         BitSet positions = new BitSet();
-        for (ObjectSlice slice : layout.slices(writeOffset, length)) {
+        for (ObjectSlice slice : layout.slices(writeOffset, length, REQUEST_DATA_BYTES_MAX)) {
             int position = layout.stripePosition(slice.objectNumber());
             positions.set(position);
             String osdUuid = stripeOsdUuids.get(position);
@@ -232,6 +234,33 @@ public final class FileHandle implements AutoCloseable {
             capabilityReceivedMs = System.currentTimeMillis();
             truncateCredentials = credentials;
         }
+        truncateObjects(operation, truncateCredentials, newSizeBytes);
+        reportSize(operation, truncateCap, newSizeBytes, false);
+        synchronized (this) {
+            knownSizeBytes = newSizeBytes;
+            writtenEndBytes = 0;
+            sizeReportPending = false;
+        }
+        volume.invalidate(path);
+    }
+
+    /**
+     * Completes an O_TRUNC open: the MRC already set the size to 0 under a new truncate epoch, which the
+     * open's XCap carries, so only the OSDs' objects remain to be cut.
+     */
+    void truncateObjectsAfterOpen() throws XtreemFSException {
+        String operation = "open with O_TRUNC " + volume.describe(path);
+        truncateObjects(operation, credentials(), 0);
+        synchronized (this) {
+            knownSizeBytes = 0;
+            writtenEndBytes = 0;
+            sizeReportPending = false;
+        }
+    }
+
+    /** OSD_TRUNCATE on every OSD of every replica, in parallel. */
+    private void truncateObjects(String operation, FileCredentials truncateCredentials, long newSizeBytes)
+            throws XtreemFSException {
         List<CompletableFuture<?>> osdTruncates = new ArrayList<>();
         for (Replica replica : truncateCredentials.getXlocs().getReplicasList()) {
             for (String osdUuid : replica.getOsdUuidsList()) {
@@ -241,13 +270,6 @@ public final class FileHandle implements AutoCloseable {
             }
         }
         awaitAll(operation, osdTruncates);
-        reportSize(operation, truncateCap, newSizeBytes, false);
-        synchronized (this) {
-            knownSizeBytes = newSizeBytes;
-            writtenEndBytes = 0;
-            sizeReportPending = false;
-        }
-        volume.invalidate(path);
     }
 
     /** Makes written data durable on the OSDs written since the last fsync, then reports the size to the MRC. */

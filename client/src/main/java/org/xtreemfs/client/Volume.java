@@ -42,6 +42,8 @@ import org.xtreemfs.interfaces.osd.FileRequest;
  */
 public final class Volume implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Volume.class);
+    /** As Linux's MAXSYMLINKS. */
+    static final int SYMLINKS_FOLLOWED_MAX = 40;
 
     private final Client client;
     private final String name;
@@ -153,9 +155,11 @@ public final class Volume implements AutoCloseable {
     public Stat mkdir(String path, int mode) throws XtreemFSException {
         String normalized = normalize("mkdir", path);
         invalidateWithParent(normalized);
-        return mrcCall("mkdir " + describe(normalized), false, address -> client.mrc().mkdir(address,
+        Stat stat = mrcCall("mkdir " + describe(normalized), false, address -> client.mrc().mkdir(address,
                 client.credentials(), MkdirRequest.newBuilder().setVolumeName(name).setPath(normalized)
                         .setMode(mode).build())).getStat();
+        invalidateWithParent(normalized);
+        return stat;
     }
 
     public void rmdir(String path) throws XtreemFSException {
@@ -250,10 +254,33 @@ public final class Volume implements AutoCloseable {
 
     /**
      * Opens (or with O_CREAT creates) a file; {@code flags} are Linux open(2) bits ({@link OpenFlags}),
-     * {@code mode} the permission bits for a new file. O_TRUNC on a writable open also truncates the objects.
+     * {@code mode} the permission bits for a new file. With O_TRUNC the MRC sets the size to 0 under a new
+     * truncate epoch and this method then cuts the objects on every OSD of the file. A symbolic link as the
+     * last component is followed (relative targets from the link's folder, absolute ones from the volume
+     * root), up to {@value #SYMLINKS_FOLLOWED_MAX} links.
      */
     public FileHandle open(String path, int flags, int mode) throws XtreemFSException {
         String normalized = normalize("open", path);
+        for (int linksFollowed = 0; ; linksFollowed++) {
+            try {
+                return openResolved(normalized, flags, mode);
+            } catch (XtreemFSException e) {
+                // The MRC leaves symbolic links to clients: a link as the last component answers ELOOP.
+                String target = e.errno() == Errno.ELOOP ? linkTargetOrNull(normalized) : null;
+                if (target == null) {
+                    throw e;
+                }
+                if (linksFollowed >= SYMLINKS_FOLLOWED_MAX) {
+                    throw new XtreemFSException(Errno.ELOOP, "open " + describe(path) + ": more than "
+                            + SYMLINKS_FOLLOWED_MAX + " symbolic links followed");
+                }
+                normalized = normalize("open", target.startsWith("/") ? target
+                        : VolumePath.parent(normalized) + "/" + target);
+            }
+        }
+    }
+
+    private FileHandle openResolved(String normalized, int flags, int mode) throws XtreemFSException {
         boolean creates = OpenFlags.has(flags, OpenFlags.O_CREAT);
         if (creates || OpenFlags.has(flags, OpenFlags.O_TRUNC)) {
             invalidateWithParent(normalized);
@@ -264,13 +291,22 @@ public final class Volume implements AutoCloseable {
         FileHandle handle = new FileHandle(this, normalized, flags, response.getCredentials(), response.getStat());
         if (OpenFlags.has(flags, OpenFlags.O_TRUNC) && OpenFlags.canWrite(flags)) {
             try {
-                handle.truncate(0);
+                handle.truncateObjectsAfterOpen();
             } catch (XtreemFSException e) {
                 handle.closeQuietly();
                 throw e;
             }
         }
         return handle;
+    }
+
+    /** The content of the symbolic link at {@code path}, or null when it is not one. */
+    private String linkTargetOrNull(String normalizedPath) {
+        try {
+            return readlink(normalizedPath);
+        } catch (XtreemFSException notALink) {
+            return null;
+        }
     }
 
     /** Sets a file's size: opens it for writing, truncates (MRC epoch, then every OSD), closes. */

@@ -46,18 +46,30 @@ public record StripeLayout(int objectSizeBytes, int width) {
      * contiguous, non-overlapping, each within one object, and their lengths sum to {@code lengthBytes}.
      */
     public List<ObjectSlice> slices(long fileOffset, int lengthBytes) {
+        return slices(fileOffset, lengthBytes, objectSizeBytes);
+    }
+
+    /**
+     * Like {@link #slices(long, int)}, but no slice is longer than {@code sliceBytesMax}: large objects are
+     * read and written in several requests so that one request's data stays within the RPC frame limit.
+     */
+    public List<ObjectSlice> slices(long fileOffset, int lengthBytes, int sliceBytesMax) {
+        if (sliceBytesMax <= 0) {
+            throw new IllegalArgumentException("slice bound must be positive: " + sliceBytesMax);
+        }
         requireNonNegative(fileOffset);
         if (lengthBytes < 0) {
             throw new IllegalArgumentException("length must not be negative: " + lengthBytes);
         }
         Math.addExact(fileOffset, (long) lengthBytes);
-        List<ObjectSlice> slices = new ArrayList<>(lengthBytes / objectSizeBytes + 2);
+        int sliceBound = Math.min(sliceBytesMax, objectSizeBytes);
+        List<ObjectSlice> slices = new ArrayList<>(lengthBytes / sliceBound + 2);
         int done = 0;
         while (done < lengthBytes) {
             long position = fileOffset + done;
             long objectNumber = position / objectSizeBytes;
             int offsetInObject = (int) (position - objectNumber * objectSizeBytes);
-            int sliceLength = Math.min(objectSizeBytes - offsetInObject, lengthBytes - done);
+            int sliceLength = Math.min(Math.min(objectSizeBytes - offsetInObject, lengthBytes - done), sliceBound);
             slices.add(new ObjectSlice(objectNumber, offsetInObject, sliceLength, done));
             done += sliceLength;
         }

@@ -40,6 +40,19 @@ class StripeLayoutTest {
                 new ObjectSlice(2, 0, 5, 131077));
     }
 
+    // A slice bound below the object size cuts objects into several requests, still within one object each.
+    @Test
+    void sliceBoundSplitsLargeObjects() {
+        StripeLayout large = new StripeLayout(64 << 20, 2);
+        List<ObjectSlice> slices = large.slices((64 << 20) - 10, (16 << 20) + 20, 8 << 20);
+        assertThat(slices).containsExactly(
+                new ObjectSlice(0, (64 << 20) - 10, 10, 0),
+                new ObjectSlice(1, 0, 8 << 20, 10),
+                new ObjectSlice(1, 8 << 20, 8 << 20, (8 << 20) + 10),
+                new ObjectSlice(1, 16 << 20, 10, (16 << 20) + 10));
+        assertThatThrownBy(() -> large.slices(0, 1, 0)).hasMessageContaining("0");
+    }
+
     // An empty range touches no object.
     @Test
     void emptyRangeHasNoSlices() {
