@@ -160,6 +160,33 @@ public final class SettingsSchema {
         return text.toString();
     }
 
+    /**
+     * Checks that a shipped properties file (e.g. {@code etc/osd.properties}) documents every
+     * setting: its description appears as a comment line and its key appears, set or commented
+     * out. Values are checked separately with {@link #validate}.
+     *
+     * @return one problem per undocumented setting; empty if the file is complete
+     */
+    public List<String> documentationProblems(String propertiesText) {
+        List<String> lines = propertiesText.lines().map(String::strip).toList();
+        List<String> problems = new ArrayList<>();
+        for (Setting<?> setting : settingsByKey.values()) {
+            if (!lines.contains("# " + setting.description())) {
+                problems.add(setting.key() + ": description comment \"# "
+                        + setting.description() + "\" is missing");
+            }
+            boolean keyPresent = lines.stream().anyMatch(line -> {
+                String uncommented = line.startsWith("#") ? line.substring(1).strip() : line;
+                return uncommented.startsWith(setting.key() + " ")
+                        || uncommented.startsWith(setting.key() + "=");
+            });
+            if (!keyPresent) {
+                problems.add(setting.key() + ": key is missing");
+            }
+        }
+        return problems;
+    }
+
     /** One aligned line per setting, for {@code --help} and {@code --print-settings}. */
     public String renderSummary() {
         int keyWidth = 0;

@@ -130,6 +130,18 @@ class SettingsSchemaTest {
     }
 
     @Test
+    void shippedFileCheckFindsUndocumentedSettings() {
+        // Proves the etc-file check accepts generated documentation and names what a file lacks.
+        assertThat(SCHEMA.documentationProblems(SCHEMA.renderPropertiesDocumentation())).isEmpty();
+        String incomplete = SCHEMA.renderPropertiesDocumentation()
+                .replace("# RPC port of the OSD.\n", "")
+                .replace("osd.fsyncWrites = false\n", "");
+        assertThat(SCHEMA.documentationProblems(incomplete)).containsExactly(
+                "osd.port: description comment \"# RPC port of the OSD.\" is missing",
+                "osd.fsyncWrites: key is missing");
+    }
+
+    @Test
     void declarationMistakesFailFast() {
         // Proves duplicate keys, bad key shapes and out-of-bounds defaults fail at declaration.
         assertThatThrownBy(() -> SettingsSchema.of("x", PORT, PORT))

@@ -814,25 +814,25 @@ public final class Namespace {
     }
 
     /**
-     * Applies a size a client reports: an epoch older than the size's epoch is ignored (a truncate
-     * happened since); a newer epoch sets the size outright (it completes that truncate); the same
-     * epoch only grows the size. Returns whether the size changed.
+     * Applies a size a client reports. An epoch older than the newest issued truncate epoch is ignored
+     * (a truncate happened or is under way); an epoch newer than the size's epoch sets the size
+     * outright (it completes that truncate); the size's own epoch only grows the size. Returns whether
+     * the size changed.
      */
     public boolean updateFileSize(OperationContext context, String volumeId, long inode, long sizeBytes,
             int truncateEpoch, boolean closeAfterWrite) throws RpcException {
         Transaction transaction = new Transaction(store);
         InodeRecord record = inodeOf(volumeId, inode);
         Stat stat = record.stat();
-        int current = stat.getTruncateEpoch();
+        if (Integer.compareUnsigned(truncateEpoch, record.issuedTruncateEpoch()) > 0) {
+            throw RpcException.invalidArguments("truncate epoch " + Integer.toUnsignedString(truncateEpoch)
+                    + " of file " + FileIds.fileId(volumeId, inode) + " was never issued (latest "
+                    + record.issuedTruncateEpoch() + ")");
+        }
         boolean changes;
-        if (Integer.compareUnsigned(truncateEpoch, current) < 0) {
+        if (Integer.compareUnsigned(truncateEpoch, record.issuedTruncateEpoch()) < 0) {
             changes = false;
-        } else if (Integer.compareUnsigned(truncateEpoch, current) > 0) {
-            if (Integer.compareUnsigned(truncateEpoch, record.issuedTruncateEpoch()) > 0) {
-                throw RpcException.invalidArguments("truncate epoch " + Integer.toUnsignedString(truncateEpoch)
-                        + " of file " + FileIds.fileId(volumeId, inode) + " was never issued (latest "
-                        + record.issuedTruncateEpoch() + ")");
-            }
+        } else if (Integer.compareUnsigned(truncateEpoch, stat.getTruncateEpoch()) > 0) {
             changes = true;
         } else {
             changes = Long.compareUnsigned(sizeBytes, stat.getSizeBytes()) > 0;

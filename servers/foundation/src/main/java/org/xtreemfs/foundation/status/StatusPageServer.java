@@ -1,0 +1,123 @@
+package org.xtreemfs.foundation.status;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves {@code GET /} (the page supplier's text; HTML if it starts with {@code <}, else plain
+ * text) and {@code GET /status.json} (the map supplier as JSON). Suppliers run on a small bounded
+ * pool, so a slow page cannot pile up threads; requests beyond the pool's bounded queue are
+ * dropped with a log line.
+ */
+public final class StatusPageServer implements AutoCloseable {
+
+    public static final String JSON_PATH = "/status.json";
+
+    private static final int HANDLER_THREAD_COUNT = 2;
+    private static final int PENDING_REQUEST_MAX = 32;
+    private static final Logger LOG = LoggerFactory.getLogger(StatusPageServer.class);
+
+    private final HttpServer server;
+    private final ThreadPoolExecutor executor;
+    private final Supplier<String> page;
+    private final Supplier<Map<String, Object>> json;
+
+    /**
+     * Binds and starts serving.
+     *
+     * @param address port 0 picks a free port; read it back with {@link #port()}
+     * @throws IOException if the address cannot be bound
+     */
+    public StatusPageServer(InetSocketAddress address, Supplier<String> page,
+            Supplier<Map<String, Object>> json) throws IOException {
+        this.page = page;
+        this.json = json;
+        this.server = HttpServer.create(address, 0);
+        this.executor = new ThreadPoolExecutor(HANDLER_THREAD_COUNT, HANDLER_THREAD_COUNT, 0,
+                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(PENDING_REQUEST_MAX), runnable -> {
+                    Thread thread = new Thread(runnable, "status-page");
+                    thread.setDaemon(true);
+                    return thread;
+                }, (rejected, pool) -> rejectOverloaded(rejected));
+        server.setExecutor(executor);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** A server with only a text page; the JSON endpoint returns an empty object. */
+    public StatusPageServer(InetSocketAddress address, Supplier<String> page) throws IOException {
+        this(address, page, Map::of);
+    }
+
+    /** The bound port, also when 0 was requested. */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    public InetSocketAddress address() {
+        return server.getAddress();
+    }
+
+    /** Stops listening at once; in-flight requests get no more than one second. */
+    @Override
+    public void close() {
+        server.stop(1);
+        executor.shutdownNow();
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try {
+            String path = exchange.getRequestURI().getPath();
+            if (!"GET".equals(exchange.getRequestMethod())
+                    && !"HEAD".equals(exchange.getRequestMethod())) {
+                respond(exchange, 405, "text/plain", "only GET is supported\n");
+            } else if ("/".equals(path)) {
+                String body = page.get();
+                String type = body.stripLeading().startsWith("<") ? "text/html" : "text/plain";
+                respond(exchange, 200, type, body);
+            } else if (JSON_PATH.equals(path)) {
+                respond(exchange, 200, "application/json", JsonWriter.write(json.get()));
+            } else {
+                respond(exchange, 404, "text/plain", "no such page: " + path + "\n");
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("status page request failed", e);
+            respond(exchange, 500, "text/plain", "status page failed: " + e + "\n");
+        } finally {
+            exchange.close();
+        }
+    }
+
+    private static void respond(HttpExchange exchange, int status, String type, String body)
+            throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
+        exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        boolean head = "HEAD".equals(exchange.getRequestMethod());
+        exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
+        if (!head) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+    }
+
+    /**
+     * The JDK server hands each exchange to the executor as a Runnable it does not expose, so an
+     * overloaded pool can only drop it; the client sees the connection close.
+     */
+    private static void rejectOverloaded(Runnable rejected) {
+        LOG.warn("status page overloaded: more than {} pending requests", PENDING_REQUEST_MAX);
+    }
+}

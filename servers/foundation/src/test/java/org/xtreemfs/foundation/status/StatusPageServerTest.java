@@ -1,0 +1,94 @@
+package org.xtreemfs.foundation.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class StatusPageServerTest {
+
+    private final HttpClient client = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    private HttpResponse<String> get(StatusPageServer server, String path)
+            throws IOException, InterruptedException {
+        URI uri = URI.create("http://127.0.0.1:" + server.port() + path);
+        return client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static InetSocketAddress ephemeralLoopback() {
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    }
+
+    @Test
+    void servesPageAndJsonOnAnEphemeralPort() throws Exception {
+        // Proves port 0 binds a real port and both endpoints return the suppliers' current values.
+        AtomicInteger requests = new AtomicInteger();
+        Map<String, Object> facts = new LinkedHashMap<>();
+        facts.put("service", "osd");
+        facts.put("load", 0.25);
+        facts.put("stages", List.of(new TreeMap<>(Map.of("name", "storage", "queueLength", 3))));
+        try (StatusPageServer server = new StatusPageServer(ephemeralLoopback(),
+                () -> "<html><body>requests " + requests.incrementAndGet() + "</body></html>",
+                () -> facts)) {
+            assertThat(server.port()).isPositive();
+            HttpResponse<String> page = get(server, "/");
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.headers().firstValue("Content-Type"))
+                    .hasValue("text/html; charset=utf-8");
+            assertThat(page.body()).contains("requests 1");
+            HttpResponse<String> json = get(server, "/status.json");
+            assertThat(json.statusCode()).isEqualTo(200);
+            assertThat(json.body()).isEqualTo("{\"service\":\"osd\",\"load\":0.25,"
+                    + "\"stages\":[{\"name\":\"storage\",\"queueLength\":3}]}");
+            assertThat(get(server, "/nothing").statusCode()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void failingSupplierGives500AndServerKeepsServing() throws Exception {
+        // Proves an exception in the page supplier only fails that request.
+        AtomicInteger calls = new AtomicInteger();
+        try (StatusPageServer server = new StatusPageServer(ephemeralLoopback(), () -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new IllegalStateException("boom");
+            }
+            return "plain text";
+        })) {
+            HttpResponse<String> failed = get(server, "/");
+            assertThat(failed.statusCode()).isEqualTo(500);
+            assertThat(failed.body()).contains("boom");
+            HttpResponse<String> ok = get(server, "/");
+            assertThat(ok.statusCode()).isEqualTo(200);
+            assertThat(ok.headers().firstValue("Content-Type"))
+                    .hasValue("text/plain; charset=utf-8");
+            assertThat(get(server, "/status.json").body()).isEqualTo("{}");
+        }
+    }
+
+    @Test
+    void jsonWriterEscapesAndHandlesSpecialValues() {
+        // Proves string escaping, nulls, enums, arrays and non-finite numbers produce valid JSON.
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("text", "a\"b\\c\n\u0001");
+        value.put("missing", null);
+        value.put("nan", Double.NaN);
+        value.put("unit", java.util.concurrent.TimeUnit.SECONDS);
+        value.put("array", new Object[] {1L, true});
+        assertThat(JsonWriter.write(value)).isEqualTo("{\"text\":\"a\\\"b\\\\c\\n\\u0001\","
+                + "\"missing\":null,\"nan\":null,\"unit\":\"SECONDS\",\"array\":[1,true]}");
+    }
+}

@@ -1,0 +1,153 @@
+package org.xtreemfs.mrc;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+import org.xtreemfs.foundation.config.HostPort;
+import org.xtreemfs.foundation.config.Setting;
+import org.xtreemfs.foundation.config.SettingTypes;
+import org.xtreemfs.foundation.config.Settings;
+import org.xtreemfs.foundation.config.SettingsException;
+import org.xtreemfs.foundation.config.SettingsSchema;
+
+/**
+ * The MRC's settings, each declared once with type, bounds, default and description; etc/mrcconfig.properties
+ * documents the same keys. A {@code MrcConfig} exists only for valid settings.
+ */
+public final class MrcConfig {
+    public static final Setting<String> UUID = new Setting<>("mrc.uuid", SettingTypes.string(true), "",
+            "service UUID at the DIR; empty = generated once and kept in the database");
+    public static final Setting<String> NAME = Setting.string("mrc.name", "mrc",
+            "human-readable service name registered at the DIR");
+    public static final Setting<String> LISTEN_ADDRESS = Setting.string("mrc.listenAddress", "0.0.0.0",
+            "address the RPC and status servers bind to");
+    public static final Setting<Integer> PORT = Setting.port("mrc.port", 32636, "RPC port (0 = any free port)");
+    public static final Setting<Integer> STATUS_PORT = Setting.port("mrc.status.port", 30636,
+            "HTTP status page port (0 = any free port)");
+    public static final Setting<String> ADVERTISED_ADDRESS = new Setting<>("mrc.advertisedAddress",
+            SettingTypes.string(true), "",
+            "host clients use to reach this MRC (registered at the DIR); empty = the listen address, or 127.0.0.1 when that is 0.0.0.0");
+    public static final Setting<Path> DATABASE_PATH = Setting.path("mrc.database.path",
+            Path.of("/var/lib/xtreemfs/mrc"), "folder of the MRC's RocksDB database");
+    public static final Setting<Boolean> DATABASE_SYNC_WRITES = Setting.bool("mrc.database.syncWrites", false,
+            "fsync the database log before answering each change (survives power loss, slower)");
+    public static final Setting<HostPort> DIR_ADDRESS = Setting.hostPort("mrc.dir.address",
+            new HostPort("localhost", 32638), "host:port of the DIR service");
+    public static final Setting<Long> DIR_TIMEOUT_MS = Setting.longInteger("mrc.dir.timeoutMs", 10_000, 100,
+            600_000, "timeout of each call to the DIR, in milliseconds");
+    public static final Setting<Long> HEARTBEAT_PERIOD_MS = Setting.longInteger("mrc.heartbeat.periodMs", 5_000, 10,
+            3_600_000, "how often the MRC re-registers at the DIR (its heartbeat), in milliseconds");
+    public static final Setting<Long> CAPABILITY_TIMEOUT_MS = Setting.longInteger("mrc.capability.timeoutMs",
+            600_000, 1_000, 86_400_000, "lifetime of an issued XCap, in milliseconds");
+    public static final Setting<String> CAPABILITY_SECRET = Setting.string("capability.secret", "unused",
+            "shared secret (at least 8 characters) with which the MRC signs XCaps; same value on every OSD").required();
+    public static final Setting<Integer> METADATA_QUEUE_CAPACITY = Setting.integer("mrc.metadata.queueCapacity",
+            10_000, 1, 1_000_000, "operations that may wait for the metadata thread before OVERLOADED");
+    public static final Setting<Long> PLACEMENT_FREE_SPACE_MIN_BYTES = Setting.byteSize(
+            "mrc.placement.freeSpaceMinBytes", 64L << 20, 0, Long.MAX_VALUE,
+            "OSDs with less free space are not chosen for new files (OSDs not reporting space are)");
+    public static final Setting<Long> PLACEMENT_OSD_CACHE_TTL_MS = Setting.longInteger("mrc.placement.osdCacheTtlMs",
+            1_000, 0, 600_000, "how long the DIR's OSD list is reused for placement and statvfs, in milliseconds");
+
+    public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, LISTEN_ADDRESS, PORT,
+            STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
+            HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CAPABILITY_SECRET, METADATA_QUEUE_CAPACITY,
+            PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS);
+
+    static final int CAPABILITY_SECRET_LENGTH_MIN = 8;
+
+    private final Settings settings;
+
+    /** @param settings validated against {@link #SCHEMA} */
+    public MrcConfig(Settings settings) {
+        if (!settings.schema().name().equals(SCHEMA.name())) {
+            throw new IllegalArgumentException("settings of " + settings.schema().name() + " given to the MRC");
+        }
+        this.settings = settings;
+    }
+
+    /** Validates properties (unknown keys and bad values fail, each named). */
+    public static MrcConfig fromProperties(Properties properties) throws SettingsException {
+        MrcConfig config = new MrcConfig(SCHEMA.validate(properties));
+        if (config.capabilitySecret().length() < CAPABILITY_SECRET_LENGTH_MIN) {
+            throw new SettingsException(CAPABILITY_SECRET.key() + ": a secret of " + config.capabilitySecret().length()
+                    + " characters is too short (at least " + CAPABILITY_SECRET_LENGTH_MIN + ")");
+        }
+        return config;
+    }
+
+    /** For tests and embedding: defaults plus the given keys. */
+    public static MrcConfig of(Map<String, String> values) throws SettingsException {
+        Properties properties = new Properties();
+        properties.putAll(values);
+        return fromProperties(properties);
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    public String uuid() {
+        return settings.get(UUID);
+    }
+
+    public String name() {
+        return settings.get(NAME);
+    }
+
+    public String listenAddress() {
+        return settings.get(LISTEN_ADDRESS);
+    }
+
+    public int port() {
+        return settings.get(PORT);
+    }
+
+    public int statusPort() {
+        return settings.get(STATUS_PORT);
+    }
+
+    public String advertisedAddress() {
+        return settings.get(ADVERTISED_ADDRESS);
+    }
+
+    public Path databasePath() {
+        return settings.get(DATABASE_PATH);
+    }
+
+    public boolean databaseSyncWrites() {
+        return settings.get(DATABASE_SYNC_WRITES);
+    }
+
+    public HostPort dirAddress() {
+        return settings.get(DIR_ADDRESS);
+    }
+
+    public long dirTimeoutMs() {
+        return settings.get(DIR_TIMEOUT_MS);
+    }
+
+    public long heartbeatPeriodMs() {
+        return settings.get(HEARTBEAT_PERIOD_MS);
+    }
+
+    public long capabilityTimeoutMs() {
+        return settings.get(CAPABILITY_TIMEOUT_MS);
+    }
+
+    public String capabilitySecret() {
+        return settings.get(CAPABILITY_SECRET);
+    }
+
+    public int metadataQueueCapacity() {
+        return settings.get(METADATA_QUEUE_CAPACITY);
+    }
+
+    public long placementFreeSpaceMinBytes() {
+        return settings.get(PLACEMENT_FREE_SPACE_MIN_BYTES);
+    }
+
+    public long placementOsdCacheTtlMs() {
+        return settings.get(PLACEMENT_OSD_CACHE_TTL_MS);
+    }
+}

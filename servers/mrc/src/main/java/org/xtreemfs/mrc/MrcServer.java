@@ -1,0 +1,251 @@
+package org.xtreemfs.mrc;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.capability.XCapSigner;
+import org.xtreemfs.foundation.clock.Clock;
+import org.xtreemfs.foundation.clock.SystemClock;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.KvStore;
+import org.xtreemfs.foundation.kv.RocksKvOptions;
+import org.xtreemfs.foundation.kv.RocksKvStore;
+import org.xtreemfs.foundation.rpc.RpcClient;
+import org.xtreemfs.foundation.rpc.RpcHandler;
+import org.xtreemfs.foundation.rpc.RpcServer;
+import org.xtreemfs.foundation.stubs.DirServiceClient;
+import org.xtreemfs.interfaces.mrc.MrcInterface;
+import org.xtreemfs.interfaces.mrc.MrcProcedure;
+import org.xtreemfs.mrc.capability.CapabilityIssuer;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.ops.AccessOp;
+import org.xtreemfs.mrc.ops.FtruncateOp;
+import org.xtreemfs.mrc.ops.GetFileLayoutOp;
+import org.xtreemfs.mrc.ops.GetattrOp;
+import org.xtreemfs.mrc.ops.GetxattrOp;
+import org.xtreemfs.mrc.ops.LinkOp;
+import org.xtreemfs.mrc.ops.ListxattrOp;
+import org.xtreemfs.mrc.ops.MkdirOp;
+import org.xtreemfs.mrc.ops.MknodOp;
+import org.xtreemfs.mrc.ops.OpServices;
+import org.xtreemfs.mrc.ops.OpenOp;
+import org.xtreemfs.mrc.ops.OperationCounters;
+import org.xtreemfs.mrc.ops.PingOp;
+import org.xtreemfs.mrc.ops.ReaddirOp;
+import org.xtreemfs.mrc.ops.ReadlinkOp;
+import org.xtreemfs.mrc.ops.RemovexattrOp;
+import org.xtreemfs.mrc.ops.RenameOp;
+import org.xtreemfs.mrc.ops.RenewCapabilityOp;
+import org.xtreemfs.mrc.ops.RmdirOp;
+import org.xtreemfs.mrc.ops.SetattrOp;
+import org.xtreemfs.mrc.ops.SetxattrOp;
+import org.xtreemfs.mrc.ops.StatvfsOp;
+import org.xtreemfs.mrc.ops.SymlinkOp;
+import org.xtreemfs.mrc.ops.UnlinkOp;
+import org.xtreemfs.mrc.ops.UpdateFileSizeOp;
+import org.xtreemfs.mrc.ops.VolumeCreateOp;
+import org.xtreemfs.mrc.ops.VolumeDeleteOp;
+import org.xtreemfs.mrc.ops.VolumeListOp;
+import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
+import org.xtreemfs.mrc.registry.DirRegistration;
+import org.xtreemfs.mrc.registry.OsdDirectory;
+import org.xtreemfs.mrc.stages.MetadataStage;
+
+/**
+ * Wiring only: opens the database, starts the metadata stage, the RPC server, the DIR registration and
+ * the status page, and stops them in reverse order. Usable in-process: {@code new MrcServer(config)},
+ * {@link #start()}, {@link #close()}.
+ */
+public final class MrcServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MrcServer.class);
+    static final String UUID_KEY = "mrc.uuid";
+
+    private final MrcConfig config;
+    private final Clock clock;
+    private final Supplier<String> volumeIds;
+    private final List<AutoCloseable> started = new ArrayList<>();
+    private KvStore store;
+    private Namespace namespace;
+    private MetadataStage metadataStage;
+    private RpcServer rpcServer;
+    private DirRegistration dirRegistration;
+    private OsdDirectory osdDirectory;
+    private OperationCounters counters;
+    private String uuid;
+    private InetSocketAddress address;
+    private MrcStatusPage statusPage;
+
+    public MrcServer(MrcConfig config) {
+        this(config, SystemClock.INSTANCE, () -> java.util.UUID.randomUUID().toString());
+    }
+
+    /** With the clock and volume-id seams replaced (tests, simulation). */
+    public MrcServer(MrcConfig config, Clock clock, Supplier<String> volumeIds) {
+        this.config = config;
+        this.clock = clock;
+        this.volumeIds = volumeIds;
+    }
+
+    /** Starts everything; returns the bound RPC address. Registration at the DIR continues in background. */
+    public synchronized InetSocketAddress start() throws Exception {
+        if (address != null) {
+            throw new IllegalStateException("MRC already started");
+        }
+        try {
+            Files.createDirectories(config.databasePath());
+            store = RocksKvStore.open(RocksKvOptions.defaults(config.databasePath()));
+            started.add(store);
+            OsdSelectionPolicies policies = OsdSelectionPolicies.standard(config.placementFreeSpaceMinBytes());
+            namespace = new Namespace(store, policies,
+                    config.databaseSyncWrites() ? Durability.SYNC : Durability.BUFFERED);
+            uuid = loadOrCreateUuid();
+            metadataStage = new MetadataStage(config.metadataQueueCapacity(), clock);
+            started.add(metadataStage);
+            RpcClient rpcClient = new RpcClient("mrc-" + uuid.substring(0, Math.min(8, uuid.length())));
+            started.add(rpcClient);
+            DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
+                    config.dirTimeoutMs());
+            osdDirectory = new OsdDirectory(dir, clock, config.placementOsdCacheTtlMs());
+            CapabilityIssuer capabilities = new CapabilityIssuer(new XCapSigner(config.capabilitySecret()), clock,
+                    config.capabilityTimeoutMs());
+            counters = new OperationCounters();
+            dirRegistration = new DirRegistration(dir, uuid, config.name(), config.heartbeatPeriodMs());
+            rpcServer = buildRpcServer(capabilities);
+            address = rpcServer.start();
+            started.add(rpcServer);
+            dirRegistration.start(advertisedHost(), address.getPort(), namespace.listVolumes());
+            started.add(dirRegistration);
+            statusPage = MrcStatusPage.start(this, new InetSocketAddress(config.listenAddress(), config.statusPort()));
+            started.add(statusPage);
+            LOG.info("MRC {} serving on {} with database {}", uuid, address, config.databasePath());
+            return address;
+        } catch (Exception | Error e) {
+            closeStarted();
+            throw e;
+        }
+    }
+
+    private RpcServer buildRpcServer(CapabilityIssuer capabilities) {
+        OpServices services = new OpServices(namespace, metadataStage, capabilities, osdDirectory,
+                dirRegistration, clock, volumeIds, counters);
+        RpcServer.Builder builder = RpcServer.builder("mrc", new InetSocketAddress(config.listenAddress(),
+                config.port()));
+        register(builder, MrcProcedure.MRC_VOLUME_CREATE, new VolumeCreateOp(services));
+        register(builder, MrcProcedure.MRC_VOLUME_DELETE, new VolumeDeleteOp(services));
+        register(builder, MrcProcedure.MRC_VOLUME_LIST, new VolumeListOp(services));
+        register(builder, MrcProcedure.MRC_GETATTR, new GetattrOp(services));
+        register(builder, MrcProcedure.MRC_SETATTR, new SetattrOp(services));
+        register(builder, MrcProcedure.MRC_MKDIR, new MkdirOp(services));
+        register(builder, MrcProcedure.MRC_RMDIR, new RmdirOp(services));
+        register(builder, MrcProcedure.MRC_OPEN, new OpenOp(services));
+        register(builder, MrcProcedure.MRC_UNLINK, new UnlinkOp(services));
+        register(builder, MrcProcedure.MRC_RENAME, new RenameOp(services));
+        register(builder, MrcProcedure.MRC_LINK, new LinkOp(services));
+        register(builder, MrcProcedure.MRC_SYMLINK, new SymlinkOp(services));
+        register(builder, MrcProcedure.MRC_READLINK, new ReadlinkOp(services));
+        register(builder, MrcProcedure.MRC_READDIR, new ReaddirOp(services));
+        register(builder, MrcProcedure.MRC_GETXATTR, new GetxattrOp(services));
+        register(builder, MrcProcedure.MRC_SETXATTR, new SetxattrOp(services));
+        register(builder, MrcProcedure.MRC_LISTXATTR, new ListxattrOp(services));
+        register(builder, MrcProcedure.MRC_REMOVEXATTR, new RemovexattrOp(services));
+        register(builder, MrcProcedure.MRC_STATVFS, new StatvfsOp(services));
+        register(builder, MrcProcedure.MRC_ACCESS, new AccessOp(services));
+        register(builder, MrcProcedure.MRC_RENEW_CAPABILITY, new RenewCapabilityOp(services));
+        register(builder, MrcProcedure.MRC_UPDATE_FILE_SIZE, new UpdateFileSizeOp(services));
+        register(builder, MrcProcedure.MRC_FTRUNCATE, new FtruncateOp(services));
+        register(builder, MrcProcedure.MRC_GET_FILE_LAYOUT, new GetFileLayoutOp(services));
+        register(builder, MrcProcedure.MRC_PING, new PingOp());
+        register(builder, MrcProcedure.MRC_MKNOD, new MknodOp(services));
+        return builder.build();
+    }
+
+    private static void register(RpcServer.Builder builder, MrcProcedure procedure, RpcHandler handler) {
+        builder.handle(MrcInterface.MRC_INTERFACE_ID_VALUE, procedure.getNumber(), handler);
+    }
+
+    /** The configured UUID, else the one persisted in the database, else a new one (persisted). */
+    private String loadOrCreateUuid() {
+        if (!config.uuid().isEmpty()) {
+            return config.uuid();
+        }
+        return namespace.mrcValue(UUID_KEY).orElseGet(() -> {
+            String generated = java.util.UUID.randomUUID().toString();
+            namespace.putMrcValue(UUID_KEY, generated);
+            return generated;
+        });
+    }
+
+    private String advertisedHost() {
+        if (!config.advertisedAddress().isEmpty()) {
+            return config.advertisedAddress();
+        }
+        String listen = config.listenAddress();
+        return listen.equals("0.0.0.0") || listen.equals("::") ? "127.0.0.1" : listen;
+    }
+
+    public synchronized InetSocketAddress address() {
+        return address;
+    }
+
+    public synchronized String uuid() {
+        return uuid;
+    }
+
+    /** The bound status page port (useful when 0 was configured). */
+    public synchronized int statusPort() {
+        return statusPage.port();
+    }
+
+    MetadataStage metadataStage() {
+        return metadataStage;
+    }
+
+    OperationCounters counters() {
+        return counters;
+    }
+
+    OsdDirectory osdDirectory() {
+        return osdDirectory;
+    }
+
+    DirRegistration dirRegistration() {
+        return dirRegistration;
+    }
+
+    MrcConfig config() {
+        return config;
+    }
+
+    /** Volume list for the status page, read on the metadata thread so it never races an operation. */
+    String volumeSummary() {
+        try {
+            var volumes = metadataStage.submit("status", () -> org.xtreemfs.interfaces.mrc.VolumeList.newBuilder()
+                    .addAllVolumes(namespace.listVolumes()).build()).get(2, TimeUnit.SECONDS);
+            return volumes.toString();
+        } catch (Exception e) {
+            return "(unavailable: " + e + ")";
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closeStarted();
+        address = null;
+    }
+
+    private void closeStarted() {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                LOG.warn("MRC: closing {} failed: {}", started.get(i).getClass().getSimpleName(), e.toString());
+            }
+        }
+        started.clear();
+    }
+}

@@ -1,0 +1,59 @@
+package org.xtreemfs.mrc;
+
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.xtreemfs.foundation.stage.StageMetrics;
+
+/**
+ * The MRC's HTTP status page: identity, DIR heartbeats, the metadata queue, per-procedure counters,
+ * the known OSDs and the volumes.
+ */
+final class MrcStatusPage implements AutoCloseable {
+    private final int port;
+
+    private MrcStatusPage(int port) {
+        this.port = port;
+    }
+
+    static MrcStatusPage start(MrcServer server, InetSocketAddress address) {
+        return new MrcStatusPage(address.getPort());
+    }
+
+    int port() {
+        return port;
+    }
+
+    static Map<String, Object> values(MrcServer server) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("service", "mrc");
+        values.put("uuid", server.uuid());
+        values.put("address", String.valueOf(server.address()));
+        values.put("dir", server.config().dirAddress().toString());
+        values.put("heartbeatsSent", server.dirRegistration().heartbeatsSent());
+        values.put("heartbeatsFailed", server.dirRegistration().heartbeatsFailed());
+        StageMetrics metadata = server.metadataStage().metrics();
+        values.put("metadataQueueLength", metadata.queueLength());
+        values.put("metadataQueueCapacity", metadata.queueCapacity());
+        values.put("metadataHandled", metadata.handledCount());
+        values.put("metadataRejected", metadata.rejectedCount());
+        Map<String, Object> operations = new LinkedHashMap<>();
+        server.counters().snapshot().forEach((procedure, counts) -> operations.put(procedure,
+                Map.of("calls", counts[0], "errors", counts[1])));
+        values.put("operations", operations);
+        values.put("osds", server.osdDirectory().cached().stream().map(osd -> osd.uuid() + " free="
+                + osd.freeBytes() + " total=" + osd.totalBytes() + " load=" + osd.loadPercent() + "%").toList());
+        values.put("volumes", server.volumeSummary());
+        return values;
+    }
+
+    static String text(MrcServer server) {
+        StringBuilder text = new StringBuilder("XtreemFS-QoS MRC\n\n");
+        values(server).forEach((key, value) -> text.append(key).append(": ").append(value).append('\n'));
+        return text.toString();
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,34 @@
+package org.xtreemfs.mrc.ops;
+
+import com.google.protobuf.MessageLite;
+import org.xtreemfs.foundation.rpc.RpcCall;
+import org.xtreemfs.interfaces.mrc.FileLayoutResponse;
+import org.xtreemfs.interfaces.mrc.PathRequest;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.metadata.FileIds;
+import org.xtreemfs.mrc.metadata.InodeRecord;
+import org.xtreemfs.mrc.metadata.OperationContext;
+
+/**
+ * MRC_GET_FILE_LAYOUT (for xtfsutil): volume, file id, XLoc (empty for directories and files never
+ * opened), Stat and the volume's reservation.
+ */
+public final class GetFileLayoutOp extends MetadataOp<PathRequest> {
+    public GetFileLayoutOp(OpServices services) {
+        super(services, "MRC_GET_FILE_LAYOUT", PathRequest.parser());
+    }
+
+    @Override
+    protected MessageLite apply(RpcCall call, OperationContext context, PathRequest request) throws Exception {
+        Volume volume = services.namespace().volume(request.getVolumeName());
+        InodeRecord record = services.namespace().lookupRecord(context, request.getVolumeName(), request.getPath());
+        return FileLayoutResponse.newBuilder()
+                .setVolumeId(volume.getId())
+                .setVolumeName(volume.getName())
+                .setFileId(FileIds.fileId(volume.getId(), record.inode()))
+                .setXlocs(record.xlocs())
+                .setStat(record.stat())
+                .setReservation(volume.getReservation())
+                .build();
+    }
+}

@@ -1,0 +1,85 @@
+package org.xtreemfs.mrc.ops;
+
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.rpc.RpcCall;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.rpc.RpcHandler;
+import org.xtreemfs.mrc.metadata.Caller;
+import org.xtreemfs.mrc.metadata.OperationContext;
+
+/**
+ * The shape of every MRC procedure: on the network thread, parse the request and {@link #prepare} its
+ * nondeterministic inputs (caller, clock, DIR data; may be asynchronous, never blocking); then
+ * {@link #apply} it on the metadata stage (deterministic, one write batch); then {@link #afterCommit}
+ * (e.g. tell the DIR) and answer.
+ *
+ * @param <R> the request message type
+ */
+public abstract class MetadataOp<R> implements RpcHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataOp.class);
+
+    protected final OpServices services;
+    private final String procedure;
+    private final Parser<R> parser;
+
+    protected MetadataOp(OpServices services, String procedure, Parser<R> parser) {
+        this.services = services;
+        this.procedure = procedure;
+        this.parser = parser;
+    }
+
+    @Override
+    public final void handle(RpcCall call) throws RpcException {
+        R request = call.request(parser);
+        OperationContext context = OperationContext.of(Caller.of(call.userCredentials()),
+                services.clock().wallClockMillis());
+        prepare(context, request)
+                .thenCompose(prepared -> services.metadataStage().submit(procedure,
+                        () -> apply(call, prepared, request)))
+                .thenCompose(result -> afterCommit(request, result))
+                .whenComplete((result, error) -> {
+                    services.counters().record(procedure, error != null);
+                    if (error == null) {
+                        call.respond(result);
+                    } else {
+                        call.fail(toRpcException(error));
+                    }
+                });
+    }
+
+    /** Gathers nondeterministic inputs; the default needs nothing beyond caller and clock. */
+    protected CompletableFuture<OperationContext> prepare(OperationContext context, R request) {
+        return CompletableFuture.completedFuture(context);
+    }
+
+    /** Same as {@link #prepare} for operations that place files or report space: adds the online OSDs. */
+    protected final CompletableFuture<OperationContext> withOsds(OperationContext context) {
+        return services.osds().current().thenApply(context::withOsds);
+    }
+
+    /** Runs on the metadata thread; all store changes in one batch. */
+    protected abstract MessageLite apply(RpcCall call, OperationContext context, R request) throws Exception;
+
+    protected CompletableFuture<MessageLite> afterCommit(R request, MessageLite result) {
+        return CompletableFuture.completedFuture(result);
+    }
+
+    static RpcException toRpcException(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof RpcException rpcException) {
+            return rpcException;
+        }
+        LOG.error("MRC operation failed", cause);
+        return RpcException.internal("MRC internal error: " + cause);
+    }
+}
