@@ -55,6 +55,15 @@ public final class DirConfig {
         return new DirConfig(SCHEMA.validate(properties));
     }
 
+    /** Wraps settings already validated by {@link #SCHEMA} (as the launcher hands them over). */
+    public static DirConfig of(Settings settings) {
+        if (settings.schema() != SCHEMA) {
+            throw new IllegalArgumentException("settings of schema " + settings.schema().name()
+                    + " are not DIR settings");
+        }
+        return new DirConfig(settings);
+    }
+
     /** Reads {@code configFile} (may be null), applies the overrides and validates the result. */
     public static DirConfig load(Path configFile, Map<String, String> overrides) throws SettingsException {
         return from(SettingsSchema.load(configFile, overrides));

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Setting;
+import org.xtreemfs.foundation.config.SettingType;
 import org.xtreemfs.foundation.config.SettingTypes;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
@@ -15,11 +16,14 @@ import org.xtreemfs.foundation.config.SettingsSchema;
  * documents the same keys. A {@code MrcConfig} exists only for valid settings.
  */
 public final class MrcConfig {
+    /** The same default as the OSD's, so a local cluster works out of the box; change it in production. */
+    public static final String DEFAULT_CAPABILITY_SECRET = "xtreemfs-qos-change-this-secret";
+
     public static final Setting<String> UUID = new Setting<>("mrc.uuid", SettingTypes.string(true), "",
             "service UUID at the DIR; empty = generated once and kept in the database");
     public static final Setting<String> NAME = Setting.string("mrc.name", "mrc",
             "human-readable service name registered at the DIR");
-    public static final Setting<String> LISTEN_ADDRESS = Setting.string("mrc.listenAddress", "0.0.0.0",
+    public static final Setting<String> BIND_ADDRESS = Setting.string("mrc.bindAddress", "0.0.0.0",
             "address the RPC and status servers bind to");
     public static final Setting<Integer> PORT = Setting.port("mrc.port", 32636, "RPC port (0 = any free port)");
     public static final Setting<Integer> STATUS_PORT = Setting.port("mrc.status.port", 30636,
@@ -28,7 +32,7 @@ public final class MrcConfig {
             SettingTypes.string(true), "",
             "host clients use to reach this MRC (registered at the DIR); empty = the listen address, or 127.0.0.1 when that is 0.0.0.0");
     public static final Setting<Path> DATABASE_PATH = Setting.path("mrc.database.path",
-            Path.of("/var/lib/xtreemfs/mrc"), "folder of the MRC's RocksDB database");
+            Path.of("/var/lib/xtreemfs/mrc/database"), "folder of the MRC's RocksDB database");
     public static final Setting<Boolean> DATABASE_SYNC_WRITES = Setting.bool("mrc.database.syncWrites", false,
             "fsync the database log before answering each change (survives power loss, slower)");
     public static final Setting<HostPort> DIR_ADDRESS = Setting.hostPort("mrc.dir.address",
@@ -39,8 +43,8 @@ public final class MrcConfig {
             3_600_000, "how often the MRC re-registers at the DIR (its heartbeat), in milliseconds");
     public static final Setting<Long> CAPABILITY_TIMEOUT_MS = Setting.longInteger("mrc.capability.timeoutMs",
             600_000, 1_000, 86_400_000, "lifetime of an issued XCap, in milliseconds");
-    public static final Setting<String> CAPABILITY_SECRET = Setting.string("capability.secret", "unused",
-            "shared secret (at least 8 characters) with which the MRC signs XCaps; same value on every OSD").required();
+    public static final Setting<String> CAPABILITY_SECRET = new Setting<String>("capability.secret",
+            new SecretType(), DEFAULT_CAPABILITY_SECRET, "shared secret (at least 8 characters) with which the MRC signs XCaps; same value on every OSD");
     public static final Setting<Integer> METADATA_QUEUE_CAPACITY = Setting.integer("mrc.metadata.queueCapacity",
             10_000, 1, 1_000_000, "operations that may wait for the metadata thread before OVERLOADED");
     public static final Setting<Long> PLACEMENT_FREE_SPACE_MIN_BYTES = Setting.byteSize(
@@ -49,12 +53,10 @@ public final class MrcConfig {
     public static final Setting<Long> PLACEMENT_OSD_CACHE_TTL_MS = Setting.longInteger("mrc.placement.osdCacheTtlMs",
             1_000, 0, 600_000, "how long the DIR's OSD list is reused for placement and statvfs, in milliseconds");
 
-    public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, LISTEN_ADDRESS, PORT,
+    public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, BIND_ADDRESS, PORT,
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
             HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CAPABILITY_SECRET, METADATA_QUEUE_CAPACITY,
             PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS);
-
-    static final int CAPABILITY_SECRET_LENGTH_MIN = 8;
 
     private final Settings settings;
 
@@ -68,12 +70,7 @@ public final class MrcConfig {
 
     /** Validates properties (unknown keys and bad values fail, each named). */
     public static MrcConfig fromProperties(Properties properties) throws SettingsException {
-        MrcConfig config = new MrcConfig(SCHEMA.validate(properties));
-        if (config.capabilitySecret().length() < CAPABILITY_SECRET_LENGTH_MIN) {
-            throw new SettingsException(CAPABILITY_SECRET.key() + ": a secret of " + config.capabilitySecret().length()
-                    + " characters is too short (at least " + CAPABILITY_SECRET_LENGTH_MIN + ")");
-        }
-        return config;
+        return new MrcConfig(SCHEMA.validate(properties));
     }
 
     /** For tests and embedding: defaults plus the given keys. */
@@ -95,8 +92,8 @@ public final class MrcConfig {
         return settings.get(NAME);
     }
 
-    public String listenAddress() {
-        return settings.get(LISTEN_ADDRESS);
+    public String bindAddress() {
+        return settings.get(BIND_ADDRESS);
     }
 
     public int port() {
@@ -149,5 +146,29 @@ public final class MrcConfig {
 
     public long placementOsdCacheTtlMs() {
         return settings.get(PLACEMENT_OSD_CACHE_TTL_MS);
+    }
+
+    /** A secret of at least 8 characters; never printed back in full. */
+    private static final class SecretType implements SettingType<String> {
+        static final int LENGTH_MIN = 8;
+
+        @Override
+        public String parse(String raw) {
+            if (raw.length() < LENGTH_MIN) {
+                throw new IllegalArgumentException("is too short: " + raw.length() + " characters, at least "
+                        + LENGTH_MIN);
+            }
+            return raw;
+        }
+
+        @Override
+        public String format(String value) {
+            return value;
+        }
+
+        @Override
+        public String describe() {
+            return "text of at least " + LENGTH_MIN + " characters";
+        }
     }
 }

@@ -1,5 +1,6 @@
 package org.xtreemfs.mrc;
 
+import com.google.protobuf.MessageLite;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -11,16 +12,21 @@ import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
+import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.launcher.RunningServer;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.RocksKvOptions;
 import org.xtreemfs.foundation.kv.RocksKvStore;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcHandler;
 import org.xtreemfs.foundation.rpc.RpcServer;
+import org.xtreemfs.foundation.status.StatusPageServer;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.interfaces.mrc.MrcInterface;
 import org.xtreemfs.interfaces.mrc.MrcProcedure;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.interfaces.mrc.VolumeList;
 import org.xtreemfs.mrc.capability.CapabilityIssuer;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.ops.AccessOp;
@@ -61,7 +67,7 @@ import org.xtreemfs.mrc.stages.MetadataStage;
  * the status page, and stops them in reverse order. Usable in-process: {@code new MrcServer(config)},
  * {@link #start()}, {@link #close()}.
  */
-public final class MrcServer implements AutoCloseable {
+public final class MrcServer implements RunningServer {
     private static final Logger LOG = LoggerFactory.getLogger(MrcServer.class);
     static final String UUID_KEY = "mrc.uuid";
 
@@ -78,7 +84,7 @@ public final class MrcServer implements AutoCloseable {
     private OperationCounters counters;
     private String uuid;
     private InetSocketAddress address;
-    private MrcStatusPage statusPage;
+    private StatusPageServer statusPage;
 
     public MrcServer(MrcConfig config) {
         this(config, SystemClock.INSTANCE, () -> java.util.UUID.randomUUID().toString());
@@ -89,6 +95,13 @@ public final class MrcServer implements AutoCloseable {
         this.config = config;
         this.clock = clock;
         this.volumeIds = volumeIds;
+    }
+
+    /** The launcher's entry: builds and starts an MRC from validated settings. */
+    public static MrcServer launch(Settings settings) throws Exception {
+        MrcServer server = new MrcServer(new MrcConfig(settings));
+        server.start();
+        return server;
     }
 
     /** Starts everything; returns the bound RPC address. Registration at the DIR continues in background. */
@@ -120,7 +133,7 @@ public final class MrcServer implements AutoCloseable {
             started.add(rpcServer);
             dirRegistration.start(advertisedHost(), address.getPort(), namespace.listVolumes());
             started.add(dirRegistration);
-            statusPage = MrcStatusPage.start(this, new InetSocketAddress(config.listenAddress(), config.statusPort()));
+            statusPage = MrcStatusPage.start(this, new InetSocketAddress(config.bindAddress(), config.statusPort()));
             started.add(statusPage);
             LOG.info("MRC {} serving on {} with database {}", uuid, address, config.databasePath());
             return address;
@@ -133,7 +146,7 @@ public final class MrcServer implements AutoCloseable {
     private RpcServer buildRpcServer(CapabilityIssuer capabilities) {
         OpServices services = new OpServices(namespace, metadataStage, capabilities, osdDirectory,
                 dirRegistration, clock, volumeIds, counters);
-        RpcServer.Builder builder = RpcServer.builder("mrc", new InetSocketAddress(config.listenAddress(),
+        RpcServer.Builder builder = RpcServer.builder("mrc", new InetSocketAddress(config.bindAddress(),
                 config.port()));
         register(builder, MrcProcedure.MRC_VOLUME_CREATE, new VolumeCreateOp(services));
         register(builder, MrcProcedure.MRC_VOLUME_DELETE, new VolumeDeleteOp(services));
@@ -184,10 +197,11 @@ public final class MrcServer implements AutoCloseable {
         if (!config.advertisedAddress().isEmpty()) {
             return config.advertisedAddress();
         }
-        String listen = config.listenAddress();
+        String listen = config.bindAddress();
         return listen.equals("0.0.0.0") || listen.equals("::") ? "127.0.0.1" : listen;
     }
 
+    @Override
     public synchronized InetSocketAddress address() {
         return address;
     }
@@ -221,14 +235,20 @@ public final class MrcServer implements AutoCloseable {
         return config;
     }
 
-    /** Volume list for the status page, read on the metadata thread so it never races an operation. */
-    String volumeSummary() {
+    /** One line per volume for the status page, read on the metadata thread so it never races an operation. */
+    List<String> volumeSummary() {
         try {
-            var volumes = metadataStage.submit("status", () -> org.xtreemfs.interfaces.mrc.VolumeList.newBuilder()
+            MessageLite volumes = metadataStage.submit("status", () -> VolumeList.newBuilder()
                     .addAllVolumes(namespace.listVolumes()).build()).get(2, TimeUnit.SECONDS);
-            return volumes.toString();
+            List<String> lines = new ArrayList<>();
+            for (Volume volume : ((VolumeList) volumes).getVolumesList()) {
+                lines.add(volume.getName() + " id=" + volume.getId() + " owner=" + volume.getOwnerUid()
+                        + " width=" + volume.getDefaultStripingPolicy().getWidth() + " reservation="
+                        + volume.getReservation().getType());
+            }
+            return lines;
         } catch (Exception e) {
-            return "(unavailable: " + e + ")";
+            return List.of("(unavailable: " + e + ")");
         }
     }
 

@@ -1,27 +1,21 @@
 package org.xtreemfs.mrc;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.xtreemfs.foundation.stage.StageMetrics;
+import org.xtreemfs.foundation.status.StatusPageServer;
 
 /**
- * The MRC's HTTP status page: identity, DIR heartbeats, the metadata queue, per-procedure counters,
- * the known OSDs and the volumes.
+ * The MRC's HTTP status page ({@code /} as text, {@code /status.json}): identity, DIR heartbeats, the
+ * metadata queue, per-procedure counters, the known OSDs and the volumes.
  */
-final class MrcStatusPage implements AutoCloseable {
-    private final int port;
+final class MrcStatusPage {
+    private MrcStatusPage() {}
 
-    private MrcStatusPage(int port) {
-        this.port = port;
-    }
-
-    static MrcStatusPage start(MrcServer server, InetSocketAddress address) {
-        return new MrcStatusPage(address.getPort());
-    }
-
-    int port() {
-        return port;
+    static StatusPageServer start(MrcServer server, InetSocketAddress address) throws IOException {
+        return new StatusPageServer(address, () -> text(server), () -> values(server));
     }
 
     static Map<String, Object> values(MrcServer server) {
@@ -51,9 +45,5 @@ final class MrcStatusPage implements AutoCloseable {
         StringBuilder text = new StringBuilder("XtreemFS-QoS MRC\n\n");
         values(server).forEach((key, value) -> text.append(key).append(": ").append(value).append('\n'));
         return text.toString();
-    }
-
-    @Override
-    public void close() {
     }
 }

@@ -68,7 +68,7 @@ class MrcServerTest {
 
     private MrcServer startMrc() throws Exception {
         MrcServer server = new MrcServer(MrcConfig.of(Map.of(
-                "mrc.listenAddress", "127.0.0.1",
+                "mrc.bindAddress", "127.0.0.1",
                 "mrc.port", "0",
                 "mrc.status.port", "0",
                 "mrc.database.path", database.toString(),

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Setting;
+import org.xtreemfs.foundation.config.SettingType;
 import org.xtreemfs.foundation.config.SettingTypes;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
@@ -83,8 +84,8 @@ public final class OsdConfig {
             UsageType.BEST_EFFORT, "reservation type this OSD serves");
     public static final Setting<DeviceType> DEVICE_CLASS = Setting.enumeration("osd.device.class",
             DeviceType.class, DeviceType.HDD, "device class of the object folder's disk");
-    public static final Setting<String> CAPABILITY_SECRET = Setting.string("capability.secret",
-            DEFAULT_CAPABILITY_SECRET, "shared secret checking XCap signatures; the same as the MRC's (>= 8 chars)");
+    public static final Setting<String> CAPABILITY_SECRET = new Setting<>("capability.secret", new SecretType(),
+            DEFAULT_CAPABILITY_SECRET, "shared secret checking XCap signatures; the same as the MRC's");
 
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, LISTEN_ADDRESS,
             ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, STORAGE_THREADS, PREPROCESSING_THREADS,
@@ -93,18 +94,32 @@ public final class OsdConfig {
 
     private final Settings settings;
 
-    /**
-     * @throws SettingsException naming the key and value of a setting whose constraint spans more than its
-     *     type (the secret's length)
-     */
-    public OsdConfig(Settings settings) throws SettingsException {
+    /** XCapSigner needs at least 8 characters; checking here makes a short secret a settings error. */
+    private static final class SecretType implements SettingType<String> {
+        @Override
+        public String parse(String raw) {
+            if (raw.length() < CAPABILITY_SECRET_LENGTH_MIN) {
+                throw new IllegalArgumentException("is shorter than " + CAPABILITY_SECRET_LENGTH_MIN + " characters");
+            }
+            return raw;
+        }
+
+        @Override
+        public String format(String value) {
+            return value;
+        }
+
+        @Override
+        public String describe() {
+            return "string of at least " + CAPABILITY_SECRET_LENGTH_MIN + " characters";
+        }
+    }
+
+    /** @param settings validated against {@link #SCHEMA} */
+    public OsdConfig(Settings settings) {
         if (!settings.schema().equals(SCHEMA)) {
             throw new IllegalArgumentException("settings of schema " + settings.schema().name()
                     + " are not OSD settings");
-        }
-        if (settings.get(CAPABILITY_SECRET).length() < CAPABILITY_SECRET_LENGTH_MIN) {
-            throw new SettingsException(CAPABILITY_SECRET.key() + ": \"" + settings.get(CAPABILITY_SECRET)
-                    + "\" is shorter than " + CAPABILITY_SECRET_LENGTH_MIN + " characters");
         }
         this.settings = settings;
     }

@@ -10,13 +10,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
+import org.xtreemfs.foundation.launcher.RunningServer;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcServer;
+import org.xtreemfs.foundation.status.StatusPageServer;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.OsdAttributes;
@@ -45,7 +49,7 @@ import org.xtreemfs.osd.storage.OsdUuidFile;
  * the status page. No logic of its own. Usable in-process: {@link #start()} returns the bound addresses,
  * {@link #close()} stops everything it started.
  */
-public final class OsdServer implements AutoCloseable {
+public final class OsdServer implements RunningServer {
     static final String DELETION_QUEUE_FOLDER = "deletion-queue";
     private static final long DIR_CALL_TIMEOUT_MS = 10_000;
     private static final long DELETION_POLL_MS_MAX = 1_000;
@@ -130,7 +134,10 @@ public final class OsdServer implements AutoCloseable {
                 .setTtlS(ADDRESS_MAPPING_TTL_S).build();
         heartbeat = started(new DirHeartbeat(dir, uuid, mapping, this::attributes, config.heartbeatPeriodMs()));
         heartbeat.start();
-        addresses = new Addresses(rpcAddress, null);
+        StatusPageServer statusPage = started(new StatusPageServer(
+                new InetSocketAddress(config.listenAddress(), config.statusPort()),
+                () -> OsdStatus.page(status()), this::status));
+        addresses = new Addresses(rpcAddress, statusPage.address());
         return addresses;
     }
 
@@ -164,6 +171,33 @@ public final class OsdServer implements AutoCloseable {
                 .build();
     }
 
+    /** Counters and queue lengths for the status page, in display order. */
+    Map<String, Object> status() {
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("uuid", uuid);
+        status.put("usageType", config.usageType());
+        status.put("deviceClass", config.deviceClass());
+        status.put("objectPath", config.objectPath().toString());
+        status.put("rpcPendingCalls", rpcServer.pendingCalls());
+        status.put("rpcMalformedFrames", rpcServer.malformedFrames());
+        status.put("preprocessing", preprocessing.metrics());
+        status.put("qosQueueLength", qos.queueLength());
+        status.put("qosQueueCapacity", qos.queueCapacity());
+        status.put("qosInFlight", qos.inFlight());
+        status.put("qosAdmittedCount", qos.admittedCount());
+        status.put("qosRejectedCount", qos.rejectedCount());
+        status.put("storage", storage.metrics());
+        status.put("storageBytesRead", storage.bytesRead());
+        status.put("storageBytesWritten", storage.bytesWritten());
+        status.put("deletionsPending", deletions.pendingCount());
+        status.put("filesDeleted", storage.filesDeleted());
+        status.put("dirAddress", config.dirAddress().toString());
+        status.put("heartbeatsSent", heartbeat.heartbeatsSent());
+        status.put("heartbeatsFailed", heartbeat.heartbeatsFailed());
+        status.put("heartbeatLastError", heartbeat.lastError());
+        return status;
+    }
+
     private String advertisedHost() {
         if (!config.advertisedAddress().isEmpty()) {
             return config.advertisedAddress();
@@ -190,6 +224,12 @@ public final class OsdServer implements AutoCloseable {
 
     public synchronized Addresses addresses() {
         return addresses;
+    }
+
+    /** The bound RPC address (for the launcher's READY line); null before {@link #start()}. */
+    @Override
+    public synchronized InetSocketAddress address() {
+        return addresses == null ? null : addresses.rpc();
     }
 
     ObjectStore store() {

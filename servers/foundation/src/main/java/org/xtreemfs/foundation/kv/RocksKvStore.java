@@ -169,7 +169,7 @@ public final class RocksKvStore implements KvStore {
     @Override
     public void checkpoint(Path target) {
         closeLock.readLock().lock();
-        try (Checkpoint checkpoint = Checkpoint.create(db)) {
+        try {
             checkOpen();
             if (Files.exists(target)) {
                 throw new KvException("checkpoint directory " + target + " already exists");
@@ -178,7 +178,10 @@ public final class RocksKvStore implements KvStore {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            checkpoint.createCheckpoint(target.toString());
+            // Created only after checkOpen: a Checkpoint on a closed handle crashes the JVM.
+            try (Checkpoint checkpoint = Checkpoint.create(db)) {
+                checkpoint.createCheckpoint(target.toString());
+            }
         } catch (RocksDBException | IOException e) {
             throw failure("checkpoint into " + target, e);
         } finally {

@@ -7,6 +7,6 @@ package org.xtreemfs.foundation.stage;
  *     period, 0.0..1.0 (see {@link Stage#sampleBusyFraction()})
  */
 public record StageMetrics(String stageName, int queueLength, int queueCapacity,
-        int workerThreads, long handledCount, long failedCount, long rejectedCount,
+        int workerThreadCount, long handledCount, long failedCount, long rejectedCount,
         double busyFraction) {
 }

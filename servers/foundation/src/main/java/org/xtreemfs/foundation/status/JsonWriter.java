@@ -1,11 +1,15 @@
 package org.xtreemfs.foundation.status;
 
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Serialises maps, collections, arrays of objects, strings, numbers, booleans, enums, records'
- * {@code toString} and {@code null} to JSON. Status pages need nothing richer, so no library is
+ * Serialises maps, records (as objects of their components, e.g. {@code StageMetrics}),
+ * collections, arrays of objects, strings, numbers, booleans, enums and {@code null} to JSON;
+ * anything else becomes its {@code toString}. Status pages need nothing richer, so no library is
  * pulled in. Non-finite doubles become {@code null}, as JSON has no NaN.
  */
 public final class JsonWriter {
@@ -47,6 +51,8 @@ public final class JsonWriter {
                 }
             }
             json.append('}');
+        } else if (value instanceof Record record) {
+            appendRecord(json, record, depth);
         } else if (value instanceof Iterable<?> iterable) {
             appendArray(json, iterable.iterator(), depth);
         } else if (value instanceof Object[] array) {
@@ -55,6 +61,20 @@ public final class JsonWriter {
             appendString(json, value instanceof Enum<?> constant ? constant.name()
                     : value.toString());
         }
+    }
+
+    private static void appendRecord(StringBuilder json, Record record, int depth) {
+        Map<String, Object> components = new LinkedHashMap<>();
+        for (RecordComponent component : record.getClass().getRecordComponents()) {
+            try {
+                Method accessor = component.getAccessor();
+                accessor.setAccessible(true);
+                components.put(component.getName(), accessor.invoke(record));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                components.put(component.getName(), "unreadable: " + e);
+            }
+        }
+        append(json, components, depth);
     }
 
     private static void appendArray(StringBuilder json, Iterator<?> elements, int depth) {

@@ -162,6 +162,11 @@ abstract class KvStoreContractTest {
         assertThatThrownBy(() -> store.get(utf8("k"))).isInstanceOf(KvException.class)
                 .hasMessageContaining("closed");
         assertThatThrownBy(() -> store.put(utf8("k"), utf8("v"))).isInstanceOf(KvException.class);
+        assertThatThrownBy(() -> store.scan(KeyRange.all(), 1)).isInstanceOf(KvException.class);
+        assertThatThrownBy(store::sync).isInstanceOf(KvException.class);
+        assertThatThrownBy(store::flush).isInstanceOf(KvException.class);
+        assertThatThrownBy(() -> store.checkpoint(folder.resolve("late")))
+                .isInstanceOf(KvException.class).hasMessageContaining("closed");
         assertThatThrownBy(iterator::hasNext).isInstanceOf(KvException.class)
                 .hasMessageContaining("closed");
         iterator.close();

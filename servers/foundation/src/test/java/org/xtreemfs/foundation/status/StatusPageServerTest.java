@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.stage.StageMetrics;
 
 class StatusPageServerTest {
 
@@ -81,14 +82,18 @@ class StatusPageServerTest {
 
     @Test
     void jsonWriterEscapesAndHandlesSpecialValues() {
-        // Proves string escaping, nulls, enums, arrays and non-finite numbers produce valid JSON.
+        // Proves escaping, nulls, enums, arrays, records and non-finite numbers give valid JSON.
         Map<String, Object> value = new LinkedHashMap<>();
         value.put("text", "a\"b\\c\n\u0001");
         value.put("missing", null);
         value.put("nan", Double.NaN);
         value.put("unit", java.util.concurrent.TimeUnit.SECONDS);
         value.put("array", new Object[] {1L, true});
+        value.put("stage", new StageMetrics("storage", 1, 2, 3, 4L, 5L, 6L, 0.5));
         assertThat(JsonWriter.write(value)).isEqualTo("{\"text\":\"a\\\"b\\\\c\\n\\u0001\","
-                + "\"missing\":null,\"nan\":null,\"unit\":\"SECONDS\",\"array\":[1,true]}");
+                + "\"missing\":null,\"nan\":null,\"unit\":\"SECONDS\",\"array\":[1,true],"
+                + "\"stage\":{\"stageName\":\"storage\",\"queueLength\":1,\"queueCapacity\":2,"
+                + "\"workerThreadCount\":3,\"handledCount\":4,\"failedCount\":5,"
+                + "\"rejectedCount\":6,\"busyFraction\":0.5}}");
     }
 }

@@ -88,9 +88,13 @@ public final class ObjectStore {
         int length = data.remaining();
         checkRange(layout, objectNumber, offset, length);
         Path folder = fileFolder(fileId);
-        Files.createDirectories(folder);
-        try (FileChannel channel = FileChannel.open(folder.resolve(Long.toString(objectNumber)),
-                StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        boolean folderCreated = !Files.isDirectory(folder);
+        if (folderCreated) {
+            Files.createDirectories(folder);
+        }
+        Path object = folder.resolve(Long.toString(objectNumber));
+        boolean objectCreated = !Files.exists(object);
+        try (FileChannel channel = FileChannel.open(object, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             long position = offset;
             while (data.hasRemaining()) {
                 position += channel.write(data, position);
@@ -105,11 +109,17 @@ public final class ObjectStore {
                 ? truncateEpoch : before.truncateEpoch();
         FileMetadata after = new FileMetadata(Math.max(before.sizeBytes(), length == 0 ? 0 : endOffset), epoch);
         boolean sizeGrew = after.sizeBytes() > before.sizeBytes();
-        if (!after.equals(before)) {
+        boolean metadataChanged = !after.equals(before);
+        if (metadataChanged) {
             storeMetadata(folder, after, sync);
         }
         if (sync) {
-            forceFolders(folder);
+            // New names (object file, renamed sidecar, new folders) are durable only once their folder is.
+            if (folderCreated) {
+                forceFolders(folder);
+            } else if (objectCreated || metadataChanged) {
+                forceFile(folder);
+            }
         }
         return new WriteOutcome(sizeGrew, after);
     }
