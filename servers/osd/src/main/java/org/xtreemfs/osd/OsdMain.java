@@ -1,5 +1,7 @@
 package org.xtreemfs.osd;
 
+import org.xtreemfs.foundation.config.Settings;
+import org.xtreemfs.foundation.launcher.RunningServer;
 import org.xtreemfs.foundation.launcher.ServerLauncher;
 
 /**
@@ -9,14 +11,17 @@ import org.xtreemfs.foundation.launcher.ServerLauncher;
  */
 public final class OsdMain {
     public static final String VERSION = "0.1.0";
+    static final ServerLauncher LAUNCHER = new ServerLauncher("osd", VERSION, OsdConfig.SCHEMA);
 
     private OsdMain() {}
 
     public static void main(String[] args) {
-        new ServerLauncher("osd", VERSION, OsdConfig.SCHEMA).launchAndExit(args, settings -> {
-            OsdServer server = new OsdServer(new OsdConfig(settings));
-            server.start();
-            return server;
-        });
+        LAUNCHER.launchAndExit(args, OsdMain::start);
+    }
+
+    static RunningServer start(Settings settings) throws Exception {
+        OsdServer server = new OsdServer(new OsdConfig(settings));
+        server.start();
+        return server;
     }
 }

@@ -404,7 +404,7 @@ public final class Namespace {
         }
         if (!created) {
             if (record.isDirectory()) {
-                if (accessMode != AccessMode.ACCESS_MODE_READ || truncate) {
+                if (accessMode != AccessMode.ACCESS_MODE_READ || truncate || create) {
                     throw RpcException.errno(Errno.EISDIR, "cannot open directory '" + path + "' for writing");
                 }
             }
