@@ -41,6 +41,7 @@ final class TestCluster implements AutoCloseable {
     private final Path root;
     private final int osdCount;
     private final Map<String, String> osdOverrides;
+    private final Map<String, String> mrcOverrides;
     private DirServer dir;
     private InetSocketAddress dirAddress;
     private MrcServer mrc;
@@ -49,19 +50,24 @@ final class TestCluster implements AutoCloseable {
     private RpcClient probeRpc;
     private DirServiceClient probe;
 
-    private TestCluster(Path root, int osdCount, Map<String, String> osdOverrides) {
+    private TestCluster(Path root, int osdCount, Map<String, String> osdOverrides,
+            Map<String, String> mrcOverrides) {
         this.root = root;
         this.osdCount = osdCount;
         this.osdOverrides = osdOverrides;
+        this.mrcOverrides = mrcOverrides;
     }
 
     /** Starts a cluster with {@code osdCount} OSDs and waits until the DIR lists all of them and the MRC. */
     static TestCluster start(int osdCount) throws Exception {
-        return start(osdCount, Map.of());
+        return start(osdCount, Map.of(), Map.of());
     }
 
-    static TestCluster start(int osdCount, Map<String, String> osdOverrides) throws Exception {
-        TestCluster cluster = new TestCluster(Files.createTempDirectory("xtreemfs-it-"), osdCount, osdOverrides);
+    /** Starts a cluster whose OSDs and MRC get these settings on top of the test defaults. */
+    static TestCluster start(int osdCount, Map<String, String> osdOverrides, Map<String, String> mrcOverrides)
+            throws Exception {
+        TestCluster cluster = new TestCluster(Files.createTempDirectory("xtreemfs-it-"), osdCount, osdOverrides,
+                mrcOverrides);
         try {
             cluster.startAll();
         } catch (Exception | Error e) {
@@ -89,7 +95,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     void startMrc() throws Exception {
-        mrc = new MrcServer(MrcConfig.of(Map.of(
+        Map<String, String> settings = new HashMap<>(Map.of(
                 "mrc.bindAddress", "127.0.0.1",
                 "mrc.port", "0",
                 "mrc.status.port", "0",
@@ -97,7 +103,9 @@ final class TestCluster implements AutoCloseable {
                 "mrc.dir.address", hostPort(dirAddress),
                 "mrc.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS),
                 "mrc.placement.osdCacheTtlMs", "100",
-                "capability.secret", CAPABILITY_SECRET)));
+                "capability.secret", CAPABILITY_SECRET));
+        settings.putAll(mrcOverrides);
+        mrc = new MrcServer(MrcConfig.of(settings));
         mrc.start();
     }
 
@@ -170,6 +178,20 @@ final class TestCluster implements AutoCloseable {
                 .anyMatch(mapping -> mapping.getPort() == address.getPort());
     }
 
+    DirServer dir() {
+        return dir;
+    }
+
+    Path root() {
+        return root;
+    }
+
+    /** The port the DIR currently maps a service UUID to (asked directly, no cache); 0 when unmapped. */
+    int mappedPort(String uuid) throws Exception {
+        return RpcClient.await(probe.addressMappingsGet(uuid)).getMappingsList().stream()
+                .mapToInt(mapping -> mapping.getPort()).findFirst().orElse(0);
+    }
+
     InetSocketAddress dirAddress() {
         return dirAddress;
     }
@@ -205,7 +227,7 @@ final class TestCluster implements AutoCloseable {
         return client(ClientOptions.builder());
     }
 
-    private static String hostPort(InetSocketAddress address) {
+    static String hostPort(InetSocketAddress address) {
         return address.getHostString() + ":" + address.getPort();
     }
 
