@@ -255,6 +255,27 @@ class MrcServerTest {
         assertThat(invalid.getMessage()).contains("'a/b'");
     }
 
+    @Test
+    void garbageOnTheRpcPortLeavesTheServerServing() throws Exception {
+        // Random bytes and an oversized record marker close only that connection; the MRC keeps answering.
+        java.util.Random random = new java.util.Random(7);
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try (java.net.Socket socket = new java.net.Socket(address.getAddress(), address.getPort())) {
+                byte[] garbage = new byte[256];
+                random.nextBytes(garbage);
+                if (attempt == 2) {
+                    java.nio.ByteBuffer.wrap(garbage).putInt(Integer.MAX_VALUE).putInt(Integer.MAX_VALUE);
+                }
+                socket.getOutputStream().write(garbage);
+                socket.getOutputStream().flush();
+            }
+        }
+        assertThat(RpcClient.await(client.ping(address, ALICE, Empty.getDefaultInstance())))
+                .isEqualTo(Empty.getDefaultInstance());
+        createVolume(1);
+        assertThat(size("/")).isZero();
+    }
+
     private void updateSize(XCap capability, long size, int epoch) throws RpcException {
         RpcClient.await(client.updateFileSize(address, ALICE, UpdateFileSizeRequest.newBuilder().setXcap(capability)
                 .setNewFileSize(NewFileSize.newBuilder().setSizeBytes(size).setTruncateEpoch(epoch)).build()));

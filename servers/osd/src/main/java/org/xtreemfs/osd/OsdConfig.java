@@ -51,11 +51,11 @@ public final class OsdConfig {
 
     public static final Setting<String> UUID = new Setting<>("osd.uuid", SettingTypes.string(true), "",
             "this OSD's UUID; empty: generated once and kept in <osd.object.path>/osd-uuid");
-    public static final Setting<String> LISTEN_ADDRESS = Setting.string("osd.listen.address", "0.0.0.0",
+    public static final Setting<String> BIND_ADDRESS = Setting.string("osd.bindAddress", "0.0.0.0",
             "local address the RPC and status ports bind to");
     public static final Setting<String> ADVERTISED_ADDRESS = new Setting<>("osd.advertised.address",
             SettingTypes.string(true), "",
-            "host name or IP registered at the DIR for clients; empty: osd.listen.address, or this host's name");
+            "host name or IP registered at the DIR for clients; empty: osd.bindAddress, or this host's name");
     public static final Setting<Integer> PORT = Setting.port("osd.port", 32640, "RPC port (0: any free port)");
     public static final Setting<Integer> STATUS_PORT = Setting.port("osd.status.port", 30640,
             "HTTP status page port (0: any free port)");
@@ -87,7 +87,7 @@ public final class OsdConfig {
     public static final Setting<String> CAPABILITY_SECRET = new Setting<>("capability.secret", new SecretType(),
             DEFAULT_CAPABILITY_SECRET, "shared secret checking XCap signatures; the same as the MRC's");
 
-    public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, LISTEN_ADDRESS,
+    public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
             ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, STORAGE_THREADS, PREPROCESSING_THREADS,
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, HEARTBEAT_PERIOD_MS,
             DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, CAPABILITY_SECRET));
@@ -143,8 +143,8 @@ public final class OsdConfig {
         return settings.get(UUID);
     }
 
-    public String listenAddress() {
-        return settings.get(LISTEN_ADDRESS);
+    public String bindAddress() {
+        return settings.get(BIND_ADDRESS);
     }
 
     public String advertisedAddress() {

@@ -114,7 +114,7 @@ public final class OsdServer implements RunningServer {
                 Math.max(10, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
 
         int osd = OsdInterface.OSD_INTERFACE_ID_VALUE;
-        rpcServer = started(RpcServer.builder("osd", new InetSocketAddress(config.listenAddress(), config.port()))
+        rpcServer = started(RpcServer.builder("osd", new InetSocketAddress(config.bindAddress(), config.port()))
                 .handle(osd, OsdProcedure.OSD_READ_VALUE, new ReadOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_WRITE_VALUE, new WriteOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_TRUNCATE_VALUE, new TruncateOp(preprocessing))
@@ -135,7 +135,7 @@ public final class OsdServer implements RunningServer {
         heartbeat = started(new DirHeartbeat(dir, uuid, mapping, this::attributes, config.heartbeatPeriodMs()));
         heartbeat.start();
         StatusPageServer statusPage = started(new StatusPageServer(
-                new InetSocketAddress(config.listenAddress(), config.statusPort()),
+                new InetSocketAddress(config.bindAddress(), config.statusPort()),
                 () -> OsdStatus.page(status()), this::status));
         addresses = new Addresses(rpcAddress, statusPage.address());
         return addresses;
@@ -202,7 +202,7 @@ public final class OsdServer implements RunningServer {
         if (!config.advertisedAddress().isEmpty()) {
             return config.advertisedAddress();
         }
-        String listen = config.listenAddress();
+        String listen = config.bindAddress();
         if (!listen.equals("0.0.0.0") && !listen.equals("::") && !listen.equals("[::]")) {
             return listen;
         }

@@ -152,6 +152,25 @@ class OsdServerTest {
     }
 
     @Test
+    void garbageAndOversizedFramesCloseOnlyTheirConnection() throws Exception {
+        // Proves random bytes and a frame claiming a huge data segment leave the OSD serving everyone else.
+        java.util.Random random = new java.util.Random(42);
+        byte[] garbage = new byte[4096];
+        random.nextBytes(garbage);
+        byte[] oversized = java.nio.ByteBuffer.allocate(12).putInt(100).putInt(100).putInt(Integer.MAX_VALUE).array();
+        for (byte[] bytes : new byte[][] {garbage, oversized, new byte[] {0, 0, 0}}) {
+            try (java.net.Socket socket = new java.net.Socket(osdAddress.getAddress(), osdAddress.getPort())) {
+                socket.getOutputStream().write(bytes);
+                socket.getOutputStream().flush();
+            }
+        }
+        RpcClient.await(osd.ping(osdAddress));
+        byte[] data = {9, 8, 7};
+        write(readWrite(0), 0, 0, data, false);
+        assertThat(read(0, 0, 3)).isEqualTo(data);
+    }
+
+    @Test
     void registersAtTheDirWithItsAttributesAndAddress() {
         // Proves the OSD sets its address mapping and heartbeats its type, device class and space.
         await().atMost(Duration.ofSeconds(10)).until(() -> dir.registrations.size() >= 2);

@@ -13,7 +13,7 @@ final class TestOsdConfigs {
             Map<String, String> extra) {
         Map<String, String> values = new HashMap<>();
         values.put("osd.uuid", uuid);
-        values.put("osd.listen.address", "127.0.0.1");
+        values.put("osd.bindAddress", "127.0.0.1");
         values.put("osd.port", "0");
         values.put("osd.status.port", "0");
         values.put("osd.object.path", dataFolder.toString());

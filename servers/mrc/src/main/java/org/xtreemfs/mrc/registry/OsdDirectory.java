@@ -3,6 +3,7 @@ package org.xtreemfs.mrc.registry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
@@ -13,9 +14,10 @@ import org.xtreemfs.interfaces.dir.ServiceType;
 import org.xtreemfs.mrc.placement.OsdCandidate;
 
 /**
- * The DIR's online OSDs (status AVAILABLE), cached for {@code cacheTtlMs} so opens do not ask the DIR
- * each time. An empty cache is always refreshed. When the DIR cannot be reached, the last known list
- * is used (logged), so opens of already placed files keep working.
+ * The DIR's online OSDs (status AVAILABLE), cached so opens do not wait for the DIR. A known list is
+ * returned at once; when it is older than {@code cacheTtlMs} one background refresh starts. Only an
+ * empty cache makes the caller wait for the DIR. When the DIR cannot be reached the last known list
+ * stays in use (logged), so opens of already placed files keep working.
  */
 public final class OsdDirectory {
     private static final Logger LOG = LoggerFactory.getLogger(OsdDirectory.class);
@@ -25,7 +27,8 @@ public final class OsdDirectory {
     private final DirServiceClient dir;
     private final Clock clock;
     private final long cacheTtlNanos;
-    private volatile Snapshot snapshot = new Snapshot(List.of(), Long.MIN_VALUE);
+    private final AtomicReference<CompletableFuture<List<OsdCandidate>>> refreshing = new AtomicReference<>();
+    private volatile Snapshot snapshot;
 
     public OsdDirectory(DirServiceClient dir, Clock clock, long cacheTtlMs) {
         this.dir = dir;
@@ -35,31 +38,48 @@ public final class OsdDirectory {
 
     public CompletableFuture<List<OsdCandidate>> current() {
         Snapshot cached = snapshot;
-        long now = clock.monotonicNanos();
-        if (!cached.osds().isEmpty() && cached.fetchedNanos() != Long.MIN_VALUE
-                && now - cached.fetchedNanos() < cacheTtlNanos) {
-            return CompletableFuture.completedFuture(cached.osds());
+        if (cached == null || cached.osds().isEmpty()) {
+            return refresh();
         }
-        return dir.serviceGetByType(ServiceType.SERVICE_TYPE_OSD, false).handle((services, error) -> {
+        if (clock.monotonicNanos() - cached.fetchedNanos() >= cacheTtlNanos) {
+            refresh();
+        }
+        return CompletableFuture.completedFuture(cached.osds());
+    }
+
+    /** Asks the DIR, at most one request at a time; completes with the new (or, on failure, last) list. */
+    public CompletableFuture<List<OsdCandidate>> refresh() {
+        CompletableFuture<List<OsdCandidate>> mine = new CompletableFuture<>();
+        CompletableFuture<List<OsdCandidate>> running = refreshing.compareAndExchange(null, mine);
+        if (running != null) {
+            return running;
+        }
+        dir.serviceGetByType(ServiceType.SERVICE_TYPE_OSD, false).whenComplete((services, error) -> {
+            List<OsdCandidate> result;
             if (error != null) {
+                result = cached();
                 LOG.warn("cannot list OSDs at the DIR {}: {}; using {} cached OSDs", dir.address(), error.toString(),
-                        cached.osds().size());
-                return cached.osds();
-            }
-            List<OsdCandidate> online = new ArrayList<>();
-            for (Service service : services.getServicesList()) {
-                if (service.getType() == ServiceType.SERVICE_TYPE_OSD
-                        && service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE) {
-                    online.add(OsdCandidate.of(service));
+                        result.size());
+            } else {
+                List<OsdCandidate> online = new ArrayList<>();
+                for (Service service : services.getServicesList()) {
+                    if (service.getType() == ServiceType.SERVICE_TYPE_OSD
+                            && service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE) {
+                        online.add(OsdCandidate.of(service));
+                    }
                 }
+                result = List.copyOf(online);
+                snapshot = new Snapshot(result, clock.monotonicNanos());
             }
-            snapshot = new Snapshot(List.copyOf(online), clock.monotonicNanos());
-            return snapshot.osds();
+            refreshing.set(null);
+            mine.complete(result);
         });
+        return mine;
     }
 
     /** The last fetched list without asking the DIR (for the status page). */
     public List<OsdCandidate> cached() {
-        return snapshot.osds();
+        Snapshot cached = snapshot;
+        return cached == null ? List.of() : cached.osds();
     }
 }
