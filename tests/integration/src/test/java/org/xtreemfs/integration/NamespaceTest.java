@@ -169,6 +169,26 @@ class NamespaceTest {
         assertThat(volume.statvfs().getVolumeId()).isEqualTo(volume.id());
     }
 
+    // getattr results are served from the cache within the TTL (a remote chmod is not seen yet), while a
+    // change made through the same volume is visible at once.
+    @Test
+    void metadataCacheHonoursTtlAndLocalChanges() throws Exception {
+        createFile("/cached", 0);
+        volume.chmod("/cached", 0644);
+        try (Client caching = cluster.client(ClientOptions.builder().metadataCacheTtlMs(600_000)
+                .userCredentials(ClientOptions.user("alice", 1000, 1000, List.of())))) {
+            Volume cachingVolume = caching.openVolume("names");
+            assertThat(cachingVolume.getattr("/cached").getMode() & 07777).isEqualTo(0644);
+            volume.chmod("/cached", 0600);
+            assertThat(cachingVolume.getattr("/cached").getMode() & 07777).isEqualTo(0644);
+            cachingVolume.chmod("/cached", 0640);
+            assertThat(cachingVolume.getattr("/cached").getMode() & 07777).isEqualTo(0640);
+            cachingVolume.invalidateCache();
+            volume.chmod("/cached", 0604);
+            assertThat(cachingVolume.getattr("/cached").getMode() & 07777).isEqualTo(0604);
+        }
+    }
+
     private static org.xtreemfs.interfaces.mrc.Stat freshGetattr(String path) throws XtreemFSException {
         volume.invalidateCache();
         return volume.getattr(path);

@@ -29,7 +29,7 @@ final class OsdProcess implements AutoCloseable {
                 "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), "org.xtreemfs.osd.OsdMain"));
         Map<String, String> settings = new java.util.HashMap<>(Map.of(
-                "osd.listen.address", "127.0.0.1", "osd.port", "0", "osd.status.port", "0",
+                "osd.bindAddress", "127.0.0.1", "osd.port", "0", "osd.status.port", "0",
                 "osd.object.path", dataFolder.toString(), "osd.dir.address", dirHostPort,
                 "osd.heartbeat.periodMs", "300", "osd.deletion.delayMs", "0",
                 "capability.secret", TestCluster.CAPABILITY_SECRET));

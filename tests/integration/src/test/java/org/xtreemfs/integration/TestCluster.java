@@ -115,7 +115,7 @@ final class TestCluster implements AutoCloseable {
 
     void startOsd(int index) throws Exception {
         Map<String, String> settings = new HashMap<>(Map.of(
-                "osd.listen.address", "127.0.0.1",
+                "osd.bindAddress", "127.0.0.1",
                 "osd.port", "0",
                 "osd.status.port", "0",
                 "osd.object.path", root.resolve("osd" + index).toString(),
