@@ -70,7 +70,7 @@ public final class Client implements AutoCloseable {
 
     /** Opens a volume by name: finds its MRC through the DIR and checks that the MRC serves it. */
     public org.xtreemfs.client.Volume openVolume(String volumeName) throws XtreemFSException {
-        VolumeUrl.requireValidVolumeName(volumeName);
+        validVolumeName("open volume", volumeName);
         VolumeRegistration registration = await("open volume '" + volumeName + "'",
                 retrier.call(true, () -> dir.volumeGet(volumeName), null));
         org.xtreemfs.client.Volume volume = new org.xtreemfs.client.Volume(this, volumeName,
@@ -84,7 +84,7 @@ public final class Client implements AutoCloseable {
      * today). Empty owner fields are filled by the MRC from the caller's credentials.
      */
     public Volume createVolume(Volume volume) throws XtreemFSException {
-        VolumeUrl.requireValidVolumeName(volume.getName());
+        validVolumeName("create volume", volume.getName());
         String operation = "create volume '" + volume.getName() + "'";
         String mrcUuid = availableMrcUuid(operation);
         return callService(operation, mrcUuid, false,
@@ -94,7 +94,7 @@ public final class Client implements AutoCloseable {
 
     /** Deletes a volume through the MRC that serves it. */
     public void deleteVolume(String volumeName) throws XtreemFSException {
-        VolumeUrl.requireValidVolumeName(volumeName);
+        validVolumeName("delete volume", volumeName);
         String operation = "delete volume '" + volumeName + "'";
         VolumeRegistration registration = await(operation, retrier.call(true, () -> dir.volumeGet(volumeName), null));
         callService(operation, registration.getMrcUuid(), false, address -> mrc.volumeDelete(address, credentials(),
@@ -171,6 +171,14 @@ public final class Client implements AutoCloseable {
             return RpcClient.await(future);
         } catch (RpcException e) {
             throw XtreemFSException.from(operation, e);
+        }
+    }
+
+    private static void validVolumeName(String operation, String volumeName) throws XtreemFSException {
+        try {
+            VolumeUrl.requireValidVolumeName(volumeName);
+        } catch (IllegalArgumentException e) {
+            throw new XtreemFSException(Errno.EINVAL, operation + ": " + e.getMessage());
         }
     }
 

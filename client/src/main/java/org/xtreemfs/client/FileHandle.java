@@ -36,6 +36,8 @@ import org.xtreemfs.interfaces.osd.WriteRequest;
  */
 public final class FileHandle implements AutoCloseable {
     private static final int DEFAULT_OBJECT_SIZE_BYTES = 131072;
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFDIR = 0040000;
     /** Data per OSD request at most: well inside the RPC frame limit, and bounds memory per request in flight. */
     static final int REQUEST_DATA_BYTES_MAX = 2 << 20;
 
@@ -66,6 +68,10 @@ public final class FileHandle implements AutoCloseable {
         this.capabilityReceivedMs = System.currentTimeMillis();
         this.fileId = credentials.getXcap().getFileId();
         this.knownSizeBytes = stat.getSizeBytes();
+        if ((stat.getMode() & S_IFMT) == S_IFDIR) {
+            throw new XtreemFSException(Errno.EISDIR, "open " + volume.describe(path) + ": is a directory;"
+                    + " list it with Volume.readdir");
+        }
         if (credentials.getXlocs().getReplicasCount() == 0
                 || credentials.getXlocs().getReplicas(0).getOsdUuidsCount() == 0) {
             throw new XtreemFSException(Errno.EIO, "open " + volume.describe(path) + ": the MRC returned an XLoc"
@@ -327,10 +333,9 @@ public final class FileHandle implements AutoCloseable {
             size = sizeBytes();
             xcap = credentials.getXcap();
         }
-        if (!closeFile) {
-            ensureFreshCapability(operation);
-            xcap = credentials().getXcap();
-        }
+        // Also on close: a handle that sat idle past its XCap's expiry still reports its size.
+        ensureFreshCapability(operation);
+        xcap = credentials().getXcap();
         reportSize(operation, xcap, size, closeFile);
         synchronized (this) {
             knownSizeBytes = Math.max(knownSizeBytes, size);

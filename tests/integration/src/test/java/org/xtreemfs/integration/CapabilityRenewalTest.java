@@ -54,7 +54,8 @@ class CapabilityRenewalTest {
     }
 
     // A cap that already expired (the MRC refuses to renew it) is replaced by opening the file again, so
-    // reads, writes, truncate and close still work after the handle sat idle past the expiry.
+    // reads, writes, truncate and close (reporting the size) still work after the handle sat idle past the
+    // expiry.
     @Test
     void recoversAfterExpiry() throws Exception {
         try (FileHandle file = volume.open("/idle", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644)) {
@@ -70,5 +71,14 @@ class CapabilityRenewalTest {
         }
         volume.invalidateCache();
         assertThat(volume.getattr("/idle").getSizeBytes()).isEqualTo(2);
+
+        FileHandle idle = volume.open("/idle", OpenFlags.O_WRONLY, 0);
+        idle.write(2, new byte[] {6, 6});
+        long expiryMs = idle.credentials().getXcap().getExpiresMs();
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> System.currentTimeMillis() > expiryMs + 100);
+        idle.close();
+        volume.invalidateCache();
+        assertThat(volume.getattr("/idle").getSizeBytes()).isEqualTo(4);
     }
 }

@@ -51,13 +51,15 @@ class NamespaceTest {
         }
     }
 
-    // mkdir, rmdir of a non-empty directory (ENOTEMPTY), of a missing one (ENOENT), and a second mkdir (EEXIST).
+    // mkdir, rmdir of a non-empty directory (ENOTEMPTY), of a missing one (ENOENT), a second mkdir (EEXIST),
+    // and open of a directory (EISDIR: directories are listed, not opened as files).
     @Test
     void directories() throws Exception {
         volume.mkdir("/d", 0755);
         createFile("/d/f", 10);
         assertErrno(() -> volume.rmdir("/d"), Errno.ENOTEMPTY, "'names/d'");
         assertErrno(() -> volume.mkdir("/d", 0755), Errno.EEXIST, "'names/d'");
+        assertErrno(() -> volume.open("/d", OpenFlags.O_RDONLY, 0), Errno.EISDIR, "'names/d'");
         volume.unlink("/d/f");
         volume.rmdir("/d");
         assertErrno(() -> volume.getattr("/d"), Errno.ENOENT, "'names/d'");
