@@ -191,6 +191,7 @@ public final class OsdServer implements RunningServer {
         status.put("storageBytesWritten", storage.bytesWritten());
         status.put("deletionsPending", deletions.pendingCount());
         status.put("filesDeleted", storage.filesDeleted());
+        status.put("storageExpiredCount", storage.expiredCount());
         status.put("dirAddress", config.dirAddress().toString());
         status.put("heartbeatsSent", heartbeat.heartbeatsSent());
         status.put("heartbeatsFailed", heartbeat.heartbeatsFailed());

@@ -26,7 +26,7 @@ class OsdWithDirTest {
 
     @Test
     void anOsdRegistersAtARealDirAndItsUuidResolvesToItsPort() throws Exception {
-        // Proves the heartbeat and address mapping work against the real DIR, as clients will find the OSD.
+        // Proves heartbeat, address mapping and the goodbye on close work against the real DIR.
         DirConfig dirConfig = DirConfig.load(null, Map.of("dir.bindAddress", "127.0.0.1", "dir.port", "0",
                 "dir.status.port", "0", "dir.database.path", folder.resolve("dir").toString()));
         try (DirServer dir = new DirServer(dirConfig); RpcClient rpcClient = new RpcClient("osd-with-dir-test")) {
@@ -48,6 +48,9 @@ class OsdWithDirTest {
                 assertThat(service.getOsdAttributes().getFreeBytes()).isPositive();
                 UuidResolver resolver = new UuidResolver(dirClient, 60_000, System::nanoTime);
                 assertThat(resolver.resolve(osd.uuid()).get().getPort()).isEqualTo(osdPort);
+                osd.close();
+                assertThat(RpcClient.await(dirClient.serviceGetByUuid(osd.uuid())).getServices(0).getStatus())
+                        .isEqualTo(ServiceStatus.SERVICE_STATUS_OFFLINE);
             }
         }
     }

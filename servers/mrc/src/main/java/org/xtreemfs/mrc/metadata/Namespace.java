@@ -873,7 +873,15 @@ public final class Namespace {
 
     private InodeRecord resolve(Transaction transaction, Volume volume, Caller caller, String path)
             throws RpcException {
-        return resolveComponents(transaction, volume, caller, PathNames.split(path), path);
+        return checkTrailingSlash(resolveComponents(transaction, volume, caller, PathNames.split(path), path), path);
+    }
+
+    /** As in Linux, "name/" must name a directory (ENOTDIR otherwise). */
+    private static InodeRecord checkTrailingSlash(InodeRecord record, String path) throws RpcException {
+        if (path.endsWith("/") && !record.isDirectory()) {
+            throw RpcException.errno(Errno.ENOTDIR, "not a directory: '" + path + "'");
+        }
+        return record;
     }
 
     /** Walks the components from the root, needing search permission on every directory passed. */
@@ -931,6 +939,7 @@ public final class Namespace {
         if (entry.record() == null) {
             throw RpcException.errno(Errno.ENOENT, "no such file or directory: '" + path + "'");
         }
+        checkTrailingSlash(entry.record(), path);
         return entry;
     }
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcHandler;
@@ -40,8 +41,10 @@ public abstract class MetadataOp<R> implements RpcHandler {
         OperationContext context = OperationContext.of(Caller.of(call.userCredentials()),
                 services.clock().wallClockMillis());
         prepare(context, request)
-                .thenCompose(prepared -> services.metadataStage().submit(procedure,
-                        () -> apply(call, prepared, request)))
+                .thenCompose(prepared -> services.metadataStage().submit(procedure, () -> {
+                    checkDeadline(call);
+                    return apply(call, prepared, request);
+                }))
                 .thenCompose(result -> afterCommit(request, result))
                 .whenComplete((result, error) -> {
                     services.counters().record(procedure, error != null);
@@ -51,6 +54,19 @@ public abstract class MetadataOp<R> implements RpcHandler {
                         call.fail(toRpcException(error));
                     }
                 });
+    }
+
+    /**
+     * Work whose caller stopped waiting is dropped before it changes anything: the caller already
+     * treats it as failed, so applying it late would only surprise a retry.
+     */
+    private void checkDeadline(RpcCall call) throws RpcException {
+        long timeoutMs = call.timeoutMs();
+        long waitedNanos = System.nanoTime() - call.receivedNanos();
+        if (timeoutMs > 0 && waitedNanos > timeoutMs * 1_000_000L) {
+            throw RpcException.errno(Errno.ETIMEDOUT, procedure + " waited " + waitedNanos / 1_000_000L
+                    + " ms in the MRC's queue, past the caller's timeout of " + timeoutMs + " ms; not applied");
+        }
     }
 
     /** Gathers nondeterministic inputs; the default needs nothing beyond caller and clock. */

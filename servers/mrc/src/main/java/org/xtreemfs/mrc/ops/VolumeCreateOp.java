@@ -19,9 +19,14 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest> {
     }
 
     @Override
+    protected CompletableFuture<OperationContext> prepare(OperationContext context, VolumeCreateRequest request) {
+        return CompletableFuture.completedFuture(context.withGeneratedId(services.volumeIds().get()));
+    }
+
+    @Override
     protected MessageLite apply(RpcCall call, OperationContext context, VolumeCreateRequest request)
             throws Exception {
-        return services.namespace().createVolume(context, request.getVolume(), services.volumeIds().get());
+        return services.namespace().createVolume(context, request.getVolume(), context.generatedId());
     }
 
     @Override

@@ -262,6 +262,17 @@ class NamespaceTest {
     }
 
     @Test
+    void trailingSlashNeedsADirectory() throws Exception {
+        // "file/" is ENOTDIR for lookups and removals; "dir/" works.
+        create("/f");
+        namespace.mkdir(root(), "vol", "/d", 0755);
+        expectErrno(Errno.ENOTDIR, () -> stat("/f/"));
+        expectErrno(Errno.ENOTDIR, () -> namespace.unlink(root(), "vol", "/f/"));
+        assertThat(stat("/d/").getInode()).isEqualTo(stat("/d").getInode());
+        namespace.rmdir(root(), "vol", "/d/");
+    }
+
+    @Test
     void accessChecksRequestedBits() throws Exception {
         // access() reports EACCES for missing bits and ENOENT for missing files.
         create("/f");

@@ -1,8 +1,10 @@
 package org.xtreemfs.osd.heartbeat;
 
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -23,6 +25,8 @@ import org.xtreemfs.interfaces.dir.ServiceType;
  */
 public final class DirHeartbeat implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DirHeartbeat.class);
+
+    private static final long OFFLINE_TIMEOUT_MS = 2_000;
 
     private final DirServiceClient dir;
     private final String uuid;
@@ -95,13 +99,19 @@ public final class DirHeartbeat implements AutoCloseable {
         return lastError;
     }
 
+    /** Stops the heartbeat and, if the DIR knows this OSD, tells it the OSD is going offline (best effort). */
     @Override
     public void close() {
         executor.shutdownNow();
         try {
             executor.awaitTermination(5, TimeUnit.SECONDS);
+            if (heartbeatsSent.get() > 0) {
+                dir.serviceOffline(uuid).get(OFFLINE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.info("could not tell DIR {} that OSD {} goes offline: {}", dir.address(), uuid, e.toString());
         }
     }
 }

@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.stage.OrderedStage;
 import org.xtreemfs.foundation.stage.StageHandler;
@@ -44,6 +45,7 @@ public final class StorageStage implements AutoCloseable {
     private final AtomicLong bytesRead = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
     private final AtomicLong filesDeleted = new AtomicLong();
+    private final AtomicLong expiredCount = new AtomicLong();
 
     /**
      * @param laneQueueCapacity bound of each lane's queue; the QoS stage keeps the total in flight below it
@@ -80,6 +82,12 @@ public final class StorageStage implements AutoCloseable {
     private void execute(StorageWork work) {
         if (work instanceof AuthorizedRequest authorized) {
             try {
+                if (pastDeadline(authorized.request().call())) {
+                    expiredCount.incrementAndGet();
+                    throw RpcException.errno(Errno.ETIMEDOUT, "request waited " + waitedMs(authorized.request().call())
+                            + " ms in the OSD's queues, past its deadline of " + authorized.request().call().timeoutMs()
+                            + " ms; not executed");
+                }
                 answer(authorized);
             } catch (RpcException e) {
                 authorized.request().call().fail(e);
@@ -103,6 +111,19 @@ public final class StorageStage implements AutoCloseable {
                 deletions.retryLater(deletion.fileId());
             }
         }
+    }
+
+    /**
+     * The caller has given up on a request whose deadline passed while it waited; running it anyway could
+     * even apply a stale write after the caller's retry, so it is dropped. Measured on the transport's clock
+     * (System.nanoTime), the one {@link RpcCall#receivedNanos()} uses.
+     */
+    private static boolean pastDeadline(RpcCall call) {
+        return call.timeoutMs() > 0 && waitedMs(call) > call.timeoutMs();
+    }
+
+    private static long waitedMs(RpcCall call) {
+        return (System.nanoTime() - call.receivedNanos()) / 1_000_000;
     }
 
     private void answer(AuthorizedRequest authorized) throws IOException, RpcException {
@@ -174,6 +195,11 @@ public final class StorageStage implements AutoCloseable {
 
     public long filesDeleted() {
         return filesDeleted.get();
+    }
+
+    /** Requests dropped because their caller's deadline passed while they waited. */
+    public long expiredCount() {
+        return expiredCount.get();
     }
 
     @Override
