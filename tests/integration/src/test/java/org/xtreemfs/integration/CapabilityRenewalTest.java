@@ -8,32 +8,25 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.xtreemfs.client.Client;
 import org.xtreemfs.client.FileHandle;
 import org.xtreemfs.client.OpenFlags;
 import org.xtreemfs.client.Volume;
 
 /** The client keeps working with an open file whose XCaps live only one second (the MRC's minimum). */
 class CapabilityRenewalTest {
-    private static TestCluster cluster;
-    private static Client client;
+    private static ClusterWithVolume fixture;
     private static Volume volume;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = TestCluster.start(1, Map.of(), Map.of("mrc.capability.timeoutMs", "1000"));
-        client = cluster.client();
-        Volumes.create(client, "shortcaps", 1);
-        volume = client.openVolume("shortcaps");
+        fixture = ClusterWithVolume.start(1, Map.of("mrc.capability.timeoutMs", "1000"), "shortcaps", 1);
+        volume = fixture.volume();
     }
 
     @AfterAll
     static void stopCluster() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 

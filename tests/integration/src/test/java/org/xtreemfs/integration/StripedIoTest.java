@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,25 +26,23 @@ import org.xtreemfs.foundation.rpc.Errno;
 class StripedIoTest {
     private static final int MIB = 1 << 20;
     private static final int OBJECT = Volumes.OBJECT_SIZE_BYTES;
+    private static ClusterWithVolume fixture;
     private static TestCluster cluster;
     private static Client client;
     private static Volume volume;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = TestCluster.start(3);
-        client = cluster.client();
-        Volumes.create(client, "striped", 3);
-        volume = client.openVolume("striped");
+        fixture = ClusterWithVolume.start(3, Map.of(), "striped", 3);
+        cluster = fixture.cluster();
+        client = fixture.client();
+        volume = fixture.volume();
     }
 
     @AfterAll
     static void stopCluster() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
