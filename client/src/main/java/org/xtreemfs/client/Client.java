@@ -1,0 +1,198 @@
+package org.xtreemfs.client;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.Semaphore;
+import java.util.function.Function;
+import org.xtreemfs.client.retry.Retrier;
+import org.xtreemfs.client.retry.RetryPolicy;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.FrameLimits;
+import org.xtreemfs.foundation.rpc.RpcClient;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.rpc.RpcTransportException;
+import org.xtreemfs.foundation.stubs.DirServiceClient;
+import org.xtreemfs.foundation.stubs.MrcServiceClient;
+import org.xtreemfs.foundation.stubs.OsdServiceClient;
+import org.xtreemfs.foundation.stubs.UuidResolver;
+import org.xtreemfs.interfaces.dir.Service;
+import org.xtreemfs.interfaces.dir.ServiceStatus;
+import org.xtreemfs.interfaces.dir.ServiceType;
+import org.xtreemfs.interfaces.dir.VolumeRegistration;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.interfaces.mrc.VolumeCreateRequest;
+import org.xtreemfs.interfaces.mrc.VolumeNameRequest;
+import org.xtreemfs.interfaces.rpc.Empty;
+import org.xtreemfs.interfaces.rpc.UserCredentials;
+
+/**
+ * Entry point of the client library: one per process and DIR. Owns the RPC client (one connection per
+ * server), the UUID resolver and the retry policy that every {@link org.xtreemfs.client.Volume} and
+ * {@link FileHandle} of it share. Thread-safe. Close it to release the network threads.
+ */
+public final class Client implements AutoCloseable {
+    private final ClientOptions options;
+    private final RpcClient rpcClient;
+    private final DirServiceClient dir;
+    private final MrcServiceClient mrc;
+    private final OsdServiceClient osd;
+    private final UuidResolver uuidResolver;
+    private final Retrier retrier;
+    private final Semaphore objectRequestPermits;
+
+    private Client(InetSocketAddress dirAddress, ClientOptions options) {
+        this.options = options;
+        this.rpcClient = new RpcClient("client", FrameLimits.DEFAULT, options.connectTimeoutMs());
+        this.dir = new DirServiceClient(rpcClient, dirAddress, options.requestTimeoutMs());
+        this.mrc = new MrcServiceClient(rpcClient, options.requestTimeoutMs());
+        this.osd = new OsdServiceClient(rpcClient, options.requestTimeoutMs());
+        this.uuidResolver = new UuidResolver(dir, options.uuidCacheTtlMs(), System::nanoTime);
+        this.retrier = new Retrier(new RetryPolicy(options.retryAttemptsMax(), options.retryBackoffInitialMs(),
+                options.retryBackoffMaxMs()), ForkJoinPool.commonPool());
+        this.objectRequestPermits = new Semaphore(options.objectRequestsInFlightMax());
+    }
+
+    /** Creates a client for the DIR at {@code dirAddress}; no network traffic happens until first use. */
+    public static Client connect(InetSocketAddress dirAddress, ClientOptions options) {
+        return new Client(dirAddress, options);
+    }
+
+    public ClientOptions options() {
+        return options;
+    }
+
+    public InetSocketAddress dirAddress() {
+        return dir.address();
+    }
+
+    /** Opens a volume by name: finds its MRC through the DIR and checks that the MRC serves it. */
+    public org.xtreemfs.client.Volume openVolume(String volumeName) throws XtreemFSException {
+        validVolumeName("open volume", volumeName);
+        VolumeRegistration registration = await("open volume '" + volumeName + "'",
+                retrier.call(true, () -> dir.volumeGet(volumeName), null));
+        org.xtreemfs.client.Volume volume = new org.xtreemfs.client.Volume(this, volumeName,
+                registration.getVolumeId(), registration.getMrcUuid());
+        volume.statvfs();
+        return volume;
+    }
+
+    /**
+     * Creates a volume on an MRC that the DIR lists as available (the first one; deployments have one MRC
+     * today). Empty owner fields are filled by the MRC from the caller's credentials.
+     */
+    public Volume createVolume(Volume volume) throws XtreemFSException {
+        validVolumeName("create volume", volume.getName());
+        String operation = "create volume '" + volume.getName() + "'";
+        String mrcUuid = availableMrcUuid(operation);
+        return callService(operation, mrcUuid, false,
+                address -> mrc.volumeCreate(address, credentials(),
+                        VolumeCreateRequest.newBuilder().setVolume(volume).build()));
+    }
+
+    /** Deletes a volume through the MRC that serves it. */
+    public void deleteVolume(String volumeName) throws XtreemFSException {
+        validVolumeName("delete volume", volumeName);
+        String operation = "delete volume '" + volumeName + "'";
+        VolumeRegistration registration = await(operation, retrier.call(true, () -> dir.volumeGet(volumeName), null));
+        callService(operation, registration.getMrcUuid(), false, address -> mrc.volumeDelete(address, credentials(),
+                VolumeNameRequest.newBuilder().setVolumeName(volumeName).build()));
+    }
+
+    /** All volumes of all available MRCs, with their owner, striping policy and reservation. */
+    public List<Volume> listVolumes() throws XtreemFSException {
+        List<Volume> volumes = new ArrayList<>();
+        for (Service service : services(ServiceType.SERVICE_TYPE_MRC)) {
+            if (service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE) {
+                volumes.addAll(callService("list volumes of MRC " + service.getUuid(), service.getUuid(), true,
+                        address -> mrc.volumeList(address, credentials(), Empty.getDefaultInstance()))
+                        .getVolumesList());
+            }
+        }
+        return volumes;
+    }
+
+    /** The services of a type the DIR knows (alive ones only). */
+    public List<Service> services(ServiceType type) throws XtreemFSException {
+        return await("list services of type " + type + " at the DIR " + describeDir(), retrier.call(true,
+                () -> dir.serviceGetByType(type, false), null)).getServicesList();
+    }
+
+    /** The address of a service UUID, through the DIR's address mappings (cached). */
+    public InetSocketAddress resolve(String serviceUuid) throws XtreemFSException {
+        return await("resolve service UUID '" + serviceUuid + "'",
+                retrier.call(true, () -> uuidResolver.resolve(serviceUuid), null));
+    }
+
+    @Override
+    public void close() {
+        rpcClient.close();
+    }
+
+    UserCredentials credentials() {
+        return options.userCredentials();
+    }
+
+    MrcServiceClient mrc() {
+        return mrc;
+    }
+
+    OsdServiceClient osd() {
+        return osd;
+    }
+
+    Semaphore objectRequestPermits() {
+        return objectRequestPermits;
+    }
+
+    /**
+     * Calls a service by UUID with retry; a transport failure forgets the cached address so the next attempt
+     * asks the DIR again (the service may have restarted elsewhere).
+     */
+    <T> CompletableFuture<T> callServiceAsync(String serviceUuid, boolean idempotent,
+            Function<InetSocketAddress, CompletableFuture<T>> call) {
+        return retrier.call(idempotent, () -> uuidResolver.resolve(serviceUuid).thenCompose(call), failure -> {
+            if (failure instanceof RpcTransportException) {
+                uuidResolver.invalidate(serviceUuid);
+            }
+        });
+    }
+
+    <T> T callService(String operation, String serviceUuid, boolean idempotent,
+            Function<InetSocketAddress, CompletableFuture<T>> call) throws XtreemFSException {
+        return await(operation, callServiceAsync(serviceUuid, idempotent, call));
+    }
+
+    /** Waits for a call and turns its failure into an {@link XtreemFSException} naming the operation. */
+    static <T> T await(String operation, CompletableFuture<T> future) throws XtreemFSException {
+        try {
+            return RpcClient.await(future);
+        } catch (RpcException e) {
+            throw XtreemFSException.from(operation, e);
+        }
+    }
+
+    private static void validVolumeName(String operation, String volumeName) throws XtreemFSException {
+        try {
+            VolumeUrl.requireValidVolumeName(volumeName);
+        } catch (IllegalArgumentException e) {
+            throw new XtreemFSException(Errno.EINVAL, operation + ": " + e.getMessage());
+        }
+    }
+
+    private String describeDir() {
+        return dir.address().getHostString() + ":" + dir.address().getPort();
+    }
+
+    private String availableMrcUuid(String operation) throws XtreemFSException {
+        for (Service service : services(ServiceType.SERVICE_TYPE_MRC)) {
+            if (service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE) {
+                return service.getUuid();
+            }
+        }
+        throw new XtreemFSException(Errno.EAGAIN, operation + ": the DIR at " + describeDir()
+                + " lists no available MRC");
+    }
+}

@@ -1,0 +1,218 @@
+package org.xtreemfs.client.tools;
+
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.xtreemfs.client.Client;
+import org.xtreemfs.client.VolumeUrl;
+import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.common.StripingPolicy;
+import org.xtreemfs.interfaces.common.StripingPolicyType;
+import org.xtreemfs.interfaces.mrc.Volume;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * mkfs.xtreemfs: creates a volume. Without QoS options it creates a best-effort volume (no reservation);
+ * with --qos it asks for a reservation whose required fields depend on the type.
+ */
+@Command(name = "mkfs.xtreemfs", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Creates a volume on the MRC the DIR lists.",
+                "URL is [pbrpc://]host[:port]/volume; host:port is the DIR's (default port 32638).",
+                "Sizes and rates use binary units only: B, KiB, MiB, GiB, TiB (e.g. 128KiB, 200GiB, 150MiB/s).",
+                "QoS: sequential needs --capacity and --throughput; random needs --capacity and --iops;",
+                "cold needs --capacity; best-effort takes an optional --capacity. Without --qos: no reservation."},
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:the volume was created", "1:the servers refused or could not be reached",
+                "2:a bad option or value"})
+public final class MkfsMain implements Callable<Integer> {
+    static final int OBJECT_SIZE_MIN_BYTES = 4096;
+    static final int OBJECT_SIZE_MAX_BYTES = 16 << 20;
+    static final int STRIPING_WIDTH_MAX = 128;
+
+    @Parameters(index = "0", paramLabel = "URL", description = "The volume to create: [pbrpc://]host[:port]/volume.")
+    VolumeUrl url;
+
+    @Option(names = {"-m", "--mode"}, paramLabel = "OCTAL", defaultValue = "0777",
+            description = "Permission bits of the root directory, octal (default: ${DEFAULT-VALUE}).")
+    String mode;
+
+    @Option(names = {"-u", "--owner"}, paramLabel = "NAME",
+            description = "Owner user name (default: the user running the tool).")
+    String ownerUsername;
+
+    @Option(names = "--owner-uid", paramLabel = "UID", description = "Owner uid (default: from the credentials).")
+    Integer ownerUid;
+
+    @Option(names = {"-g", "--owner-gid"}, paramLabel = "GID",
+            description = "Owner group id (default: from the credentials).")
+    Integer ownerGid;
+
+    @Option(names = {"-w", "--striping-width"}, paramLabel = "N", defaultValue = "1",
+            description = "Number of OSDs each file is striped over, 1.." + STRIPING_WIDTH_MAX
+                    + " (default: ${DEFAULT-VALUE}).")
+    int stripingWidth;
+
+    @Option(names = {"-s", "--object-size"}, paramLabel = "SIZE", defaultValue = "128KiB",
+            description = "Object (stripe unit) size, a multiple of 4KiB up to 16MiB (default: ${DEFAULT-VALUE}).")
+    String objectSize;
+
+    @Option(names = "--osd-selection-policy", paramLabel = "NAME", defaultValue = "",
+            description = "Name of the MRC's OSD selection strategy (default: the MRC's default).")
+    String osdSelectionPolicy;
+
+    @Option(names = "--qos", paramLabel = "TYPE",
+            description = "Reservation type: sequential, random, cold or best-effort (default: none).")
+    String qos;
+
+    @Option(names = "--capacity", paramLabel = "SIZE", description = "Reserved capacity, e.g. 200GiB.")
+    String capacity;
+
+    @Option(names = "--throughput", paramLabel = "RATE",
+            description = "Reserved sequential throughput, e.g. 150MiB/s (sequential only).")
+    String throughput;
+
+    @Option(names = "--iops", paramLabel = "N", description = "Reserved random 4 KiB operations per second,"
+            + " e.g. 2000 (random only).")
+    String iops;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Spec
+    CommandSpec commandSpec;
+
+    public static void main(String[] args) {
+        ToolRunner.main(new MkfsMain(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Volume request = volumeRequest();
+        try (Client client = connection.connect(url)) {
+            Volume created = client.createVolume(request);
+            commandSpec.commandLine().getOut().println("created volume '" + created.getName() + "' id " + created.getId()
+                    + " owner " + created.getOwnerUsername() + " mode " + Describe.mode(created.getMode())
+                    + " striping " + Describe.striping(created.getDefaultStripingPolicy())
+                    + " reservation " + Describe.reservation(created.getReservation()));
+        }
+        return ToolRunner.EXIT_OK;
+    }
+
+    /** The volume to ask the MRC for, from the options; every bad value is refused naming its option. */
+    Volume volumeRequest() {
+        Volume.Builder volume = Volume.newBuilder().setName(url.volumeName());
+        if (!"/".equals(url.path())) {
+            throw new IllegalArgumentException("URL: '" + url + "' names a path inside the volume; give only"
+                    + " [pbrpc://]host[:port]/volume");
+        }
+        volume.setMode(parseMode(mode));
+        if (ownerUsername != null) {
+            if (ownerUsername.isBlank()) {
+                throw new IllegalArgumentException("--owner: '" + ownerUsername + "' is empty");
+            }
+            volume.setOwnerUsername(ownerUsername);
+        }
+        if (ownerUid != null) {
+            volume.setOwnerUid(requireId("--owner-uid", ownerUid));
+        }
+        if (ownerGid != null) {
+            volume.setOwnerGid(requireId("--owner-gid", ownerGid));
+        }
+        if (stripingWidth < 1 || stripingWidth > STRIPING_WIDTH_MAX) {
+            throw new IllegalArgumentException("--striping-width: '" + stripingWidth + "' must be in 1.."
+                    + STRIPING_WIDTH_MAX);
+        }
+        long objectSizeBytes = UnitParser.parseBytes("--object-size", objectSize);
+        if (objectSizeBytes < OBJECT_SIZE_MIN_BYTES || objectSizeBytes > OBJECT_SIZE_MAX_BYTES
+                || objectSizeBytes % OBJECT_SIZE_MIN_BYTES != 0) {
+            throw new IllegalArgumentException("--object-size: '" + objectSize + "' must be a multiple of 4KiB"
+                    + " from 4KiB to 16MiB");
+        }
+        volume.setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
+                .setObjectSizeBytes((int) objectSizeBytes).setWidth(stripingWidth));
+        volume.setOsdSelectionPolicy(osdSelectionPolicy);
+        QosReservation reservation = reservation();
+        if (reservation != null) {
+            volume.setReservation(reservation);
+        }
+        return volume.build();
+    }
+
+    /** The reservation the QoS options describe, or null when none was asked for. */
+    private QosReservation reservation() {
+        if (qos == null) {
+            for (String[] option : new String[][] {{"--capacity", capacity}, {"--throughput", throughput},
+                    {"--iops", iops}}) {
+                if (option[1] != null) {
+                    throw new IllegalArgumentException(option[0] + ": '" + option[1] + "' needs --qos (sequential,"
+                            + " random, cold or best-effort)");
+                }
+            }
+            return null;
+        }
+        QosType type = switch (qos.trim().toLowerCase(Locale.ROOT)) {
+            case "sequential" -> QosType.SEQUENTIAL;
+            case "random" -> QosType.RANDOM;
+            case "cold" -> QosType.COLD;
+            case "best-effort", "best_effort", "besteffort" -> QosType.BEST_EFFORT;
+            default -> throw new IllegalArgumentException("--qos: '" + qos + "' is not a QoS type; use sequential,"
+                    + " random, cold or best-effort");
+        };
+        QosReservation.Builder reservation = QosReservation.newBuilder().setType(type);
+        boolean capacityRequired = type != QosType.BEST_EFFORT;
+        if (capacity == null && capacityRequired) {
+            throw new IllegalArgumentException("--qos " + qos + " needs --capacity (e.g. --capacity 200GiB)");
+        }
+        if (capacity != null) {
+            long capacityBytes = UnitParser.parseBytes("--capacity", capacity);
+            if (capacityBytes <= 0) {
+                throw new IllegalArgumentException("--capacity: '" + capacity + "' must be positive");
+            }
+            reservation.setCapacityBytes(capacityBytes);
+        }
+        if (type == QosType.SEQUENTIAL) {
+            if (throughput == null) {
+                throw new IllegalArgumentException("--qos " + qos + " needs --throughput (e.g. --throughput 150MiB/s)");
+            }
+            long bytesPerSecond = UnitParser.parseBytesPerSecond("--throughput", throughput);
+            if (bytesPerSecond <= 0) {
+                throw new IllegalArgumentException("--throughput: '" + throughput + "' must be positive");
+            }
+            reservation.setThroughputMibPerS(bytesPerSecond / (double) (1L << 20));
+        } else if (throughput != null) {
+            throw new IllegalArgumentException("--throughput: '" + throughput + "' applies to --qos sequential only");
+        }
+        if (type == QosType.RANDOM) {
+            if (iops == null) {
+                throw new IllegalArgumentException("--qos " + qos + " needs --iops (e.g. --iops 2000)");
+            }
+            long operations = UnitParser.parseIops("--iops", iops);
+            if (operations <= 0) {
+                throw new IllegalArgumentException("--iops: '" + iops + "' must be positive");
+            }
+            reservation.setIops(operations);
+        } else if (iops != null) {
+            throw new IllegalArgumentException("--iops: '" + iops + "' applies to --qos random only");
+        }
+        return reservation.build();
+    }
+
+    private static int parseMode(String text) {
+        if (text == null || !text.matches("0?[0-7]{1,4}")) {
+            throw new IllegalArgumentException("--mode: '" + text + "' is not an octal permission mode such as 0755");
+        }
+        return Integer.parseInt(text, 8);
+    }
+
+    private static int requireId(String option, int id) {
+        if (id < 0) {
+            throw new IllegalArgumentException(option + ": '" + id + "' must not be negative");
+        }
+        return id;
+    }
+}

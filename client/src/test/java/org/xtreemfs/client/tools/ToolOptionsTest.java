@@ -1,0 +1,128 @@
+package org.xtreemfs.client.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.mrc.Volume;
+import picocli.CommandLine;
+
+class ToolOptionsTest {
+    private record Result(int exitCode, String out, String err) {}
+
+    private static Result run(Object tool, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exitCode = ToolRunner.execute(tool, new PrintWriter(out), new PrintWriter(err), args);
+        return new Result(exitCode, out.toString(), err.toString());
+    }
+
+    private static Volume mkfsRequest(String... args) {
+        MkfsMain mkfs = new MkfsMain();
+        new CommandLine(mkfs).registerConverter(org.xtreemfs.client.VolumeUrl.class,
+                org.xtreemfs.client.VolumeUrl::parse).parseArgs(args);
+        return mkfs.volumeRequest();
+    }
+
+    // Every tool answers --help with exit 0 and its usage.
+    @Test
+    void everyToolHasHelp() {
+        for (Object tool : new Object[] {new MkfsMain(), new RmfsMain(), new LsfsMain(), new XtfsutilMain()}) {
+            Result result = run(tool, "--help");
+            assertThat(result.exitCode()).isZero();
+            assertThat(result.out()).contains("Usage:").contains("--timeout-ms");
+        }
+        assertThat(run(new MkfsMain(), "--help").out()).contains("--qos").contains("--throughput");
+    }
+
+    // Without QoS options mkfs asks for a plain volume with the default striping policy (mission §6).
+    @Test
+    void mkfsWithoutQosHasNoReservation() {
+        Volume volume = mkfsRequest("localhost/plain");
+        assertThat(volume.getName()).isEqualTo("plain");
+        assertThat(volume.hasReservation()).isFalse();
+        assertThat(volume.getMode()).isEqualTo(0777);
+        assertThat(volume.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(131072);
+        assertThat(volume.getDefaultStripingPolicy().getWidth()).isEqualTo(1);
+    }
+
+    // The mission's examples give exact reservations in bytes, MiB/s and IOPS.
+    @Test
+    void mkfsQosExamplesFromTheMission() {
+        Volume analytics = mkfsRequest("--qos", "sequential", "--capacity", "200GiB", "--throughput", "150MiB/s",
+                "-w", "3", "--object-size", "1MiB", "-m", "0750", "localhost/analytics");
+        assertThat(analytics.getReservation().getType()).isEqualTo(QosType.SEQUENTIAL);
+        assertThat(analytics.getReservation().getCapacityBytes()).isEqualTo(200L << 30);
+        assertThat(analytics.getReservation().getThroughputMibPerS()).isEqualTo(150.0);
+        assertThat(analytics.getDefaultStripingPolicy().getWidth()).isEqualTo(3);
+        assertThat(analytics.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(1 << 20);
+        assertThat(analytics.getMode()).isEqualTo(0750);
+        Volume db = mkfsRequest("--qos", "random", "--capacity", "50GiB", "--iops", "2000", "localhost/db");
+        assertThat(db.getReservation().getType()).isEqualTo(QosType.RANDOM);
+        assertThat(db.getReservation().getIops()).isEqualTo(2000);
+        Volume scratch = mkfsRequest("--qos", "best-effort", "localhost/scratch");
+        assertThat(scratch.getReservation().getType()).isEqualTo(QosType.BEST_EFFORT);
+    }
+
+    // Inconsistent or bad option values exit 2 before any server is contacted, naming option and value.
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--qos fast localhost/v|--qos: 'fast'",
+            "--qos sequential --capacity 1GiB localhost/v|needs --throughput",
+            "--qos sequential --throughput 10MiB/s localhost/v|needs --capacity",
+            "--qos random --capacity 1GiB localhost/v|needs --iops",
+            "--qos random --capacity 1GiB --iops 10 --throughput 1MiB/s localhost/v|applies to --qos sequential only",
+            "--qos cold --capacity 1GiB --iops 5 localhost/v|applies to --qos random only",
+            "--capacity 1GiB localhost/v|--capacity: '1GiB' needs --qos",
+            "--qos sequential --capacity 200GB --throughput 1MiB/s localhost/v|'200GB'",
+            "--object-size 1000 localhost/v|--object-size: '1000'",
+            "--object-size 32MiB localhost/v|--object-size: '32MiB'",
+            "-w 0 localhost/v|--striping-width: '0'",
+            "-m 0999 localhost/v|--mode: '0999'",
+            "localhost/v/sub/dir|names a path inside the volume",
+            "localhost:99999/v|invalid URL 'localhost:99999/v'",
+            "localhost/bad!name|invalid volume name 'bad!name'",
+            "localhost|names no volume"})
+    void mkfsRefusesBadValues(String arguments, String expectedMessage) {
+        Result result = run(new MkfsMain(), arguments.split(" "));
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(result.err()).startsWith("mkfs.xtreemfs: ").contains(expectedMessage);
+    }
+
+    // The other tools refuse bad URLs with exit 2 and the URL in the message.
+    @Test
+    void otherToolsRefuseBadUrls() {
+        Result rmfs = run(new RmfsMain(), "ftp://host/vol");
+        assertThat(rmfs.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(rmfs.err()).contains("'ftp://host/vol'");
+        Result lsfs = run(new LsfsMain(), "localhost/vol");
+        assertThat(lsfs.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(lsfs.err()).contains("'localhost/vol'");
+        Result xtfsutil = run(new XtfsutilMain(), "localhost:x/vol/file");
+        assertThat(xtfsutil.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(xtfsutil.err()).contains("'localhost:x/vol/file'");
+        assertThat(run(new RmfsMain()).exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+    }
+
+    // A bad connection setting is refused naming the option.
+    @Test
+    void badTimeoutIsRefused() {
+        Result result = run(new LsfsMain(), "--timeout-ms", "0", "localhost");
+        assertThat(result.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(result.err()).contains("--timeout-ms: '0'");
+    }
+
+    // The file type names of xtfsutil follow the S_IFMT bits.
+    @Test
+    void fileTypes() {
+        assertThat(XtfsutilMain.fileType(0100644)).isEqualTo("regular file");
+        assertThat(XtfsutilMain.fileType(040755)).isEqualTo("directory");
+        assertThat(XtfsutilMain.fileType(0120777)).isEqualTo("symbolic link");
+        assertThatThrownBy(() -> mkfsRequest("--qos", "random", "localhost/v")).hasMessageContaining("--capacity");
+    }
+}

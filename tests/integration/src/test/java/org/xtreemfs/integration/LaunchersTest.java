@@ -1,0 +1,91 @@
+package org.xtreemfs.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The bin/ tool scripts run the client module's build output as separate processes, with the exit codes. */
+class LaunchersTest {
+    private static final Path ROOT = Path.of(System.getProperty("xtreemfs.repository.root", "../.."))
+            .toAbsolutePath().normalize();
+    private static TestCluster cluster;
+
+    private record Result(int exitCode, String out, String err) {}
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster = TestCluster.start(1);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static Result run(String script, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(ROOT.resolve("bin").resolve(script).toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(ROOT.toFile());
+        builder.environment().put("BUILD_SUFFIX", System.getProperty("xtreemfs.build.suffix", ""));
+        Path out = Files.createTempFile("tool-out", ".txt");
+        Path err = Files.createTempFile("tool-err", ".txt");
+        Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IOException(script + " did not finish within 60 s");
+        }
+        Result result = new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+        Files.delete(out);
+        Files.delete(err);
+        return result;
+    }
+
+    // Each script answers --help with exit 0.
+    @Test
+    void everyScriptHasHelp() throws Exception {
+        for (String script : List.of("mkfs.xtreemfs", "rmfs.xtreemfs", "lsfs.xtreemfs", "xtfsutil")) {
+            Result help = run(script, "--help");
+            assertThat(help.exitCode()).as(script + ": " + help.err()).isZero();
+            assertThat(help.out()).contains("Usage: " + script);
+        }
+    }
+
+    // mkfs, lsfs, xtfsutil and rmfs work as processes against the cluster; failures exit 1 (server said no)
+    // or 2 (bad value) with the value named on stderr and nothing else (no log noise).
+    @Test
+    void toolsAgainstTheCluster() throws Exception {
+        String volumeUrl = cluster.dirUrl() + "/scripted";
+        Result created = run("mkfs.xtreemfs", "--qos", "random", "--capacity", "1GiB", "--iops", "500", volumeUrl);
+        assertThat(created.exitCode()).as(created.err()).isZero();
+        assertThat(run("lsfs.xtreemfs", cluster.dirUrl()).out()).contains("scripted").contains("random capacity 1GiB iops 500");
+        Result shown = run("xtfsutil", volumeUrl);
+        assertThat(shown.exitCode()).as(shown.err()).isZero();
+        assertThat(shown.out()).contains("directory");
+
+        Result again = run("mkfs.xtreemfs", volumeUrl);
+        assertThat(again.exitCode()).isEqualTo(1);
+        assertThat(again.err()).startsWith("mkfs.xtreemfs: ").contains("scripted");
+        assertThat(again.err().lines().count()).isEqualTo(1);
+
+        Result badUnit = run("mkfs.xtreemfs", "--qos", "cold", "--capacity", "3TB", volumeUrl + "2");
+        assertThat(badUnit.exitCode()).isEqualTo(2);
+        assertThat(badUnit.err()).contains("'3TB'");
+
+        assertThat(run("rmfs.xtreemfs", volumeUrl).exitCode()).isZero();
+        Result gone = run("rmfs.xtreemfs", volumeUrl);
+        assertThat(gone.exitCode()).isEqualTo(1);
+        assertThat(gone.err()).contains("scripted");
+    }
+}

@@ -1,0 +1,137 @@
+package org.xtreemfs.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.client.Client;
+import org.xtreemfs.client.FileHandle;
+import org.xtreemfs.client.OpenFlags;
+import org.xtreemfs.client.tools.LsfsMain;
+import org.xtreemfs.client.tools.MkfsMain;
+import org.xtreemfs.client.tools.RmfsMain;
+import org.xtreemfs.client.tools.ToolRunner;
+import org.xtreemfs.client.tools.XtfsutilMain;
+
+/** mkfs/lsfs/rmfs.xtreemfs and xtfsutil against a running cluster, including their refusals. */
+class ToolsTest {
+    private static TestCluster cluster;
+
+    private record Result(int exitCode, String out, String err) {}
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster = TestCluster.start(3);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static Result run(Object tool, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exitCode = ToolRunner.execute(tool, new PrintWriter(out), new PrintWriter(err), args);
+        return new Result(exitCode, out.toString(), err.toString());
+    }
+
+    private static String url(String volumeAndPath) {
+        return cluster.dirUrl() + "/" + volumeAndPath;
+    }
+
+    // A volume created without any QoS option is listed with its id and no reservation, and can be removed.
+    @Test
+    void mkfsLsfsRmfsWithoutQos() {
+        Result created = run(new MkfsMain(), url("plain"));
+        assertThat(created.exitCode()).as(created.err()).isZero();
+        assertThat(created.out()).contains("created volume 'plain'").contains("reservation none");
+
+        Result listed = run(new LsfsMain(), cluster.dirUrl());
+        assertThat(listed.exitCode()).as(listed.err()).isZero();
+        String line = listed.out().lines().filter(candidate -> candidate.startsWith("plain ")).findFirst().orElseThrow();
+        assertThat(line).contains("RAID0 width 1 object size 128KiB").contains("none (best-effort)")
+                .containsPattern("[0-9a-f]{8}-[0-9a-f]{4}-");
+
+        Result removed = run(new RmfsMain(), url("plain"));
+        assertThat(removed.exitCode()).as(removed.err()).isZero();
+        assertThat(run(new LsfsMain(), cluster.dirUrl()).out()).doesNotContain("plain ");
+    }
+
+    // A QoS volume carries its reservation in the units given, and the striping options, as lsfs shows.
+    @Test
+    void mkfsWithQosAndStriping() {
+        Result created = run(new MkfsMain(), "--qos", "sequential", "--capacity", "200GiB", "--throughput",
+                "150MiB/s", "--striping-width", "3", "--object-size", "256KiB", url("analytics"));
+        assertThat(created.exitCode()).as(created.err()).isZero();
+        Result listed = run(new LsfsMain(), cluster.dirUrl());
+        String line = listed.out().lines().filter(candidate -> candidate.startsWith("analytics ")).findFirst()
+                .orElseThrow();
+        assertThat(line).contains("RAID0 width 3 object size 256KiB")
+                .contains("sequential capacity 200GiB throughput 150MiB/s");
+    }
+
+    // xtfsutil shows the volume, the file id, the XLoc with every OSD's UUID and address, striping and size.
+    @Test
+    void xtfsutilShowsTheLayoutOfAFile() throws Exception {
+        assertThat(run(new MkfsMain(), "-w", "3", url("layout")).exitCode()).isZero();
+        String fileId;
+        try (Client client = cluster.client()) {
+            try (FileHandle file = client.openVolume("layout").open("/a/../data", OpenFlags.O_CREAT
+                    | OpenFlags.O_WRONLY, 0644)) {
+                file.write(0, new byte[300_000]);
+                fileId = file.fileId();
+            }
+        }
+        Result shown = run(new XtfsutilMain(), url("layout/data"));
+        assertThat(shown.exitCode()).as(shown.err()).isZero();
+        assertThat(shown.out()).contains("volume:").contains("layout (id ")
+                .contains(fileId).contains("regular file").contains("300000 bytes")
+                .contains("RAID0 width 3 object size 128KiB").contains("none (best-effort)");
+        for (String osdUuid : cluster.osdUuids()) {
+            assertThat(shown.out()).containsPattern("OSD " + osdUuid + " at 127\\.0\\.0\\.1:[0-9]+");
+        }
+        Result directory = run(new XtfsutilMain(), url("layout"));
+        assertThat(directory.exitCode()).as(directory.err()).isZero();
+        assertThat(directory.out()).contains("directory");
+    }
+
+    // Unknown volumes, unknown files, duplicate and invalid names and bad URLs fail with a non-zero exit and
+    // a message naming the bad value.
+    @Test
+    void refusalsNameTheBadValue() {
+        Result unknownVolume = run(new RmfsMain(), url("nosuchvolume"));
+        assertThat(unknownVolume.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
+        assertThat(unknownVolume.err()).contains("nosuchvolume");
+
+        Result unknownForXtfsutil = run(new XtfsutilMain(), url("nosuchvolume/file"));
+        assertThat(unknownForXtfsutil.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
+        assertThat(unknownForXtfsutil.err()).contains("nosuchvolume");
+
+        assertThat(run(new MkfsMain(), url("twice")).exitCode()).isZero();
+        Result duplicate = run(new MkfsMain(), url("twice"));
+        assertThat(duplicate.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
+        assertThat(duplicate.err()).contains("twice");
+
+        Result unknownFile = run(new XtfsutilMain(), url("twice/missing/file"));
+        assertThat(unknownFile.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
+        assertThat(unknownFile.err()).contains("/missing/file").contains("ENOENT");
+
+        Result invalidName = run(new MkfsMain(), url("bad!name"));
+        assertThat(invalidName.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(invalidName.err()).contains("'bad!name'");
+
+        Result badUrl = run(new LsfsMain(), "pbrpc://127.0.0.1:notaport");
+        assertThat(badUrl.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(badUrl.err()).contains("'notaport'");
+
+        Result badValue = run(new MkfsMain(), "--qos", "random", "--capacity", "5GB", "--iops", "100", url("v"));
+        assertThat(badValue.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(badValue.err()).contains("'5GB'");
+    }
+}
