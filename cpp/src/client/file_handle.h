@@ -1,0 +1,86 @@
+// An open file: reads and writes split into per-object OSD requests by the RAID0 striping, the file
+// size tracked locally and reported to the MRC on fsync and close, truncation across the stripe,
+// and XCap renewal before expiry.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/striping.h"
+#include "common.pb.h"
+#include "rpc.pb.h"
+
+namespace xtreemfs::client {
+
+class Volume;
+
+// Size knowledge shared by every handle of one file in this process. Invariant: size_bytes is at
+// least the MRC's size at the last open and at least every end offset written since, except that a
+// truncate sets it exactly.
+struct FileState {
+  std::mutex mutex;
+  std::uint64_t size_bytes = 0;
+  // The MRC has not yet been told size_bytes.
+  bool size_dirty = false;
+  // Incremented by every change of size_bytes; a size update clears size_dirty only if no change
+  // happened while it was in flight.
+  std::uint64_t size_generation = 0;
+  std::uint32_t truncate_epoch = 0;
+};
+
+class FileHandle {
+ public:
+  FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
+             xtreemfs::common::FileCredentials credentials, std::shared_ptr<FileState> state);
+  // Closes the handle if Close() was not called; errors are swallowed there (call Close to see them).
+  ~FileHandle();
+  FileHandle(const FileHandle&) = delete;
+  FileHandle& operator=(const FileHandle&) = delete;
+
+  // Bytes [offset, offset + length) clamped to the known file size. Bytes the OSDs do not store
+  // inside the file (holes, short objects) read as zeros; nothing beyond the file size is returned.
+  std::string Read(std::uint64_t offset_bytes, std::uint64_t length_bytes);
+  // Writes `data` at `offset_bytes`; the known size grows to the written end.
+  void Write(std::uint64_t offset_bytes, std::string_view data);
+  // Sets the file size: MRC_FTRUNCATE (new XCap, next truncate epoch), OSD_TRUNCATE on every OSD of
+  // the stripe, then the size update to the MRC.
+  void Truncate(std::uint64_t new_size_bytes);
+  // Makes written data durable on the OSDs (OSD_FSYNC) and reports the size to the MRC if it changed.
+  void Fsync();
+  // Reports the size to the MRC (close_file set). Further calls do nothing.
+  void Close();
+
+  std::uint64_t KnownSizeBytes() const;
+  const std::string& file_id() const { return file_id_; }
+  // The current capability (renewed before expiry).
+  xtreemfs::common::XCap CurrentXCap() const;
+
+ private:
+  xtreemfs::common::FileCredentials FreshCredentials();
+  void RenewXCap();
+  // Calls an OSD of the stripe; after AUTH_FAILED renews the XCap once and repeats the call.
+  template <typename BuildRequest>
+  std::string CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
+                            BuildRequest build_request, std::string_view data, bool idempotent,
+                            std::string* response_data);
+  void ReportSize(bool close_file);
+  void GrowKnownSize(std::uint64_t end_bytes);
+  std::vector<std::uint32_t> StripePositions() const;
+
+  Volume& volume_;
+  const xtreemfs::rpc::UserCredentials user_;
+  const std::string file_id_;
+  StripingLayout layout_;
+  std::vector<std::string> osd_uuids_;  // replicas[0]; position i holds objects n with n mod width == i
+  std::shared_ptr<FileState> state_;
+  mutable std::mutex credentials_mutex_;
+  xtreemfs::common::FileCredentials credentials_;  // guarded by credentials_mutex_
+  std::mutex renew_mutex_;                         // one renewal at a time per handle
+  bool closed_ = false;                            // guarded by credentials_mutex_
+};
+
+}  // namespace xtreemfs::client
