@@ -185,6 +185,8 @@ class FakeCluster : public rpc::Transport {
         GetattrResponse response;
         response.mutable_stat()->set_size_bytes(found->second.size_bytes);
         response.mutable_stat()->set_mode(0100644);
+        const std::string& file_id = found->second.file_id;
+        response.mutable_stat()->set_inode(std::stoull(file_id.substr(file_id.find(':') + 1)));
         return Answer(response);
       }
       case MRC_RENEW_CAPABILITY: {

@@ -179,6 +179,17 @@ TEST_F(FileHandleTest, HandlesOfOneFileShareTheKnownSize) {
   EXPECT_EQ(reader->Read(0, 100), "visible");
 }
 
+TEST_F(FileHandleTest, GetattrShowsTheLocalSizeUntilTheMrcHasIt) {
+  // While written bytes are not yet reported, getattr returns the local size; afterwards the MRC's.
+  auto file = Create("/growing");
+  file->Write(0, "12345");
+  EXPECT_EQ(cluster.mrc_size_of("/growing"), 0u);
+  EXPECT_EQ(volume->Getattr(user, "/growing").size_bytes(), 5u);
+  file->Close();
+  EXPECT_EQ(volume->Getattr(user, "/growing").size_bytes(), 5u);
+  EXPECT_EQ(cluster.mrc_size_of("/growing"), 5u);
+}
+
 TEST_F(FileHandleTest, MetadataErrorsCarryTheServersErrno) {
   // Thin metadata wrappers pass the MRC's errno through (ENOENT, EEXIST).
   try {

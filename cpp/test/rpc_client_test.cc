@@ -57,11 +57,12 @@ TEST(RpcClientTest, CallSendsHeaderMessageAndDataAndReturnsTheAnswer) {
   credentials.set_uid(1000);
   ErrorResponse message;
   message.set_error_message("hello");
-  CallRequest request = RequestWith(&message, std::string("data\0bytes", 10));
+  const std::string data("data\0bytes", 10);
+  CallRequest request = RequestWith(&message, data);
   request.credentials = &credentials;
   CallResponse response = client.Call(server.address(), request, TimeoutOf(5000));
   EXPECT_EQ(ParseResponse<ErrorResponse>(response).error_message(), "hello");
-  EXPECT_EQ(response.data, std::string("data\0bytes", 10));
+  EXPECT_EQ(response.data, data);
   EXPECT_EQ(seen.interface_id(), 20001u);
   EXPECT_EQ(seen.procedure_id(), 4u);
   EXPECT_EQ(seen.timeout_ms(), 5000u);

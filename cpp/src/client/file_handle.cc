@@ -251,6 +251,8 @@ void FileHandle::Fsync() {
   ReportSize(false);
 }
 
+void FileHandle::Flush() { ReportSize(false); }
+
 void FileHandle::Close() {
   {
     std::lock_guard<std::mutex> lock(credentials_mutex_);

@@ -51,6 +51,8 @@ class FileHandle {
   void Truncate(std::uint64_t new_size_bytes);
   // Makes written data durable on the OSDs (OSD_FSYNC) and reports the size to the MRC if it changed.
   void Fsync();
+  // Reports the size to the MRC if it changed (close(2) of one descriptor: FUSE flush).
+  void Flush();
   // Reports the size to the MRC (close_file set). Further calls do nothing.
   void Close();
 

@@ -1,6 +1,7 @@
 #include "client/volume.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <set>
@@ -132,9 +133,28 @@ void Volume::DeleteObjects(const UserCredentials& user,
 }
 
 Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
-  return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_GETATTR, user,
-                                                 PathRequestOf(volume_name_, path), true)
-      .stat();
+  Stat stat = CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_GETATTR, user,
+                                                      PathRequestOf(volume_name_, path), true)
+                  .stat();
+  ApplyLocalSize(stat);
+  return stat;
+}
+
+void Volume::ApplyLocalSize(Stat& stat) {
+  if ((stat.mode() & S_IFMT) != S_IFREG) return;
+  std::shared_ptr<FileState> state;
+  {
+    std::lock_guard<std::mutex> lock(files_mutex_);
+    auto found = files_.find(volume_id_ + ":" + std::to_string(stat.inode()));
+    if (found == files_.end()) return;
+    state = found->second.lock();
+  }
+  if (!state) return;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  // Sizes not yet reported (writes or a truncate since the last update) are newer than the MRC's.
+  if (state->size_dirty) {
+    stat.set_size_bytes(state->size_bytes);
+  }
 }
 
 Stat Volume::Setattr(const UserCredentials& user, const std::string& path, const Stat& stat,

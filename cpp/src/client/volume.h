@@ -47,6 +47,7 @@ class Volume {
 
   // Metadata operations: thin wrappers of the MRC procedures of the same name. Paths are
   // volume-relative ("/a/b"). Errors arrive as RpcError with the errno FUSE returns.
+  // Getattr reports the locally known size of a file open here whose size the MRC has not been told.
   xtreemfs::mrc::Stat Getattr(const UserCredentials& user, const std::string& path);
   xtreemfs::mrc::Stat Setattr(const UserCredentials& user, const std::string& path,
                               const xtreemfs::mrc::Stat& stat, std::uint32_t to_set);
@@ -107,6 +108,7 @@ class Volume {
   std::shared_ptr<FileState> StateOfFile(const std::string& file_id, std::uint64_t size_bytes,
                                          std::uint32_t truncate_epoch);
   void ForgetFileIfUnused(const std::string& file_id);
+  void ApplyLocalSize(xtreemfs::mrc::Stat& stat);
 
   rpc::Transport& transport_;
   Clock& clock_;
