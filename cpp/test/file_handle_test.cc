@@ -132,6 +132,21 @@ TEST_F(FileHandleTest, TruncateShrinksOnEveryOsdUnderTheNewEpochAndTellsTheMrc) 
   EXPECT_EQ(content.back(), 'z');
 }
 
+TEST_F(FileHandleTest, OpenWithTruncCutsTheObjectsUnderTheEpochTheMrcIssued) {
+  // open(O_TRUNC) empties the file: objects are cut on every OSD without a second MRC_FTRUNCATE,
+  // so old bytes never reappear in a later hole.
+  {
+    auto writer = Create("/retrunc");
+    writer->Write(0, PatternOf(3 * kObjectSizeBytes, 4));
+  }
+  auto file = volume->OpenFile(user, "/retrunc", O_RDWR | O_TRUNC, 0);
+  EXPECT_EQ(file->KnownSizeBytes(), 0u);
+  EXPECT_EQ(cluster.truncates_by_osd.size(), kStripeWidth);
+  EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_FTRUNCATE), 0);
+  file->Write(2 * kObjectSizeBytes, "end");
+  EXPECT_EQ(file->Read(0, 2 * kObjectSizeBytes), std::string(2 * kObjectSizeBytes, '\0'));
+}
+
 TEST_F(FileHandleTest, XCapIsRenewedBeforeItExpires) {
   // When the cap is within the renewal margin of expiry, the next OSD call renews it first, so the
   // OSD never sees an expired cap.

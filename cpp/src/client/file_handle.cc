@@ -192,6 +192,11 @@ void FileHandle::Truncate(std::uint64_t new_size_bytes) {
     state_->size_dirty = true;
     ++state_->size_generation;
   }
+  TruncateObjects(new_size_bytes);
+  ReportSize(false);
+}
+
+void FileHandle::TruncateObjects(std::uint64_t new_size_bytes) {
   for (std::uint32_t position : StripePositions()) {
     auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
       xtreemfs::osd::TruncateRequest truncate;
@@ -202,7 +207,6 @@ void FileHandle::Truncate(std::uint64_t new_size_bytes) {
     };
     CallStripeOsd(position, xtreemfs::osd::OSD_TRUNCATE, build, {}, true, nullptr);
   }
-  ReportSize(false);
 }
 
 void FileHandle::ReportSize(bool close_file) {

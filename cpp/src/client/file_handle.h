@@ -49,6 +49,9 @@ class FileHandle {
   // Sets the file size: MRC_FTRUNCATE (new XCap, next truncate epoch), OSD_TRUNCATE on every OSD of
   // the stripe, then the size update to the MRC.
   void Truncate(std::uint64_t new_size_bytes);
+  // Cuts the objects on every OSD of the stripe to `new_size_bytes` with the current XCap, without
+  // asking the MRC for a new epoch: for open(O_TRUNC), where the MRC already set the size and epoch.
+  void TruncateObjects(std::uint64_t new_size_bytes);
   // Makes written data durable on the OSDs (OSD_FSYNC) and reports the size to the MRC if it changed.
   void Fsync();
   // Reports the size to the MRC if it changed (close(2) of one descriptor: FUSE flush).

@@ -331,9 +331,9 @@ std::unique_ptr<FileHandle> Volume::OpenFile(const UserCredentials& user, const 
                            credentials.xcap().truncate_epoch());
   auto handle = std::make_unique<FileHandle>(*this, user, credentials, std::move(state));
   if ((flags & O_TRUNC) != 0 && (flags & O_ACCMODE) != O_RDONLY) {
-    // The MRC reset the size; objects of the old content must go too, or a later hole would show
-    // them.
-    handle->Truncate(0);
+    // The MRC set the size to 0 under a new truncate epoch (carried by this XCap); the objects of
+    // the old content must go too, or a later hole would show them.
+    handle->TruncateObjects(0);
   }
   return handle;
 }
