@@ -47,7 +47,12 @@ class PendingCall {
 
   CallResponse TakeResult() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (error_) throw *error_;
+    // A fresh exception for this thread: copies of a std::runtime_error share one reference-counted
+    // message, whose last release may otherwise happen on the io thread.
+    if (error_) {
+      throw RpcError(error_->kind(), error_->posix_errno(), error_->message(),
+                     error_->redirect_to_service_uuid());
+    }
     return std::move(*response_);
   }
 

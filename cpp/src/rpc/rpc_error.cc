@@ -38,6 +38,7 @@ RpcError::RpcError(ErrorKind kind, int posix_errno, const std::string& message,
     : std::runtime_error(std::string(ErrorKindName(kind)) + ": " + message),
       kind_(kind),
       posix_errno_(posix_errno),
+      message_(message),
       redirect_to_service_uuid_(std::move(redirect_to_service_uuid)) {}
 
 RpcError RpcError::Of(ErrorKind kind, const std::string& message, std::uint32_t reported_errno) {

@@ -40,6 +40,8 @@ class RpcError : public std::runtime_error {
   static RpcError Errno(int posix_errno, const std::string& message);
 
   ErrorKind kind() const { return kind_; }
+  // The message without the kind prefix that what() adds.
+  const std::string& message() const { return message_; }
   int posix_errno() const { return posix_errno_; }
   const std::string& redirect_to_service_uuid() const { return redirect_to_service_uuid_; }
   // True when repeating the same call later may succeed: no answer arrived, or the server was
@@ -49,6 +51,7 @@ class RpcError : public std::runtime_error {
  private:
   ErrorKind kind_;
   int posix_errno_;
+  std::string message_;
   std::string redirect_to_service_uuid_;
 };
 

@@ -24,6 +24,7 @@ cleanup() {
   echo "logs and state kept in $state"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # makes the EXIT trap run on signals too
 
 # start NAME LOG COMMAND...: runs a service in the background and waits (bounded) for its READY line.
 start() {
@@ -60,7 +61,7 @@ echo "== client core smoke test"
 
 echo "== FUSE mount"
 mkdir -p "$mount_point"
-"$cpp_build/mount.xtreemfs" --log-file "$state/mount.log" --log-level info --timeout-ms 10000 \
+"$cpp_build/mount.xtreemfs" --log-file "$state/mount.log" --log-level info --timeout-ms 3000 --retries 1 \
   "pbrpc://127.0.0.1:$dir_port/smoke" "$mount_point"
 failures=0
 check() {  # check DESCRIPTION COMMAND...: runs COMMAND, prints PASS/FAIL
@@ -80,6 +81,37 @@ check "rename" mv "$mount_point/random.bin" "$mount_point/d/moved.bin"
 check "rmdir of a non-empty directory fails" bash -c "! rmdir '$mount_point/d' 2>/dev/null"
 check "rm -r" rm -r "$mount_point/d"
 check "missing file is ENOENT" bash -c "cat '$mount_point/nothing' 2>&1 | grep -q 'No such file'"
+
+check "tar of cpp/src into the mount and back has identical checksums" bash -c "
+  tar -C '$repository/cpp' -cf - src | tar -C '$mount_point' -xf - &&
+  mkdir '$state/untar' && tar -C '$mount_point' -cf - src | tar -C '$state/untar' -xf - &&
+  diff <(cd '$repository/cpp' && find src -type f -print0 | sort -z | xargs -0 md5sum) \
+       <(cd '$state/untar' && find src -type f -print0 | sort -z | xargs -0 md5sum)"
+
+append_lines() { for i in $(seq 1 200); do echo "$1 line $i" >> "$mount_point/appended"; done; }
+append_lines a & appender_a=$!
+append_lines b & appender_b=$!
+wait "$appender_a" "$appender_b"
+check "two processes appending concurrently lose no lines" \
+  test "$(grep -c ' line ' "$mount_point/appended")" = 400
+
+fio_common=(--ioengine=psync --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$state/fio.out")
+check "fio sequential 1 MiB writes verified with crc32c" fio --name=seq --filename="$mount_point/fio.seq" \
+  --rw=write --bs=1M --size=16M "${fio_common[@]}"
+check "fio random 4 KiB writes verified with crc32c" fio --name=rand --filename="$mount_point/fio.rand" \
+  --rw=randwrite --bs=4k --size=2M "${fio_common[@]}"
+check "fio random 4 KiB mixed read/write verified with crc32c" fio --name=mixed \
+  --filename="$mount_point/fio.mixed" --rw=randrw --bs=4k --size=2M "${fio_common[@]}"
+
+# A stopped OSD must give an error within the RPC timeout (3 s, one retry), never a hang.
+kill -STOP "${pids[2]}"
+started_s=$(date +%s)
+check "a write to a stopped OSD fails instead of hanging" bash -c \
+  "! timeout 60 dd if=/dev/zero of='$mount_point/stalled' bs=128k count=8 2>/dev/null"
+elapsed_s=$(( $(date +%s) - started_s ))
+kill -CONT "${pids[2]}"
+check "the failure came within 20 s (took ${elapsed_s} s)" test "$elapsed_s" -lt 20
+
 check "umount.xtreemfs" "$cpp_build/umount.xtreemfs" "$mount_point"
 echo "mount log:"; tail -20 "$state/mount.log" || true
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures FUSE check(s)"; exit 1; fi
