@@ -147,6 +147,13 @@ TEST_F(FileHandleTest, OpenWithTruncCutsTheObjectsUnderTheEpochTheMrcIssued) {
   EXPECT_EQ(file->Read(0, 2 * kObjectSizeBytes), std::string(2 * kObjectSizeBytes, '\0'));
 }
 
+TEST_F(FileHandleTest, CreatingANewFileWithTruncSendsNothingToTheOsds) {
+  // A new file has truncate epoch 0 and no objects, so open(O_CREAT | O_TRUNC) skips OSD_TRUNCATE.
+  auto file = volume->OpenFile(user, "/fresh", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  EXPECT_TRUE(cluster.truncates_by_osd.empty());
+  EXPECT_EQ(file->KnownSizeBytes(), 0u);
+}
+
 TEST_F(FileHandleTest, XCapIsRenewedBeforeItExpires) {
   // When the cap is within the renewal margin of expiry, the next OSD call renews it first, so the
   // OSD never sees an expired cap.
