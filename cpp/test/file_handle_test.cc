@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <random>
 
 #include "client/volume.h"
@@ -210,6 +213,51 @@ TEST_F(FileHandleTest, GetattrShowsTheLocalSizeUntilTheMrcHasIt) {
   file->Close();
   EXPECT_EQ(volume->Getattr(user, "/growing").size_bytes(), 5u);
   EXPECT_EQ(cluster.mrc_size_of("/growing"), 5u);
+}
+
+// Holds each OSD call until `expected_concurrency` calls have been in flight together (or a bound
+// passes) and records the highest concurrency seen, so a sequential client shows up as 1. The test
+// resets max_in_flight between phases, while no call runs.
+class ConcurrencyProbe : public rpc::Transport {
+ public:
+  ConcurrencyProbe(rpc::Transport& inner, int expected_concurrency)
+      : inner_(inner), expected_concurrency_(expected_concurrency) {}
+
+  rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
+                         const rpc::CallOptions& options) override {
+    if (request.interface_id == xtreemfs::osd::OSD_INTERFACE_ID) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++in_flight_;
+      max_in_flight = std::max(max_in_flight, in_flight_);
+      all_arrived_.notify_all();
+      all_arrived_.wait_for(lock, std::chrono::seconds(2),
+                            [&] { return max_in_flight >= expected_concurrency_; });
+      --in_flight_;
+    }
+    return inner_.Call(address, request, options);
+  }
+
+  int max_in_flight = 0;
+
+ private:
+  rpc::Transport& inner_;
+  const int expected_concurrency_;
+  std::mutex mutex_;
+  std::condition_variable all_arrived_;
+  int in_flight_ = 0;
+};
+
+TEST_F(FileHandleTest, PiecesOfOneRequestGoToTheOsdsConcurrently) {
+  // A write and a read spanning all stripe positions issue their per-object calls in parallel.
+  ConcurrencyProbe probe(cluster, kStripeWidth);
+  auto probed_volume = Volume::Open(probe, ParseDirUrl("dir/demo"), clock);
+  auto file = probed_volume->OpenFile(user, "/parallel", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(kStripeWidth * kObjectSizeBytes, 5);
+  file->Write(0, data);
+  EXPECT_EQ(probe.max_in_flight, static_cast<int>(kStripeWidth));
+  probe.max_in_flight = 0;
+  EXPECT_EQ(file->Read(0, data.size()), data);
+  EXPECT_EQ(probe.max_in_flight, static_cast<int>(kStripeWidth));
 }
 
 TEST_F(FileHandleTest, MetadataErrorsCarryTheServersErrno) {

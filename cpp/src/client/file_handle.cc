@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <exception>
+#include <future>
 
 #include "client/volume.h"
 #include "mrc.pb.h"
@@ -114,10 +116,10 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
     return std::string();
   }
   const std::uint64_t clamped_length = std::min(length_bytes, size_bytes - offset_bytes);
-  std::string result;
-  result.reserve(clamped_length);
-  for (const ObjectPiece& piece : SplitIntoObjectPieces(layout_, offset_bytes, clamped_length)) {
-    std::string data;
+  const std::vector<ObjectPiece> pieces = SplitIntoObjectPieces(layout_, offset_bytes, clamped_length);
+  std::vector<std::string> piece_data(pieces.size());
+  ForEachPieceInParallel(pieces.size(), [&](std::size_t index) {
+    const ObjectPiece& piece = pieces[index];
     auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
       xtreemfs::osd::ReadRequest request;
       *request.mutable_credentials() = credentials;
@@ -127,6 +129,7 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
       request.set_length(piece.length_bytes);
       return request;
     };
+    std::string& data = piece_data[index];
     CallStripeOsd(piece.stripe_position, xtreemfs::osd::OSD_READ, build, {}, true, &data);
     if (data.size() > piece.length_bytes) {
       throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
@@ -135,9 +138,13 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
                                   std::to_string(piece.length_bytes) + " of object " +
                                   std::to_string(piece.object_number) + " of " + file_id_);
     }
-    result += data;
+  });
+  std::string result;
+  result.reserve(clamped_length);
+  for (std::size_t index = 0; index < pieces.size(); ++index) {
+    result += piece_data[index];
     // The piece lies inside the known file size, so whatever the OSD does not store is a hole.
-    result.append(piece.length_bytes - data.size(), '\0');
+    result.append(pieces[index].length_bytes - piece_data[index].size(), '\0');
   }
   return result;
 }
@@ -146,8 +153,10 @@ void FileHandle::Write(std::uint64_t offset_bytes, std::string_view data) {
   if (data.empty()) {
     return;
   }
-  std::uint64_t osd_reported_size_bytes = 0;
-  for (const ObjectPiece& piece : SplitIntoObjectPieces(layout_, offset_bytes, data.size())) {
+  const std::vector<ObjectPiece> pieces = SplitIntoObjectPieces(layout_, offset_bytes, data.size());
+  std::vector<std::uint64_t> reported_size_bytes(pieces.size(), 0);
+  ForEachPieceInParallel(pieces.size(), [&](std::size_t index) {
+    const ObjectPiece& piece = pieces[index];
     auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
       xtreemfs::osd::WriteRequest request;
       *request.mutable_credentials() = credentials;
@@ -164,10 +173,38 @@ void FileHandle::Write(std::uint64_t offset_bytes, std::string_view data) {
                       nullptr),
         ""});
     if (response.has_new_file_size()) {
-      osd_reported_size_bytes = std::max(osd_reported_size_bytes, response.new_file_size().size_bytes());
+      reported_size_bytes[index] = response.new_file_size().size_bytes();
     }
-  }
+  });
+  const std::uint64_t osd_reported_size_bytes =
+      *std::max_element(reported_size_bytes.begin(), reported_size_bytes.end());
   GrowKnownSize(std::max(osd_reported_size_bytes, offset_bytes + data.size()));
+}
+
+void FileHandle::ForEachPieceInParallel(std::size_t piece_count,
+                                        const std::function<void(std::size_t)>& call) {
+  if (piece_count == 1) {
+    call(0);  // the common case needs no thread
+    return;
+  }
+  for (std::size_t wave_start = 0; wave_start < piece_count; wave_start += kParallelPiecesMax) {
+    const std::size_t wave_end = std::min(piece_count, wave_start + kParallelPiecesMax);
+    std::vector<std::future<void>> calls;
+    calls.reserve(wave_end - wave_start);
+    for (std::size_t index = wave_start; index < wave_end; ++index) {
+      calls.push_back(std::async(std::launch::async, call, index));
+    }
+    // Every future is waited for before anything is rethrown: the calls use this frame's buffers.
+    std::exception_ptr first_error;
+    for (auto& pending : calls) {
+      try {
+        pending.get();
+      } catch (...) {
+        if (!first_error) first_error = std::current_exception();
+      }
+    }
+    if (first_error) std::rethrow_exception(first_error);
+  }
 }
 
 std::vector<std::uint32_t> FileHandle::StripePositions() const {

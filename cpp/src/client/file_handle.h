@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +18,9 @@
 namespace xtreemfs::client {
 
 class Volume;
+
+// Upper bound on concurrent OSD calls of one read or write (threads started per wave).
+constexpr std::size_t kParallelPiecesMax = 8;
 
 // Size knowledge shared by every handle of one file in this process. Invariant: size_bytes is at
 // least the MRC's size at the last open and at least every end offset written since, except that a
@@ -73,6 +77,11 @@ class FileHandle {
                             BuildRequest build_request, std::string_view data, bool idempotent,
                             std::string* response_data);
   void ReportSize(bool close_file);
+  // Runs `call(piece_index)` for every piece, at most kParallelPiecesMax at a time (pieces of one
+  // request usually sit on different OSDs). Waits for all started calls, then rethrows the first
+  // error; no wave starts after a failed one.
+  void ForEachPieceInParallel(std::size_t piece_count,
+                              const std::function<void(std::size_t piece_index)>& call);
   void GrowKnownSize(std::uint64_t end_bytes);
   std::vector<std::uint32_t> StripePositions() const;
 
