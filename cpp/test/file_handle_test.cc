@@ -260,6 +260,19 @@ TEST_F(FileHandleTest, PiecesOfOneRequestGoToTheOsdsConcurrently) {
   EXPECT_EQ(probe.max_in_flight, static_cast<int>(kStripeWidth));
 }
 
+TEST_F(FileHandleTest, WriteZerosReallyZeroesARangeAcrossObjects) {
+  // Zeroing a range spanning objects overwrites stored bytes with zeros and keeps the rest.
+  auto file = Create("/zeroed");
+  const std::string data = PatternOf(3 * kObjectSizeBytes, 6);
+  file->Write(0, data);
+  file->WriteZeros(100, 2 * kObjectSizeBytes);
+  const std::string after = file->Read(0, data.size());
+  EXPECT_EQ(after.substr(0, 100), data.substr(0, 100));
+  EXPECT_EQ(after.substr(100, 2 * kObjectSizeBytes), std::string(2 * kObjectSizeBytes, '\0'));
+  EXPECT_EQ(after.substr(100 + 2 * kObjectSizeBytes), data.substr(100 + 2 * kObjectSizeBytes));
+  EXPECT_EQ(file->KnownSizeBytes(), data.size());
+}
+
 TEST_F(FileHandleTest, MetadataErrorsCarryTheServersErrno) {
   // Thin metadata wrappers pass the MRC's errno through (ENOENT, EEXIST).
   try {

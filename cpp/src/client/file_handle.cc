@@ -207,6 +207,16 @@ void FileHandle::ForEachPieceInParallel(std::size_t piece_count,
   }
 }
 
+void FileHandle::WriteZeros(std::uint64_t offset_bytes, std::uint64_t length_bytes) {
+  const std::string zeros(static_cast<std::size_t>(std::min(length_bytes, kZeroChunkBytes)), '\0');
+  // Each round writes one chunk, so the loop runs ceil(length / kZeroChunkBytes) times.
+  for (std::uint64_t done_bytes = 0; done_bytes < length_bytes;) {
+    const std::uint64_t chunk_bytes = std::min(length_bytes - done_bytes, kZeroChunkBytes);
+    Write(offset_bytes + done_bytes, std::string_view(zeros.data(), chunk_bytes));
+    done_bytes += chunk_bytes;
+  }
+}
+
 std::vector<std::uint32_t> FileHandle::StripePositions() const {
   std::vector<std::uint32_t> positions(layout_.stripe_width);
   for (std::uint32_t i = 0; i < layout_.stripe_width; ++i) positions[i] = i;

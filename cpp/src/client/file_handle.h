@@ -19,6 +19,9 @@ namespace xtreemfs::client {
 
 class Volume;
 
+// Zeros are written in chunks of this size, so zeroing a large range needs bounded memory.
+constexpr std::uint64_t kZeroChunkBytes = 1 << 20;
+
 // Upper bound on concurrent OSD calls of one read or write (threads started per wave).
 constexpr std::size_t kParallelPiecesMax = 8;
 
@@ -50,6 +53,10 @@ class FileHandle {
   std::string Read(std::uint64_t offset_bytes, std::uint64_t length_bytes);
   // Writes `data` at `offset_bytes`; the known size grows to the written end.
   void Write(std::uint64_t offset_bytes, std::string_view data);
+  // Writes zeros over [offset, offset + length) in chunks of kZeroChunkBytes (punch-hole and
+  // zero-range of fallocate: the bytes really read as zeros afterwards). Grows the known size to the
+  // range end like a write; callers that must keep the size clamp the range first.
+  void WriteZeros(std::uint64_t offset_bytes, std::uint64_t length_bytes);
   // Sets the file size: MRC_FTRUNCATE (new XCap, next truncate epoch), OSD_TRUNCATE on every OSD of
   // the stripe, then the size update to the MRC.
   void Truncate(std::uint64_t new_size_bytes);

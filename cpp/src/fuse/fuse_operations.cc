@@ -1,6 +1,7 @@
 #include "fuse/fuse_operations.h"
 
 #include <fcntl.h>
+#include <linux/falloc.h>
 
 #include <cerrno>
 #include <cstring>
@@ -176,6 +177,8 @@ int Open(const char* path, struct fuse_file_info* info) {
   return Run("open", path, [&](MountContext& context) {
     auto handle = context.volume->OpenFile(CallerCredentials(), path,
                                            static_cast<std::uint32_t>(info->flags), 0);
+    // O_DIRECT: every read and write goes to the OSDs, bypassing the kernel's page cache.
+    info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
     info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
     return 0;
   });
@@ -185,7 +188,32 @@ int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
   return Run("create", path, [&](MountContext& context) {
     auto handle = context.volume->OpenFile(
         CallerCredentials(), path, static_cast<std::uint32_t>(info->flags) | O_CREAT, mode);
+    info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
     info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
+    return 0;
+  });
+}
+
+// fallocate(2): plain allocation extends the size (objects are allocated lazily by the OSDs);
+// KEEP_SIZE alone does nothing; PUNCH_HOLE and ZERO_RANGE write real zeros, inside the file size
+// when KEEP_SIZE is set. Other modes (collapse, insert, unshare) are EOPNOTSUPP.
+int Fallocate(const char* path, int mode, off_t offset, off_t length, struct fuse_file_info* info) {
+  return Run("fallocate", path, [&](MountContext&) {
+    if (offset < 0 || length <= 0) return -EINVAL;
+    const int supported = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
+    if ((mode & ~supported) != 0) return -EOPNOTSUPP;
+    const bool keep_size = (mode & FALLOC_FL_KEEP_SIZE) != 0;
+    if ((mode & FALLOC_FL_PUNCH_HOLE) != 0 && !keep_size) return -EOPNOTSUPP;  // as in Linux
+    client::FileHandle* handle = HandleOf(info);
+    const std::uint64_t start = static_cast<std::uint64_t>(offset);
+    const std::uint64_t end = start + static_cast<std::uint64_t>(length);
+    const std::uint64_t size = handle->KnownSizeBytes();
+    if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0) {
+      const std::uint64_t zero_end = keep_size ? std::min(end, size) : end;
+      if (zero_end > start) handle->WriteZeros(start, zero_end - start);
+      return 0;
+    }
+    if (!keep_size && end > size) handle->Truncate(end);
     return 0;
   });
 }
@@ -347,6 +375,7 @@ struct fuse_operations MakeFuseOperations() {
   operations.readdir = Readdir;
   operations.access = Access;
   operations.utimens = Utimens;
+  operations.fallocate = Fallocate;
   return operations;
 }
 

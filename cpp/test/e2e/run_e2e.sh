@@ -103,6 +103,21 @@ check "fio random 4 KiB writes verified with crc32c" fio --name=rand --filename=
 check "fio random 4 KiB mixed read/write verified with crc32c" fio --name=mixed \
   --filename="$mount_point/fio.mixed" --rw=randrw --bs=4k --size=2M "${fio_common[@]}"
 
+check "fallocate -l extends the size and reads as zeros" bash -c "
+  fallocate -l 1048576 '$mount_point/falloc' && test \$(stat -c %s '$mount_point/falloc') = 1048576 &&
+  cmp '$mount_point/falloc' <(head -c 1048576 /dev/zero)"
+check "fallocate --punch-hole zeroes the range and keeps the size" bash -c "
+  head -c 65536 /dev/urandom > '$state/punch.src' && cp '$state/punch.src' '$mount_point/punch' &&
+  fallocate -p -o 4096 -l 8192 '$mount_point/punch' && test \$(stat -c %s '$mount_point/punch') = 65536 &&
+  cmp -n 4096 '$state/punch.src' '$mount_point/punch' &&
+  cmp <(dd if='$mount_point/punch' bs=4096 skip=1 count=2 2>/dev/null) <(head -c 8192 /dev/zero) &&
+  cmp <(tail -c +12289 '$mount_point/punch') <(tail -c +12289 '$state/punch.src')"
+check "O_DIRECT writes and reads round-trip" bash -c "
+  head -c 524288 /dev/urandom > '$state/direct.src' &&
+  dd if='$state/direct.src' of='$mount_point/direct' bs=128k oflag=direct 2>/dev/null &&
+  dd if='$mount_point/direct' of='$state/direct.back' bs=128k iflag=direct 2>/dev/null &&
+  cmp '$state/direct.src' '$state/direct.back'"
+
 # A stopped OSD must give an error within the RPC timeout (3 s, one retry), never a hang.
 kill -STOP "${pids[2]}"
 started_s=$(date +%s)
