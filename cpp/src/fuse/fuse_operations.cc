@@ -128,6 +128,9 @@ int Rename(const char* source_path, const char* target_path, unsigned int flags)
 int Link(const char* existing_path, const char* link_path) {
   return Run("link", link_path, [&](MountContext& context) {
     context.volume->Link(CallerCredentials(), existing_path, link_path);
+    // The high-level API gives each path its own kernel inode, so the existing name's cached
+    // attributes (link count, ctime) would stay stale for attr_timeout; drop them now.
+    fuse_invalidate_path(fuse_get_context()->fuse, existing_path);
     return 0;
   });
 }

@@ -103,6 +103,26 @@ check "fio random 4 KiB writes verified with crc32c" fio --name=rand --filename=
 check "fio random 4 KiB mixed read/write verified with crc32c" fio --name=mixed \
   --filename="$mount_point/fio.mixed" --rw=randrw --bs=4k --size=2M "${fio_common[@]}"
 
+check "chmod changes the permission bits only" bash -c "
+  echo x > '$mount_point/meta' && chmod 0640 '$mount_point/meta' &&
+  test \$(stat -c %f:%a '$mount_point/meta') = 81a0:640"
+check "chown to another uid and gid" bash -c "
+  chown 1234:4321 '$mount_point/meta' && test \$(stat -c %u:%g '$mount_point/meta') = 1234:4321"
+check "touch -d sets mtime" bash -c "
+  touch -m -d '2001-02-03 04:05:06 UTC' '$mount_point/meta' &&
+  test \$(stat -c %Y '$mount_point/meta') = 981173106"
+check "symlink and readlink" bash -c "
+  ln -s meta '$mount_point/link' && test \$(readlink '$mount_point/link') = meta &&
+  test \$(cat '$mount_point/link') = x"
+check "hard link shares content and counts links" bash -c "
+  ln '$mount_point/meta' '$mount_point/hard' && test \$(stat -c %h '$mount_point/meta') = 2 &&
+  test \$(cat '$mount_point/hard') = x"
+check "user xattr set, get, list, remove" bash -c "
+  setfattr -n user.color -v blue '$mount_point/meta' &&
+  test \$(getfattr --only-values -n user.color '$mount_point/meta') = blue &&
+  getfattr -d '$mount_point/meta' | grep -q user.color &&
+  setfattr -x user.color '$mount_point/meta' && ! getfattr -n user.color '$mount_point/meta' 2>/dev/null"
+check "df shows the volume" bash -c "df '$mount_point' | tail -1 | grep -q xtreemfs"
 check "fallocate -l extends the size and reads as zeros" bash -c "
   fallocate -l 1048576 '$mount_point/falloc' && test \$(stat -c %s '$mount_point/falloc') = 1048576 &&
   cmp '$mount_point/falloc' <(head -c 1048576 /dev/zero)"
