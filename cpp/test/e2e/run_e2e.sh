@@ -163,6 +163,19 @@ if [ "${XTREEMFS_E2E_BENCH:-0}" = 1 ]; then
 fi
 
 check "umount.xtreemfs" "$cpp_build/umount.xtreemfs" "$mount_point"
+# Killing the mount process must leave an erroring mount point (no hang) that umount cleans up.
+mkdir -p "$state/mnt2"
+"$cpp_build/mount.xtreemfs" -f "pbrpc://127.0.0.1:$dir_port/smoke" "$state/mnt2" 2>"$state/mount2.log" &
+mount2_pid=$!
+pids+=("$mount2_pid")
+for _ in $(seq 1 100); do mountpoint -q "$state/mnt2" && break; sleep 0.1; done
+check "second mount in the foreground (-f) serves the volume" ls "$state/mnt2/meta"
+kill -9 "$mount2_pid"
+wait "$mount2_pid" 2>/dev/null || true
+check "a killed mount answers with an error, not a hang" bash -c "
+  timeout 10 stat '$state/mnt2/meta' >/dev/null 2>&1; status=\$?; test \$status -ne 0 -a \$status -ne 124"
+check "umount.xtreemfs cleans up the dead mount" bash -c "'$cpp_build/umount.xtreemfs' '$state/mnt2' && ! mountpoint -q '$state/mnt2'"
+
 echo "mount log:"; tail -20 "$state/mount.log" || true
 if [ "$failures" -ne 0 ]; then echo "FAILED: $failures FUSE check(s)"; exit 1; fi
 echo "OK: FUSE checks passed"
