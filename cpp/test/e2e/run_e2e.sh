@@ -95,7 +95,7 @@ wait "$appender_a" "$appender_b"
 check "two processes appending concurrently lose no lines" \
   test "$(grep -c ' line ' "$mount_point/appended")" = 400
 
-fio_common=(--ioengine=psync --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$state/fio.out")
+fio_common=(--verify_state_save=0 --ioengine=psync --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$state/fio.out")
 check "fio sequential 1 MiB writes verified with crc32c" fio --name=seq --filename="$mount_point/fio.seq" \
   --rw=write --bs=1M --size=16M "${fio_common[@]}"
 check "fio random 4 KiB writes verified with crc32c" fio --name=rand --filename="$mount_point/fio.rand" \
