@@ -1,0 +1,76 @@
+#include "client/uuid_resolver.h"
+
+#include <cerrno>
+
+#include "dir.pb.h"
+
+namespace xtreemfs::client {
+
+const xtreemfs::rpc::UserCredentials& DirCredentials() {
+  static const xtreemfs::rpc::UserCredentials credentials = [] {
+    xtreemfs::rpc::UserCredentials built;
+    built.set_username("xtreemfs");
+    return built;
+  }();
+  return credentials;
+}
+
+UuidResolver::UuidResolver(rpc::Transport& transport, rpc::ServiceAddress dir_address,
+                           std::uint32_t cache_ttl_ms, Clock& clock, rpc::CallOptions call_options)
+    : transport_(transport),
+      dir_address_(std::move(dir_address)),
+      cache_ttl_ms_(cache_ttl_ms),
+      clock_(clock),
+      call_options_(call_options) {}
+
+rpc::ServiceAddress UuidResolver::Resolve(const std::string& uuid) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = cache_.find(uuid);
+    if (found != cache_.end() && found->second.expires_monotonic_ms > clock_.MonotonicMs()) {
+      return found->second.address;
+    }
+  }
+  // The DIR is asked without holding the lock; concurrent misses for one UUID may both ask.
+  xtreemfs::dir::AddressMappingsGetRequest request;
+  request.set_uuid(uuid);
+  rpc::CallRequest call;
+  call.interface_id = xtreemfs::dir::DIR_INTERFACE_ID;
+  call.procedure_id = xtreemfs::dir::DIR_ADDRESS_MAPPINGS_GET;
+  call.credentials = &DirCredentials();
+  call.message = &request;
+  rpc::CallOptions options = call_options_;
+  options.idempotent = true;
+  const auto mappings = rpc::ParseResponse<xtreemfs::dir::AddressMappingSet>(
+      transport_.Call(dir_address_, call, options));
+  const xtreemfs::dir::AddressMapping* chosen = nullptr;
+  for (const auto& mapping : mappings.mappings()) {
+    if (mapping.protocol() == "pbrpc" || mapping.protocol().empty()) {
+      chosen = &mapping;
+      break;
+    }
+  }
+  if (chosen == nullptr || chosen->port() == 0 || chosen->port() > 65535) {
+    throw rpc::RpcError::Errno(ENOENT, "no pbrpc address known for service UUID '" + uuid + "'");
+  }
+  rpc::ServiceAddress address{chosen->address(), static_cast<std::uint16_t>(chosen->port())};
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (cache_.size() >= kCacheEntriesMax) {
+    const std::int64_t now_ms = clock_.MonotonicMs();
+    for (auto entry = cache_.begin(); entry != cache_.end();) {
+      entry = entry->second.expires_monotonic_ms <= now_ms ? cache_.erase(entry) : std::next(entry);
+    }
+    if (cache_.size() >= kCacheEntriesMax) {
+      cache_.clear();
+    }
+  }
+  cache_[uuid] = Entry{address, clock_.MonotonicMs() + cache_ttl_ms_};
+  return address;
+}
+
+void UuidResolver::Invalidate(const std::string& uuid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  cache_.erase(uuid);
+}
+
+}  // namespace xtreemfs::client

@@ -1,0 +1,127 @@
+// A mounted volume: finds the volume's MRC through the DIR, wraps the MRC's metadata operations, and
+// opens files (FileHandle). Thread-safe; every operation takes the caller's credentials because
+// FUSE requests carry the calling process's uid and gids.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "client/clock.h"
+#include "client/dir_url.h"
+#include "client/uuid_resolver.h"
+#include "common.pb.h"
+#include "mrc.pb.h"
+#include "rpc/transport.h"
+
+namespace xtreemfs::client {
+
+class FileHandle;
+struct FileState;
+
+struct VolumeOptions {
+  std::uint32_t timeout_ms = 30000;           // per RPC attempt
+  std::uint32_t uuid_cache_ttl_ms = 60000;    // how long a UUID's address is trusted
+  // Renew an XCap when it expires within this margin, so an operation never starts with a cap that
+  // may expire in flight.
+  std::uint32_t xcap_renew_margin_ms = 60000;
+};
+
+using xtreemfs::rpc::UserCredentials;
+
+class Volume {
+ public:
+  // Looks the volume up at the DIR (DIR_VOLUME_GET -> MRC uuid -> DIR_ADDRESS_MAPPINGS_GET).
+  // `transport` and `clock` must outlive the volume. Throws RpcError (ENOENT for an unknown volume).
+  static std::unique_ptr<Volume> Open(rpc::Transport& transport, const DirUrl& url, Clock& clock,
+                                      VolumeOptions options = VolumeOptions());
+  ~Volume();
+
+  const std::string& volume_name() const { return volume_name_; }
+  const std::string& volume_id() const { return volume_id_; }
+  const rpc::ServiceAddress& mrc_address() const { return mrc_address_; }
+
+  // Metadata operations: thin wrappers of the MRC procedures of the same name. Paths are
+  // volume-relative ("/a/b"). Errors arrive as RpcError with the errno FUSE returns.
+  // Getattr reports the locally known size of a file open here whose size the MRC has not been told.
+  xtreemfs::mrc::Stat Getattr(const UserCredentials& user, const std::string& path);
+  xtreemfs::mrc::Stat Setattr(const UserCredentials& user, const std::string& path,
+                              const xtreemfs::mrc::Stat& stat, std::uint32_t to_set);
+  xtreemfs::mrc::Stat Mkdir(const UserCredentials& user, const std::string& path, std::uint32_t mode);
+  xtreemfs::mrc::Stat Mknod(const UserCredentials& user, const std::string& path, std::uint32_t mode,
+                            std::uint64_t rdev);
+  void Rmdir(const UserCredentials& user, const std::string& path);
+  // Drops a link; when it was the file's last one, also asks every OSD of the file to delete its
+  // objects (OSD_UNLINK).
+  void Unlink(const UserCredentials& user, const std::string& path);
+  // `flags`: RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2. An overwritten file's objects are deleted.
+  void Rename(const UserCredentials& user, const std::string& source_path,
+              const std::string& target_path, std::uint32_t flags);
+  xtreemfs::mrc::Stat Link(const UserCredentials& user, const std::string& existing_path,
+                           const std::string& link_path);
+  xtreemfs::mrc::Stat Symlink(const UserCredentials& user, const std::string& target,
+                              const std::string& link_path);
+  std::string Readlink(const UserCredentials& user, const std::string& path);
+  // One batch of entries from `offset` (entries already seen, "." and ".." included).
+  xtreemfs::mrc::ReaddirResponse Readdir(const UserCredentials& user, const std::string& path,
+                                         std::uint64_t offset, std::uint32_t limit, bool names_only);
+  std::string Getxattr(const UserCredentials& user, const std::string& path, const std::string& name);
+  void Setxattr(const UserCredentials& user, const std::string& path, const std::string& name,
+                const std::string& value, std::uint32_t flags);
+  std::vector<std::string> Listxattr(const UserCredentials& user, const std::string& path);
+  void Removexattr(const UserCredentials& user, const std::string& path, const std::string& name);
+  xtreemfs::mrc::StatvfsResponse Statvfs(const UserCredentials& user);
+  void Access(const UserCredentials& user, const std::string& path, std::uint32_t mode);
+  xtreemfs::mrc::FileLayoutResponse GetFileLayout(const UserCredentials& user, const std::string& path);
+
+  // Opens (or creates, with O_CREAT in `flags`) a file; `flags` are Linux open(2) flags.
+  std::unique_ptr<FileHandle> OpenFile(const UserCredentials& user, const std::string& path,
+                                       std::uint32_t flags, std::uint32_t mode);
+
+  // OSD deletions that failed after the MRC dropped a file's last link: their objects stay until
+  // an administrator cleans up. Exposed for tests and status output.
+  std::uint64_t FailedObjectDeletions() const { return failed_object_deletions_.load(); }
+
+ private:
+  friend class FileHandle;
+
+  Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options, std::string volume_name,
+         std::string volume_id, rpc::ServiceAddress mrc_address,
+         std::unique_ptr<UuidResolver> resolver);
+
+  // Calls an MRC procedure and parses its response.
+  template <typename Response>
+  Response CallMrc(std::uint32_t procedure_id, const UserCredentials& user,
+                   const google::protobuf::MessageLite& request, bool idempotent);
+  // Calls an OSD procedure by the OSD's UUID; a transport failure forgets the cached address.
+  rpc::CallResponse CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
+                            const UserCredentials& user, const google::protobuf::MessageLite& request,
+                            std::string_view data, bool idempotent);
+  // Best effort OSD_UNLINK on every OSD of a deleted file; failures are counted, not thrown,
+  // because the namespace change already happened.
+  void DeleteObjects(const UserCredentials& user, const xtreemfs::common::FileCredentials& deleted);
+  // The size/epoch state shared by all handles of one file (created on first open).
+  std::shared_ptr<FileState> StateOfFile(const std::string& file_id, std::uint64_t size_bytes,
+                                         std::uint32_t truncate_epoch);
+  void ForgetFileIfUnused(const std::string& file_id);
+  void ApplyLocalSize(xtreemfs::mrc::Stat& stat);
+
+  rpc::Transport& transport_;
+  Clock& clock_;
+  const VolumeOptions options_;
+  const std::string volume_name_;
+  const std::string volume_id_;
+  const rpc::ServiceAddress mrc_address_;
+  std::unique_ptr<UuidResolver> resolver_;
+  std::atomic<std::uint64_t> failed_object_deletions_{0};
+  std::mutex files_mutex_;
+  // Open files by file id; an entry lives while a handle of the file is open (bounded by the
+  // number of open handles).
+  std::unordered_map<std::string, std::weak_ptr<FileState>> files_;
+};
+
+}  // namespace xtreemfs::client

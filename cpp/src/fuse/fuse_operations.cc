@@ -1,0 +1,385 @@
+#include "fuse/fuse_operations.h"
+
+#include <fcntl.h>
+#include <linux/falloc.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+
+#include "client/file_handle.h"
+#include "fuse/posix_conversion.h"
+
+namespace xtreemfs::fuse_adapter {
+namespace {
+
+constexpr int kSupplementaryGroupsMax = 64;
+// Entries asked from the MRC per readdir batch; the loop below is bounded by the directory size.
+constexpr std::uint32_t kReaddirBatchEntries = 1024;
+
+MountContext& Context() { return *static_cast<MountContext*>(fuse_get_context()->private_data); }
+
+// The calling process's identity, as the MRC checks permissions with it.
+client::UserCredentials CallerCredentials() {
+  const struct fuse_context* context = fuse_get_context();
+  client::UserCredentials user;
+  user.set_uid(context->uid);
+  user.set_gid(context->gid);
+  user.set_username(std::to_string(context->uid));
+  gid_t groups[kSupplementaryGroupsMax];
+  const int group_count = fuse_getgroups(kSupplementaryGroupsMax, groups);
+  for (int i = 0; i < group_count && i < kSupplementaryGroupsMax; ++i) {
+    user.add_supplementary_gids(groups[i]);
+  }
+  return user;
+}
+
+// Runs one operation; RpcError becomes its errno, anything else EIO. Expected POSIX answers are
+// logged at debug level, failures of the system (I/O, timeouts, overload) at warn.
+template <typename Operation>
+int Run(const char* name, const char* path, Operation operation) {
+  MountContext& context = Context();
+  try {
+    return operation(context);
+  } catch (const rpc::RpcError& error) {
+    const bool system_failure = error.kind() != rpc::ErrorKind::kErrno;
+    context.log.Log(system_failure ? LogLevel::kWarn : LogLevel::kDebug,
+                    std::string(name) + " " + (path == nullptr ? "" : path) + ": " + error.what());
+    return -error.posix_errno();
+  } catch (const std::exception& error) {
+    context.log.Log(LogLevel::kError, std::string(name) + " " + (path == nullptr ? "" : path) +
+                                          ": unexpected: " + error.what());
+    return -EIO;
+  }
+}
+
+client::FileHandle* HandleOf(struct fuse_file_info* info) {
+  return reinterpret_cast<client::FileHandle*>(static_cast<std::uintptr_t>(info->fh));
+}
+
+void* Init(struct fuse_conn_info*, struct fuse_config* config) {
+  // Inode numbers come from the MRC; permissions are checked by the MRC, not by the kernel.
+  config->use_ino = 1;
+  config->nullpath_ok = 0;
+  return fuse_get_context()->private_data;
+}
+
+int Getattr(const char* path, struct stat* out, struct fuse_file_info*) {
+  return Run("getattr", path, [&](MountContext& context) {
+    StatToPosix(context.volume->Getattr(CallerCredentials(), path), out);
+    return 0;
+  });
+}
+
+int Readlink(const char* path, char* buffer, size_t size) {
+  return Run("readlink", path, [&](MountContext& context) {
+    if (size == 0) return -EINVAL;
+    const std::string target = context.volume->Readlink(CallerCredentials(), path);
+    // readlink(2) through FUSE wants a NUL-terminated string, truncated if needed.
+    const std::size_t copied = std::min(target.size(), size - 1);
+    std::memcpy(buffer, target.data(), copied);
+    buffer[copied] = '\0';
+    return 0;
+  });
+}
+
+int Mknod(const char* path, mode_t mode, dev_t rdev) {
+  return Run("mknod", path, [&](MountContext& context) {
+    context.volume->Mknod(CallerCredentials(), path, mode, rdev);
+    return 0;
+  });
+}
+
+int Mkdir(const char* path, mode_t mode) {
+  return Run("mkdir", path, [&](MountContext& context) {
+    context.volume->Mkdir(CallerCredentials(), path, mode);
+    return 0;
+  });
+}
+
+int Unlink(const char* path) {
+  return Run("unlink", path, [&](MountContext& context) {
+    context.volume->Unlink(CallerCredentials(), path);
+    return 0;
+  });
+}
+
+int Rmdir(const char* path) {
+  return Run("rmdir", path, [&](MountContext& context) {
+    context.volume->Rmdir(CallerCredentials(), path);
+    return 0;
+  });
+}
+
+int Symlink(const char* target, const char* link_path) {
+  return Run("symlink", link_path, [&](MountContext& context) {
+    context.volume->Symlink(CallerCredentials(), target, link_path);
+    return 0;
+  });
+}
+
+int Rename(const char* source_path, const char* target_path, unsigned int flags) {
+  return Run("rename", source_path, [&](MountContext& context) {
+    context.volume->Rename(CallerCredentials(), source_path, target_path, flags);
+    return 0;
+  });
+}
+
+int Link(const char* existing_path, const char* link_path) {
+  return Run("link", link_path, [&](MountContext& context) {
+    context.volume->Link(CallerCredentials(), existing_path, link_path);
+    // The high-level API gives each path its own kernel inode, so the existing name's cached
+    // attributes (link count, ctime) would stay stale for attr_timeout; drop them now.
+    fuse_invalidate_path(fuse_get_context()->fuse, existing_path);
+    return 0;
+  });
+}
+
+int Chmod(const char* path, mode_t mode, struct fuse_file_info*) {
+  return Run("chmod", path, [&](MountContext& context) {
+    xtreemfs::mrc::Stat stat;
+    stat.set_mode(mode);
+    context.volume->Setattr(CallerCredentials(), path, stat, xtreemfs::mrc::SETATTR_MODE);
+    return 0;
+  });
+}
+
+int Chown(const char* path, uid_t uid, gid_t gid, struct fuse_file_info*) {
+  return Run("chown", path, [&](MountContext& context) {
+    xtreemfs::mrc::Stat stat;
+    std::uint32_t to_set = 0;
+    // (uid_t)-1 and (gid_t)-1 mean "leave unchanged", as in chown(2).
+    if (uid != static_cast<uid_t>(-1)) {
+      stat.set_uid(uid);
+      to_set |= xtreemfs::mrc::SETATTR_UID;
+    }
+    if (gid != static_cast<gid_t>(-1)) {
+      stat.set_gid(gid);
+      to_set |= xtreemfs::mrc::SETATTR_GID;
+    }
+    if (to_set != 0) context.volume->Setattr(CallerCredentials(), path, stat, to_set);
+    return 0;
+  });
+}
+
+int Truncate(const char* path, off_t size, struct fuse_file_info* info) {
+  return Run("truncate", path, [&](MountContext& context) {
+    if (size < 0) return -EINVAL;
+    if (info != nullptr && info->fh != 0) {
+      HandleOf(info)->Truncate(static_cast<std::uint64_t>(size));
+      return 0;
+    }
+    auto handle = context.volume->OpenFile(CallerCredentials(), path, O_WRONLY, 0);
+    handle->Truncate(static_cast<std::uint64_t>(size));
+    handle->Close();
+    return 0;
+  });
+}
+
+int Open(const char* path, struct fuse_file_info* info) {
+  return Run("open", path, [&](MountContext& context) {
+    auto handle = context.volume->OpenFile(CallerCredentials(), path,
+                                           static_cast<std::uint32_t>(info->flags), 0);
+    // O_DIRECT: every read and write goes to the OSDs, bypassing the kernel's page cache.
+    info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
+    info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
+    return 0;
+  });
+}
+
+int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
+  return Run("create", path, [&](MountContext& context) {
+    auto handle = context.volume->OpenFile(
+        CallerCredentials(), path, static_cast<std::uint32_t>(info->flags) | O_CREAT, mode);
+    info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
+    info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
+    return 0;
+  });
+}
+
+// fallocate(2): plain allocation extends the size (objects are allocated lazily by the OSDs);
+// KEEP_SIZE alone does nothing; PUNCH_HOLE and ZERO_RANGE write real zeros, inside the file size
+// when KEEP_SIZE is set. Other modes (collapse, insert, unshare) are EOPNOTSUPP.
+int Fallocate(const char* path, int mode, off_t offset, off_t length, struct fuse_file_info* info) {
+  return Run("fallocate", path, [&](MountContext&) {
+    if (offset < 0 || length <= 0) return -EINVAL;
+    const int supported = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
+    if ((mode & ~supported) != 0) return -EOPNOTSUPP;
+    const bool keep_size = (mode & FALLOC_FL_KEEP_SIZE) != 0;
+    if ((mode & FALLOC_FL_PUNCH_HOLE) != 0 && !keep_size) return -EOPNOTSUPP;  // as in Linux
+    client::FileHandle* handle = HandleOf(info);
+    const std::uint64_t start = static_cast<std::uint64_t>(offset);
+    const std::uint64_t end = start + static_cast<std::uint64_t>(length);
+    const std::uint64_t size = handle->KnownSizeBytes();
+    if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0) {
+      const std::uint64_t zero_end = keep_size ? std::min(end, size) : end;
+      if (zero_end > start) handle->WriteZeros(start, zero_end - start);
+      return 0;
+    }
+    if (!keep_size && end > size) handle->Truncate(end);
+    return 0;
+  });
+}
+
+int Read(const char* path, char* buffer, size_t size, off_t offset, struct fuse_file_info* info) {
+  return Run("read", path, [&](MountContext&) {
+    if (offset < 0) return -EINVAL;
+    const std::string data = HandleOf(info)->Read(static_cast<std::uint64_t>(offset), size);
+    std::memcpy(buffer, data.data(), data.size());
+    return static_cast<int>(data.size());
+  });
+}
+
+int Write(const char* path, const char* buffer, size_t size, off_t offset,
+          struct fuse_file_info* info) {
+  return Run("write", path, [&](MountContext&) {
+    if (offset < 0) return -EINVAL;
+    HandleOf(info)->Write(static_cast<std::uint64_t>(offset), std::string_view(buffer, size));
+    return static_cast<int>(size);
+  });
+}
+
+int Statfs(const char* path, struct statvfs* out) {
+  return Run("statfs", path, [&](MountContext& context) {
+    StatvfsToPosix(context.volume->Statvfs(CallerCredentials()), out);
+    return 0;
+  });
+}
+
+int Flush(const char* path, struct fuse_file_info* info) {
+  return Run("flush", path, [&](MountContext&) {
+    HandleOf(info)->Flush();
+    return 0;
+  });
+}
+
+int Release(const char* path, struct fuse_file_info* info) {
+  std::unique_ptr<client::FileHandle> handle(HandleOf(info));
+  info->fh = 0;
+  return Run("release", path, [&](MountContext&) {
+    handle->Close();
+    return 0;
+  });
+}
+
+int Fsync(const char* path, int, struct fuse_file_info* info) {
+  return Run("fsync", path, [&](MountContext&) {
+    HandleOf(info)->Fsync();
+    return 0;
+  });
+}
+
+int Setxattr(const char* path, const char* name, const char* value, size_t size, int flags) {
+  return Run("setxattr", path, [&](MountContext& context) {
+    context.volume->Setxattr(CallerCredentials(), path, name, std::string(value, size),
+                             static_cast<std::uint32_t>(flags));
+    return 0;
+  });
+}
+
+int Getxattr(const char* path, const char* name, char* buffer, size_t size) {
+  return Run("getxattr", path, [&](MountContext& context) {
+    return CopyToXattrBuffer(context.volume->Getxattr(CallerCredentials(), path, name), buffer, size);
+  });
+}
+
+int Listxattr(const char* path, char* buffer, size_t size) {
+  return Run("listxattr", path, [&](MountContext& context) {
+    return CopyToXattrBuffer(JoinXattrNames(context.volume->Listxattr(CallerCredentials(), path)),
+                             buffer, size);
+  });
+}
+
+int Removexattr(const char* path, const char* name) {
+  return Run("removexattr", path, [&](MountContext& context) {
+    context.volume->Removexattr(CallerCredentials(), path, name);
+    return 0;
+  });
+}
+
+int Readdir(const char* path, void* buffer, fuse_fill_dir_t filler, off_t offset,
+            struct fuse_file_info*, enum fuse_readdir_flags flags) {
+  return Run("readdir", path, [&](MountContext& context) {
+    const bool plus = (flags & FUSE_READDIR_PLUS) != 0;
+    std::uint64_t next_offset = static_cast<std::uint64_t>(offset);
+    // Each batch either makes progress or ends the loop, so it ends after at most
+    // (entries / batch + 1) round trips.
+    for (;;) {
+      const std::uint64_t batch_start_offset = next_offset;
+      const auto batch = context.volume->Readdir(CallerCredentials(), path, next_offset,
+                                                 kReaddirBatchEntries, !plus);
+      for (const auto& entry : batch.entries()) {
+        struct stat entry_stat;
+        StatToPosix(entry.stat(), &entry_stat);
+        const bool buffer_full =
+            filler(buffer, entry.name().c_str(), plus ? &entry_stat : nullptr,
+                   static_cast<off_t>(entry.next_offset()),
+                   plus ? FUSE_FILL_DIR_PLUS : static_cast<enum fuse_fill_dir_flags>(0)) != 0;
+        if (buffer_full) return 0;  // the kernel asks again from the last offset it received
+        next_offset = entry.next_offset();
+      }
+      if (batch.end_of_directory() || batch.entries_size() == 0) return 0;
+      if (next_offset <= batch_start_offset) {
+        throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
+                                "MRC readdir offsets do not advance past " +
+                                    std::to_string(next_offset));
+      }
+    }
+  });
+}
+
+int Access(const char* path, int mode) {
+  return Run("access", path, [&](MountContext& context) {
+    context.volume->Access(CallerCredentials(), path, static_cast<std::uint32_t>(mode));
+    return 0;
+  });
+}
+
+int Utimens(const char* path, const struct timespec times[2], struct fuse_file_info*) {
+  return Run("utimens", path, [&](MountContext& context) {
+    const TimesUpdate update = TimesUpdateOf(times);
+    if (update.to_set != 0) {
+      context.volume->Setattr(CallerCredentials(), path, update.stat, update.to_set);
+    }
+    return 0;
+  });
+}
+
+}  // namespace
+
+struct fuse_operations MakeFuseOperations() {
+  struct fuse_operations operations;
+  std::memset(&operations, 0, sizeof operations);
+  operations.init = Init;
+  operations.getattr = Getattr;
+  operations.readlink = Readlink;
+  operations.mknod = Mknod;
+  operations.mkdir = Mkdir;
+  operations.unlink = Unlink;
+  operations.rmdir = Rmdir;
+  operations.symlink = Symlink;
+  operations.rename = Rename;
+  operations.link = Link;
+  operations.chmod = Chmod;
+  operations.chown = Chown;
+  operations.truncate = Truncate;
+  operations.open = Open;
+  operations.create = Create;
+  operations.read = Read;
+  operations.write = Write;
+  operations.statfs = Statfs;
+  operations.flush = Flush;
+  operations.release = Release;
+  operations.fsync = Fsync;
+  operations.setxattr = Setxattr;
+  operations.getxattr = Getxattr;
+  operations.listxattr = Listxattr;
+  operations.removexattr = Removexattr;
+  operations.readdir = Readdir;
+  operations.access = Access;
+  operations.utimens = Utimens;
+  operations.fallocate = Fallocate;
+  return operations;
+}
+
+}  // namespace xtreemfs::fuse_adapter

@@ -1,0 +1,32 @@
+// The libfuse3 high-level operations of mount.xtreemfs, each a thin translation onto client::Volume
+// and client::FileHandle; errors come back as -errno.
+#pragma once
+
+#define FUSE_USE_VERSION 312
+#include <fuse.h>
+
+#include <memory>
+
+#include "client/clock.h"
+#include "client/volume.h"
+#include "fuse/log.h"
+#include "fuse/mount_options.h"
+#include "rpc/retrying_transport.h"
+#include "rpc/rpc_client.h"
+
+namespace xtreemfs::fuse_adapter {
+
+// Everything the operations need, reachable from fuse_get_context()->private_data. The volume is
+// opened after the process daemonized (threads do not survive fork), before requests are served.
+struct MountContext {
+  MountOptions options;
+  Logger log;
+  client::SystemClock clock;
+  std::unique_ptr<rpc::RpcClient> rpc_client;
+  std::unique_ptr<rpc::RetryingTransport> transport;
+  std::unique_ptr<client::Volume> volume;
+};
+
+struct fuse_operations MakeFuseOperations();
+
+}  // namespace xtreemfs::fuse_adapter

@@ -1,0 +1,117 @@
+// mount.xtreemfs: mounts a volume through FUSE. Order matters: the volume is checked before
+// mounting (so a bad URL fails on the terminal), the process daemonizes after mounting, and the
+// RPC client (which owns a thread) is created only after the fork.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "fuse/fuse_operations.h"
+
+namespace {
+
+using xtreemfs::fuse_adapter::LogLevel;
+using xtreemfs::fuse_adapter::MountContext;
+
+void OpenVolume(MountContext& context) {
+  xtreemfs::rpc::RetryPolicy retry_policy;
+  retry_policy.attempts_max = context.options.attempts_max;
+  context.rpc_client = std::make_unique<xtreemfs::rpc::RpcClient>();
+  context.transport =
+      std::make_unique<xtreemfs::rpc::RetryingTransport>(*context.rpc_client, retry_policy);
+  xtreemfs::client::VolumeOptions volume_options;
+  volume_options.timeout_ms = context.options.timeout_ms;
+  context.volume = xtreemfs::client::Volume::Open(*context.transport, context.options.url,
+                                                  context.clock, volume_options);
+}
+
+void CloseVolume(MountContext& context) {
+  context.volume.reset();
+  context.transport.reset();
+  context.rpc_client.reset();
+}
+
+int RunMount(MountContext& context, const std::string& program_name) {
+  // Fails early, on the terminal, for an unknown volume or an unreachable DIR/MRC.
+  try {
+    OpenVolume(context);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s: cannot open volume '%s' at %s:%u: %s\n", program_name.c_str(),
+                 context.options.url.volume_name.c_str(), context.options.url.host.c_str(),
+                 static_cast<unsigned>(context.options.url.port), error.what());
+    return 1;
+  }
+  CloseVolume(context);
+
+  std::vector<std::string> fuse_arguments{program_name};
+  if (context.options.fuse_debug) fuse_arguments.push_back("-d");
+  std::string option_list = "fsname=xtreemfs@" + context.options.url.host + ":" +
+                            std::to_string(context.options.url.port) + "/" +
+                            context.options.url.volume_name + ",subtype=xtreemfs";
+  for (const std::string& option : context.options.fuse_options) option_list += "," + option;
+  fuse_arguments.push_back("-o");
+  fuse_arguments.push_back(option_list);
+  std::vector<char*> argv;
+  for (std::string& argument : fuse_arguments) argv.push_back(argument.data());
+  struct fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
+
+  const struct fuse_operations operations = xtreemfs::fuse_adapter::MakeFuseOperations();
+  struct fuse* fuse = fuse_new(&args, &operations, sizeof operations, &context);
+  if (fuse == nullptr) {
+    std::fprintf(stderr, "%s: invalid FUSE options: %s\n", program_name.c_str(), option_list.c_str());
+    return 1;
+  }
+  int exit_code = 1;
+  if (fuse_mount(fuse, context.options.mount_point.c_str()) != 0) {
+    std::fprintf(stderr, "%s: cannot mount on '%s'\n", program_name.c_str(),
+                 context.options.mount_point.c_str());
+  } else {
+    struct fuse_session* session = fuse_get_session(fuse);
+    if (fuse_set_signal_handlers(session) == 0) {
+      if (fuse_daemonize(context.options.foreground ? 1 : 0) == 0) {
+        try {
+          OpenVolume(context);
+          context.log.Log(LogLevel::kInfo, "mounted volume " + context.options.url.volume_name +
+                                               " on " + context.options.mount_point);
+          struct fuse_loop_config* loop_config = fuse_loop_cfg_create();
+          exit_code = fuse_loop_mt(fuse, loop_config) == 0 ? 0 : 1;
+          fuse_loop_cfg_destroy(loop_config);
+        } catch (const std::exception& error) {
+          context.log.Log(LogLevel::kError, std::string("cannot open volume: ") + error.what());
+        }
+      }
+      fuse_remove_signal_handlers(session);
+    }
+    fuse_unmount(fuse);
+  }
+  fuse_destroy(fuse);
+  fuse_opt_free_args(&args);
+  CloseVolume(context);
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string program_name = "mount.xtreemfs";
+  MountContext context;
+  try {
+    context.options = xtreemfs::fuse_adapter::ParseMountOptions(
+        std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const xtreemfs::fuse_adapter::UsageError& error) {
+    std::fprintf(stderr, "%s: %s\n\n%s", program_name.c_str(), error.what(),
+                 xtreemfs::fuse_adapter::MountUsage(program_name).c_str());
+    return 2;
+  }
+  if (context.options.show_help) {
+    std::fputs(xtreemfs::fuse_adapter::MountUsage(program_name).c_str(), stdout);
+    return 0;
+  }
+  if (!context.log.Open(context.options.log_file_path, context.options.foreground,
+                        context.options.log_level)) {
+    std::fprintf(stderr, "%s: cannot open log file '%s'\n", program_name.c_str(),
+                 context.options.log_file_path.c_str());
+    return 1;
+  }
+  return RunMount(context, program_name);
+}

@@ -1,0 +1,40 @@
+// Command line of mount.xtreemfs: `mount.xtreemfs [options] [pbrpc://]host[:port]/volume MOUNTPOINT`.
+// Options may also follow the positional arguments, as mount(8) passes `-o ...` last.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "client/dir_url.h"
+
+namespace xtreemfs::fuse_adapter {
+
+enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
+
+struct MountOptions {
+  bool show_help = false;
+  bool foreground = false;
+  bool fuse_debug = false;                 // -d: libfuse prints every request; implies foreground
+  std::vector<std::string> fuse_options;   // from -o, split at ',', passed to libfuse as given
+  LogLevel log_level = LogLevel::kWarn;
+  std::string log_file_path;               // empty: stderr in the foreground, nothing as a daemon
+  std::uint32_t timeout_ms = 30000;        // per RPC attempt
+  std::uint32_t attempts_max = 3;          // per idempotent RPC
+  client::DirUrl url;
+  std::string mount_point;
+};
+
+// Thrown for a command line that cannot be used; what() says why, for the user.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses argv[1..]; throws UsageError. With --help, the positional arguments may be missing.
+MountOptions ParseMountOptions(const std::vector<std::string>& arguments);
+
+std::string MountUsage(const std::string& program_name);
+
+}  // namespace xtreemfs::fuse_adapter

@@ -1,0 +1,354 @@
+#include "rpc/rpc_client.h"
+
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <optional>
+#include <unordered_map>
+
+#include <asio.hpp>
+
+namespace xtreemfs::rpc {
+
+std::string ServiceAddress::ToString() const {
+  if (host.find(':') != std::string::npos) {
+    return "[" + host + "]:" + std::to_string(port);
+  }
+  return host + ":" + std::to_string(port);
+}
+
+namespace {
+
+// One caller waiting for its answer. Completed at most once; later completions are ignored.
+class PendingCall {
+ public:
+  void Complete(CallResponse response) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (done_) return;
+    response_ = std::move(response);
+    done_ = true;
+    done_signal_.notify_all();
+  }
+
+  void Fail(RpcError error) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (done_) return;
+    error_ = std::move(error);
+    done_ = true;
+    done_signal_.notify_all();
+  }
+
+  // Waits until completed or the deadline passes; returns false on timeout.
+  bool WaitUntil(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return done_signal_.wait_until(lock, deadline, [this] { return done_; });
+  }
+
+  CallResponse TakeResult() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // A fresh exception for this thread: copies of a std::runtime_error share one reference-counted
+    // message, whose last release may otherwise happen on the io thread.
+    if (error_) {
+      throw RpcError(error_->kind(), error_->posix_errno(), error_->message(),
+                     error_->redirect_to_service_uuid());
+    }
+    return std::move(*response_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_signal_;
+  bool done_ = false;
+  std::optional<CallResponse> response_;
+  std::optional<RpcError> error_;
+};
+
+}  // namespace
+
+// One TCP connection and the calls waiting on it. Socket state is touched only on the io thread;
+// the pending-call table is shared with callers and guarded by pending_mutex_.
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(asio::io_context& io_context, ServiceAddress address, const RpcClientOptions& options)
+      : io_context_(io_context),
+        address_(std::move(address)),
+        options_(options),
+        resolver_(io_context),
+        socket_(io_context),
+        connect_timer_(io_context),
+        decoder_(options.frame_limits) {}
+
+  // Registers a call before its bytes are sent so an early answer always finds it. Throws when the
+  // connection is already closed (the caller then uses a fresh one) or too many calls wait.
+  void Register(std::uint64_t call_id, std::shared_ptr<PendingCall> call) {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    if (closed_) {
+      throw RpcError::Of(ErrorKind::kTransport, "connection to " + address_.ToString() + " closed");
+    }
+    if (pending_.size() >= options_.pending_calls_per_connection_max) {
+      throw RpcError::Of(ErrorKind::kOverloaded,
+                         std::to_string(pending_.size()) + " calls already wait on " +
+                             address_.ToString());
+    }
+    pending_.emplace(call_id, std::move(call));
+  }
+
+  void Unregister(std::uint64_t call_id) {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    pending_.erase(call_id);
+  }
+
+  bool IsClosed() {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    return closed_;
+  }
+
+  // Queues an encoded record; connects first if this is the connection's first use.
+  void Send(std::shared_ptr<const std::string> record) {
+    asio::post(io_context_, [self = shared_from_this(), record = std::move(record)]() mutable {
+      self->SendOnIoThread(std::move(record));
+    });
+  }
+
+  // Closes the socket and fails every waiting call. Safe from any thread.
+  void Close(const std::string& reason) {
+    asio::post(io_context_, [self = shared_from_this(), reason] { self->CloseOnIoThread(reason); });
+  }
+
+ private:
+  enum class State { kIdle, kConnecting, kConnected, kClosed };
+
+  void SendOnIoThread(std::shared_ptr<const std::string> record) {
+    if (state_ == State::kClosed) {
+      return;  // CloseOnIoThread failed the call already
+    }
+    write_queue_.push_back(std::move(record));
+    if (state_ == State::kIdle) {
+      StartConnect();
+    } else if (state_ == State::kConnected && !writing_) {
+      WriteNext();
+    }
+  }
+
+  void StartConnect() {
+    state_ = State::kConnecting;
+    connect_timer_.expires_after(std::chrono::milliseconds(options_.connect_timeout_ms));
+    connect_timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
+      if (!error && self->state_ == State::kConnecting) {
+        self->CloseOnIoThread("cannot connect to " + self->address_.ToString() + " within " +
+                              std::to_string(self->options_.connect_timeout_ms) + " ms");
+      }
+    });
+    resolver_.async_resolve(
+        address_.host, std::to_string(address_.port),
+        [self = shared_from_this()](const asio::error_code& error,
+                                    asio::ip::tcp::resolver::results_type endpoints) {
+          if (self->state_ != State::kConnecting) return;
+          if (error) {
+            self->CloseOnIoThread("cannot resolve " + self->address_.ToString() + ": " +
+                                  error.message());
+            return;
+          }
+          asio::async_connect(self->socket_, endpoints,
+                              [self](const asio::error_code& connect_error,
+                                     const asio::ip::tcp::endpoint&) {
+                                self->OnConnected(connect_error);
+                              });
+        });
+  }
+
+  void OnConnected(const asio::error_code& error) {
+    if (state_ != State::kConnecting) return;
+    if (error) {
+      CloseOnIoThread("cannot connect to " + address_.ToString() + ": " + error.message());
+      return;
+    }
+    connect_timer_.cancel();
+    state_ = State::kConnected;
+    asio::error_code ignored;
+    socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+    ReadMore();
+    WriteNext();
+  }
+
+  void WriteNext() {
+    if (state_ != State::kConnected || writing_ || write_queue_.empty()) return;
+    writing_ = true;
+    std::shared_ptr<const std::string> record = write_queue_.front();
+    asio::async_write(socket_, asio::buffer(*record),
+                      [self = shared_from_this(), record](const asio::error_code& error, std::size_t) {
+                        self->writing_ = false;
+                        if (error) {
+                          self->CloseOnIoThread("cannot send to " + self->address_.ToString() +
+                                                ": " + error.message());
+                          return;
+                        }
+                        self->write_queue_.pop_front();
+                        self->WriteNext();
+                      });
+  }
+
+  void ReadMore() {
+    socket_.async_read_some(
+        asio::buffer(read_buffer_),
+        [self = shared_from_this()](const asio::error_code& error, std::size_t length_bytes) {
+          if (self->state_ != State::kConnected) return;
+          if (error) {
+            self->CloseOnIoThread("connection to " + self->address_.ToString() + " closed: " +
+                                  error.message());
+            return;
+          }
+          try {
+            self->decoder_.Feed(self->read_buffer_.data(), length_bytes);
+            while (std::optional<Record> record = self->decoder_.Next()) {
+              self->Dispatch(std::move(*record));
+            }
+          } catch (const MalformedRecordError& malformed) {
+            self->CloseOnIoThread("malformed response from " + self->address_.ToString() + ": " +
+                                  malformed.what());
+            return;
+          }
+          self->ReadMore();
+        });
+  }
+
+  void Dispatch(Record record) {
+    std::shared_ptr<PendingCall> call;
+    {
+      std::lock_guard<std::mutex> lock(pending_mutex_);
+      auto found = pending_.find(record.header.call_id());
+      if (found == pending_.end()) {
+        return;  // the caller timed out and left; the late answer is dropped
+      }
+      call = std::move(found->second);
+      pending_.erase(found);
+    }
+    if (record.header.has_error_response() &&
+        record.header.error_response().error_type() != ERROR_TYPE_NONE) {
+      call->Fail(RpcErrorFromResponse(record.header.error_response()));
+      return;
+    }
+    call->Complete(CallResponse{std::move(record.message_bytes), std::move(record.data)});
+  }
+
+  void CloseOnIoThread(const std::string& reason) {
+    if (state_ == State::kClosed) return;
+    state_ = State::kClosed;
+    asio::error_code ignored;
+    connect_timer_.cancel();
+    resolver_.cancel();
+    socket_.close(ignored);
+    write_queue_.clear();
+    std::unordered_map<std::uint64_t, std::shared_ptr<PendingCall>> failed;
+    {
+      std::lock_guard<std::mutex> lock(pending_mutex_);
+      closed_ = true;
+      failed.swap(pending_);
+    }
+    for (auto& [call_id, call] : failed) {
+      call->Fail(RpcError::Of(ErrorKind::kTransport, reason));
+    }
+  }
+
+  asio::io_context& io_context_;
+  const ServiceAddress address_;
+  const RpcClientOptions options_;
+  asio::ip::tcp::resolver resolver_;
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer connect_timer_;
+  RecordDecoder decoder_;
+  std::array<char, 64 * 1024> read_buffer_{};
+  State state_ = State::kIdle;
+  bool writing_ = false;
+  // Bounded by pending_calls_per_connection_max: every queued record belongs to a registered call.
+  std::deque<std::shared_ptr<const std::string>> write_queue_;
+
+  std::mutex pending_mutex_;
+  bool closed_ = false;  // guarded by pending_mutex_; once true, never false again
+  std::unordered_map<std::uint64_t, std::shared_ptr<PendingCall>> pending_;
+};
+
+RpcClient::RpcClient(RpcClientOptions options)
+    : options_(options), io_context_(std::make_unique<asio::io_context>(1)) {
+  io_thread_ = std::thread([this] {
+    auto work = asio::make_work_guard(*io_context_);
+    io_context_->run();
+  });
+}
+
+RpcClient::~RpcClient() {
+  {
+    std::lock_guard<std::mutex> lock(connections_mutex_);
+    for (auto& [address, connection] : connections_) {
+      connection->Close("client is shutting down");
+    }
+    connections_.clear();
+  }
+  // The closes above are queued before the stop, and stop() lets queued handlers run no further;
+  // run them first by posting the stop behind them.
+  asio::post(*io_context_, [this] { io_context_->stop(); });
+  io_thread_.join();
+}
+
+std::shared_ptr<Connection> RpcClient::ConnectionTo(const ServiceAddress& address) {
+  std::lock_guard<std::mutex> lock(connections_mutex_);
+  auto found = connections_.find(address);
+  if (found != connections_.end() && !found->second->IsClosed()) {
+    return found->second;
+  }
+  auto connection = std::make_shared<Connection>(*io_context_, address, options_);
+  connections_[address] = connection;
+  connections_opened_.fetch_add(1);
+  return connection;
+}
+
+CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& request,
+                             const CallOptions& options) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
+  const std::uint64_t call_id = next_call_id_.fetch_add(1);
+  RpcHeader header;
+  header.set_call_id(call_id);
+  header.set_message_type(REQUEST);
+  RequestHeader* request_header = header.mutable_request_header();
+  request_header->set_interface_id(request.interface_id);
+  request_header->set_procedure_id(request.procedure_id);
+  if (request.credentials != nullptr) {
+    *request_header->mutable_user_credentials() = *request.credentials;
+  }
+  request_header->set_timeout_ms(options.timeout_ms);
+  const FrameLimits& limits = options_.frame_limits;
+  if (request.data.size() > limits.data_bytes_max) {
+    throw RpcError::Errno(EINVAL, "request data of " + std::to_string(request.data.size()) +
+                                      " bytes exceeds " + std::to_string(limits.data_bytes_max));
+  }
+  auto record = std::make_shared<const std::string>(EncodeRecord(header, request.message, request.data));
+
+  auto call = std::make_shared<PendingCall>();
+  std::shared_ptr<Connection> connection = ConnectionTo(address);
+  try {
+    connection->Register(call_id, call);
+  } catch (const RpcError& error) {
+    if (error.kind() != ErrorKind::kTransport) throw;
+    // The connection closed between lookup and registration; a fresh one replaces it once.
+    connection = ConnectionTo(address);
+    connection->Register(call_id, call);
+  }
+  connection->Send(std::move(record));
+  if (!call->WaitUntil(deadline)) {
+    connection->Unregister(call_id);
+    // The answer may have arrived between the wait and the unregistration; prefer it.
+    if (!call->WaitUntil(std::chrono::steady_clock::now())) {
+      throw RpcError::Of(ErrorKind::kTimeout, "no response from " + address.ToString() +
+                                                  " within " + std::to_string(options.timeout_ms) +
+                                                  " ms (interface " +
+                                                  std::to_string(request.interface_id) +
+                                                  ", procedure " +
+                                                  std::to_string(request.procedure_id) + ")");
+    }
+  }
+  return call->TakeResult();
+}
+
+}  // namespace xtreemfs::rpc

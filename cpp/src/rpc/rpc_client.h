@@ -1,0 +1,60 @@
+// RPC client over TCP with the record framing of record.h. One connection per server address,
+// shared by all calls and threads; a closed connection is replaced on the next call. Calls are
+// synchronous for the caller; one io thread runs all socket work.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "rpc/record.h"
+#include "rpc/transport.h"
+
+namespace asio {
+class io_context;
+}
+
+namespace xtreemfs::rpc {
+
+struct RpcClientOptions {
+  FrameLimits frame_limits;
+  std::uint32_t connect_timeout_ms = 5000;
+  // Calls waiting for an answer on one connection; one more fails at once with OVERLOADED (EAGAIN)
+  // instead of queueing without bound.
+  std::uint32_t pending_calls_per_connection_max = 4096;
+};
+
+class Connection;
+
+// Invariants: every Call returns or throws at the latest timeout_ms after it started (plus the time
+// to encode); every pending call is completed exactly once (response, error, close or timeout).
+class RpcClient : public Transport {
+ public:
+  explicit RpcClient(RpcClientOptions options = RpcClientOptions());
+  ~RpcClient() override;
+  RpcClient(const RpcClient&) = delete;
+  RpcClient& operator=(const RpcClient&) = delete;
+
+  // Sends one request and waits for its answer. Does not retry (see RetryingTransport).
+  CallResponse Call(const ServiceAddress& address, const CallRequest& request,
+                    const CallOptions& options) override;
+
+  // Connections opened so far (including replaced ones); lets tests observe reuse and reconnects.
+  std::uint64_t ConnectionsOpened() const { return connections_opened_.load(); }
+
+ private:
+  std::shared_ptr<Connection> ConnectionTo(const ServiceAddress& address);
+
+  RpcClientOptions options_;
+  std::unique_ptr<asio::io_context> io_context_;
+  std::thread io_thread_;
+  std::atomic<std::uint64_t> next_call_id_{1};
+  std::atomic<std::uint64_t> connections_opened_{0};
+  std::mutex connections_mutex_;
+  std::map<ServiceAddress, std::shared_ptr<Connection>> connections_;  // guarded by connections_mutex_
+};
+
+}  // namespace xtreemfs::rpc

@@ -1,0 +1,70 @@
+// The seam between the client core and the network: one synchronous call to one service. The real
+// implementation is RpcClient; tests substitute in-memory fakes of the DIR, MRC and OSDs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <google/protobuf/message_lite.h>
+
+#include "rpc.pb.h"
+#include "rpc/rpc_error.h"
+
+namespace xtreemfs::rpc {
+
+struct ServiceAddress {
+  std::string host;
+  std::uint16_t port = 0;
+
+  std::string ToString() const;
+  bool operator==(const ServiceAddress& other) const {
+    return host == other.host && port == other.port;
+  }
+  bool operator<(const ServiceAddress& other) const {
+    return host < other.host || (host == other.host && port < other.port);
+  }
+};
+
+struct CallOptions {
+  std::uint32_t timeout_ms = 30000;  // per attempt; also sent to the server as the caller's deadline
+  // Repeating the call cannot change its outcome (reads, lookups, writes of the same bytes). Only
+  // idempotent calls are retried after a transient error.
+  bool idempotent = false;
+};
+
+struct CallRequest {
+  std::uint32_t interface_id = 0;
+  std::uint32_t procedure_id = 0;
+  const xtreemfs::rpc::UserCredentials* credentials = nullptr;  // null: empty credentials
+  const google::protobuf::MessageLite* message = nullptr;       // null: empty message
+  std::string_view data;                                        // raw data segment (object bytes)
+};
+
+struct CallResponse {
+  std::string message_bytes;
+  std::string data;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  // Returns the response or throws RpcError (server error, transport failure or timeout).
+  // Thread-safe.
+  virtual CallResponse Call(const ServiceAddress& address, const CallRequest& request,
+                            const CallOptions& options) = 0;
+};
+
+// Parses a response message; an unparseable one is an INTERNAL error (EIO) naming the type.
+template <typename Message>
+Message ParseResponse(const CallResponse& response) {
+  Message message;
+  if (!message.ParseFromString(response.message_bytes)) {
+    throw RpcError::Of(ErrorKind::kInternal,
+                       "unparseable " + message.GetTypeName() + " response of " +
+                           std::to_string(response.message_bytes.size()) + " bytes");
+  }
+  return message;
+}
+
+}  // namespace xtreemfs::rpc

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# End-to-end check of the C++ client against real servers: starts a DIR, an MRC and two OSDs from a
+# repository whose servers are built (BUILD_SUFFIX selects target<suffix>/), runs the client-core
+# smoke test, then mounts the volume with mount.xtreemfs and checks a few POSIX behaviours through
+# the mount. Cleans up (unmounts, stops exactly the processes it started) on exit.
+#
+#   cpp/test/e2e/run_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
+#   e.g. BUILD_SUFFIX=-cpp cpp/test/e2e/run_e2e.sh /tmp/e2e-cpp cpp/build
+set -euo pipefail
+repository="$(cd "$1" && pwd)"
+cpp_build="$(cd "$2" && pwd)"
+state="$(mktemp -d /tmp/xtreemfs-e2e.XXXXXX)"
+# Ports from a per-run base so parallel runs on one machine do not collide.
+base=$(( 41000 + ($$ % 400) * 10 ))
+dir_port=$base; mrc_port=$((base + 1)); osd0_port=$((base + 2)); osd1_port=$((base + 3))
+secret="e2e-secret-$$-0123456789abcdef"
+pids=()
+mount_point="$state/mnt"
+
+cleanup() {
+  if mountpoint -q "$mount_point" 2>/dev/null; then fusermount3 -u "$mount_point" || true; fi
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  echo "logs and state kept in $state"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM  # makes the EXIT trap run on signals too
+
+# start NAME LOG COMMAND...: runs a service in the background and waits (bounded) for its READY line.
+start() {
+  local name="$1" log="$2"; shift 2
+  "$@" >"$log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 300); do
+    if grep -q "^READY" "$log"; then echo "started $name: $(grep -m1 '^READY' "$log")"; return 0; fi
+    if ! kill -0 "${pids[-1]}" 2>/dev/null; then echo "$name exited:"; cat "$log"; return 1; fi
+    sleep 0.1
+  done
+  echo "$name not READY within 30 s:"; cat "$log"; return 1
+}
+
+export BUILD_SUFFIX="${BUILD_SUFFIX:-}"
+common=(-Dcapability.secret="$secret")
+start dir "$state/dir.log" "$repository/bin/xtreemfs-dir" -Ddir.port=$dir_port -Ddir.status.port=0 \
+  -Ddir.database.path="$state/dir" -Ddir.bindAddress=127.0.0.1
+start mrc "$state/mrc.log" "$repository/bin/xtreemfs-mrc" "${common[@]}" -Dmrc.port=$mrc_port \
+  -Dmrc.status.port=0 -Dmrc.database.path="$state/mrc" -Dmrc.dir.address=127.0.0.1:$dir_port \
+  -Dmrc.bindAddress=127.0.0.1 -Dmrc.advertisedAddress=127.0.0.1 -Dmrc.heartbeat.periodMs=500 \
+  -Dmrc.placement.osdCacheTtlMs=100
+for i in 0 1; do
+  port_var="osd${i}_port"
+  start "osd$i" "$state/osd$i.log" "$repository/bin/xtreemfs-osd" "${common[@]}" \
+    -Dosd.port=${!port_var} -Dosd.status.port=0 -Dosd.object.path="$state/osd$i" \
+    -Dosd.dir.address=127.0.0.1:$dir_port -Dosd.listen.address=127.0.0.1 \
+    -Dosd.advertised.address=127.0.0.1 -Dosd.heartbeat.periodMs=500 -Dosd.deletion.delayMs=0
+done
+sleep 1  # let both OSDs heartbeat so the MRC's placement sees them
+
+echo "== client core smoke test"
+"$cpp_build/xtreemfs_e2e_smoke" "127.0.0.1:$dir_port/smoke" 2
+
+echo "== FUSE mount"
+mkdir -p "$mount_point"
+"$cpp_build/mount.xtreemfs" --log-file "$state/mount.log" --log-level info --timeout-ms 3000 --retries 1 \
+  "pbrpc://127.0.0.1:$dir_port/smoke" "$mount_point"
+failures=0
+check() {  # check DESCRIPTION COMMAND...: runs COMMAND, prints PASS/FAIL
+  local what="$1"; shift
+  if "$@"; then echo "PASS $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
+}
+head -c 3000000 /dev/urandom > "$state/random.bin"
+check "cp of 3 MB into the mount" cp "$state/random.bin" "$mount_point/random.bin"
+check "file reads back identical" cmp "$state/random.bin" "$mount_point/random.bin"
+check "stat size is 3000000" test "$(stat -c %s "$mount_point/random.bin")" = 3000000
+check "mkdir" mkdir "$mount_point/d"
+check "mkdir again fails with EEXIST" bash -c "mkdir '$mount_point/d' 2>&1 | grep -q 'File exists'"
+check "ls lists both entries" bash -c "ls '$mount_point' | sort | tr '\n' ' ' | grep -q '^d random.bin $'"
+check "append through >>" bash -c "echo one > '$mount_point/d/log' && echo two >> '$mount_point/d/log' && test \"\$(cat '$mount_point/d/log')\" = \"\$(printf 'one\ntwo')\""
+check "truncate -s shrinks" bash -c "truncate -s 1000 '$mount_point/random.bin' && test \$(stat -c %s '$mount_point/random.bin') = 1000 && cmp -n 1000 '$state/random.bin' '$mount_point/random.bin'"
+check "rename" mv "$mount_point/random.bin" "$mount_point/d/moved.bin"
+check "rmdir of a non-empty directory fails" bash -c "! rmdir '$mount_point/d' 2>/dev/null"
+check "rm -r" rm -r "$mount_point/d"
+check "missing file is ENOENT" bash -c "cat '$mount_point/nothing' 2>&1 | grep -q 'No such file'"
+
+check "tar of cpp/src into the mount and back has identical checksums" bash -c "
+  tar -C '$repository/cpp' -cf - src | tar -C '$mount_point' -xf - &&
+  mkdir '$state/untar' && tar -C '$mount_point' -cf - src | tar -C '$state/untar' -xf - &&
+  diff <(cd '$repository/cpp' && find src -type f -print0 | sort -z | xargs -0 md5sum) \
+       <(cd '$state/untar' && find src -type f -print0 | sort -z | xargs -0 md5sum)"
+
+append_lines() { for i in $(seq 1 200); do echo "$1 line $i" >> "$mount_point/appended"; done; }
+append_lines a & appender_a=$!
+append_lines b & appender_b=$!
+wait "$appender_a" "$appender_b"
+check "two processes appending concurrently lose no lines" \
+  test "$(grep -c ' line ' "$mount_point/appended")" = 400
+
+fio_common=(--verify_state_save=0 --ioengine=psync --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$state/fio.out")
+check "fio sequential 1 MiB writes verified with crc32c" fio --name=seq --filename="$mount_point/fio.seq" \
+  --rw=write --bs=1M --size=16M "${fio_common[@]}"
+check "fio random 4 KiB writes verified with crc32c" fio --name=rand --filename="$mount_point/fio.rand" \
+  --rw=randwrite --bs=4k --size=2M "${fio_common[@]}"
+check "fio random 4 KiB mixed read/write verified with crc32c" fio --name=mixed \
+  --filename="$mount_point/fio.mixed" --rw=randrw --bs=4k --size=2M "${fio_common[@]}"
+
+check "chmod changes the permission bits only" bash -c "
+  echo x > '$mount_point/meta' && chmod 0640 '$mount_point/meta' &&
+  test \$(stat -c %f:%a '$mount_point/meta') = 81a0:640"
+check "chown to another uid and gid" bash -c "
+  chown 1234:4321 '$mount_point/meta' && test \$(stat -c %u:%g '$mount_point/meta') = 1234:4321"
+check "touch -d sets mtime" bash -c "
+  touch -m -d '2001-02-03 04:05:06 UTC' '$mount_point/meta' &&
+  test \$(stat -c %Y '$mount_point/meta') = 981173106"
+check "symlink and readlink" bash -c "
+  ln -s meta '$mount_point/link' && test \$(readlink '$mount_point/link') = meta &&
+  test \$(cat '$mount_point/link') = x"
+check "hard link shares content and counts links" bash -c "
+  ln '$mount_point/meta' '$mount_point/hard' && test \$(stat -c %h '$mount_point/meta') = 2 &&
+  test \$(cat '$mount_point/hard') = x"
+check "user xattr set, get, list, remove" bash -c "
+  setfattr -n user.color -v blue '$mount_point/meta' &&
+  test \$(getfattr --only-values -n user.color '$mount_point/meta') = blue &&
+  getfattr -d '$mount_point/meta' | grep -q user.color &&
+  setfattr -x user.color '$mount_point/meta' && ! getfattr -n user.color '$mount_point/meta' 2>/dev/null"
+check "df shows the volume" bash -c "df '$mount_point' | tail -1 | grep -q xtreemfs"
+check "fallocate -l extends the size and reads as zeros" bash -c "
+  fallocate -l 1048576 '$mount_point/falloc' && test \$(stat -c %s '$mount_point/falloc') = 1048576 &&
+  cmp '$mount_point/falloc' <(head -c 1048576 /dev/zero)"
+check "fallocate --punch-hole zeroes the range and keeps the size" bash -c "
+  head -c 65536 /dev/urandom > '$state/punch.src' && cp '$state/punch.src' '$mount_point/punch' &&
+  fallocate -p -o 4096 -l 8192 '$mount_point/punch' && test \$(stat -c %s '$mount_point/punch') = 65536 &&
+  cmp -n 4096 '$state/punch.src' '$mount_point/punch' &&
+  cmp <(dd if='$mount_point/punch' bs=4096 skip=1 count=2 2>/dev/null) <(head -c 8192 /dev/zero) &&
+  cmp <(tail -c +12289 '$mount_point/punch') <(tail -c +12289 '$state/punch.src')"
+check "O_DIRECT writes and reads round-trip" bash -c "
+  head -c 524288 /dev/urandom > '$state/direct.src' &&
+  dd if='$state/direct.src' of='$mount_point/direct' bs=128k oflag=direct 2>/dev/null &&
+  dd if='$mount_point/direct' of='$state/direct.back' bs=128k iflag=direct 2>/dev/null &&
+  cmp '$state/direct.src' '$state/direct.back'"
+
+# A stopped OSD must give an error within the RPC timeout (3 s, one retry), never a hang.
+kill -STOP "${pids[2]}"
+started_s=$(date +%s)
+check "a write to a stopped OSD fails instead of hanging" bash -c \
+  "! timeout 60 dd if=/dev/zero of='$mount_point/stalled' bs=128k count=8 2>/dev/null"
+elapsed_s=$(( $(date +%s) - started_s ))
+kill -CONT "${pids[2]}"
+check "the failure came within 20 s (took ${elapsed_s} s)" test "$elapsed_s" -lt 20
+
+if [ "${XTREEMFS_E2E_BENCH:-0}" = 1 ]; then
+  # Indicative only: one run, shared machine, all servers on loopback.
+  mkdir -p "$state/local"
+  for target in "$mount_point" "$state/local"; do
+    for job in "write --bs=1M" "read --bs=1M" "randwrite --bs=4k --iodepth=32 --ioengine=libaio --direct=1" \
+               "randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1"; do
+      # shellcheck disable=SC2086
+      result=$(fio --name=bench --filename="$target/bench.dat" --size=64M --rw=$job \
+        --output-format=terse --terse-version=3 --runtime=20 2>/dev/null | tail -1)
+      read_kib_s=$(echo "$result" | cut -d';' -f7); write_kib_s=$(echo "$result" | cut -d';' -f48)
+      echo "BENCH $target ${job%% *} read_KiBps=$read_kib_s write_KiBps=$write_kib_s"
+    done
+  done
+fi
+
+check "umount.xtreemfs" "$cpp_build/umount.xtreemfs" "$mount_point"
+# Killing the mount process must leave an erroring mount point (no hang) that umount cleans up.
+mkdir -p "$state/mnt2"
+"$cpp_build/mount.xtreemfs" -f "pbrpc://127.0.0.1:$dir_port/smoke" "$state/mnt2" 2>"$state/mount2.log" &
+mount2_pid=$!
+pids+=("$mount2_pid")
+for _ in $(seq 1 100); do mountpoint -q "$state/mnt2" && break; sleep 0.1; done
+check "second mount in the foreground (-f) serves the volume" ls "$state/mnt2/meta"
+kill -9 "$mount2_pid"
+wait "$mount2_pid" 2>/dev/null || true
+check "a killed mount answers with an error, not a hang" bash -c "
+  timeout 10 stat '$state/mnt2/meta' >/dev/null 2>&1; status=\$?; test \$status -ne 0 -a \$status -ne 124"
+check "umount.xtreemfs cleans up the dead mount" bash -c "'$cpp_build/umount.xtreemfs' '$state/mnt2' && ! mountpoint -q '$state/mnt2'"
+
+echo "mount log:"; tail -20 "$state/mount.log" || true
+if [ "$failures" -ne 0 ]; then echo "FAILED: $failures FUSE check(s)"; exit 1; fi
+echo "OK: FUSE checks passed"

@@ -1,0 +1,357 @@
+// In-memory DIR, MRC and OSDs behind the Transport seam, for client-core tests without sockets.
+// The fake follows the team's shared decisions where the client depends on them: object n is
+// accepted only by the OSD at stripe position n mod width; reads return what is stored (short
+// reads); size updates under an older truncate epoch are ignored, under the current one only grow
+// the size, except the first update after MRC_FTRUNCATE, which sets it.
+#pragma once
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "client/clock.h"
+#include "dir.pb.h"
+#include "mrc.pb.h"
+#include "osd.pb.h"
+#include "rpc/transport.h"
+
+namespace xtreemfs::client::testing {
+
+class FakeClock : public Clock {
+ public:
+  std::int64_t MonotonicMs() override { return monotonic_ms; }
+  std::int64_t WallMs() override { return wall_ms; }
+  void Advance(std::int64_t duration_ms) {
+    monotonic_ms += duration_ms;
+    wall_ms += duration_ms;
+  }
+  std::int64_t monotonic_ms = 1000;
+  std::int64_t wall_ms = 1'700'000'000'000;
+};
+
+struct CallRecord {
+  rpc::ServiceAddress address;
+  std::uint32_t interface_id;
+  std::uint32_t procedure_id;
+};
+
+class FakeCluster : public rpc::Transport {
+ public:
+  static constexpr std::uint16_t kDirPort = 32638;
+  static constexpr std::uint16_t kMrcPort = 32636;
+  static constexpr std::uint16_t kOsdPort = 32640;
+  static constexpr std::uint64_t kXCapLifetimeMs = 600000;
+
+  FakeCluster(FakeClock& clock, std::uint32_t osd_count, std::uint32_t stripe_width,
+              std::uint32_t object_size_bytes)
+      : clock_(clock), stripe_width_(stripe_width), object_size_bytes_(object_size_bytes) {
+    for (std::uint32_t i = 0; i < osd_count; ++i) osd_uuids_.push_back("osd-" + std::to_string(i));
+  }
+
+  rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
+                         const rpc::CallOptions&) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    calls.push_back(CallRecord{address, request.interface_id, request.procedure_id});
+    const std::string message_bytes =
+        request.message == nullptr ? std::string() : request.message->SerializeAsString();
+    if (address.port == kDirPort && address.host == "dir") return Dir(request, message_bytes);
+    if (address.port == kMrcPort && address.host == "mrc-host") return Mrc(request, message_bytes);
+    if (address.port == kOsdPort && address.host.rfind("osd-", 0) == 0) {
+      return Osd(address.host, request, message_bytes);
+    }
+    throw rpc::RpcError::Of(rpc::ErrorKind::kTransport, "no fake service at " + address.ToString());
+  }
+
+  int CountCalls(std::uint32_t interface_id, std::uint32_t procedure_id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int count = 0;
+    for (const auto& call : calls) {
+      if (call.interface_id == interface_id && call.procedure_id == procedure_id) ++count;
+    }
+    return count;
+  }
+
+  // Test inspection and fault injection; guarded by mutex_ while calls run.
+  std::vector<CallRecord> calls;
+  std::vector<xtreemfs::mrc::UpdateFileSizeRequest> size_updates;
+  std::vector<std::string> placement_violations;  // objects sent to the wrong OSD
+  std::map<std::string, int> unlinks_by_osd;
+  std::map<std::string, int> truncates_by_osd;
+  int auth_failures_to_inject = 0;                 // next OSD calls answer AUTH_FAILED
+  std::uint64_t mrc_size_of(const std::string& path) { return files_.at(path).size_bytes; }
+  std::uint32_t mrc_epoch_of(const std::string& path) { return files_.at(path).truncate_epoch; }
+
+ private:
+  struct File {
+    std::string file_id;
+    std::uint64_t size_bytes = 0;
+    std::uint32_t truncate_epoch = 0;
+    bool truncate_pending = false;
+  };
+
+  template <typename Message>
+  static Message Parse(const std::string& bytes) {
+    Message message;
+    message.ParseFromString(bytes);
+    return message;
+  }
+
+  static rpc::CallResponse Answer(const google::protobuf::MessageLite& message, std::string data = "") {
+    return rpc::CallResponse{message.SerializeAsString(), std::move(data)};
+  }
+
+  rpc::CallResponse Dir(const rpc::CallRequest& request, const std::string& bytes) {
+    if (request.procedure_id == xtreemfs::dir::DIR_VOLUME_GET) {
+      const auto get = Parse<xtreemfs::dir::VolumeGetRequest>(bytes);
+      if (get.volume_name() != "demo") {
+        throw rpc::RpcError::Errno(ENOENT, "volume '" + get.volume_name() + "' not found");
+      }
+      xtreemfs::dir::VolumeRegistration registration;
+      registration.set_volume_id("vol-1");
+      registration.set_volume_name("demo");
+      registration.set_mrc_uuid("mrc-1");
+      return Answer(registration);
+    }
+    if (request.procedure_id == xtreemfs::dir::DIR_ADDRESS_MAPPINGS_GET) {
+      const auto get = Parse<xtreemfs::dir::AddressMappingsGetRequest>(bytes);
+      xtreemfs::dir::AddressMappingSet set;
+      if (get.uuid() == "mrc-1" || get.uuid().rfind("osd-", 0) == 0) {
+        auto* mapping = set.add_mappings();
+        mapping->set_uuid(get.uuid());
+        mapping->set_protocol("pbrpc");
+        mapping->set_address(get.uuid() == "mrc-1" ? "mrc-host" : get.uuid());
+        mapping->set_port(get.uuid() == "mrc-1" ? kMrcPort : kOsdPort);
+      }
+      return Answer(set);
+    }
+    throw rpc::RpcError::Of(rpc::ErrorKind::kInvalidArgs, "fake DIR: unsupported procedure");
+  }
+
+  xtreemfs::common::FileCredentials CredentialsOf(const File& file, xtreemfs::common::AccessMode mode) {
+    xtreemfs::common::FileCredentials credentials;
+    auto* xcap = credentials.mutable_xcap();
+    xcap->set_file_id(file.file_id);
+    xcap->set_volume_id("vol-1");
+    xcap->set_access_mode(mode);
+    xcap->set_expires_ms(static_cast<std::uint64_t>(clock_.WallMs()) + kXCapLifetimeMs);
+    xcap->set_truncate_epoch(file.truncate_epoch);
+    auto* replica = credentials.mutable_xlocs()->add_replicas();
+    replica->mutable_striping_policy()->set_type(xtreemfs::common::RAID0);
+    replica->mutable_striping_policy()->set_object_size_bytes(object_size_bytes_);
+    replica->mutable_striping_policy()->set_width(stripe_width_);
+    for (std::uint32_t i = 0; i < stripe_width_; ++i) replica->add_osd_uuids(osd_uuids_[i]);
+    return credentials;
+  }
+
+  File* FileById(const std::string& file_id) {
+    for (auto& [path, file] : files_) {
+      if (file.file_id == file_id) return &file;
+    }
+    return nullptr;
+  }
+
+  rpc::CallResponse Mrc(const rpc::CallRequest& request, const std::string& bytes) {
+    using namespace xtreemfs::mrc;
+    switch (request.procedure_id) {
+      case MRC_OPEN: {
+        const auto open = Parse<OpenRequest>(bytes);
+        auto found = files_.find(open.path());
+        if (found == files_.end()) {
+          if ((open.flags() & O_CREAT) == 0) throw rpc::RpcError::Errno(ENOENT, open.path());
+          File file;
+          file.file_id = "vol-1:" + std::to_string(next_inode_++);
+          found = files_.emplace(open.path(), file).first;
+        } else if ((open.flags() & O_TRUNC) != 0) {
+          found->second.size_bytes = 0;
+          ++found->second.truncate_epoch;
+        }
+        OpenResponse response;
+        const bool writable = (open.flags() & O_ACCMODE) != O_RDONLY;
+        *response.mutable_credentials() = CredentialsOf(
+            found->second, writable ? xtreemfs::common::ACCESS_MODE_READ_WRITE
+                                    : xtreemfs::common::ACCESS_MODE_READ);
+        response.mutable_stat()->set_size_bytes(found->second.size_bytes);
+        return Answer(response);
+      }
+      case MRC_GETATTR: {
+        const auto path = Parse<PathRequest>(bytes);
+        auto found = files_.find(path.path());
+        if (found == files_.end()) throw rpc::RpcError::Errno(ENOENT, path.path());
+        GetattrResponse response;
+        response.mutable_stat()->set_size_bytes(found->second.size_bytes);
+        response.mutable_stat()->set_mode(0100644);
+        const std::string& file_id = found->second.file_id;
+        response.mutable_stat()->set_inode(std::stoull(file_id.substr(file_id.find(':') + 1)));
+        return Answer(response);
+      }
+      case MRC_RENEW_CAPABILITY: {
+        const auto renew = Parse<XCapRequest>(bytes);
+        File* file = FileById(renew.xcap().file_id());
+        if (file == nullptr) throw rpc::RpcError::Errno(ENOENT, renew.xcap().file_id());
+        XCapResponse response;
+        *response.mutable_xcap() = renew.xcap();
+        response.mutable_xcap()->set_expires_ms(static_cast<std::uint64_t>(clock_.WallMs()) +
+                                                kXCapLifetimeMs);
+        response.mutable_xcap()->set_truncate_epoch(file->truncate_epoch);
+        return Answer(response);
+      }
+      case MRC_FTRUNCATE: {
+        const auto truncate = Parse<XCapRequest>(bytes);
+        File* file = FileById(truncate.xcap().file_id());
+        if (file == nullptr) throw rpc::RpcError::Errno(ENOENT, truncate.xcap().file_id());
+        ++file->truncate_epoch;
+        file->truncate_pending = true;
+        XCapResponse response;
+        *response.mutable_xcap() = truncate.xcap();
+        response.mutable_xcap()->set_truncate_epoch(file->truncate_epoch);
+        return Answer(response);
+      }
+      case MRC_UPDATE_FILE_SIZE: {
+        const auto update = Parse<UpdateFileSizeRequest>(bytes);
+        size_updates.push_back(update);
+        File* file = FileById(update.xcap().file_id());
+        if (file == nullptr) throw rpc::RpcError::Errno(ENOENT, update.xcap().file_id());
+        const auto& size = update.new_file_size();
+        if (size.truncate_epoch() == file->truncate_epoch) {
+          if (file->truncate_pending) {
+            file->size_bytes = size.size_bytes();
+            file->truncate_pending = false;
+          } else {
+            file->size_bytes = std::max(file->size_bytes, size.size_bytes());
+          }
+        }
+        return Answer(xtreemfs::rpc::Empty());
+      }
+      case MRC_UNLINK: {
+        const auto path = Parse<PathRequest>(bytes);
+        auto found = files_.find(path.path());
+        if (found == files_.end()) throw rpc::RpcError::Errno(ENOENT, path.path());
+        UnlinkResponse response;
+        *response.mutable_deleted_file() =
+            CredentialsOf(found->second, xtreemfs::common::ACCESS_MODE_READ_WRITE);
+        files_.erase(found);
+        return Answer(response);
+      }
+      case MRC_MKDIR: {
+        const auto mkdir = Parse<MkdirRequest>(bytes);
+        if (files_.count(mkdir.path()) != 0) throw rpc::RpcError::Errno(EEXIST, mkdir.path());
+        files_[mkdir.path()] = File{"vol-1:" + std::to_string(next_inode_++), 0, 0, false};
+        GetattrResponse response;
+        response.mutable_stat()->set_mode(040000 | mkdir.mode());
+        return Answer(response);
+      }
+    }
+    throw rpc::RpcError::Of(rpc::ErrorKind::kInvalidArgs, "fake MRC: unsupported procedure " +
+                                                              std::to_string(request.procedure_id));
+  }
+
+  void CheckXCap(const xtreemfs::common::XCap& xcap, const std::string& file_id, bool write) {
+    if (auth_failures_to_inject > 0) {
+      --auth_failures_to_inject;
+      throw rpc::RpcError::Of(rpc::ErrorKind::kAuthFailed, "injected: capability rejected");
+    }
+    if (static_cast<std::int64_t>(xcap.expires_ms()) <= clock_.WallMs()) {
+      throw rpc::RpcError::Of(rpc::ErrorKind::kAuthFailed, "capability expired");
+    }
+    if (xcap.file_id() != file_id) {
+      throw rpc::RpcError::Of(rpc::ErrorKind::kAuthFailed, "capability for another file");
+    }
+    if (write && xcap.access_mode() == xtreemfs::common::ACCESS_MODE_READ) {
+      throw rpc::RpcError::Of(rpc::ErrorKind::kAuthFailed, "read-only capability");
+    }
+  }
+
+  void CheckPlacement(const std::string& osd_uuid, const xtreemfs::common::FileCredentials& credentials,
+                      std::uint64_t object_number) {
+    const auto& replica = credentials.xlocs().replicas(0);
+    const auto position = object_number % replica.striping_policy().width();
+    if (replica.osd_uuids(static_cast<int>(position)) != osd_uuid) {
+      placement_violations.push_back("object " + std::to_string(object_number) + " sent to " + osd_uuid);
+    }
+  }
+
+  rpc::CallResponse Osd(const std::string& osd_uuid, const rpc::CallRequest& request,
+                        const std::string& bytes) {
+    using namespace xtreemfs::osd;
+    switch (request.procedure_id) {
+      case OSD_WRITE: {
+        const auto write = Parse<WriteRequest>(bytes);
+        CheckXCap(write.credentials().xcap(), write.file_id(), true);
+        CheckPlacement(osd_uuid, write.credentials(), write.object_number());
+        std::string& object = objects_[{osd_uuid, write.file_id(), write.object_number()}];
+        const std::size_t end = write.offset() + request.data.size();
+        if (object.size() < end) object.resize(end, '\0');
+        object.replace(write.offset(), request.data.size(), request.data);
+        xtreemfs::common::OsdWriteResponse response;
+        const std::uint64_t file_end = write.object_number() * object_size_bytes_ + end;
+        std::uint64_t& largest = largest_end_[{osd_uuid, write.file_id()}];
+        if (file_end > largest) {
+          largest = file_end;
+          response.mutable_new_file_size()->set_size_bytes(file_end);
+          response.mutable_new_file_size()->set_truncate_epoch(write.credentials().xcap().truncate_epoch());
+        }
+        return Answer(response);
+      }
+      case OSD_READ: {
+        const auto read = Parse<ReadRequest>(bytes);
+        CheckXCap(read.credentials().xcap(), read.file_id(), false);
+        CheckPlacement(osd_uuid, read.credentials(), read.object_number());
+        auto found = objects_.find({osd_uuid, read.file_id(), read.object_number()});
+        std::string data;
+        if (found != objects_.end() && found->second.size() > read.offset()) {
+          data = found->second.substr(read.offset(), read.length());
+        }
+        return Answer(ReadResponse(), data);
+      }
+      case OSD_TRUNCATE: {
+        const auto truncate = Parse<TruncateRequest>(bytes);
+        CheckXCap(truncate.credentials().xcap(), truncate.file_id(), true);
+        ++truncates_by_osd[osd_uuid];
+        for (auto entry = objects_.begin(); entry != objects_.end();) {
+          const auto& [osd, file_id, object_number] = entry->first;
+          const std::uint64_t object_start = object_number * object_size_bytes_;
+          if (osd == osd_uuid && file_id == truncate.file_id()) {
+            if (object_start >= truncate.new_file_size_bytes()) {
+              entry = objects_.erase(entry);
+              continue;
+            }
+            const std::uint64_t keep = truncate.new_file_size_bytes() - object_start;
+            if (entry->second.size() > keep) entry->second.resize(keep);
+          }
+          ++entry;
+        }
+        largest_end_[{osd_uuid, truncate.file_id()}] = truncate.new_file_size_bytes();
+        return Answer(xtreemfs::common::OsdWriteResponse());
+      }
+      case OSD_UNLINK: {
+        const auto unlink = Parse<FileRequest>(bytes);
+        CheckXCap(unlink.credentials().xcap(), unlink.file_id(), true);
+        ++unlinks_by_osd[osd_uuid];
+        return Answer(xtreemfs::rpc::Empty());
+      }
+      case OSD_FSYNC: {
+        const auto fsync = Parse<FileRequest>(bytes);
+        CheckXCap(fsync.credentials().xcap(), fsync.file_id(), false);
+        return Answer(xtreemfs::rpc::Empty());
+      }
+    }
+    throw rpc::RpcError::Of(rpc::ErrorKind::kInvalidArgs, "fake OSD: unsupported procedure");
+  }
+
+  std::mutex mutex_;
+  FakeClock& clock_;
+  const std::uint32_t stripe_width_;
+  const std::uint32_t object_size_bytes_;
+  std::vector<std::string> osd_uuids_;
+  std::map<std::string, File> files_;
+  std::uint64_t next_inode_ = 2;
+  std::map<std::tuple<std::string, std::string, std::uint64_t>, std::string> objects_;
+  std::map<std::pair<std::string, std::string>, std::uint64_t> largest_end_;
+};
+
+}  // namespace xtreemfs::client::testing

@@ -1,0 +1,294 @@
+#include "client/file_handle.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+
+#include "client/volume.h"
+#include "fake_cluster.h"
+
+namespace xtreemfs::client {
+namespace {
+
+using testing::FakeClock;
+using testing::FakeCluster;
+
+constexpr std::uint32_t kObjectSizeBytes = 4096;
+constexpr std::uint32_t kStripeWidth = 3;
+
+std::string PatternOf(std::size_t length_bytes, std::uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::string bytes(length_bytes, '\0');
+  for (char& byte : bytes) byte = static_cast<char>(generator() & 0xff);
+  return bytes;
+}
+
+class FileHandleTest : public ::testing::Test {
+ protected:
+  FileHandleTest() { volume = Volume::Open(cluster, ParseDirUrl("dir/demo"), clock); }
+
+  std::unique_ptr<FileHandle> Create(const std::string& path) {
+    return volume->OpenFile(user, path, O_CREAT | O_RDWR, 0644);
+  }
+
+  FakeClock clock;
+  FakeCluster cluster{clock, 4, kStripeWidth, kObjectSizeBytes};
+  UserCredentials user;
+  std::unique_ptr<Volume> volume;
+};
+
+TEST_F(FileHandleTest, VolumeOpenFindsTheMrcThroughTheDir) {
+  // Volume::Open asks DIR_VOLUME_GET for the MRC uuid and resolves it to the MRC's address.
+  EXPECT_EQ(volume->volume_id(), "vol-1");
+  EXPECT_EQ(volume->mrc_address(), (rpc::ServiceAddress{"mrc-host", FakeCluster::kMrcPort}));
+  try {
+    Volume::Open(cluster, ParseDirUrl("dir/missing"), clock);
+    FAIL() << "expected an error";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), ENOENT);
+  }
+}
+
+TEST_F(FileHandleTest, WriteThenReadAcrossObjectsReturnsTheSameBytesFromTheRightOsds) {
+  // Data spanning several objects and stripe positions reads back identical; each object went to
+  // the OSD at position object_number mod width.
+  auto file = Create("/data");
+  const std::string data = PatternOf(5 * kObjectSizeBytes + 123, 1);
+  file->Write(1000, data);
+  EXPECT_EQ(file->KnownSizeBytes(), 1000 + data.size());
+  const std::string read = file->Read(1000, data.size());
+  EXPECT_EQ(read, data);
+  EXPECT_TRUE(cluster.placement_violations.empty()) << cluster.placement_violations.front();
+}
+
+TEST_F(FileHandleTest, HolesReadAsZerosAndReadsStopAtTheKnownSize) {
+  // Bytes inside the file that no OSD stores read as zeros; nothing past the file size is returned.
+  auto file = Create("/sparse");
+  file->Write(0, "head");
+  const std::uint64_t tail_offset = 4 * kObjectSizeBytes + 10;
+  file->Write(tail_offset, "tail");
+  const std::string all = file->Read(0, 100 * kObjectSizeBytes);
+  ASSERT_EQ(all.size(), tail_offset + 4);
+  EXPECT_EQ(all.substr(0, 4), "head");
+  EXPECT_EQ(all.substr(4, tail_offset - 4), std::string(tail_offset - 4, '\0'));
+  EXPECT_EQ(all.substr(tail_offset), "tail");
+  EXPECT_EQ(file->Read(tail_offset + 4, 10), "");
+  EXPECT_EQ(file->Read(tail_offset + 2, 10), "il");
+}
+
+TEST_F(FileHandleTest, CloseAndFsyncReportTheWrittenSizeToTheMrcOnlyWhenItChanged) {
+  // fsync sends MRC_UPDATE_FILE_SIZE (not closing), close sends it with close_file, and an unchanged
+  // size is not sent again.
+  auto file = Create("/sized");
+  file->Write(10, "0123456789");
+  file->Fsync();
+  ASSERT_EQ(cluster.size_updates.size(), 1u);
+  EXPECT_EQ(cluster.size_updates[0].new_file_size().size_bytes(), 20u);
+  EXPECT_FALSE(cluster.size_updates[0].close_file());
+  EXPECT_EQ(cluster.mrc_size_of("/sized"), 20u);
+  file->Fsync();
+  EXPECT_EQ(cluster.size_updates.size(), 1u);
+  file->Write(20, "x");
+  file->Close();
+  ASSERT_EQ(cluster.size_updates.size(), 2u);
+  EXPECT_EQ(cluster.size_updates[1].new_file_size().size_bytes(), 21u);
+  EXPECT_TRUE(cluster.size_updates[1].close_file());
+  EXPECT_EQ(cluster.mrc_size_of("/sized"), 21u);
+  file->Close();
+  EXPECT_EQ(cluster.size_updates.size(), 2u);
+}
+
+TEST_F(FileHandleTest, ReopenedFileStartsFromTheMrcSize) {
+  // A new handle learns the size from MRC_OPEN, so data written and closed before reads back.
+  {
+    auto writer = Create("/persist");
+    writer->Write(0, PatternOf(3 * kObjectSizeBytes, 2));
+  }  // the destructor closes and reports the size
+  auto reader = volume->OpenFile(user, "/persist", O_RDONLY, 0);
+  EXPECT_EQ(reader->KnownSizeBytes(), 3u * kObjectSizeBytes);
+  EXPECT_EQ(reader->Read(0, 3 * kObjectSizeBytes), PatternOf(3 * kObjectSizeBytes, 2));
+}
+
+TEST_F(FileHandleTest, TruncateShrinksOnEveryOsdUnderTheNewEpochAndTellsTheMrc) {
+  // Truncate gets a new epoch from MRC_FTRUNCATE, cuts every OSD of the stripe, and reports the
+  // new size under that epoch; cut bytes later read as zeros when the file grows again.
+  auto file = Create("/cut");
+  file->Write(0, PatternOf(4 * kObjectSizeBytes, 3));
+  file->Fsync();
+  file->Truncate(kObjectSizeBytes + 5);
+  EXPECT_EQ(file->KnownSizeBytes(), kObjectSizeBytes + 5u);
+  EXPECT_EQ(file->CurrentXCap().truncate_epoch(), 1u);
+  EXPECT_EQ(cluster.truncates_by_osd.size(), kStripeWidth);
+  EXPECT_EQ(cluster.mrc_size_of("/cut"), kObjectSizeBytes + 5u);
+  EXPECT_EQ(cluster.size_updates.back().new_file_size().truncate_epoch(), 1u);
+  file->Write(3 * kObjectSizeBytes, "z");
+  const std::string content = file->Read(0, 3 * kObjectSizeBytes + 1);
+  EXPECT_EQ(content.substr(0, kObjectSizeBytes + 5),
+            PatternOf(4 * kObjectSizeBytes, 3).substr(0, kObjectSizeBytes + 5));
+  EXPECT_EQ(content.substr(kObjectSizeBytes + 5, 2 * kObjectSizeBytes - 5),
+            std::string(2 * kObjectSizeBytes - 5, '\0'));
+  EXPECT_EQ(content.back(), 'z');
+}
+
+TEST_F(FileHandleTest, OpenWithTruncCutsTheObjectsUnderTheEpochTheMrcIssued) {
+  // open(O_TRUNC) empties the file: objects are cut on every OSD without a second MRC_FTRUNCATE,
+  // so old bytes never reappear in a later hole.
+  {
+    auto writer = Create("/retrunc");
+    writer->Write(0, PatternOf(3 * kObjectSizeBytes, 4));
+  }
+  auto file = volume->OpenFile(user, "/retrunc", O_RDWR | O_TRUNC, 0);
+  EXPECT_EQ(file->KnownSizeBytes(), 0u);
+  EXPECT_EQ(cluster.truncates_by_osd.size(), kStripeWidth);
+  EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_FTRUNCATE), 0);
+  file->Write(2 * kObjectSizeBytes, "end");
+  EXPECT_EQ(file->Read(0, 2 * kObjectSizeBytes), std::string(2 * kObjectSizeBytes, '\0'));
+}
+
+TEST_F(FileHandleTest, CreatingANewFileWithTruncSendsNothingToTheOsds) {
+  // A new file has truncate epoch 0 and no objects, so open(O_CREAT | O_TRUNC) skips OSD_TRUNCATE.
+  auto file = volume->OpenFile(user, "/fresh", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  EXPECT_TRUE(cluster.truncates_by_osd.empty());
+  EXPECT_EQ(file->KnownSizeBytes(), 0u);
+}
+
+TEST_F(FileHandleTest, XCapIsRenewedBeforeItExpires) {
+  // When the cap is within the renewal margin of expiry, the next OSD call renews it first, so the
+  // OSD never sees an expired cap.
+  auto file = Create("/long");
+  const std::uint64_t first_expiry_ms = file->CurrentXCap().expires_ms();
+  clock.Advance(FakeCluster::kXCapLifetimeMs - 1000);  // inside the default 60 s margin
+  file->Write(0, "still allowed");
+  EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
+  EXPECT_GT(file->CurrentXCap().expires_ms(), first_expiry_ms);
+  clock.Advance(10);
+  file->Write(13, "!");
+  EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
+}
+
+TEST_F(FileHandleTest, AuthFailedFromAnOsdRenewsOnceAndRetries) {
+  // One AUTH_FAILED leads to a renewal and a successful repeat; a second one reaches the caller.
+  auto file = Create("/auth");
+  cluster.auth_failures_to_inject = 1;
+  file->Write(0, "ok");
+  EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
+  cluster.auth_failures_to_inject = 2;
+  try {
+    file->Write(0, "no");
+    FAIL() << "expected an error";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), EACCES);
+  }
+}
+
+TEST_F(FileHandleTest, UnlinkOfTheLastLinkDeletesObjectsOnEveryOsdOfTheStripe) {
+  // MRC_UNLINK returning deleted_file makes the client send OSD_UNLINK to each OSD of the file.
+  auto file = Create("/gone");
+  file->Write(0, "bytes");
+  file->Close();
+  volume->Unlink(user, "/gone");
+  EXPECT_EQ(cluster.unlinks_by_osd.size(), kStripeWidth);
+  EXPECT_EQ(volume->FailedObjectDeletions(), 0u);
+}
+
+TEST_F(FileHandleTest, HandlesOfOneFileShareTheKnownSize) {
+  // A second handle of the same file sees bytes the first one wrote, even before any size update.
+  auto writer = Create("/shared");
+  auto reader = volume->OpenFile(user, "/shared", O_RDONLY, 0);
+  writer->Write(0, "visible");
+  EXPECT_EQ(reader->Read(0, 100), "visible");
+}
+
+TEST_F(FileHandleTest, GetattrShowsTheLocalSizeUntilTheMrcHasIt) {
+  // While written bytes are not yet reported, getattr returns the local size; afterwards the MRC's.
+  auto file = Create("/growing");
+  file->Write(0, "12345");
+  EXPECT_EQ(cluster.mrc_size_of("/growing"), 0u);
+  EXPECT_EQ(volume->Getattr(user, "/growing").size_bytes(), 5u);
+  file->Close();
+  EXPECT_EQ(volume->Getattr(user, "/growing").size_bytes(), 5u);
+  EXPECT_EQ(cluster.mrc_size_of("/growing"), 5u);
+}
+
+// Holds each OSD call until `expected_concurrency` calls have been in flight together (or a bound
+// passes) and records the highest concurrency seen, so a sequential client shows up as 1. The test
+// resets max_in_flight between phases, while no call runs.
+class ConcurrencyProbe : public rpc::Transport {
+ public:
+  ConcurrencyProbe(rpc::Transport& inner, int expected_concurrency)
+      : inner_(inner), expected_concurrency_(expected_concurrency) {}
+
+  rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
+                         const rpc::CallOptions& options) override {
+    if (request.interface_id == xtreemfs::osd::OSD_INTERFACE_ID) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++in_flight_;
+      max_in_flight = std::max(max_in_flight, in_flight_);
+      all_arrived_.notify_all();
+      all_arrived_.wait_for(lock, std::chrono::seconds(2),
+                            [&] { return max_in_flight >= expected_concurrency_; });
+      --in_flight_;
+    }
+    return inner_.Call(address, request, options);
+  }
+
+  int max_in_flight = 0;
+
+ private:
+  rpc::Transport& inner_;
+  const int expected_concurrency_;
+  std::mutex mutex_;
+  std::condition_variable all_arrived_;
+  int in_flight_ = 0;
+};
+
+TEST_F(FileHandleTest, PiecesOfOneRequestGoToTheOsdsConcurrently) {
+  // A write and a read spanning all stripe positions issue their per-object calls in parallel.
+  ConcurrencyProbe probe(cluster, kStripeWidth);
+  auto probed_volume = Volume::Open(probe, ParseDirUrl("dir/demo"), clock);
+  auto file = probed_volume->OpenFile(user, "/parallel", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(kStripeWidth * kObjectSizeBytes, 5);
+  file->Write(0, data);
+  EXPECT_EQ(probe.max_in_flight, static_cast<int>(kStripeWidth));
+  probe.max_in_flight = 0;
+  EXPECT_EQ(file->Read(0, data.size()), data);
+  EXPECT_EQ(probe.max_in_flight, static_cast<int>(kStripeWidth));
+}
+
+TEST_F(FileHandleTest, WriteZerosReallyZeroesARangeAcrossObjects) {
+  // Zeroing a range spanning objects overwrites stored bytes with zeros and keeps the rest.
+  auto file = Create("/zeroed");
+  const std::string data = PatternOf(3 * kObjectSizeBytes, 6);
+  file->Write(0, data);
+  file->WriteZeros(100, 2 * kObjectSizeBytes);
+  const std::string after = file->Read(0, data.size());
+  EXPECT_EQ(after.substr(0, 100), data.substr(0, 100));
+  EXPECT_EQ(after.substr(100, 2 * kObjectSizeBytes), std::string(2 * kObjectSizeBytes, '\0'));
+  EXPECT_EQ(after.substr(100 + 2 * kObjectSizeBytes), data.substr(100 + 2 * kObjectSizeBytes));
+  EXPECT_EQ(file->KnownSizeBytes(), data.size());
+}
+
+TEST_F(FileHandleTest, MetadataErrorsCarryTheServersErrno) {
+  // Thin metadata wrappers pass the MRC's errno through (ENOENT, EEXIST).
+  try {
+    volume->Getattr(user, "/absent");
+    FAIL() << "expected an error";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), ENOENT);
+  }
+  volume->Mkdir(user, "/d", 0755);
+  try {
+    volume->Mkdir(user, "/d", 0755);
+    FAIL() << "expected an error";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), EEXIST);
+  }
+}
+
+}  // namespace
+}  // namespace xtreemfs::client

@@ -1,0 +1,196 @@
+#include "rpc/rpc_client.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "fake_rpc_server.h"
+
+namespace xtreemfs::rpc {
+namespace {
+
+using testing::FakeReply;
+using testing::FakeRpcServer;
+
+// Echoes the request's message and data back, and the procedure id as message when it is empty.
+FakeReply Echo(const Record& request) {
+  return FakeReply::Respond(request.message_bytes, request.data);
+}
+
+CallRequest RequestWith(const google::protobuf::MessageLite* message, std::string_view data) {
+  CallRequest request;
+  request.interface_id = 20001;
+  request.procedure_id = 4;
+  request.message = message;
+  request.data = data;
+  return request;
+}
+
+CallOptions TimeoutOf(std::uint32_t timeout_ms) {
+  CallOptions options;
+  options.timeout_ms = timeout_ms;
+  return options;
+}
+
+int ErrnoOf(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const RpcError& error) {
+    return error.posix_errno();
+  }
+  return 0;
+}
+
+TEST(RpcClientTest, CallSendsHeaderMessageAndDataAndReturnsTheAnswer) {
+  // A call reaches the server with ids, credentials and timeout set, and the answer comes back intact.
+  RequestHeader seen;
+  FakeRpcServer server([&](const Record& request) {
+    seen = request.header.request_header();
+    return Echo(request);
+  });
+  RpcClient client;
+  UserCredentials credentials;
+  credentials.set_username("alice");
+  credentials.set_uid(1000);
+  ErrorResponse message;
+  message.set_error_message("hello");
+  const std::string data("data\0bytes", 10);
+  CallRequest request = RequestWith(&message, data);
+  request.credentials = &credentials;
+  CallResponse response = client.Call(server.address(), request, TimeoutOf(5000));
+  EXPECT_EQ(ParseResponse<ErrorResponse>(response).error_message(), "hello");
+  EXPECT_EQ(response.data, data);
+  EXPECT_EQ(seen.interface_id(), 20001u);
+  EXPECT_EQ(seen.procedure_id(), 4u);
+  EXPECT_EQ(seen.timeout_ms(), 5000u);
+  EXPECT_EQ(seen.user_credentials().username(), "alice");
+  EXPECT_EQ(seen.user_credentials().uid(), 1000u);
+}
+
+TEST(RpcClientTest, CallsToOneServerShareOneConnection) {
+  // Sequential calls to the same address reuse the connection instead of reconnecting.
+  FakeRpcServer server(Echo);
+  RpcClient client;
+  for (int i = 0; i < 5; ++i) {
+    client.Call(server.address(), RequestWith(nullptr, ""), TimeoutOf(5000));
+  }
+  EXPECT_EQ(server.connections_accepted(), 1);
+  EXPECT_EQ(client.ConnectionsOpened(), 1u);
+}
+
+TEST(RpcClientTest, ConcurrentCallsGetTheirOwnAnswers) {
+  // Answers are matched to callers by call id even with many calls in flight on one connection.
+  FakeRpcServer server(Echo);
+  RpcClient client;
+  constexpr int kThreads = 8;
+  constexpr int kCallsPerThread = 50;
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCallsPerThread; ++i) {
+        const std::string data = std::to_string(t) + "/" + std::to_string(i);
+        CallResponse response =
+            client.Call(server.address(), RequestWith(nullptr, data), TimeoutOf(10000));
+        if (response.data != data) mismatches.fetch_add(1);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(server.connections_accepted(), 1);
+}
+
+TEST(RpcClientTest, ServerErrorsArriveAsRpcErrorWithErrno) {
+  // An ERRNO answer throws RpcError carrying the server's errno and message.
+  FakeRpcServer server([](const Record&) {
+    return FakeReply::Fail(ERRNO, ENOTEMPTY, "directory not empty: /a");
+  });
+  RpcClient client;
+  try {
+    client.Call(server.address(), RequestWith(nullptr, ""), TimeoutOf(5000));
+    FAIL() << "expected an error";
+  } catch (const RpcError& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::kErrno);
+    EXPECT_EQ(error.posix_errno(), ENOTEMPTY);
+    EXPECT_NE(std::string(error.what()).find("directory not empty: /a"), std::string::npos);
+  }
+}
+
+TEST(RpcClientTest, UnansweredCallTimesOutWithEtimedout) {
+  // A server that never answers makes the call fail with ETIMEDOUT after about its timeout.
+  FakeRpcServer server([](const Record&) { return FakeReply::Of(FakeReply::Action::kIgnore); });
+  RpcClient client;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(ErrnoOf([&] { client.Call(server.address(), RequestWith(nullptr, ""), TimeoutOf(200)); }),
+            ETIMEDOUT);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(elapsed, std::chrono::milliseconds(200));
+  EXPECT_LT(elapsed, std::chrono::milliseconds(5000));
+}
+
+TEST(RpcClientTest, ClosedConnectionFailsTheCallAndTheNextCallReconnects) {
+  // The server closing the connection fails the waiting call (EIO); the next call opens a new one.
+  std::atomic<int> calls{0};
+  FakeRpcServer server([&](const Record& request) {
+    if (calls.fetch_add(1) == 0) return FakeReply::Of(FakeReply::Action::kCloseConnection);
+    return Echo(request);
+  });
+  RpcClient client;
+  EXPECT_EQ(ErrnoOf([&] { client.Call(server.address(), RequestWith(nullptr, ""), TimeoutOf(5000)); }),
+            EIO);
+  CallResponse response = client.Call(server.address(), RequestWith(nullptr, "again"), TimeoutOf(5000));
+  EXPECT_EQ(response.data, "again");
+  EXPECT_EQ(server.connections_accepted(), 2);
+}
+
+TEST(RpcClientTest, MalformedResponseClosesTheConnectionWithEio) {
+  // A response with an invalid record marker fails the call as a transport error instead of hanging.
+  FakeRpcServer server([](const Record&) { return FakeReply::Of(FakeReply::Action::kSendGarbage); });
+  RpcClient client;
+  try {
+    client.Call(server.address(), RequestWith(nullptr, ""), TimeoutOf(5000));
+    FAIL() << "expected an error";
+  } catch (const RpcError& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::kTransport);
+    EXPECT_EQ(error.posix_errno(), EIO);
+    EXPECT_NE(std::string(error.what()).find("malformed"), std::string::npos);
+  }
+}
+
+TEST(RpcClientTest, RefusedConnectionFailsFastWithTransportError) {
+  // Calling a port nobody listens on fails with a transport error well before the call timeout.
+  ServiceAddress unused;
+  {
+    FakeRpcServer server(Echo);
+    unused = server.address();
+  }  // the port is free again (nobody accepts on it)
+  RpcClient client;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    client.Call(unused, RequestWith(nullptr, ""), TimeoutOf(10000));
+    FAIL() << "expected an error";
+  } catch (const RpcError& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::kTransport);
+    EXPECT_TRUE(error.IsTransient());
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(5000));
+}
+
+TEST(RpcClientTest, OversizedRequestDataIsRejectedLocally) {
+  // Data larger than the frame limit would be rejected by the server; the client refuses it with EINVAL.
+  RpcClientOptions options;
+  options.frame_limits.data_bytes_max = 16;
+  RpcClient client(options);
+  EXPECT_EQ(ErrnoOf([&] {
+              client.Call(ServiceAddress{"127.0.0.1", 1}, RequestWith(nullptr, std::string(17, 'x')),
+                          TimeoutOf(1000));
+            }),
+            EINVAL);
+}
+
+}  // namespace
+}  // namespace xtreemfs::rpc
