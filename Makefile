@@ -14,7 +14,7 @@ deps:            ## install missing system packages (Debian)
 build: java cpp  ## compile and package everything (protobuf code is generated here)
 
 java: deps       ## the Java servers, client, tools, simulator and benchmarks
-	$(MVN) -q package -DskipTests
+	$(MVN) -q package -Dmaven.test.skip=true
 
 cpp: deps        ## the C++ client core and mount.xtreemfs (cpp/build)
 	cmake -S cpp -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null

@@ -4,15 +4,20 @@
 # smoke test, then mounts the volume with mount.xtreemfs and checks a few POSIX behaviours through
 # the mount. Cleans up (unmounts, stops exactly the processes it started) on exit.
 #
-#   cpp/test/e2e/run_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
-#   e.g. BUILD_SUFFIX=-cpp cpp/test/e2e/run_e2e.sh /tmp/e2e-cpp cpp/build
+#   tests/system/fuse_posix_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
+#   e.g. tests/system/fuse_posix_e2e.sh . cpp/build   (make system-test runs it through tests/system/run)
 set -euo pipefail
 repository="$(cd "$1" && pwd)"
 cpp_build="$(cd "$2" && pwd)"
 state="$(mktemp -d /tmp/xtreemfs-e2e.XXXXXX)"
-# Ports from a per-run base so parallel runs on one machine do not collide.
-base=$(( 41000 + ($$ % 400) * 10 ))
-dir_port=$base; mrc_port=$((base + 1)); osd0_port=$((base + 2)); osd1_port=$((base + 3))
+# Ports the kernel reports free right now (bound to port 0, then released), so parallel runs and other
+# services on this machine do not collide; the servers bind them a moment later.
+read -r dir_port mrc_port osd0_port osd1_port < <(/usr/bin/python3 -c '
+import socket
+sockets = [socket.socket() for _ in range(4)]
+for s in sockets:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in sockets))')
 secret="e2e-secret-$$-0123456789abcdef"
 pids=()
 mount_point="$state/mnt"
@@ -51,7 +56,7 @@ for i in 0 1; do
   port_var="osd${i}_port"
   start "osd$i" "$state/osd$i.log" "$repository/bin/xtreemfs-osd" "${common[@]}" \
     -Dosd.port=${!port_var} -Dosd.status.port=0 -Dosd.object.path="$state/osd$i" \
-    -Dosd.dir.address=127.0.0.1:$dir_port -Dosd.listen.address=127.0.0.1 \
+    -Dosd.dir.address=127.0.0.1:$dir_port -Dosd.bindAddress=127.0.0.1 \
     -Dosd.advertised.address=127.0.0.1 -Dosd.heartbeat.periodMs=500 -Dosd.deletion.delayMs=0
 done
 sleep 1  # let both OSDs heartbeat so the MRC's placement sees them
@@ -64,9 +69,10 @@ mkdir -p "$mount_point"
 "$cpp_build/mount.xtreemfs" --log-file "$state/mount.log" --log-level info --timeout-ms 3000 --retries 1 \
   "pbrpc://127.0.0.1:$dir_port/smoke" "$mount_point"
 failures=0
+passes=0
 check() {  # check DESCRIPTION COMMAND...: runs COMMAND, prints PASS/FAIL
   local what="$1"; shift
-  if "$@"; then echo "PASS $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
+  if "$@"; then echo "PASS $what"; passes=$((passes + 1)); else echo "FAIL $what"; failures=$((failures + 1)); fi
 }
 head -c 3000000 /dev/urandom > "$state/random.bin"
 check "cp of 3 MB into the mount" cp "$state/random.bin" "$mount_point/random.bin"
@@ -177,5 +183,5 @@ check "a killed mount answers with an error, not a hang" bash -c "
 check "umount.xtreemfs cleans up the dead mount" bash -c "'$cpp_build/umount.xtreemfs' '$state/mnt2' && ! mountpoint -q '$state/mnt2'"
 
 echo "mount log:"; tail -20 "$state/mount.log" || true
-if [ "$failures" -ne 0 ]; then echo "FAILED: $failures FUSE check(s)"; exit 1; fi
-echo "OK: FUSE checks passed"
+echo "system: $passes passed, $failures failed"
+if [ "$failures" -ne 0 ]; then exit 1; fi
