@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.XtreemFSException;
+import org.xtreemfs.foundation.kv.InMemoryKvStore;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicyType;
 import org.xtreemfs.interfaces.mrc.Volume;
@@ -27,7 +28,11 @@ final class Volumes {
 
     /** How many object files an OSD stores for a file (0 when the file's folder is gone). */
     static long storedObjects(Path osdDataFolder, String fileId) throws IOException {
-        Path folder = new ObjectStore(osdDataFolder).fileFolder(fileId);
+        // Only the folder layout is needed; an in-memory metadata store avoids the running OSD's RocksDB lock.
+        Path folder;
+        try (ObjectStore layout = new ObjectStore(osdDataFolder, new InMemoryKvStore())) {
+            folder = layout.fileFolder(fileId);
+        }
         if (!Files.isDirectory(folder)) {
             return 0;
         }
