@@ -4,6 +4,7 @@ import java.util.Locale;
 import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
+import org.xtreemfs.qos.model.Units;
 
 /** How the tools print striping policies and reservations, in the units the options accept. */
 final class Describe {
@@ -14,7 +15,7 @@ final class Describe {
     static String striping(StripingPolicy policy) {
         String type = policy.getTypeValue() == 0 ? "RAID0" : policy.getType().name();
         return type + " width " + policy.getWidth() + " object size "
-                + UnitParser.formatBytes(policy.getObjectSizeBytes());
+                + Units.formatBytes(policy.getObjectSizeBytes());
     }
 
     static String reservation(QosReservation reservation) {
@@ -23,11 +24,11 @@ final class Describe {
         }
         StringBuilder text = new StringBuilder(qosName(reservation.getType()));
         if (reservation.getCapacityBytes() > 0) {
-            text.append(" capacity ").append(UnitParser.formatBytes(reservation.getCapacityBytes()));
+            text.append(" capacity ").append(Units.formatBytes(reservation.getCapacityBytes()));
         }
         if (reservation.getThroughputMibPerS() > 0) {
             long bytesPerSecond = Math.round(reservation.getThroughputMibPerS() * BYTES_PER_MIB);
-            text.append(" throughput ").append(UnitParser.formatBytes(bytesPerSecond)).append("/s");
+            text.append(" throughput ").append(Units.formatBytes(bytesPerSecond)).append("/s");
         }
         if (reservation.getIops() > 0) {
             text.append(" iops ").append(reservation.getIops());

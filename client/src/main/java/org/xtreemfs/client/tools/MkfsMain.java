@@ -15,6 +15,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import org.xtreemfs.qos.model.Units;
 
 /**
  * mkfs.xtreemfs: creates a volume. Without QoS options it creates a best-effort volume (no reservation);
@@ -127,7 +128,7 @@ public final class MkfsMain implements Callable<Integer> {
             throw new IllegalArgumentException("--striping-width: '" + stripingWidth + "' must be in 1.."
                     + STRIPING_WIDTH_MAX);
         }
-        long objectSizeBytes = UnitParser.parseBytes("--object-size", objectSize);
+        long objectSizeBytes = Units.parseBytes("--object-size", objectSize);
         if (objectSizeBytes < OBJECT_SIZE_MIN_BYTES || objectSizeBytes > OBJECT_SIZE_MAX_BYTES
                 || objectSizeBytes % OBJECT_SIZE_MIN_BYTES != 0) {
             throw new IllegalArgumentException("--object-size: '" + objectSize + "' must be a multiple of 4KiB"
@@ -169,7 +170,7 @@ public final class MkfsMain implements Callable<Integer> {
             throw new IllegalArgumentException("--qos " + qos + " needs --capacity (e.g. --capacity 200GiB)");
         }
         if (capacity != null) {
-            long capacityBytes = UnitParser.parseBytes("--capacity", capacity);
+            long capacityBytes = Units.parseBytes("--capacity", capacity);
             if (capacityBytes <= 0) {
                 throw new IllegalArgumentException("--capacity: '" + capacity + "' must be positive");
             }
@@ -179,7 +180,7 @@ public final class MkfsMain implements Callable<Integer> {
             if (throughput == null) {
                 throw new IllegalArgumentException("--qos " + qos + " needs --throughput (e.g. --throughput 150MiB/s)");
             }
-            long bytesPerSecond = UnitParser.parseBytesPerSecond("--throughput", throughput);
+            long bytesPerSecond = Units.parseBytesPerSecond("--throughput", throughput);
             if (bytesPerSecond <= 0) {
                 throw new IllegalArgumentException("--throughput: '" + throughput + "' must be positive");
             }
@@ -191,7 +192,7 @@ public final class MkfsMain implements Callable<Integer> {
             if (iops == null) {
                 throw new IllegalArgumentException("--qos " + qos + " needs --iops (e.g. --iops 2000)");
             }
-            long operations = UnitParser.parseIops("--iops", iops);
+            long operations = Units.parseIops("--iops", iops);
             if (operations <= 0) {
                 throw new IllegalArgumentException("--iops: '" + iops + "' must be positive");
             }
