@@ -23,10 +23,18 @@ pids=()
 mount_point="$state/mnt"
 
 cleanup() {
-  if mountpoint -q "$mount_point" 2>/dev/null; then fusermount3 -u "$mount_point" || true; fi
+  local status=$?
+  for mounted in "$mount_point" "$state/mnt2"; do
+    if mountpoint -q "$mounted" 2>/dev/null; then fusermount3 -u "$mounted" || true; fi
+  done
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  echo "logs and state kept in $state"
+  # Kept only when something failed, for the logs; a passing run leaves nothing behind.
+  if [ "$status" -eq 0 ] && [ "${XTREEMFS_E2E_KEEP:-0}" != 1 ]; then
+    rm -rf "$state"
+  else
+    echo "logs and state kept in $state"
+  fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM  # makes the EXIT trap run on signals too

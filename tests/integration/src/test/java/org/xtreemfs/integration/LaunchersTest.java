@@ -81,7 +81,7 @@ class LaunchersTest {
 
         Result badUnit = run("mkfs.xtreemfs", "--qos", "cold", "--capacity", "3TB", volumeUrl + "2");
         assertThat(badUnit.exitCode()).isEqualTo(2);
-        assertThat(badUnit.err()).contains("'3TB'");
+        assertThat(badUnit.err()).contains("\"3TB\"").contains("TiB");
 
         assertThat(run("rmfs.xtreemfs", volumeUrl).exitCode()).isZero();
         Result gone = run("rmfs.xtreemfs", volumeUrl);

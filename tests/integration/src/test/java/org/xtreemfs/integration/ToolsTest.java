@@ -132,6 +132,6 @@ class ToolsTest {
 
         Result badValue = run(new MkfsMain(), "--qos", "random", "--capacity", "5GB", "--iops", "100", url("v"));
         assertThat(badValue.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
-        assertThat(badValue.err()).contains("'5GB'");
+        assertThat(badValue.err()).contains("\"5GB\"").contains("GiB");
     }
 }
