@@ -24,7 +24,7 @@ mount_point="$state/mnt"
 
 cleanup() {
   local status=$?
-  for mounted in "$mount_point" "$state/mnt2"; do
+  for mounted in "$mount_point" "$state/mnt2" "$state/mnt3"; do
     if mountpoint -q "$mounted" 2>/dev/null; then fusermount3 -u "$mounted" || true; fi
   done
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -151,6 +151,150 @@ check "O_DIRECT writes and reads round-trip" bash -c "
   dd if='$state/direct.src' of='$mount_point/direct' bs=128k oflag=direct 2>/dev/null &&
   dd if='$mount_point/direct' of='$state/direct.back' bs=128k iflag=direct 2>/dev/null &&
   cmp '$state/direct.src' '$state/direct.back'"
+
+# Errno values through the mount, checked by number (not by message text) with a small python3
+# helper: errno_is ERRNO CODE ARG... runs CODE (python; ARGs are a[0], a[1], ...) and passes only if
+# it raises OSError with exactly that errno. The os.* calls map one-to-one onto system calls.
+errno_py='
+import ctypes, errno, os, sys
+expected, code, a = sys.argv[1], sys.argv[2], sys.argv[3:]
+def renameat2(source, target, flags):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.renameat2(-100, os.fsencode(source), -100, os.fsencode(target), flags) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, os.strerror(number))
+try:
+    exec(code)
+except OSError as error:
+    if error.errno == getattr(errno, expected):
+        sys.exit(0)
+    print("expected %s, got %s (%s)" % (expected, errno.errorcode.get(error.errno), error), file=sys.stderr)
+    sys.exit(1)
+print("expected %s, the call succeeded" % expected, file=sys.stderr)
+sys.exit(1)'
+errno_is() { /usr/bin/python3 -c "$errno_py" "$@"; }
+# The same as uid/gid 65534 (nobody) without supplementary groups.
+nobody_errno_is() { setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "$errno_py" "$@"; }
+RENAME_NOREPLACE=1
+
+e="$mount_point/errno"
+mkdir "$e" "$e/full" "$e/empty" "$e/empty2"
+echo data > "$e/file"
+echo data > "$e/full/inner"
+check "stat of a missing name is ENOENT" errno_is ENOENT 'os.stat(a[0])' "$e/missing"
+check "open O_RDONLY of a missing file is ENOENT" errno_is ENOENT 'os.open(a[0], os.O_RDONLY)' "$e/missing"
+check "create under a missing directory is ENOENT" errno_is ENOENT \
+  'os.open(a[0], os.O_WRONLY | os.O_CREAT, 0o644)' "$e/missing/new"
+check "unlink of a missing name is ENOENT" errno_is ENOENT 'os.unlink(a[0])' "$e/missing"
+check "rmdir of a missing name is ENOENT" errno_is ENOENT 'os.rmdir(a[0])' "$e/missing"
+check "rename of a missing source is ENOENT" errno_is ENOENT 'os.rename(a[0], a[1])' "$e/missing" "$e/new"
+check "mkdir of an existing directory is EEXIST" errno_is EEXIST 'os.mkdir(a[0])' "$e/full"
+check "mkdir over an existing file is EEXIST" errno_is EEXIST 'os.mkdir(a[0])' "$e/file"
+check "open O_CREAT|O_EXCL of an existing file is EEXIST" errno_is EEXIST \
+  'os.open(a[0], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)' "$e/file"
+check "link onto an existing name is EEXIST" errno_is EEXIST 'os.link(a[0], a[1])' "$e/file" "$e/full/inner"
+check "symlink onto an existing name is EEXIST" errno_is EEXIST 'os.symlink("x", a[0])' "$e/file"
+check "renameat2 RENAME_NOREPLACE onto an existing name is EEXIST and keeps both" bash -c "
+  errno_py=\"\$1\"; /usr/bin/python3 -c \"\$errno_py\" EEXIST 'renameat2(a[0], a[1], $RENAME_NOREPLACE)' \
+    '$e/file' '$e/full/inner' && test \"\$(cat '$e/file')\" = data && test \"\$(cat '$e/full/inner')\" = data" \
+  _ "$errno_py"
+check "rmdir of a non-empty directory is ENOTEMPTY" errno_is ENOTEMPTY 'os.rmdir(a[0])' "$e/full"
+check "rename of a directory onto a non-empty directory is ENOTEMPTY" errno_is ENOTEMPTY \
+  'os.rename(a[0], a[1])' "$e/empty" "$e/full"
+check "open O_WRONLY of a directory is EISDIR" errno_is EISDIR 'os.open(a[0], os.O_WRONLY)' "$e/full"
+check "read(2) of a directory (as cat does) is EISDIR" errno_is EISDIR \
+  'os.read(os.open(a[0], os.O_RDONLY), 1)' "$e/full"
+check "unlink of a directory is EISDIR" errno_is EISDIR 'os.unlink(a[0])' "$e/empty"
+check "rename of a file onto a directory is EISDIR" errno_is EISDIR 'os.rename(a[0], a[1])' "$e/file" "$e/empty"
+check "stat through a file as a path component is ENOTDIR" errno_is ENOTDIR 'os.stat(a[0])' "$e/file/x"
+check "create through a file as a path component is ENOTDIR" errno_is ENOTDIR \
+  'os.open(a[0], os.O_WRONLY | os.O_CREAT, 0o644)' "$e/file/x"
+check "mkdir through a file as a path component is ENOTDIR" errno_is ENOTDIR 'os.mkdir(a[0])' "$e/file/x"
+check "opendir of a file is ENOTDIR" errno_is ENOTDIR 'os.listdir(a[0])' "$e/file"
+check "rmdir of a file is ENOTDIR" errno_is ENOTDIR 'os.rmdir(a[0])' "$e/file"
+check "rename of a directory onto a file is ENOTDIR" errno_is ENOTDIR 'os.rename(a[0], a[1])' "$e/empty2" "$e/file"
+
+name255=$(printf 'n%.0s' $(seq 1 255))
+name256=$(printf 'n%.0s' $(seq 1 256))
+check "create of a 256-byte name is ENAMETOOLONG" errno_is ENAMETOOLONG \
+  'os.open(a[0], os.O_WRONLY | os.O_CREAT, 0o644)' "$e/$name256"
+check "mkdir of a 256-byte name is ENAMETOOLONG" errno_is ENAMETOOLONG 'os.mkdir(a[0])' "$e/$name256"
+check "stat of a 256-byte name is ENAMETOOLONG" errno_is ENAMETOOLONG 'os.stat(a[0])' "$e/$name256"
+check "a 255-byte name: create, write, read back, listed, renamed, removed" bash -c "
+  echo named > '$e/$name255' && test \"\$(cat '$e/$name255')\" = named &&
+  ls '$e' | grep -qx '$name255' && mv '$e/$name255' '$e/${name255%n}m' &&
+  test \"\$(cat '$e/${name255%n}m')\" = named && rm '$e/${name255%n}m' && ! ls '$e' | grep -q '^nnnn'"
+# 16 nested directories of 250 bytes: a path of 4029 bytes inside the volume (plus the mount point,
+# still under PATH_MAX 4096 for the system calls that carry the whole path).
+check "a path of 4029 bytes inside the volume: mkdir -p, write, read back, stat, list, remove" \
+  /usr/bin/python3 -c '
+import os, shutil, sys
+top = os.path.join(sys.argv[1], "deep")
+inside = "/".join(["deep"] + [("%02d" % i) + "d" * 248 for i in range(16)]) + "/f"
+path = os.path.join(sys.argv[1], inside)
+assert len("/errno/" + inside) == 4029 and len(path) < 4095, (len(inside), len(path))
+os.makedirs(os.path.dirname(path))
+with open(path, "wb") as out:
+    out.write(b"deep data")
+with open(path, "rb") as back:
+    assert back.read() == b"deep data"
+assert os.stat(path).st_size == 9
+assert os.listdir(os.path.dirname(path)) == ["f"]
+shutil.rmtree(top)
+assert not os.path.exists(top)' "$e"
+
+# A second volume, created with mkfs.xtreemfs against the same DIR and mounted with -o allow_other:
+# a rename or link between two volumes is EXDEV, and another uid can enter it to get EACCES.
+other="$state/mnt3"
+mkdir -p "$other"
+chmod 0711 "$state"  # lets uid 65534 reach the mount point (the state directory is 0700 by mktemp)
+check "mkfs.xtreemfs creates a second volume" "$repository/bin/mkfs.xtreemfs" "127.0.0.1:$dir_port/other"
+check "the second volume mounts with -o allow_other" "$cpp_build/mount.xtreemfs" -o allow_other \
+  --log-file "$state/mount3.log" --log-level info --timeout-ms 3000 --retries 1 \
+  "pbrpc://127.0.0.1:$dir_port/other" "$other"
+check "rename between two mounted volumes is EXDEV" errno_is EXDEV 'os.rename(a[0], a[1])' "$e/file" "$other/file"
+check "link between two mounted volumes is EXDEV" errno_is EXDEV 'os.link(a[0], a[1])' "$e/file" "$other/file"
+check "mv between two volumes copies and removes the source" bash -c "
+  echo moving > '$e/moving' && mv '$e/moving' '$other/moved' && test \"\$(cat '$other/moved')\" = moving &&
+  ! test -e '$e/moving'"
+
+mkdir -m 0700 "$other/private"
+echo secret > "$other/private/inner"
+echo secret > "$other/secret" && chmod 0700 "$other/secret"
+echo public > "$other/public" && chmod 0644 "$other/public"
+mkdir -m 0755 "$other/shared"
+echo kept > "$other/shared/kept"
+check "root's files are owned by uid 0 as created" test "$(stat -c %u:%a "$other/private"):$(stat -c %u:%a "$other/secret")" = "0:700:0:700"
+check "nobody can read a 0644 file of root (allow_other lets other uids in)" \
+  test "$(setpriv --reuid=65534 --regid=65534 --clear-groups cat "$other/public")" = public
+check "nobody opening root's 0700 file for reading is EACCES" nobody_errno_is EACCES \
+  'os.open(a[0], os.O_RDONLY)' "$other/secret"
+check "nobody opening root's 0700 file for writing is EACCES" nobody_errno_is EACCES \
+  'os.open(a[0], os.O_WRONLY)' "$other/secret"
+check "nobody listing root's 0700 directory is EACCES" nobody_errno_is EACCES 'os.listdir(a[0])' "$other/private"
+check "nobody stat through root's 0700 directory is EACCES" nobody_errno_is EACCES \
+  'os.stat(a[0])' "$other/private/inner"
+check "nobody creating in root's 0755 directory is EACCES" nobody_errno_is EACCES \
+  'os.open(a[0], os.O_WRONLY | os.O_CREAT, 0o644)' "$other/shared/new"
+check "nobody mkdir in root's 0755 directory is EACCES" nobody_errno_is EACCES 'os.mkdir(a[0])' "$other/shared/new"
+check "nobody unlinking in root's 0755 directory is EACCES" nobody_errno_is EACCES \
+  'os.unlink(a[0])' "$other/shared/kept"
+check "nobody chmod of root's file is EPERM" nobody_errno_is EPERM 'os.chmod(a[0], 0o777)' "$other/public"
+
+# Cross-client identity: the C++ FUSE client and the Java client (xtfscp) see the same bytes.
+# 5 MiB + 12345 bytes: several 128 KiB objects and a partial last one.
+volume_url="pbrpc://127.0.0.1:$dir_port/smoke"
+head -c $((5 * 1048576 + 12345)) /dev/urandom > "$state/cross.fuse"
+head -c $((3 * 1048576 + 777)) /dev/urandom > "$state/cross.java"
+check "a file written through FUSE reads back identical through the Java client (xtfscp get)" bash -c "
+  cp '$state/cross.fuse' '$mount_point/cross.fuse' &&
+  '$repository/bin/xtfscp' get '$volume_url/cross.fuse' '$state/cross.fuse.back' &&
+  cmp '$state/cross.fuse' '$state/cross.fuse.back'"
+check "a file written by the Java client (xtfscp put) reads back identical through FUSE" bash -c "
+  '$repository/bin/xtfscp' put '$state/cross.java' '$volume_url/cross.java' &&
+  test \$(stat -c %s '$mount_point/cross.java') = $((3 * 1048576 + 777)) &&
+  cmp '$state/cross.java' '$mount_point/cross.java'"
+check "umount.xtreemfs of the second volume" "$cpp_build/umount.xtreemfs" "$other"
 
 # A stopped OSD must give an error within the RPC timeout (3 s, one retry), never a hang.
 kill -STOP "${pids[2]}"
