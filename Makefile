@@ -23,7 +23,7 @@ cpp: deps        ## the C++ client core and mount.xtreemfs (cpp/build)
 test: deps       ## every test: Java unit/integration/architecture/simulation, C++ unit, system (FUSE)
 	$(MVN) verify
 	$(MAKE) --no-print-directory cpp-test
-	$(MAKE) --no-print-directory system-test
+	tests/system/run $(CPP_BUILD)    # mvn verify has packaged the Java side already
 
 unit: deps       ## unit tests of the pure QoS library and the foundation only (seconds)
 	$(MVN) verify -pl servers/qos,servers/foundation -am

@@ -78,17 +78,13 @@ public final class CopyMain implements Callable<Integer> {
                  FileHandle file = volume.open(url.path(),
                          OpenFlags.O_CREAT | OpenFlags.O_TRUNC | OpenFlags.O_WRONLY, mode)) {
                 byte[] block = new byte[BLOCK_BYTES];
+                Progress progress = new Progress(err, "written", -1);
                 long offset = 0;
-                long nextProgress = PROGRESS_EVERY_BYTES;
                 int read;
                 while ((read = in.readNBytes(block, 0, block.length)) > 0) {
                     file.write(offset, block, 0, read);
                     offset += read;
-                    if (offset >= nextProgress) {
-                        err.printf("xtfscp: %d MiB written%n", offset >> 20);
-                        err.flush();
-                        nextProgress += PROGRESS_EVERY_BYTES;
-                    }
+                    progress.reached(offset);
                 }
                 file.fsync();
                 commandSpec.commandLine().getOut().printf("wrote %d bytes to %s%n", offset, url);
@@ -124,8 +120,8 @@ public final class CopyMain implements Callable<Integer> {
                          StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
                 long sizeBytes = file.getattr().getSizeBytes();
                 byte[] block = new byte[BLOCK_BYTES];
+                Progress progress = new Progress(err, "read", sizeBytes);
                 long offset = 0;
-                long nextProgress = PROGRESS_EVERY_BYTES;
                 while (offset < sizeBytes) {
                     int read = file.read(offset, block, 0, (int) Math.min(block.length, sizeBytes - offset));
                     if (read <= 0) {
@@ -133,11 +129,7 @@ public final class CopyMain implements Callable<Integer> {
                     }
                     out.write(block, 0, read);
                     offset += read;
-                    if (offset >= nextProgress) {
-                        err.printf("xtfscp: %d of %d MiB read%n", offset >> 20, sizeBytes >> 20);
-                        err.flush();
-                        nextProgress += PROGRESS_EVERY_BYTES;
-                    }
+                    progress.reached(offset);
                 }
                 out.flush();
                 if (!toStandardOutput) {
@@ -145,6 +137,31 @@ public final class CopyMain implements Callable<Integer> {
                 }
             }
             return ToolRunner.EXIT_OK;
+        }
+    }
+
+    /** Reports every {@link #PROGRESS_EVERY_BYTES} copied on standard error, so long copies show life. */
+    static final class Progress {
+        private final PrintWriter err;
+        private final String verb;
+        private final long totalBytes;
+        private long nextReportBytes = PROGRESS_EVERY_BYTES;
+
+        /** {@code totalBytes} is -1 when the size is not known in advance (standard input). */
+        Progress(PrintWriter err, String verb, long totalBytes) {
+            this.err = err;
+            this.verb = verb;
+            this.totalBytes = totalBytes;
+        }
+
+        void reached(long copiedBytes) {
+            if (copiedBytes < nextReportBytes) {
+                return;
+            }
+            String total = totalBytes < 0 ? "" : " of " + (totalBytes >> 20);
+            err.printf("xtfscp: %d%s MiB %s%n", copiedBytes >> 20, total, verb);
+            err.flush();
+            nextReportBytes = (copiedBytes / PROGRESS_EVERY_BYTES + 1) * PROGRESS_EVERY_BYTES;
         }
     }
 

@@ -211,11 +211,9 @@ public final class OsdConfig {
         return settings.get(CAPABILITY_SECRET);
     }
 
-    /** Every effective value, with the secret masked: safe to log. */
+    /** Every effective value, with secrets masked by {@link Settings#toString()}: safe to log. */
     @Override
     public String toString() {
-        Map<String, String> values = new java.util.LinkedHashMap<>(settings.formatted());
-        values.put(CAPABILITY_SECRET.key(), "***");
-        return "osd" + values;
+        return settings.toString();
     }
 }

@@ -2,8 +2,6 @@ package org.xtreemfs.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
@@ -22,8 +20,6 @@ class CopyToolTest {
     @TempDir
     Path folder;
 
-    private record Result(int exitCode, String out, String err) {}
-
     @BeforeAll
     static void startCluster() throws Exception {
         cluster = TestCluster.start(3);
@@ -37,11 +33,8 @@ class CopyToolTest {
         }
     }
 
-    private static Result run(Object tool, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exitCode = ToolRunner.execute(tool, new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(exitCode, out.toString(), err.toString());
+    private static ToolRun run(Object tool, String... args) {
+        return ToolRun.of(tool, args);
     }
 
     // A 3 MiB + 17 byte file (not a multiple of the object size) put into a striped volume comes back identical.
@@ -50,12 +43,12 @@ class CopyToolTest {
         byte[] contents = new byte[3 * 1024 * 1024 + 17];
         new Random(3).nextBytes(contents);
         Path source = Files.write(folder.resolve("source"), contents);
-        Result put = run(new CopyMain(), "put", source.toString(), cluster.dirUrl() + "/copies/dir-less-file");
+        ToolRun put = run(new CopyMain(), "put", source.toString(), cluster.dirUrl() + "/copies/dir-less-file");
         assertThat(put.exitCode()).as(put.err()).isZero();
         assertThat(put.out()).contains("wrote " + contents.length + " bytes");
 
         Path target = folder.resolve("target");
-        Result get = run(new CopyMain(), "get", cluster.dirUrl() + "/copies/dir-less-file", target.toString());
+        ToolRun get = run(new CopyMain(), "get", cluster.dirUrl() + "/copies/dir-less-file", target.toString());
         assertThat(get.exitCode()).as(get.err()).isZero();
         assertThat(Files.readAllBytes(target)).isEqualTo(contents);
 
@@ -71,21 +64,21 @@ class CopyToolTest {
     @Test
     void refusalsNameTheBadValue() throws Exception {
         Path source = Files.write(folder.resolve("small"), new byte[] {42});
-        Result volumeOnly = run(new CopyMain(), "put", source.toString(), cluster.dirUrl() + "/copies");
+        ToolRun volumeOnly = run(new CopyMain(), "put", source.toString(), cluster.dirUrl() + "/copies");
         assertThat(volumeOnly.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
         assertThat(volumeOnly.err()).contains("copies");
 
-        Result badMode = run(new CopyMain(), "put", "--mode", "999", source.toString(),
+        ToolRun badMode = run(new CopyMain(), "put", "--mode", "999", source.toString(),
                 cluster.dirUrl() + "/copies/x");
         assertThat(badMode.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
         assertThat(badMode.err()).contains("'999'");
 
-        Result unknown = run(new CopyMain(), "get", cluster.dirUrl() + "/copies/no-such-file",
+        ToolRun unknown = run(new CopyMain(), "get", cluster.dirUrl() + "/copies/no-such-file",
                 folder.resolve("out").toString());
         assertThat(unknown.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
         assertThat(unknown.err()).contains("no-such-file");
 
-        Result noCommand = run(new CopyMain());
+        ToolRun noCommand = run(new CopyMain());
         assertThat(noCommand.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
     }
 }

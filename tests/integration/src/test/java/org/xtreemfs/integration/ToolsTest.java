@@ -2,8 +2,6 @@ package org.xtreemfs.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,8 +18,6 @@ import org.xtreemfs.client.tools.XtfsutilMain;
 class ToolsTest {
     private static TestCluster cluster;
 
-    private record Result(int exitCode, String out, String err) {}
-
     @BeforeAll
     static void startCluster() throws Exception {
         cluster = TestCluster.start(3);
@@ -34,11 +30,8 @@ class ToolsTest {
         }
     }
 
-    private static Result run(Object tool, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exitCode = ToolRunner.execute(tool, new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(exitCode, out.toString(), err.toString());
+    private static ToolRun run(Object tool, String... args) {
+        return ToolRun.of(tool, args);
     }
 
     private static String url(String volumeAndPath) {
@@ -48,17 +41,17 @@ class ToolsTest {
     // A volume created without any QoS option is listed with its id and no reservation, and can be removed.
     @Test
     void mkfsLsfsRmfsWithoutQos() {
-        Result created = run(new MkfsMain(), url("plain"));
+        ToolRun created = run(new MkfsMain(), url("plain"));
         assertThat(created.exitCode()).as(created.err()).isZero();
         assertThat(created.out()).contains("created volume 'plain'").contains("reservation none");
 
-        Result listed = run(new LsfsMain(), cluster.dirUrl());
+        ToolRun listed = run(new LsfsMain(), cluster.dirUrl());
         assertThat(listed.exitCode()).as(listed.err()).isZero();
         String line = listed.out().lines().filter(candidate -> candidate.startsWith("plain ")).findFirst().orElseThrow();
         assertThat(line).contains("RAID0 width 1 object size 128KiB").contains("none (best-effort)")
                 .containsPattern("[0-9a-f]{8}-[0-9a-f]{4}-");
 
-        Result removed = run(new RmfsMain(), url("plain"));
+        ToolRun removed = run(new RmfsMain(), url("plain"));
         assertThat(removed.exitCode()).as(removed.err()).isZero();
         assertThat(run(new LsfsMain(), cluster.dirUrl()).out()).doesNotContain("plain ");
     }
@@ -66,10 +59,10 @@ class ToolsTest {
     // A QoS volume carries its reservation in the units given, and the striping options, as lsfs shows.
     @Test
     void mkfsWithQosAndStriping() {
-        Result created = run(new MkfsMain(), "--qos", "sequential", "--capacity", "200GiB", "--throughput",
+        ToolRun created = run(new MkfsMain(), "--qos", "sequential", "--capacity", "200GiB", "--throughput",
                 "150MiB/s", "--striping-width", "3", "--object-size", "256KiB", url("analytics"));
         assertThat(created.exitCode()).as(created.err()).isZero();
-        Result listed = run(new LsfsMain(), cluster.dirUrl());
+        ToolRun listed = run(new LsfsMain(), cluster.dirUrl());
         String line = listed.out().lines().filter(candidate -> candidate.startsWith("analytics ")).findFirst()
                 .orElseThrow();
         assertThat(line).contains("RAID0 width 3 object size 256KiB")
@@ -88,7 +81,7 @@ class ToolsTest {
                 fileId = file.fileId();
             }
         }
-        Result shown = run(new XtfsutilMain(), url("layout/data"));
+        ToolRun shown = run(new XtfsutilMain(), url("layout/data"));
         assertThat(shown.exitCode()).as(shown.err()).isZero();
         assertThat(shown.out()).contains("volume:").contains("layout (id ")
                 .contains(fileId).contains("regular file").contains("300000 bytes")
@@ -96,7 +89,7 @@ class ToolsTest {
         for (String osdUuid : cluster.osdUuids()) {
             assertThat(shown.out()).containsPattern("OSD " + osdUuid + " at 127\\.0\\.0\\.1:[0-9]+");
         }
-        Result directory = run(new XtfsutilMain(), url("layout"));
+        ToolRun directory = run(new XtfsutilMain(), url("layout"));
         assertThat(directory.exitCode()).as(directory.err()).isZero();
         assertThat(directory.out()).contains("directory");
     }
@@ -105,32 +98,32 @@ class ToolsTest {
     // a message naming the bad value.
     @Test
     void refusalsNameTheBadValue() {
-        Result unknownVolume = run(new RmfsMain(), url("nosuchvolume"));
+        ToolRun unknownVolume = run(new RmfsMain(), url("nosuchvolume"));
         assertThat(unknownVolume.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
         assertThat(unknownVolume.err()).contains("nosuchvolume");
 
-        Result unknownForXtfsutil = run(new XtfsutilMain(), url("nosuchvolume/file"));
+        ToolRun unknownForXtfsutil = run(new XtfsutilMain(), url("nosuchvolume/file"));
         assertThat(unknownForXtfsutil.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
         assertThat(unknownForXtfsutil.err()).contains("nosuchvolume");
 
         assertThat(run(new MkfsMain(), url("twice")).exitCode()).isZero();
-        Result duplicate = run(new MkfsMain(), url("twice"));
+        ToolRun duplicate = run(new MkfsMain(), url("twice"));
         assertThat(duplicate.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
         assertThat(duplicate.err()).contains("twice");
 
-        Result unknownFile = run(new XtfsutilMain(), url("twice/missing/file"));
+        ToolRun unknownFile = run(new XtfsutilMain(), url("twice/missing/file"));
         assertThat(unknownFile.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
         assertThat(unknownFile.err()).contains("/missing/file").contains("ENOENT");
 
-        Result invalidName = run(new MkfsMain(), url("bad!name"));
+        ToolRun invalidName = run(new MkfsMain(), url("bad!name"));
         assertThat(invalidName.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
         assertThat(invalidName.err()).contains("'bad!name'");
 
-        Result badUrl = run(new LsfsMain(), "pbrpc://127.0.0.1:notaport");
+        ToolRun badUrl = run(new LsfsMain(), "pbrpc://127.0.0.1:notaport");
         assertThat(badUrl.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
         assertThat(badUrl.err()).contains("'notaport'");
 
-        Result badValue = run(new MkfsMain(), "--qos", "random", "--capacity", "5GB", "--iops", "100", url("v"));
+        ToolRun badValue = run(new MkfsMain(), "--qos", "random", "--capacity", "5GB", "--iops", "100", url("v"));
         assertThat(badValue.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
         assertThat(badValue.err()).contains("\"5GB\"").contains("GiB");
     }
