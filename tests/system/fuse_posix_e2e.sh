@@ -6,68 +6,11 @@
 #
 #   tests/system/fuse_posix_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
 #   e.g. tests/system/fuse_posix_e2e.sh . cpp/build   (make system-test runs it through tests/system/run)
-set -euo pipefail
-repository="$(cd "$1" && pwd)"
-cpp_build="$(cd "$2" && pwd)"
-state="$(mktemp -d /tmp/xtreemfs-e2e.XXXXXX)"
-# Ports the kernel reports free right now (bound to port 0, then released), so parallel runs and other
-# services on this machine do not collide; the servers bind them a moment later.
-read -r dir_port mrc_port osd0_port osd1_port < <(/usr/bin/python3 -c '
-import socket
-sockets = [socket.socket() for _ in range(4)]
-for s in sockets:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in sockets))')
-secret="e2e-secret-$$-0123456789abcdef"
-pids=()
+source "$(dirname "$(readlink -f "$0")")/lib.sh"
+system_setup "$1" "$2"
 mount_point="$state/mnt"
-
-cleanup() {
-  local status=$?
-  for mounted in "$mount_point" "$state/mnt2" "$state/mnt3"; do
-    if mountpoint -q "$mounted" 2>/dev/null; then fusermount3 -u "$mounted" || true; fi
-  done
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  # Kept only when something failed, for the logs; a passing run leaves nothing behind.
-  if [ "$status" -eq 0 ] && [ "${XTREEMFS_E2E_KEEP:-0}" != 1 ]; then
-    rm -rf "$state"
-  else
-    echo "logs and state kept in $state"
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM  # makes the EXIT trap run on signals too
-
-# start NAME LOG COMMAND...: runs a service in the background and waits (bounded) for its READY line.
-start() {
-  local name="$1" log="$2"; shift 2
-  "$@" >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 1 300); do
-    if grep -q "^READY" "$log"; then echo "started $name: $(grep -m1 '^READY' "$log")"; return 0; fi
-    if ! kill -0 "${pids[-1]}" 2>/dev/null; then echo "$name exited:"; cat "$log"; return 1; fi
-    sleep 0.1
-  done
-  echo "$name not READY within 30 s:"; cat "$log"; return 1
-}
-
-export BUILD_SUFFIX="${BUILD_SUFFIX:-}"
-common=(-Dcapability.secret="$secret")
-start dir "$state/dir.log" "$repository/bin/xtreemfs-dir" -Ddir.port=$dir_port -Ddir.status.port=0 \
-  -Ddir.database.path="$state/dir" -Ddir.bindAddress=127.0.0.1
-start mrc "$state/mrc.log" "$repository/bin/xtreemfs-mrc" "${common[@]}" -Dmrc.port=$mrc_port \
-  -Dmrc.status.port=0 -Dmrc.database.path="$state/mrc" -Dmrc.dir.address=127.0.0.1:$dir_port \
-  -Dmrc.bindAddress=127.0.0.1 -Dmrc.advertisedAddress=127.0.0.1 -Dmrc.heartbeat.periodMs=500 \
-  -Dmrc.placement.osdCacheTtlMs=100
-for i in 0 1; do
-  port_var="osd${i}_port"
-  start "osd$i" "$state/osd$i.log" "$repository/bin/xtreemfs-osd" "${common[@]}" \
-    -Dosd.port=${!port_var} -Dosd.status.port=0 -Dosd.object.path="$state/osd$i" \
-    -Dosd.dir.address=127.0.0.1:$dir_port -Dosd.bindAddress=127.0.0.1 \
-    -Dosd.advertised.address=127.0.0.1 -Dosd.heartbeat.periodMs=500 -Dosd.deletion.delayMs=0
-done
-sleep 1  # let both OSDs heartbeat so the MRC's placement sees them
+mounts+=("$state/mnt2" "$state/mnt3")
+start_cluster 2
 
 echo "== client core smoke test"
 "$cpp_build/xtreemfs_e2e_smoke" "127.0.0.1:$dir_port/smoke" 2
@@ -76,12 +19,7 @@ echo "== FUSE mount"
 mkdir -p "$mount_point"
 "$cpp_build/mount.xtreemfs" --log-file "$state/mount.log" --log-level info --timeout-ms 3000 --retries 1 \
   "pbrpc://127.0.0.1:$dir_port/smoke" "$mount_point"
-failures=0
-passes=0
-check() {  # check DESCRIPTION COMMAND...: runs COMMAND, prints PASS/FAIL
-  local what="$1"; shift
-  if "$@"; then echo "PASS $what"; passes=$((passes + 1)); else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
+mounts+=("$mount_point")
 head -c 3000000 /dev/urandom > "$state/random.bin"
 check "cp of 3 MB into the mount" cp "$state/random.bin" "$mount_point/random.bin"
 check "file reads back identical" cmp "$state/random.bin" "$mount_point/random.bin"
@@ -152,29 +90,6 @@ check "O_DIRECT writes and reads round-trip" bash -c "
   dd if='$mount_point/direct' of='$state/direct.back' bs=128k iflag=direct 2>/dev/null &&
   cmp '$state/direct.src' '$state/direct.back'"
 
-# Errno values through the mount, checked by number (not by message text) with a small python3
-# helper: errno_is ERRNO CODE ARG... runs CODE (python; ARGs are a[0], a[1], ...) and passes only if
-# it raises OSError with exactly that errno. The os.* calls map one-to-one onto system calls.
-errno_py='
-import ctypes, errno, os, sys
-expected, code, a = sys.argv[1], sys.argv[2], sys.argv[3:]
-def renameat2(source, target, flags):
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.renameat2(-100, os.fsencode(source), -100, os.fsencode(target), flags) != 0:
-        number = ctypes.get_errno()
-        raise OSError(number, os.strerror(number))
-try:
-    exec(code)
-except OSError as error:
-    if error.errno == getattr(errno, expected):
-        sys.exit(0)
-    print("expected %s, got %s (%s)" % (expected, errno.errorcode.get(error.errno), error), file=sys.stderr)
-    sys.exit(1)
-print("expected %s, the call succeeded" % expected, file=sys.stderr)
-sys.exit(1)'
-errno_is() { /usr/bin/python3 -c "$errno_py" "$@"; }
-# The same as uid/gid 65534 (nobody) without supplementary groups.
-nobody_errno_is() { setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "$errno_py" "$@"; }
 RENAME_NOREPLACE=1
 
 e="$mount_point/errno"
@@ -335,5 +250,4 @@ check "a killed mount answers with an error, not a hang" bash -c "
 check "umount.xtreemfs cleans up the dead mount" bash -c "'$cpp_build/umount.xtreemfs' '$state/mnt2' && ! mountpoint -q '$state/mnt2'"
 
 echo "mount log:"; tail -20 "$state/mount.log" || true
-echo "system: $passes passed, $failures failed"
-if [ "$failures" -ne 0 ]; then exit 1; fi
+system_finish
