@@ -104,6 +104,24 @@ def fio_command(filename: Path, rw: str, block_size: str, size_bytes: int, runti
     return command
 
 
+def run_child(command: List[str], timeout_s: float) -> subprocess.CompletedProcess:
+    """subprocess.run, except that on an interruption or timeout the child gets SIGTERM first: fio
+    then stops its job processes (which run in sessions of their own) instead of leaving them
+    writing to the mount that is about to be unmounted."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as child:
+        try:
+            stdout, stderr = child.communicate(timeout=timeout_s)
+        except BaseException:
+            child.terminate()
+            try:
+                child.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.communicate()
+            raise
+    return subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
+
+
 class Progress:
     """Announces each step on stderr with the time since the start, and its duration when it ends."""
 
@@ -201,8 +219,7 @@ class FuseBenchmark:
 
     def fio(self, target: str, workload: str, direction: str, command: List[str]) -> FioResult:
         with self.progress.step("%s on %s" % (workload, target)) as step:
-            completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                       timeout=self.options.runtime_s + FIO_HANG_GUARD_S)
+            completed = run_child(command, self.options.runtime_s + FIO_HANG_GUARD_S)
             if completed.returncode != 0:
                 raise BenchmarkError("fio %s on %s exited with %d: %s" % (
                     workload, target, completed.returncode, (completed.stderr or completed.stdout)[-2000:]))
@@ -287,8 +304,7 @@ class FuseBenchmark:
             command.append(str(limit_s))
             description += " (at most %d s)" % limit_s
         with self.progress.step(description) as step:
-            completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                       timeout=(limit_s or 0) + FIO_HANG_GUARD_S)
+            completed = run_child(command, (limit_s or 0) + FIO_HANG_GUARD_S)
             if completed.returncode != 0:
                 raise BenchmarkError("%s failed: %s" % (description, completed.stderr.strip()))
             outcome = json.loads(completed.stdout)
