@@ -152,6 +152,7 @@ class FuseBenchmark:
         self.notes: List[str] = []
         self.runs: Dict[str, Dict[str, dict]] = {MOUNT: {}, RAW: {}}
         self.rows: List[Row] = []
+        self.load_average_start = os.getloadavg()[0]  # 1-minute average: how busy the shared machine was
 
     # ---- set-up and tear-down
 
@@ -315,6 +316,8 @@ class FuseBenchmark:
 
 
 def fio_version() -> str:
+    if shutil.which("fio") is None:
+        return "fio not installed"
     return subprocess.run(["fio", "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
 
 
@@ -324,7 +327,8 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
                 "runtime_s": options.runtime_s, "files": options.files,
                 "metadata_limit_s": options.metadata_limit_s, "osds": options.osds,
                 "stripe_width": options.stripe_width, "mount_args": options.mount_args}
-    host = {"cpus": os.cpu_count(), "kernel": platform.release(), "fio": fio_version()}
+    host = {"cpus": os.cpu_count(), "kernel": platform.release(), "fio": fio_version(),
+            "load_average_start": benchmark.load_average_start, "load_average_end": os.getloadavg()[0]}
     report = {"benchmark": "fuse", "started_utc": started.isoformat(timespec="seconds"),
               "duration_s": round(duration_s, 1), "host": host, "settings": settings,
               "page_cache_dropped": benchmark.page_cache_dropped,
@@ -336,12 +340,13 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
     paths["json"].write_text(json.dumps(report, indent=2) + "\n")
     lines = ["# FUSE benchmark, %s" % report["started_utc"], "",
              "mount.xtreemfs on a private cluster of %d OSDs (stripe width %d, all on loopback) against the "
-             "raw local disk, same run. Sequential: %d MiB file, buffered 1 MiB requests, fsync at the end "
-             "of writing. Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
+             "raw local disk, same run. Sequential: buffered 1 MiB requests, up to %d MiB written (at most %d s) "
+             "with fsync at the end, then read back. Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
              "Metadata: up to %d files in one directory, at most %d s per operation. Caches are cold before every read and before stat. "
-             "Host: %d CPUs, kernel %s, %s; duration %.0f s."
-             % (options.osds, options.stripe_width, options.size_mib, options.random_size_mib,
-                options.runtime_s, options.files, options.metadata_limit_s, host["cpus"], host["kernel"], host["fio"], duration_s), "",
+             "Host: %d CPUs, kernel %s, %s, load average %.1f at the start and %.1f at the end; duration %.0f s."
+             % (options.osds, options.stripe_width, options.size_mib, options.runtime_s, options.random_size_mib,
+                options.runtime_s, options.files, options.metadata_limit_s, host["cpus"], host["kernel"],
+                host["fio"], benchmark.load_average_start, host["load_average_end"], duration_s), "",
              markdown_table(benchmark.rows).rstrip(), "",
              "Ratio = mount / raw disk; higher is better, 1.0 means as fast as the local disk. One run on a "
              "shared machine: noisy."]

@@ -3,12 +3,15 @@ ratio rows, the table, fio command lines and option checks.
 
     python3 -m unittest discover -s tests/bench/fuse -p 'test_*.py'
 """
+import datetime
 import json
+import tempfile
+import types
 import unittest
 from pathlib import Path
 
 from fio_results import FioOutputError, Row, fio_row, format_ratio, markdown_table, parse_fio_json
-from run_fuse_bench import fio_command, parse_arguments
+from run_fuse_bench import fio_command, parse_arguments, write_report
 
 TESTDATA = Path(__file__).resolve().parent / "testdata"
 RANDOM_READ = (TESTDATA / "fio-randread-4k-qd32.json").read_text()
@@ -123,6 +126,26 @@ class CommandLineTest(unittest.TestCase):
     def test_non_positive_sizes_are_rejected(self):
         with self.assertRaises(SystemExit):
             parse_arguments(["--files", "0"])
+
+
+class ReportTest(unittest.TestCase):
+    def test_markdown_and_json_files(self):
+        with tempfile.TemporaryDirectory() as folder:
+            options = parse_arguments(["--out", folder, "--files", "500"])
+            benchmark = types.SimpleNamespace(
+                rows=[Row("create, 500 files", "ops/s", 100.0, 400.0)], runs={"mount": {}, "raw disk": {}},
+                notes=["create on the mount stopped early"], page_cache_dropped=True, load_average_start=1.5)
+            started = datetime.datetime(2026, 11, 22, 13, 0, 5, tzinfo=datetime.timezone.utc)
+            paths = write_report(options, started, 42.0, benchmark)
+            self.assertEqual(paths["md"].name, "fuse-20261122T130005Z.md")
+            report = json.loads(paths["json"].read_text())
+            self.assertEqual(report["rows"], [{"operation": "create, 500 files", "unit": "ops/s", "mount": 100.0,
+                                               "raw_disk": 400.0, "ratio": 0.25}])
+            self.assertEqual(report["settings"]["files"], 500)
+            self.assertEqual(report["notes"], ["create on the mount stopped early"])
+            markdown = paths["md"].read_text()
+            self.assertIn("| create, 500 files | ops/s | 100.0 | 400.0 | 0.25 |", markdown)
+            self.assertIn("- create on the mount stopped early", markdown)
 
 
 if __name__ == "__main__":
