@@ -39,7 +39,7 @@ sim: java        ## every simulation scenario, with CSV output and plots under s
 	contrib/bench/plot_reservations.py --csv-dir $(STATE)/sim --out $(STATE)/sim/reservations.png
 	@echo "plot: $(STATE)/sim/reservations.png"
 
-bench: java      ## benchmarks (never part of make test); figures go to state/bench
+bench: java cpp  ## benchmarks (never part of make test); figures go to state/bench
 	bin/xtreemfs-bench --out $(STATE)/bench
 
 run: build       ## start a local cluster (DIR, MRC, three typed OSDs) and a demo volume
