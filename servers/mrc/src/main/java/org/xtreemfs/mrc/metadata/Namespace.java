@@ -199,14 +199,12 @@ public final class Namespace {
             }
             stat.setMode(FileModes.type(current.getMode()) | permissions);
         }
-        boolean chown = false;
         if (has(toSet, SetattrField.SETATTR_UID) && requested.getUid() != current.getUid()) {
             if (!caller.isRoot()) {
                 throw RpcException.errno(Errno.EPERM, "only root may change the owner of '" + path + "' to uid "
                         + Integer.toUnsignedString(requested.getUid()));
             }
             stat.setUid(requested.getUid());
-            chown = true;
         }
         if (has(toSet, SetattrField.SETATTR_GID) && requested.getGid() != current.getGid()) {
             boolean ownerInGroup = caller.uid() == current.getUid() && caller.isInGroup(requested.getGid());
@@ -216,17 +214,15 @@ public final class Namespace {
                         + " (only root, or the owner to one of its groups)");
             }
             stat.setGid(requested.getGid());
-            chown = true;
         }
         if ((has(toSet, SetattrField.SETATTR_UID) || has(toSet, SetattrField.SETATTR_GID)) && !caller.isRoot()) {
             if (!Permissions.isOwnerOrRoot(caller, current)) {
                 throw RpcException.errno(Errno.EPERM, "uid " + caller.uid() + " may not chown '" + path + "'");
             }
-            chown = true;
         }
         // Linux (since 2.2.13) treats every chown(2) of a non-directory alike, also one by root or one
         // that keeps the owner: the privilege bits go even when no id changes.
-        chown = has(toSet, SetattrField.SETATTR_UID) || has(toSet, SetattrField.SETATTR_GID);
+        boolean chown = has(toSet, SetattrField.SETATTR_UID) || has(toSet, SetattrField.SETATTR_GID);
         if (chown && !directory) {
             stat.setMode(stat.getMode() & ~privilegeBitsDroppedByChown(caller, stat.getMode(), current.getGid()));
         }
