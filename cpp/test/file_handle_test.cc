@@ -164,22 +164,27 @@ TEST_F(FileHandleTest, XCapIsRenewedBeforeItExpires) {
   const std::uint64_t first_expiry_ms = file->CurrentXCap().expires_ms();
   clock.Advance(FakeCluster::kXCapLifetimeMs - 1000);  // inside the default 60 s margin
   file->Write(0, "still allowed");
+  file->Flush();  // write-behind: the OSD call happens by flush at the latest
   EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
   EXPECT_GT(file->CurrentXCap().expires_ms(), first_expiry_ms);
   clock.Advance(10);
   file->Write(13, "!");
+  file->Flush();
   EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
 }
 
 TEST_F(FileHandleTest, AuthFailedFromAnOsdRenewsOnceAndRetries) {
-  // One AUTH_FAILED leads to a renewal and a successful repeat; a second one reaches the caller.
+  // One AUTH_FAILED leads to a renewal and a successful repeat; a second one reaches the caller
+  // (with write-behind at the flush that sends the write).
   auto file = Create("/auth");
   cluster.auth_failures_to_inject = 1;
   file->Write(0, "ok");
+  file->Flush();
   EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
   cluster.auth_failures_to_inject = 2;
   try {
     file->Write(0, "no");
+    file->Flush();
     FAIL() << "expected an error";
   } catch (const rpc::RpcError& error) {
     EXPECT_EQ(error.posix_errno(), EACCES);
@@ -254,6 +259,7 @@ TEST_F(FileHandleTest, PiecesOfOneRequestGoToTheOsdsConcurrently) {
   auto file = probed_volume->OpenFile(user, "/parallel", O_CREAT | O_RDWR, 0644);
   const std::string data = PatternOf(kStripeWidth * kObjectSizeBytes, 5);
   file->Write(0, data);
+  file->Flush();  // write-behind sends the three objects concurrently; flush waits for them
   EXPECT_EQ(probe.max_in_flight, static_cast<int>(kStripeWidth));
   probe.max_in_flight = 0;
   EXPECT_EQ(file->Read(0, data.size()), data);

@@ -13,6 +13,7 @@
 
 #include "client/clock.h"
 #include "client/dir_url.h"
+#include "client/io_pool.h"
 #include "client/uuid_resolver.h"
 #include "common.pb.h"
 #include "mrc.pb.h"
@@ -29,6 +30,7 @@ struct VolumeOptions {
   // Renew an XCap when it expires within this margin, so an operation never starts with a cap that
   // may expire in flight.
   std::uint32_t xcap_renew_margin_ms = 60000;
+  IoOptions io;  // I/O threads, write-behind and read-ahead windows, buffer budget
 };
 
 using xtreemfs::rpc::UserCredentials;
@@ -85,6 +87,8 @@ class Volume {
   // OSD deletions that failed after the MRC dropped a file's last link: their objects stay until
   // an administrator cleans up. Exposed for tests and status output.
   std::uint64_t FailedObjectDeletions() const { return failed_object_deletions_.load(); }
+  // The I/O pool and buffer budget shared by this volume's files (tests check the bounds).
+  IoResources& io_resources() { return io_; }
 
  private:
   friend class FileHandle;
@@ -122,6 +126,8 @@ class Volume {
   // Open files by file id; an entry lives while a handle of the file is open (bounded by the
   // number of open handles).
   std::unordered_map<std::string, std::weak_ptr<FileState>> files_;
+  // Last member: destroyed first, so its workers stop while everything they use still exists.
+  IoResources io_{options_.io};
 };
 
 }  // namespace xtreemfs::client

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -57,10 +58,31 @@ client::FileHandle* HandleOf(struct fuse_file_info* info) {
   return reinterpret_cast<client::FileHandle*>(static_cast<std::uintptr_t>(info->fh));
 }
 
-void* Init(struct fuse_conn_info*, struct fuse_config* config) {
+// Requests of up to 1 MiB (8 objects of the default 128 KiB) let one FUSE write or read reach every
+// OSD of the stripe at once; libfuse sizes its buffers before init, so this only ever lowers.
+constexpr unsigned kFuseRequestBytesMax = 1 << 20;
+// Kernel read-ahead and asynchronous direct I/O requests in flight (the kernel default is 12).
+constexpr unsigned kFuseBackgroundRequestsMax = 64;
+
+void* Init(struct fuse_conn_info* connection, struct fuse_config* config) {
   // Inode numbers come from the MRC; permissions are checked by the MRC, not by the kernel.
   config->use_ino = 1;
   config->nullpath_ok = 0;
+  connection->max_write = std::min(connection->max_write, kFuseRequestBytesMax);
+  connection->max_background = kFuseBackgroundRequestsMax;
+  connection->congestion_threshold = kFuseBackgroundRequestsMax * 3 / 4;
+  // Concurrent reads of one file (kernel read-ahead) are fine: handles are thread-safe.
+  if ((connection->capable & FUSE_CAP_ASYNC_READ) != 0) connection->want |= FUSE_CAP_ASYNC_READ;
+  // No FUSE_CAP_WRITEBACK_CACHE: the kernel would then decide file sizes and batch writes itself,
+  // which the client's size tracking and write-behind do not expect (see cpp/README.md).
+  connection->want &= ~static_cast<unsigned>(FUSE_CAP_WRITEBACK_CACHE);
+  MountContext& context = *static_cast<MountContext*>(fuse_get_context()->private_data);
+  context.log.Log(LogLevel::kInfo,
+                  "fuse init: max_write=" + std::to_string(connection->max_write) +
+                      " max_readahead=" + std::to_string(connection->max_readahead) +
+                      " max_background=" + std::to_string(connection->max_background) +
+                      " async_read=" +
+                      std::to_string((connection->want & FUSE_CAP_ASYNC_READ) != 0 ? 1 : 0));
   return fuse_get_context()->private_data;
 }
 
@@ -180,8 +202,10 @@ int Open(const char* path, struct fuse_file_info* info) {
   return Run("open", path, [&](MountContext& context) {
     auto handle = context.volume->OpenFile(CallerCredentials(), path,
                                            static_cast<std::uint32_t>(info->flags), 0);
-    // O_DIRECT: every read and write goes to the OSDs, bypassing the kernel's page cache.
+    // O_DIRECT: every read and write goes to the OSDs, bypassing the kernel's page cache and the
+    // client's write-behind and read-ahead.
     info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
+    if (info->direct_io) handle->DisableBuffering();
     info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
     return 0;
   });
@@ -192,6 +216,7 @@ int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
     auto handle = context.volume->OpenFile(
         CallerCredentials(), path, static_cast<std::uint32_t>(info->flags) | O_CREAT, mode);
     info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
+    if (info->direct_io) handle->DisableBuffering();
     info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
     return 0;
   });
@@ -246,6 +271,8 @@ int Statfs(const char* path, struct statvfs* out) {
   });
 }
 
+// close(2) of a descriptor: buffered writes are sent and their errors returned here (release
+// cannot report errors to the application).
 int Flush(const char* path, struct fuse_file_info* info) {
   return Run("flush", path, [&](MountContext&) {
     HandleOf(info)->Flush();
