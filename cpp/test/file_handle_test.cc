@@ -82,14 +82,14 @@ TEST_F(FileHandleTest, HolesReadAsZerosAndReadsStopAtTheKnownSize) {
 }
 
 TEST_F(FileHandleTest, CloseAndFsyncReportTheWrittenSizeToTheMrcOnlyWhenItChanged) {
-  // fsync sends MRC_UPDATE_FILE_SIZE (not closing), close sends it with close_file, and an unchanged
-  // size is not sent again.
+  // fsync and close send MRC_UPDATE_FILE_SIZE after writes (with close_file, so the MRC sets
+  // mtime), and nothing is sent again while nothing was written.
   auto file = Create("/sized");
   file->Write(10, "0123456789");
   file->Fsync();
   ASSERT_EQ(cluster.size_updates.size(), 1u);
   EXPECT_EQ(cluster.size_updates[0].new_file_size().size_bytes(), 20u);
-  EXPECT_FALSE(cluster.size_updates[0].close_file());
+  EXPECT_TRUE(cluster.size_updates[0].close_file());  // after writes: the MRC sets mtime/ctime
   EXPECT_EQ(cluster.mrc_size_of("/sized"), 20u);
   file->Fsync();
   EXPECT_EQ(cluster.size_updates.size(), 1u);

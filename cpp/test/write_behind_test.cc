@@ -286,8 +286,8 @@ TEST_F(WriteBehindTest, TruncateSendsBufferedWritesFirst) {
 }
 
 TEST_F(WriteBehindTest, RewritingTheSameBytesStillReportsToTheMrcOnCloseAndFsync) {
-  // The MRC sets mtime/ctime on a size update, so a handle that wrote sends one on fsync and on
-  // close (close_file set) even when the size did not change; a handle that only read does not.
+  // The MRC sets mtime/ctime on a size update with close_file, so a handle that wrote sends one
+  // on fsync and on close even when the size did not change; a handle that only read does not.
   auto volume = OpenVolume(1 << 20, 8 << 20);
   const std::string data = PatternOf(500, 9);
   {
@@ -301,7 +301,7 @@ TEST_F(WriteBehindTest, RewritingTheSameBytesStillReportsToTheMrcOnCloseAndFsync
   file->Fsync();
   ASSERT_EQ(cluster.size_updates.size(), updates_before + 1);
   EXPECT_EQ(cluster.size_updates.back().new_file_size().size_bytes(), data.size());
-  EXPECT_FALSE(cluster.size_updates.back().close_file());
+  EXPECT_TRUE(cluster.size_updates.back().close_file());  // the MRC's cue to set mtime/ctime
   file->Fsync();  // nothing written since the last report
   EXPECT_EQ(cluster.size_updates.size(), updates_before + 1);
   file->Write(0, data);

@@ -534,7 +534,9 @@ void FileHandle::ReportSize(bool close_file) {
   *request.mutable_xcap() = credentials.xcap();
   request.mutable_new_file_size()->set_size_bytes(size_bytes);
   request.mutable_new_file_size()->set_truncate_epoch(credentials.xcap().truncate_epoch());
-  request.set_close_file(close_file);
+  // The MRC sets mtime and ctime only for a grown size or close_file, so a report after writes
+  // always sets it: rewriting bytes in place must move mtime too (also on fsync and flush).
+  request.set_close_file(close_file || wrote);
   // The MRC only grows the size under the same epoch, so repeating the update is harmless.
   try {
     volume_.CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_UPDATE_FILE_SIZE, user_, request, true);

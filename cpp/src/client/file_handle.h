@@ -104,8 +104,8 @@ class FileHandle {
   std::string CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                             BuildRequest build_request, std::string_view data, bool idempotent,
                             std::string* response_data);
-  // MRC_UPDATE_FILE_SIZE when the size changed or this handle wrote since its last report (the
-  // MRC then sets mtime and ctime, even for an unchanged size).
+  // MRC_UPDATE_FILE_SIZE when the size changed or this handle wrote since its last report; after
+  // writes with close_file set, which makes the MRC set mtime and ctime even for an unchanged size.
   void ReportSize(bool close_file);
   std::vector<std::uint32_t> StripePositions() const;
   bool WriteBehindEnabled() const;
