@@ -124,5 +124,33 @@ check "after the OSD continues, a new file is written and read back" bash -c "
   head -c 3000000 '$state/big.bin' > '$mount_point/after.bin' && cmp -n 3000000 '$state/big.bin' '$mount_point/after.bin'"
 
 check "umount.xtreemfs" "$cpp_build/umount.xtreemfs" "$mount_point"
-echo "mount log:"; tail -20 "$state/mount-mnt.log" || true
+
+echo "== a mount ended by SIGTERM sends what open files buffered"
+# A second, foreground mount; a process keeps a file open with bytes buffered (less than one
+# object, so nothing was sent yet) while the mount gets SIGTERM; the Java client then reads them.
+mkdir -p "$state/mnt2"
+mounts+=("$state/mnt2")
+"$cpp_build/mount.xtreemfs" -f --log-file "$state/mount-mnt2.log" --log-level info --timeout-ms 3000 \
+  --retries 1 "$volume_url" "$state/mnt2" &
+mount2_pid=$!
+pids+=("$mount2_pid")
+for _ in $(seq 1 100); do mountpoint -q "$state/mnt2" && break; sleep 0.1; done
+head -c 100000 "$state/big.bin" > "$state/held.bin"
+/usr/bin/python3 -c '
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644)
+with open(sys.argv[2], "rb") as source:
+    os.write(fd, source.read())
+open(sys.argv[3], "w").close()
+time.sleep(60)' "$state/mnt2/held.bin" "$state/held.bin" "$state/held.ready" &
+holder_pid=$!
+for _ in $(seq 1 100); do [ -e "$state/held.ready" ] && break; sleep 0.1; done
+kill -TERM "$mount2_pid"
+check "the mount process exits after SIGTERM" timeout 60 bash -c "while kill -0 $mount2_pid 2>/dev/null; do sleep 0.2; done"
+kill "$holder_pid" 2>/dev/null || true
+wait "$holder_pid" 2>/dev/null || true
+check "bytes a still-open file buffered reached the OSDs and the MRC (xtfscp get)" bash -c "
+  '$repository/bin/xtfscp' get '$volume_url/held.bin' '$state/held.back' && cmp '$state/held.bin' '$state/held.back'"
+fusermount3 -uz "$state/mnt2" 2>/dev/null || true
+echo "mount logs:"; tail -n 20 "$state/mount-mnt.log" "$state/mount-mnt2.log" || true
 system_finish

@@ -54,6 +54,13 @@ int Run(const char* name, const char* path, Operation operation) {
   }
 }
 
+// Takes ownership until Release (or Destroy) of a handle given to the kernel.
+client::FileHandle* RememberOpen(MountContext& context, std::unique_ptr<client::FileHandle> handle) {
+  std::lock_guard<std::mutex> lock(context.open_handles_mutex);
+  context.open_handles.insert(handle.get());
+  return handle.release();
+}
+
 client::FileHandle* HandleOf(struct fuse_file_info* info) {
   return reinterpret_cast<client::FileHandle*>(static_cast<std::uintptr_t>(info->fh));
 }
@@ -84,6 +91,26 @@ void* Init(struct fuse_conn_info* connection, struct fuse_config* config) {
                       " async_read=" +
                       std::to_string((connection->want & FUSE_CAP_ASYNC_READ) != 0 ? 1 : 0));
   return fuse_get_context()->private_data;
+}
+
+// Called once after the request loop ended (unmount or a signal): handles the kernel never
+// released still hold buffered writes; they are sent and the sizes reported now.
+void Destroy(void* private_data) {
+  MountContext& context = *static_cast<MountContext*>(private_data);
+  std::set<client::FileHandle*> handles;
+  {
+    std::lock_guard<std::mutex> lock(context.open_handles_mutex);
+    handles.swap(context.open_handles);
+  }
+  for (client::FileHandle* raw : handles) {
+    std::unique_ptr<client::FileHandle> handle(raw);
+    try {
+      handle->Close();
+    } catch (const std::exception& error) {
+      context.log.Log(LogLevel::kError, "unmount: buffered data of file " + handle->file_id() +
+                                            " not stored: " + error.what());
+    }
+  }
 }
 
 int Getattr(const char* path, struct stat* out, struct fuse_file_info*) {
@@ -206,7 +233,7 @@ int Open(const char* path, struct fuse_file_info* info) {
     // client's write-behind and read-ahead.
     info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
     if (info->direct_io) handle->DisableBuffering();
-    info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
+    info->fh = reinterpret_cast<std::uintptr_t>(RememberOpen(context, std::move(handle)));
     return 0;
   });
 }
@@ -217,7 +244,7 @@ int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
         CallerCredentials(), path, static_cast<std::uint32_t>(info->flags) | O_CREAT, mode);
     info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
     if (info->direct_io) handle->DisableBuffering();
-    info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
+    info->fh = reinterpret_cast<std::uintptr_t>(RememberOpen(context, std::move(handle)));
     return 0;
   });
 }
@@ -283,6 +310,11 @@ int Flush(const char* path, struct fuse_file_info* info) {
 int Release(const char* path, struct fuse_file_info* info) {
   std::unique_ptr<client::FileHandle> handle(HandleOf(info));
   info->fh = 0;
+  {
+    MountContext& context = Context();
+    std::lock_guard<std::mutex> lock(context.open_handles_mutex);
+    context.open_handles.erase(handle.get());
+  }
   return Run("release", path, [&](MountContext&) {
     handle->Close();
     return 0;
@@ -378,6 +410,7 @@ struct fuse_operations MakeFuseOperations() {
   struct fuse_operations operations;
   std::memset(&operations, 0, sizeof operations);
   operations.init = Init;
+  operations.destroy = Destroy;
   operations.getattr = Getattr;
   operations.readlink = Readlink;
   operations.mknod = Mknod;
