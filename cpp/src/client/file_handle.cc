@@ -384,19 +384,25 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
   ByteBudget* budget = &io_.budget;
   io_.pool.Submit([state, budget, queued] {
     FileHandle* owner = queued->owner;
-    std::exception_ptr error;
+    std::optional<WriteFailure> error;
     std::uint64_t reported_size_bytes = 0;
     try {
       reported_size_bytes = owner->SendObjectWrite(queued->write);
-    } catch (...) {
-      error = std::current_exception();
+    } catch (const rpc::RpcError& failure) {
+      error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
+    } catch (const std::exception& failure) {
+      error = WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()};
     }
     const std::uint64_t bytes = queued->write.data.size();
     {
       std::lock_guard<std::mutex> lock(state->mutex);
       state->writes.queued.remove(queued);
       owner->queued_bytes_ -= bytes;
-      if (error && !owner->write_error_) owner->write_error_ = error;
+      if (error && !owner->write_error_) {
+        error->message = "buffered write of object " + std::to_string(queued->write.object_number) +
+                         " failed: " + error->message;
+        owner->write_error_ = std::move(error);
+      }
       GrowKnownSizeLocked(*state, reported_size_bytes);
       // Released together with the owner's count, so the budget never lags behind the windows.
       budget->Release(bytes);
@@ -442,12 +448,12 @@ void FileHandle::DrainWrites(const FileHandle* only_owner, std::uint64_t start_b
 }
 
 void FileHandle::ThrowIfWriteFailed() {
-  std::exception_ptr error;
+  std::optional<WriteFailure> error;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     error = write_error_;
   }
-  if (error) std::rethrow_exception(error);
+  if (error) throw rpc::RpcError(error->kind, error->posix_errno, error->message);
 }
 
 void FileHandle::WriteZeros(std::uint64_t offset_bytes, std::uint64_t length_bytes) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -144,7 +145,9 @@ class FileHandle {
   IoResources& io_;
   bool buffered_ = true;                           // false: O_DIRECT, no write-behind/read-ahead
   std::uint64_t queued_bytes_ = 0;                 // guarded by state_->mutex
-  std::exception_ptr write_error_;                 // guarded by state_->mutex; sticky
+  // First failed buffered write, sticky; plain data rather than an exception_ptr, so threads
+  // never share one exception object. Guarded by state_->mutex.
+  std::optional<WriteFailure> write_error_;
   std::atomic<bool> wrote_since_report_{false};
   std::unique_ptr<ReadAheadCache> read_ahead_;     // null when read-ahead is off
 };

@@ -13,6 +13,8 @@
 #include <memory>
 #include <string>
 
+#include "rpc/rpc_error.h"
+
 namespace xtreemfs::client {
 
 class FileHandle;
@@ -39,6 +41,13 @@ struct QueuedWrite {
   std::uint64_t sequence = 0;
   FileHandle* owner = nullptr;  // alive: a handle waits for its queued writes before it goes away
   PendingWrite write;
+};
+
+// Why a buffered write failed, kept until the owner's next write, fsync, flush or close.
+struct WriteFailure {
+  rpc::ErrorKind kind = rpc::ErrorKind::kInternal;
+  int posix_errno = 0;
+  std::string message;
 };
 
 struct FileWrites {
