@@ -82,14 +82,14 @@ TEST_F(FileHandleTest, HolesReadAsZerosAndReadsStopAtTheKnownSize) {
 }
 
 TEST_F(FileHandleTest, CloseAndFsyncReportTheWrittenSizeToTheMrcOnlyWhenItChanged) {
-  // fsync sends MRC_UPDATE_FILE_SIZE (not closing), close sends it with close_file, and an unchanged
-  // size is not sent again.
+  // fsync and close send MRC_UPDATE_FILE_SIZE after writes (with close_file, so the MRC sets
+  // mtime), and nothing is sent again while nothing was written.
   auto file = Create("/sized");
   file->Write(10, "0123456789");
   file->Fsync();
   ASSERT_EQ(cluster.size_updates.size(), 1u);
   EXPECT_EQ(cluster.size_updates[0].new_file_size().size_bytes(), 20u);
-  EXPECT_FALSE(cluster.size_updates[0].close_file());
+  EXPECT_TRUE(cluster.size_updates[0].close_file());  // after writes: the MRC sets mtime/ctime
   EXPECT_EQ(cluster.mrc_size_of("/sized"), 20u);
   file->Fsync();
   EXPECT_EQ(cluster.size_updates.size(), 1u);
@@ -164,22 +164,27 @@ TEST_F(FileHandleTest, XCapIsRenewedBeforeItExpires) {
   const std::uint64_t first_expiry_ms = file->CurrentXCap().expires_ms();
   clock.Advance(FakeCluster::kXCapLifetimeMs - 1000);  // inside the default 60 s margin
   file->Write(0, "still allowed");
+  file->Flush();  // write-behind: the OSD call happens by flush at the latest
   EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
   EXPECT_GT(file->CurrentXCap().expires_ms(), first_expiry_ms);
   clock.Advance(10);
   file->Write(13, "!");
+  file->Flush();
   EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
 }
 
 TEST_F(FileHandleTest, AuthFailedFromAnOsdRenewsOnceAndRetries) {
-  // One AUTH_FAILED leads to a renewal and a successful repeat; a second one reaches the caller.
+  // One AUTH_FAILED leads to a renewal and a successful repeat; a second one reaches the caller
+  // (with write-behind at the flush that sends the write).
   auto file = Create("/auth");
   cluster.auth_failures_to_inject = 1;
   file->Write(0, "ok");
+  file->Flush();
   EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
   cluster.auth_failures_to_inject = 2;
   try {
     file->Write(0, "no");
+    file->Flush();
     FAIL() << "expected an error";
   } catch (const rpc::RpcError& error) {
     EXPECT_EQ(error.posix_errno(), EACCES);
@@ -254,6 +259,7 @@ TEST_F(FileHandleTest, PiecesOfOneRequestGoToTheOsdsConcurrently) {
   auto file = probed_volume->OpenFile(user, "/parallel", O_CREAT | O_RDWR, 0644);
   const std::string data = PatternOf(kStripeWidth * kObjectSizeBytes, 5);
   file->Write(0, data);
+  file->Flush();  // write-behind sends the three objects concurrently; flush waits for them
   EXPECT_EQ(probe.max_in_flight, static_cast<int>(kStripeWidth));
   probe.max_in_flight = 0;
   EXPECT_EQ(file->Read(0, data.size()), data);

@@ -51,5 +51,33 @@ TEST(MountOptionsTest, BadCommandLinesAreUsageErrors) {
   }
 }
 
+TEST(MountOptionsTest, IoOptionsSetThreadsWindowsAndBudgetAndCanTurnBufferingOff) {
+  // --io-threads, the two windows and the budget are parsed; --no-* and 0 switch buffering off;
+  // out-of-range values are usage errors naming the option.
+  const MountOptions defaults = ParseMountOptions({"h/v", "/m"});
+  EXPECT_EQ(defaults.io.threads, 8u);
+  EXPECT_EQ(defaults.io.write_behind_bytes, 4u << 20);
+  EXPECT_EQ(defaults.io.read_ahead_bytes, 4u << 20);
+  EXPECT_EQ(defaults.io.buffer_bytes_max, 64u << 20);
+  const MountOptions set = ParseMountOptions({"--io-threads", "3", "--write-behind-bytes=65536",
+                                              "--read-ahead-bytes", "0", "--io-buffer-bytes",
+                                              "2097152", "h/v", "/m"});
+  EXPECT_EQ(set.io.threads, 3u);
+  EXPECT_EQ(set.io.write_behind_bytes, 65536u);
+  EXPECT_EQ(set.io.read_ahead_bytes, 0u);
+  EXPECT_EQ(set.io.buffer_bytes_max, 2097152u);
+  const MountOptions off = ParseMountOptions({"--no-write-behind", "--no-read-ahead", "h/v", "/m"});
+  EXPECT_EQ(off.io.write_behind_bytes, 0u);
+  EXPECT_EQ(off.io.read_ahead_bytes, 0u);
+  try {
+    ParseMountOptions({"--io-threads", "0", "h/v", "/m"});
+    FAIL() << "expected a usage error";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("--io-threads"), std::string::npos);
+  }
+  EXPECT_THROW(ParseMountOptions({"--io-buffer-bytes", "1000", "h/v", "/m"}), UsageError);
+  EXPECT_NE(MountUsage("mount.xtreemfs").find("--write-behind-bytes"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace xtreemfs::fuse_adapter

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <exception>
-#include <future>
+#include <optional>
 
 #include "client/volume.h"
 #include "mrc.pb.h"
@@ -19,7 +19,8 @@ FileHandle::FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
       user_(std::move(user)),
       file_id_(credentials.xcap().file_id()),
       state_(std::move(state)),
-      credentials_(std::move(credentials)) {
+      credentials_(std::move(credentials)),
+      io_(volume.io_) {
   const auto& replica = credentials_.xlocs().replicas(0);
   layout_ = StripingLayout::FromPolicy(replica.striping_policy());
   osd_uuids_.assign(replica.osd_uuids().begin(), replica.osd_uuids().end());
@@ -29,6 +30,10 @@ FileHandle::FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
                                 std::to_string(layout_.stripe_width) + " but only " +
                                 std::to_string(osd_uuids_.size()) + " OSDs");
   }
+  if (io_.options.read_ahead_bytes > 0) {
+    read_ahead_ = std::make_unique<ReadAheadCache>(io_.options.read_ahead_bytes,
+                                                   layout_.object_size_bytes, io_.budget);
+  }
 }
 
 FileHandle::~FileHandle() {
@@ -37,6 +42,8 @@ FileHandle::~FileHandle() {
   } catch (const rpc::RpcError&) {
     // Close() is the place to observe this error; a destructor must not throw.
   }
+  // Close drained this handle's writes even when it threw; prefetches still use `this`.
+  read_ahead_.reset();
   state_.reset();
   volume_.ForgetFileIfUnused(file_id_);
 }
@@ -101,13 +108,50 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
   }
 }
 
-void FileHandle::GrowKnownSize(std::uint64_t end_bytes) {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  if (end_bytes > state_->size_bytes) {
-    state_->size_bytes = end_bytes;
-    state_->size_dirty = true;
-    ++state_->size_generation;
+namespace {
+
+// Caller holds state.mutex.
+void GrowKnownSizeLocked(FileState& state, std::uint64_t end_bytes) {
+  if (end_bytes > state.size_bytes) {
+    state.size_bytes = end_bytes;
+    state.size_dirty = true;
+    ++state.size_generation;
   }
+}
+
+constexpr std::uint64_t kWholeFileEndBytes = ~std::uint64_t{0};
+
+}  // namespace
+
+bool FileHandle::WriteBehindEnabled() const {
+  return buffered_ && io_.options.write_behind_bytes > 0;
+}
+
+void FileHandle::DisableBuffering() {
+  buffered_ = false;
+  read_ahead_.reset();
+}
+
+std::string FileHandle::FetchPiece(const ObjectPiece& piece) {
+  auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
+    xtreemfs::osd::ReadRequest request;
+    *request.mutable_credentials() = credentials;
+    request.set_file_id(file_id_);
+    request.set_object_number(piece.object_number);
+    request.set_offset(piece.offset_in_object_bytes);
+    request.set_length(piece.length_bytes);
+    return request;
+  };
+  std::string data;
+  CallStripeOsd(piece.stripe_position, xtreemfs::osd::OSD_READ, build, {}, true, &data);
+  if (data.size() > piece.length_bytes) {
+    throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
+                            "OSD " + osd_uuids_[piece.stripe_position] + " returned " +
+                                std::to_string(data.size()) + " bytes for a read of " +
+                                std::to_string(piece.length_bytes) + " of object " +
+                                std::to_string(piece.object_number) + " of " + file_id_);
+  }
+  return data;
 }
 
 std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_bytes) {
@@ -116,28 +160,32 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
     return std::string();
   }
   const std::uint64_t clamped_length = std::min(length_bytes, size_bytes - offset_bytes);
+  const std::uint64_t end_bytes = offset_bytes + clamped_length;
+  DrainWrites(nullptr, offset_bytes, end_bytes);
+  std::uint64_t data_generation;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    data_generation = state_->data_generation;
+  }
   const std::vector<ObjectPiece> pieces = SplitIntoObjectPieces(layout_, offset_bytes, clamped_length);
   std::vector<std::string> piece_data(pieces.size());
-  ForEachPieceInParallel(pieces.size(), [&](std::size_t index) {
+  std::vector<std::size_t> missing;  // indices of pieces read-ahead does not hold
+  for (std::size_t index = 0; index < pieces.size(); ++index) {
     const ObjectPiece& piece = pieces[index];
-    auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
-      xtreemfs::osd::ReadRequest request;
-      *request.mutable_credentials() = credentials;
-      request.set_file_id(file_id_);
-      request.set_object_number(piece.object_number);
-      request.set_offset(piece.offset_in_object_bytes);
-      request.set_length(piece.length_bytes);
-      return request;
-    };
-    std::string& data = piece_data[index];
-    CallStripeOsd(piece.stripe_position, xtreemfs::osd::OSD_READ, build, {}, true, &data);
-    if (data.size() > piece.length_bytes) {
-      throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
-                              "OSD " + osd_uuids_[piece.stripe_position] + " returned " +
-                                  std::to_string(data.size()) + " bytes for a read of " +
-                                  std::to_string(piece.length_bytes) + " of object " +
-                                  std::to_string(piece.object_number) + " of " + file_id_);
+    std::optional<std::string> cached;
+    if (read_ahead_) {
+      cached = read_ahead_->Lookup(piece.object_number, piece.offset_in_object_bytes,
+                                   piece.length_bytes, data_generation);
     }
+    if (cached) {
+      piece_data[index] = std::move(*cached);
+    } else {
+      missing.push_back(index);
+    }
+  }
+  io_.pool.RunAll(missing.size(), [&](std::size_t missing_index) {
+    const std::size_t index = missing[missing_index];
+    piece_data[index] = FetchPiece(pieces[index]);
   });
   std::string result;
   result.reserve(clamped_length);
@@ -146,71 +194,266 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
     // The piece lies inside the known file size, so whatever the OSD does not store is a hole.
     result.append(pieces[index].length_bytes - piece_data[index].size(), '\0');
   }
+  if (read_ahead_) {
+    for (std::uint64_t object_number :
+         read_ahead_->AfterRead(offset_bytes, end_bytes, size_bytes, data_generation)) {
+      Prefetch(object_number, data_generation);
+    }
+  }
   return result;
+}
+
+void FileHandle::Prefetch(std::uint64_t object_number, std::uint64_t data_generation) {
+  const std::uint64_t object_start = object_number * layout_.object_size_bytes;
+  const std::uint64_t object_end = object_start + layout_.object_size_bytes;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    // A buffered write not yet answered would be missing from what the OSD returns; a write
+    // accepted after this check changes data_generation, which drops the fetched object.
+    bool overlapped = state_->data_generation != data_generation;
+    for (const auto& [owner, pending] : state_->writes.pending) {
+      overlapped = overlapped || RangesOverlap(object_start, object_end, pending.file_offset_bytes,
+                                               pending.file_end_bytes());
+    }
+    for (const auto& queued : state_->writes.queued) {
+      overlapped = overlapped || RangesOverlap(object_start, object_end,
+                                               queued->write.file_offset_bytes,
+                                               queued->write.file_end_bytes());
+    }
+    if (overlapped) {
+      read_ahead_->Cancel(object_number);
+      return;
+    }
+  }
+  ObjectPiece piece;
+  piece.object_number = object_number;
+  piece.stripe_position = StripePositionOf(layout_, object_number);
+  piece.offset_in_object_bytes = 0;
+  piece.length_bytes = layout_.object_size_bytes;
+  piece.file_offset_bytes = object_start;
+  // The handle waits for read_ahead_ to be idle before it goes away, so `this` outlives the task.
+  io_.pool.Submit([this, piece] {
+    std::string data;
+    bool ok = true;
+    try {
+      data = FetchPiece(piece);
+    } catch (...) {
+      ok = false;  // the reader fetches the object itself and sees the error there
+    }
+    read_ahead_->Complete(piece.object_number, std::move(data), ok);
+  });
+}
+
+std::uint64_t FileHandle::SendObjectWrite(const PendingWrite& write) {
+  auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
+    xtreemfs::osd::WriteRequest request;
+    *request.mutable_credentials() = credentials;
+    request.set_file_id(file_id_);
+    request.set_object_number(write.object_number);
+    request.set_offset(write.offset_in_object_bytes);
+    return request;
+  };
+  // Writing the same bytes again leaves the same content, so a write may be retried.
+  const auto response = rpc::ParseResponse<xtreemfs::common::OsdWriteResponse>(rpc::CallResponse{
+      CallStripeOsd(write.stripe_position, xtreemfs::osd::OSD_WRITE, build, write.data, true,
+                    nullptr),
+      ""});
+  return response.has_new_file_size() ? response.new_file_size().size_bytes() : 0;
+}
+
+void FileHandle::WriteThrough(std::uint64_t offset_bytes, std::string_view data) {
+  // Older buffered bytes of other handles under this range must reach the OSDs first.
+  DrainWrites(nullptr, offset_bytes, offset_bytes + data.size());
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    ++state_->data_generation;
+  }
+  wrote_since_report_ = true;
+  const std::vector<ObjectPiece> pieces = SplitIntoObjectPieces(layout_, offset_bytes, data.size());
+  std::vector<std::uint64_t> reported_size_bytes(pieces.size(), 0);
+  io_.pool.RunAll(pieces.size(), [&](std::size_t index) {
+    const ObjectPiece& piece = pieces[index];
+    PendingWrite write;
+    write.object_number = piece.object_number;
+    write.stripe_position = piece.stripe_position;
+    write.offset_in_object_bytes = piece.offset_in_object_bytes;
+    write.file_offset_bytes = piece.file_offset_bytes;
+    write.data.assign(data.substr(piece.file_offset_bytes - offset_bytes, piece.length_bytes));
+    reported_size_bytes[index] = SendObjectWrite(write);
+  });
+  const std::uint64_t osd_reported_size_bytes =
+      *std::max_element(reported_size_bytes.begin(), reported_size_bytes.end());
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  GrowKnownSizeLocked(*state_, std::max(osd_reported_size_bytes, offset_bytes + data.size()));
 }
 
 void FileHandle::Write(std::uint64_t offset_bytes, std::string_view data) {
   if (data.empty()) {
     return;
   }
-  const std::vector<ObjectPiece> pieces = SplitIntoObjectPieces(layout_, offset_bytes, data.size());
-  std::vector<std::uint64_t> reported_size_bytes(pieces.size(), 0);
-  ForEachPieceInParallel(pieces.size(), [&](std::size_t index) {
-    const ObjectPiece& piece = pieces[index];
-    auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
-      xtreemfs::osd::WriteRequest request;
-      *request.mutable_credentials() = credentials;
-      request.set_file_id(file_id_);
-      request.set_object_number(piece.object_number);
-      request.set_offset(piece.offset_in_object_bytes);
-      return request;
-    };
-    const std::string_view piece_data =
-        data.substr(piece.file_offset_bytes - offset_bytes, piece.length_bytes);
-    // Writing the same bytes again leaves the same content, so a write may be retried.
-    const auto response = rpc::ParseResponse<xtreemfs::common::OsdWriteResponse>(rpc::CallResponse{
-        CallStripeOsd(piece.stripe_position, xtreemfs::osd::OSD_WRITE, build, piece_data, true,
-                      nullptr),
-        ""});
-    if (response.has_new_file_size()) {
-      reported_size_bytes[index] = response.new_file_size().size_bytes();
-    }
-  });
-  const std::uint64_t osd_reported_size_bytes =
-      *std::max_element(reported_size_bytes.begin(), reported_size_bytes.end());
-  GrowKnownSize(std::max(osd_reported_size_bytes, offset_bytes + data.size()));
-  {
-    // Any write is reported on close/fsync, also one that keeps the size: the MRC then stamps
-    // mtime and ctime (POSIX: a write changes both).
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    state_->size_dirty = true;
+  if (!WriteBehindEnabled()) {
+    WriteThrough(offset_bytes, data);
+    return;
+  }
+  ThrowIfWriteFailed();
+  wrote_since_report_ = true;
+  for (const ObjectPiece& piece : SplitIntoObjectPieces(layout_, offset_bytes, data.size())) {
+    BufferPiece(piece, data.substr(piece.file_offset_bytes - offset_bytes, piece.length_bytes));
   }
 }
 
-void FileHandle::ForEachPieceInParallel(std::size_t piece_count,
-                                        const std::function<void(std::size_t)>& call) {
-  if (piece_count == 1) {
-    call(0);  // the common case needs no thread
-    return;
+void FileHandle::BufferPiece(const ObjectPiece& piece, std::string_view bytes) {
+  {
+    // Flow control: queued bytes shrink only by answers, which need no lock held here.
+    std::unique_lock<std::mutex> lock(state_->mutex);
+    state_->writes.changed.wait(lock, [&] { return queued_bytes_ < io_.options.write_behind_bytes; });
   }
-  for (std::size_t wave_start = 0; wave_start < piece_count; wave_start += kParallelPiecesMax) {
-    const std::size_t wave_end = std::min(piece_count, wave_start + kParallelPiecesMax);
-    std::vector<std::future<void>> calls;
-    calls.reserve(wave_end - wave_start);
-    for (std::size_t index = wave_start; index < wave_end; ++index) {
-      calls.push_back(std::async(std::launch::async, call, index));
-    }
-    // Every future is waited for before anything is rethrown: the calls use this frame's buffers.
-    std::exception_ptr first_error;
-    for (auto& pending : calls) {
-      try {
-        pending.get();
-      } catch (...) {
-        if (!first_error) first_error = std::current_exception();
+  io_.budget.WaitBelowCapacity();
+  const std::uint64_t start_bytes = piece.file_offset_bytes;
+  const std::uint64_t end_bytes = start_bytes + piece.length_bytes;
+  std::vector<std::shared_ptr<QueuedWrite>> to_send;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    ++state_->data_generation;
+    GrowKnownSizeLocked(*state_, end_bytes);
+    FileWrites& writes = state_->writes;
+    // Unqueued bytes of other handles under this piece are older, so they are queued first.
+    for (auto other = writes.pending.begin(); other != writes.pending.end();) {
+      if (other->first != this && RangesOverlap(start_bytes, end_bytes, other->second.file_offset_bytes,
+                                                other->second.file_end_bytes())) {
+        to_send.push_back(QueueLocked(const_cast<FileHandle*>(other->first), std::move(other->second)));
+        other = writes.pending.erase(other);
+      } else {
+        ++other;
       }
     }
-    if (first_error) std::rethrow_exception(first_error);
+    auto mine = writes.pending.find(this);
+    if (mine != writes.pending.end() && (mine->second.object_number != piece.object_number ||
+                                         mine->second.file_end_bytes() != start_bytes)) {
+      to_send.push_back(QueueLocked(this, std::move(mine->second)));
+      writes.pending.erase(mine);
+      mine = writes.pending.end();
+    }
+    if (mine == writes.pending.end()) {
+      PendingWrite fresh;
+      fresh.object_number = piece.object_number;
+      fresh.stripe_position = piece.stripe_position;
+      fresh.offset_in_object_bytes = piece.offset_in_object_bytes;
+      fresh.file_offset_bytes = start_bytes;
+      mine = writes.pending.emplace(this, std::move(fresh)).first;
+    }
+    mine->second.data.append(bytes);
+    // A pending write never crosses its object's end, so a write reaching it is complete.
+    if (mine->second.offset_in_object_bytes + mine->second.data.size() >= layout_.object_size_bytes) {
+      to_send.push_back(QueueLocked(this, std::move(mine->second)));
+      writes.pending.erase(mine);
+    }
   }
+  for (auto& queued : to_send) Send(std::move(queued));
+}
+
+std::shared_ptr<QueuedWrite> FileHandle::QueueLocked(FileHandle* owner, PendingWrite&& write) {
+  auto queued = std::make_shared<QueuedWrite>();
+  queued->sequence = state_->writes.next_sequence++;
+  queued->owner = owner;
+  queued->write = std::move(write);
+  state_->writes.queued.push_back(queued);
+  owner->queued_bytes_ += queued->write.data.size();
+  // Charged without waiting: the bytes are in memory already (see ByteBudget).
+  io_.budget.Charge(queued->write.data.size());
+  return queued;
+}
+
+void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
+  {
+    std::unique_lock<std::mutex> lock(state_->mutex);
+    const PendingWrite& write = queued->write;
+    // Earlier writes never wait for later ones, so this wait ends (by induction on sequence).
+    state_->writes.changed.wait(lock, [&] {
+      for (const auto& earlier : state_->writes.queued) {
+        if (earlier->sequence >= queued->sequence) break;
+        if (RangesOverlap(write.file_offset_bytes, write.file_end_bytes(),
+                          earlier->write.file_offset_bytes, earlier->write.file_end_bytes())) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+  std::shared_ptr<FileState> state = state_;
+  ByteBudget* budget = &io_.budget;
+  io_.pool.Submit([state, budget, queued] {
+    FileHandle* owner = queued->owner;
+    std::optional<WriteFailure> error;
+    std::uint64_t reported_size_bytes = 0;
+    try {
+      reported_size_bytes = owner->SendObjectWrite(queued->write);
+    } catch (const rpc::RpcError& failure) {
+      error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
+    } catch (const std::exception& failure) {
+      error = WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()};
+    }
+    const std::uint64_t bytes = queued->write.data.size();
+    {
+      std::lock_guard<std::mutex> lock(state->mutex);
+      state->writes.queued.remove(queued);
+      owner->queued_bytes_ -= bytes;
+      if (error && !owner->write_error_) {
+        error->message = "buffered write of object " + std::to_string(queued->write.object_number) +
+                         " failed: " + error->message;
+        owner->write_error_ = std::move(error);
+      }
+      GrowKnownSizeLocked(*state, reported_size_bytes);
+      // Released together with the owner's count, so the budget never lags behind the windows.
+      budget->Release(bytes);
+      // Under the lock: once the owner sees its queued bytes at 0 it may go away.
+      state->writes.changed.notify_all();
+    }
+  });
+}
+
+void FileHandle::DrainWrites(const FileHandle* only_owner, std::uint64_t start_bytes,
+                             std::uint64_t end_bytes) {
+  auto matches = [&](const FileHandle* owner, const PendingWrite& write) {
+    return (only_owner == nullptr || owner == only_owner) &&
+           RangesOverlap(start_bytes, end_bytes, write.file_offset_bytes, write.file_end_bytes());
+  };
+  std::vector<std::shared_ptr<QueuedWrite>> to_send;
+  std::uint64_t sequence_limit;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    FileWrites& writes = state_->writes;
+    if (writes.Empty()) return;
+    for (auto pending = writes.pending.begin(); pending != writes.pending.end();) {
+      if (matches(pending->first, pending->second)) {
+        to_send.push_back(QueueLocked(const_cast<FileHandle*>(pending->first),
+                                      std::move(pending->second)));
+        pending = writes.pending.erase(pending);
+      } else {
+        ++pending;
+      }
+    }
+    sequence_limit = writes.next_sequence;
+  }
+  for (auto& queued : to_send) Send(std::move(queued));
+  // Only writes queued before this call count, so a busy writer elsewhere cannot starve it.
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  state_->writes.changed.wait(lock, [&] {
+    for (const auto& queued : state_->writes.queued) {
+      if (queued->sequence >= sequence_limit) break;
+      if (matches(queued->owner, queued->write)) return false;
+    }
+    return true;
+  });
+}
+
+void FileHandle::ThrowIfWriteFailed() {
+  std::optional<WriteFailure> error;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    error = write_error_;
+  }
+  if (error) throw rpc::RpcError(error->kind, error->posix_errno, error->message);
 }
 
 void FileHandle::WriteZeros(std::uint64_t offset_bytes, std::uint64_t length_bytes) {
@@ -230,6 +473,8 @@ std::vector<std::uint32_t> FileHandle::StripePositions() const {
 }
 
 void FileHandle::Truncate(std::uint64_t new_size_bytes) {
+  // A buffered write answered after the truncate would bring cut bytes back.
+  DrainWrites(nullptr, 0, kWholeFileEndBytes);
   xtreemfs::mrc::XCapRequest request;
   *request.mutable_xcap() = FreshCredentials().xcap();
   const auto response = volume_.CallMrc<xtreemfs::mrc::XCapResponse>(
@@ -244,13 +489,21 @@ void FileHandle::Truncate(std::uint64_t new_size_bytes) {
     state_->size_bytes = new_size_bytes;
     state_->size_dirty = true;
     ++state_->size_generation;
+    ++state_->data_generation;
   }
   TruncateObjects(new_size_bytes);
   ReportSize(false);
 }
 
 void FileHandle::TruncateObjects(std::uint64_t new_size_bytes) {
-  for (std::uint32_t position : StripePositions()) {
+  DrainWrites(nullptr, 0, kWholeFileEndBytes);
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    ++state_->data_generation;
+  }
+  const std::vector<std::uint32_t> positions = StripePositions();
+  io_.pool.RunAll(positions.size(), [&](std::size_t index) {
+    const std::uint32_t position = positions[index];
     auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
       xtreemfs::osd::TruncateRequest truncate;
       *truncate.mutable_credentials() = credentials;
@@ -259,17 +512,18 @@ void FileHandle::TruncateObjects(std::uint64_t new_size_bytes) {
       return truncate;
     };
     CallStripeOsd(position, xtreemfs::osd::OSD_TRUNCATE, build, {}, true, nullptr);
-  }
+  });
 }
 
 void FileHandle::ReportSize(bool close_file) {
+  const bool wrote = wrote_since_report_.exchange(false);
   std::uint64_t size_bytes;
   std::uint64_t generation;
   std::uint32_t file_truncate_epoch;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    if (!state_->size_dirty) {
-      // The MRC knows this size already; close_file alone is not worth a round trip.
+    if (!state_->size_dirty && !wrote) {
+      // The MRC knows this size and mtime already; close_file alone is not worth a round trip.
       return;
     }
     size_bytes = state_->size_bytes;
@@ -286,9 +540,16 @@ void FileHandle::ReportSize(bool close_file) {
   *request.mutable_xcap() = credentials.xcap();
   request.mutable_new_file_size()->set_size_bytes(size_bytes);
   request.mutable_new_file_size()->set_truncate_epoch(credentials.xcap().truncate_epoch());
-  request.set_close_file(close_file);
+  // The MRC sets mtime and ctime only for a grown size or close_file, so a report after writes
+  // always sets it: rewriting bytes in place must move mtime too (also on fsync and flush).
+  request.set_close_file(close_file || wrote);
   // The MRC only grows the size under the same epoch, so repeating the update is harmless.
-  volume_.CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_UPDATE_FILE_SIZE, user_, request, true);
+  try {
+    volume_.CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_UPDATE_FILE_SIZE, user_, request, true);
+  } catch (...) {
+    if (wrote) wrote_since_report_ = true;  // the next fsync or close tries again
+    throw;
+  }
   std::lock_guard<std::mutex> lock(state_->mutex);
   if (state_->size_generation == generation) {
     state_->size_dirty = false;
@@ -296,7 +557,11 @@ void FileHandle::ReportSize(bool close_file) {
 }
 
 void FileHandle::Fsync() {
-  for (std::uint32_t position : StripePositions()) {
+  DrainWrites(nullptr, 0, kWholeFileEndBytes);
+  ThrowIfWriteFailed();
+  const std::vector<std::uint32_t> positions = StripePositions();
+  io_.pool.RunAll(positions.size(), [&](std::size_t index) {
+    const std::uint32_t position = positions[index];
     auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
       xtreemfs::osd::FileRequest request;
       *request.mutable_credentials() = credentials;
@@ -304,11 +569,15 @@ void FileHandle::Fsync() {
       return request;
     };
     CallStripeOsd(position, xtreemfs::osd::OSD_FSYNC, build, {}, true, nullptr);
-  }
+  });
   ReportSize(false);
 }
 
-void FileHandle::Flush() { ReportSize(false); }
+void FileHandle::Flush() {
+  DrainWrites(this, 0, kWholeFileEndBytes);
+  ThrowIfWriteFailed();
+  ReportSize(false);
+}
 
 void FileHandle::Close() {
   {
@@ -316,7 +585,18 @@ void FileHandle::Close() {
     if (closed_) return;
     closed_ = true;
   }
-  ReportSize(true);
+  DrainWrites(this, 0, kWholeFileEndBytes);
+  if (read_ahead_) read_ahead_->WaitIdle();
+  // The size goes to the MRC even after a failed write (other objects may hold the bytes); the
+  // write error is what the caller sees.
+  std::exception_ptr report_error;
+  try {
+    ReportSize(true);
+  } catch (...) {
+    report_error = std::current_exception();
+  }
+  ThrowIfWriteFailed();
+  if (report_error) std::rethrow_exception(report_error);
 }
 
 }  // namespace xtreemfs::client

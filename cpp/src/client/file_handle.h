@@ -1,17 +1,24 @@
-// An open file: reads and writes split into per-object OSD requests by the RAID0 striping, the file
-// size tracked locally and reported to the MRC on fsync and close, truncation across the stripe,
-// and XCap renewal before expiry.
+// An open file: reads and writes split into per-object OSD requests by the RAID0 striping, sent on
+// the volume's I/O pool; write-behind (writes buffered per object and sent asynchronously) and
+// read-ahead (whole objects prefetched for sequential readers); the file size tracked locally and
+// reported to the MRC on fsync and close; truncation across the stripe; XCap renewal before expiry.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "client/io_pool.h"
+#include "client/read_ahead.h"
 #include "client/striping.h"
+#include "client/write_behind.h"
 #include "common.pb.h"
 #include "rpc.pb.h"
 
@@ -21,9 +28,6 @@ class Volume;
 
 // Zeros are written in chunks of this size, so zeroing a large range needs bounded memory.
 constexpr std::uint64_t kZeroChunkBytes = 1 << 20;
-
-// Upper bound on concurrent OSD calls of one read or write (threads started per wave).
-constexpr std::size_t kParallelPiecesMax = 8;
 
 // Size knowledge shared by every handle of one file in this process. Invariant: size_bytes is at
 // least the MRC's size at the last open and at least every end offset written since, except that a
@@ -37,6 +41,11 @@ struct FileState {
   // happened while it was in flight.
   std::uint64_t size_generation = 0;
   std::uint32_t truncate_epoch = 0;
+  // Incremented by every write and truncate through this process: read-ahead data fetched under
+  // another generation may be stale.
+  std::uint64_t data_generation = 0;
+  // Write-behind of every handle of the file (see write_behind.h).
+  FileWrites writes;
 };
 
 class FileHandle {
@@ -44,15 +53,25 @@ class FileHandle {
   FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
              xtreemfs::common::FileCredentials credentials, std::shared_ptr<FileState> state);
   // Closes the handle if Close() was not called; errors are swallowed there (call Close to see them).
+  // Buffered writes are sent and answered before the handle goes away.
   ~FileHandle();
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
 
   // Bytes [offset, offset + length) clamped to the known file size. Bytes the OSDs do not store
   // inside the file (holes, short objects) read as zeros; nothing beyond the file size is returned.
+  // Buffered writes of any handle of this file overlapping the range are sent and answered first
+  // (read-your-writes); sequential readers are served from read-ahead.
   std::string Read(std::uint64_t offset_bytes, std::uint64_t length_bytes);
-  // Writes `data` at `offset_bytes`; the known size grows to the written end.
+  // Writes `data` at `offset_bytes`; the known size grows to the written end at once. With
+  // write-behind the bytes are buffered and sent asynchronously: the call waits only while the
+  // handle's queued bytes exceed its window or the volume's budget is used up. An OSD error of an
+  // earlier buffered write of this handle is thrown here, and by every later Write, Fsync and
+  // Flush of the handle (sticky: those bytes are lost).
   void Write(std::uint64_t offset_bytes, std::string_view data);
+  // Turns write-behind and read-ahead off for this handle (O_DIRECT): every read and write waits
+  // for its OSD round trips. Call before the first read or write.
+  void DisableBuffering();
   // Writes zeros over [offset, offset + length) in chunks of kZeroChunkBytes (punch-hole and
   // zero-range of fallocate: the bytes really read as zeros afterwards). Grows the known size to the
   // range end like a write; callers that must keep the size clamp the range first.
@@ -63,11 +82,14 @@ class FileHandle {
   // Cuts the objects on every OSD of the stripe to `new_size_bytes` with the current XCap, without
   // asking the MRC for a new epoch: for open(O_TRUNC), where the MRC already set the size and epoch.
   void TruncateObjects(std::uint64_t new_size_bytes);
-  // Makes written data durable on the OSDs (OSD_FSYNC) and reports the size to the MRC if it changed.
+  // Sends the buffered writes of every handle of the file and waits for them, makes the data
+  // durable on the OSDs (OSD_FSYNC) and reports the size to the MRC. Throws this handle's write
+  // error, if any.
   void Fsync();
-  // Reports the size to the MRC if it changed (close(2) of one descriptor: FUSE flush).
+  // close(2) of one descriptor (FUSE flush): sends this handle's buffered writes, waits for them,
+  // throws its write error, and reports the size to the MRC.
   void Flush();
-  // Reports the size to the MRC (close_file set). Further calls do nothing.
+  // Like Flush, with close_file set in the size report. Further calls do nothing.
   void Close();
 
   std::uint64_t KnownSizeBytes() const;
@@ -83,14 +105,32 @@ class FileHandle {
   std::string CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                             BuildRequest build_request, std::string_view data, bool idempotent,
                             std::string* response_data);
+  // MRC_UPDATE_FILE_SIZE when the size changed or this handle wrote since its last report; after
+  // writes with close_file set, which makes the MRC set mtime and ctime even for an unchanged size.
   void ReportSize(bool close_file);
-  // Runs `call(piece_index)` for every piece, at most kParallelPiecesMax at a time (pieces of one
-  // request usually sit on different OSDs). Waits for all started calls, then rethrows the first
-  // error; no wave starts after a failed one.
-  void ForEachPieceInParallel(std::size_t piece_count,
-                              const std::function<void(std::size_t piece_index)>& call);
-  void GrowKnownSize(std::uint64_t end_bytes);
   std::vector<std::uint32_t> StripePositions() const;
+  bool WriteBehindEnabled() const;
+
+  // Synchronous paths (O_DIRECT, disabled buffering), per-object calls in parallel on the pool.
+  void WriteThrough(std::uint64_t offset_bytes, std::string_view data);
+  std::string FetchPiece(const ObjectPiece& piece);
+  // OSD_WRITE of one object's bytes; returns the file size the OSD reported (0 if none).
+  std::uint64_t SendObjectWrite(const PendingWrite& write);
+
+  // Write-behind (see write_behind.h). Locked: the caller holds state_->mutex.
+  void BufferPiece(const ObjectPiece& piece, std::string_view bytes);
+  std::shared_ptr<QueuedWrite> QueueLocked(FileHandle* owner, PendingWrite&& write);
+  // Waits until no earlier overlapping write is unanswered, then hands `queued` to the pool.
+  void Send(std::shared_ptr<QueuedWrite> queued);
+  // Queues the pending writes overlapping [start, end) (of `only_owner`, or of every handle when
+  // null) and waits until every matching write queued so far is answered. Never throws write
+  // errors: they stay with their owner.
+  void DrainWrites(const FileHandle* only_owner, std::uint64_t start_bytes, std::uint64_t end_bytes);
+  void ThrowIfWriteFailed();
+
+  // Read-ahead: fetches one whole object into read_ahead_ on the pool, unless a buffered write
+  // overlaps it or the file changed since `data_generation`.
+  void Prefetch(std::uint64_t object_number, std::uint64_t data_generation);
 
   Volume& volume_;
   const xtreemfs::rpc::UserCredentials user_;
@@ -102,6 +142,14 @@ class FileHandle {
   xtreemfs::common::FileCredentials credentials_;  // guarded by credentials_mutex_
   std::mutex renew_mutex_;                         // one renewal at a time per handle
   bool closed_ = false;                            // guarded by credentials_mutex_
+  IoResources& io_;
+  bool buffered_ = true;                           // false: O_DIRECT, no write-behind/read-ahead
+  std::uint64_t queued_bytes_ = 0;                 // guarded by state_->mutex
+  // First failed buffered write, sticky; plain data rather than an exception_ptr, so threads
+  // never share one exception object. Guarded by state_->mutex.
+  std::optional<WriteFailure> write_error_;
+  std::atomic<bool> wrote_since_report_{false};
+  std::unique_ptr<ReadAheadCache> read_ahead_;     // null when read-ahead is off
 };
 
 }  // namespace xtreemfs::client

@@ -14,6 +14,7 @@
 #include "client/clock.h"
 #include "client/dir_url.h"
 #include "client/metadata_cache.h"
+#include "client/io_pool.h"
 #include "client/uuid_resolver.h"
 #include "common.pb.h"
 #include "mrc.pb.h"
@@ -33,6 +34,7 @@ struct VolumeOptions {
   // Metadata cache (Stat by path): entry lifetime (0 disables the cache) and bound.
   std::uint32_t metadata_cache_ttl_ms = 1000;
   std::uint32_t metadata_cache_entries_max = 10000;
+  IoOptions io;  // I/O threads, write-behind and read-ahead windows, buffer budget
 };
 
 // The read-only xtreemfs.* extended attributes this client computes from MRC_GET_FILE_LAYOUT;
@@ -111,6 +113,8 @@ class Volume {
   // OSD deletions that failed after the MRC dropped a file's last link: their objects stay until
   // an administrator cleans up. Exposed for tests and status output.
   std::uint64_t FailedObjectDeletions() const { return failed_object_deletions_.load(); }
+  // The I/O pool and buffer budget shared by this volume's files (tests check the bounds).
+  IoResources& io_resources() { return io_; }
 
  private:
   friend class FileHandle;
@@ -159,6 +163,8 @@ class Volume {
   // Open files by file id; an entry lives while a handle of the file is open (bounded by the
   // number of open handles).
   std::unordered_map<std::string, std::weak_ptr<FileState>> files_;
+  // Last member: destroyed first, so its workers stop while everything they use still exists.
+  IoResources io_{options_.io};
 };
 
 }  // namespace xtreemfs::client

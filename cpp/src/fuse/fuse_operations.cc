@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -53,6 +54,13 @@ int Run(const char* name, const char* path, Operation operation) {
   }
 }
 
+// Takes ownership until Release (or Destroy) of a handle given to the kernel.
+client::FileHandle* RememberOpen(MountContext& context, std::unique_ptr<client::FileHandle> handle) {
+  std::lock_guard<std::mutex> lock(context.open_handles_mutex);
+  context.open_handles.insert(handle.get());
+  return handle.release();
+}
+
 client::FileHandle* HandleOf(struct fuse_file_info* info) {
   return reinterpret_cast<client::FileHandle*>(static_cast<std::uintptr_t>(info->fh));
 }
@@ -67,12 +75,53 @@ void ApplyCacheTimeouts(struct fuse_config* config) {
   config->negative_timeout = 0;
 }
 
-void* Init(struct fuse_conn_info*, struct fuse_config* config) {
+// Requests of up to 1 MiB (8 objects of the default 128 KiB) let one FUSE write or read reach every
+// OSD of the stripe at once; libfuse sizes its buffers before init, so this only ever lowers.
+constexpr unsigned kFuseRequestBytesMax = 1 << 20;
+// Kernel read-ahead and asynchronous direct I/O requests in flight (the kernel default is 12).
+constexpr unsigned kFuseBackgroundRequestsMax = 64;
+
+void* Init(struct fuse_conn_info* connection, struct fuse_config* config) {
   // Inode numbers come from the MRC; permissions are checked by the MRC, not by the kernel.
   config->use_ino = 1;
   config->nullpath_ok = 0;
   ApplyCacheTimeouts(config);
+  connection->max_write = std::min(connection->max_write, kFuseRequestBytesMax);
+  connection->max_background = kFuseBackgroundRequestsMax;
+  connection->congestion_threshold = kFuseBackgroundRequestsMax * 3 / 4;
+  // Concurrent reads of one file (kernel read-ahead) are fine: handles are thread-safe.
+  if ((connection->capable & FUSE_CAP_ASYNC_READ) != 0) connection->want |= FUSE_CAP_ASYNC_READ;
+  // No FUSE_CAP_WRITEBACK_CACHE: the kernel would then decide file sizes and batch writes itself,
+  // which the client's size tracking and write-behind do not expect (see cpp/README.md).
+  connection->want &= ~static_cast<unsigned>(FUSE_CAP_WRITEBACK_CACHE);
+  MountContext& context = *static_cast<MountContext*>(fuse_get_context()->private_data);
+  context.log.Log(LogLevel::kInfo,
+                  "fuse init: max_write=" + std::to_string(connection->max_write) +
+                      " max_readahead=" + std::to_string(connection->max_readahead) +
+                      " max_background=" + std::to_string(connection->max_background) +
+                      " async_read=" +
+                      std::to_string((connection->want & FUSE_CAP_ASYNC_READ) != 0 ? 1 : 0));
   return fuse_get_context()->private_data;
+}
+
+// Called once after the request loop ended (unmount or a signal): handles the kernel never
+// released still hold buffered writes; they are sent and the sizes reported now.
+void Destroy(void* private_data) {
+  MountContext& context = *static_cast<MountContext*>(private_data);
+  std::set<client::FileHandle*> handles;
+  {
+    std::lock_guard<std::mutex> lock(context.open_handles_mutex);
+    handles.swap(context.open_handles);
+  }
+  for (client::FileHandle* raw : handles) {
+    std::unique_ptr<client::FileHandle> handle(raw);
+    try {
+      handle->Close();
+    } catch (const std::exception& error) {
+      context.log.Log(LogLevel::kError, "unmount: buffered data of file " + handle->file_id() +
+                                            " not stored: " + error.what());
+    }
+  }
 }
 
 int Getattr(const char* path, struct stat* out, struct fuse_file_info*) {
@@ -191,9 +240,11 @@ int Open(const char* path, struct fuse_file_info* info) {
   return Run("open", path, [&](MountContext& context) {
     auto handle = context.volume->OpenFile(CallerCredentials(), path,
                                            static_cast<std::uint32_t>(info->flags), 0);
-    // O_DIRECT: every read and write goes to the OSDs, bypassing the kernel's page cache.
+    // O_DIRECT: every read and write goes to the OSDs, bypassing the kernel's page cache and the
+    // client's write-behind and read-ahead.
     info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
-    info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
+    if (info->direct_io) handle->DisableBuffering();
+    info->fh = reinterpret_cast<std::uintptr_t>(RememberOpen(context, std::move(handle)));
     return 0;
   });
 }
@@ -203,7 +254,8 @@ int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
     auto handle = context.volume->OpenFile(
         CallerCredentials(), path, static_cast<std::uint32_t>(info->flags) | O_CREAT, mode);
     info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
-    info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
+    if (info->direct_io) handle->DisableBuffering();
+    info->fh = reinterpret_cast<std::uintptr_t>(RememberOpen(context, std::move(handle)));
     return 0;
   });
 }
@@ -257,6 +309,8 @@ int Statfs(const char* path, struct statvfs* out) {
   });
 }
 
+// close(2) of a descriptor: buffered writes are sent and their errors returned here (release
+// cannot report errors to the application).
 int Flush(const char* path, struct fuse_file_info* info) {
   return Run("flush", path, [&](MountContext&) {
     HandleOf(info)->Flush();
@@ -267,6 +321,11 @@ int Flush(const char* path, struct fuse_file_info* info) {
 int Release(const char* path, struct fuse_file_info* info) {
   std::unique_ptr<client::FileHandle> handle(HandleOf(info));
   info->fh = 0;
+  {
+    MountContext& context = Context();
+    std::lock_guard<std::mutex> lock(context.open_handles_mutex);
+    context.open_handles.erase(handle.get());
+  }
   return Run("release", path, [&](MountContext&) {
     handle->Close();
     return 0;
@@ -362,6 +421,7 @@ struct fuse_operations MakeFuseOperations() {
   struct fuse_operations operations;
   std::memset(&operations, 0, sizeof operations);
   operations.init = Init;
+  operations.destroy = Destroy;
   operations.getattr = Getattr;
   operations.readlink = Readlink;
   operations.mknod = Mknod;

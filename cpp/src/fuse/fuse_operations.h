@@ -6,6 +6,8 @@
 #include <fuse.h>
 
 #include <memory>
+#include <mutex>
+#include <set>
 
 #include "client/clock.h"
 #include "client/volume.h"
@@ -25,6 +27,10 @@ struct MountContext {
   std::unique_ptr<rpc::RpcClient> rpc_client;
   std::unique_ptr<rpc::RetryingTransport> transport;
   std::unique_ptr<client::Volume> volume;
+  // Handles the kernel has not released yet, so destroy (unmount, or a signal ending the loop)
+  // can still send what they buffered.
+  std::mutex open_handles_mutex;
+  std::set<client::FileHandle*> open_handles;  // guarded by open_handles_mutex
 };
 
 struct fuse_operations MakeFuseOperations();

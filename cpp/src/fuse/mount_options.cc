@@ -7,6 +7,9 @@
 namespace xtreemfs::fuse_adapter {
 namespace {
 
+constexpr std::uint32_t kIoThreadsMax = 256;
+constexpr std::uint32_t kBufferBytesMax = 1u << 30;  // 1 GiB: per handle and for the whole mount
+
 std::uint32_t ParseUnsigned(const std::string& option, const std::string& text, std::uint32_t min,
                             std::uint32_t max) {
   if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos) {
@@ -81,6 +84,21 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
       options.timeout_ms = ParseUnsigned("--timeout-ms", value_of("--timeout-ms"), 1, 3600000);
     } else if (is_option("--retries")) {
       options.attempts_max = ParseUnsigned("--retries", value_of("--retries"), 0, 100) + 1;
+    } else if (is_option("--io-threads")) {
+      options.io.threads = ParseUnsigned("--io-threads", value_of("--io-threads"), 1, kIoThreadsMax);
+    } else if (is_option("--write-behind-bytes")) {
+      options.io.write_behind_bytes = ParseUnsigned(
+          "--write-behind-bytes", value_of("--write-behind-bytes"), 0, kBufferBytesMax);
+    } else if (argument == "--no-write-behind") {
+      options.io.write_behind_bytes = 0;
+    } else if (is_option("--read-ahead-bytes")) {
+      options.io.read_ahead_bytes = ParseUnsigned("--read-ahead-bytes",
+                                                  value_of("--read-ahead-bytes"), 0, kBufferBytesMax);
+    } else if (argument == "--no-read-ahead") {
+      options.io.read_ahead_bytes = 0;
+    } else if (is_option("--io-buffer-bytes")) {
+      options.io.buffer_bytes_max = ParseUnsigned("--io-buffer-bytes", value_of("--io-buffer-bytes"),
+                                                  1 << 20, kBufferBytesMax);
     } else if (argument.size() > 1 && argument[0] == '-') {
       throw UsageError("unknown option '" + argument + "'");
     } else {
@@ -123,6 +141,17 @@ std::string MountUsage(const std::string& program_name) {
          "  --timeout-ms N       timeout of one request to a server (default 30000)\n"
          "  --retries N          repeats of an idempotent request after a transient error\n"
          "                       (default 2)\n"
+         "  --io-threads N       threads sending OSD requests, shared by all files (default 8,\n"
+         "                       at most 256)\n"
+         "  --write-behind-bytes N  per open file: written bytes sent to the OSDs asynchronously\n"
+         "                       before a write waits (default 4194304; 0 = off). OSD errors of\n"
+         "                       buffered writes are returned by the next write, fsync or close\n"
+         "  --no-write-behind    the same as --write-behind-bytes 0: every write waits for the OSDs\n"
+         "  --read-ahead-bytes N per open file: bytes prefetched ahead of sequential reads\n"
+         "                       (default 4194304; 0 = off)\n"
+         "  --no-read-ahead      the same as --read-ahead-bytes 0\n"
+         "  --io-buffer-bytes N  write-behind and read-ahead memory of all files together; writers\n"
+         "                       wait when it is used up (default 67108864, at least 1048576)\n"
          "  -h, --help           print this help\n"
          "\n"
          "Unmount with umount.xtreemfs MOUNTPOINT (or fusermount3 -u MOUNTPOINT).\n";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "client/dir_url.h"
+#include "client/io_pool.h"
 
 namespace xtreemfs::fuse_adapter {
 
@@ -24,6 +25,7 @@ struct MountOptions {
   std::string log_file_path;               // empty: stderr in the foreground, nothing as a daemon
   std::uint32_t timeout_ms = 30000;        // per RPC attempt
   std::uint32_t attempts_max = 3;          // per idempotent RPC
+  client::IoOptions io;                    // --io-threads, write-behind, read-ahead, buffer budget
   client::DirUrl url;
   std::string mount_point;
 };

@@ -1,0 +1,117 @@
+#include "client/read_ahead.h"
+
+#include <algorithm>
+
+namespace xtreemfs::client {
+
+ReadAheadCache::ReadAheadCache(std::uint64_t window_bytes, std::uint32_t object_size_bytes,
+                               ByteBudget& budget)
+    : window_bytes_(window_bytes), object_size_bytes_(object_size_bytes), budget_(budget) {}
+
+ReadAheadCache::~ReadAheadCache() {
+  WaitIdle();
+  std::lock_guard<std::mutex> lock(mutex_);
+  DropLocked([](std::uint64_t, const Entry&) { return true; });
+}
+
+template <typename Predicate>
+void ReadAheadCache::DropLocked(Predicate drop) {
+  for (auto entry = entries_.begin(); entry != entries_.end();) {
+    if (!drop(entry->first, entry->second)) {
+      ++entry;
+    } else if (!entry->second.done) {
+      entry->second.stale = true;
+      ++entry;
+    } else {
+      budget_.Release(object_size_bytes_);
+      entry = entries_.erase(entry);
+    }
+  }
+}
+
+std::optional<std::string> ReadAheadCache::Lookup(std::uint64_t object_number,
+                                                  std::uint64_t offset_in_object,
+                                                  std::uint64_t length_bytes,
+                                                  std::uint64_t data_generation) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  DropLocked([&](std::uint64_t, const Entry& entry) {
+    return entry.data_generation != data_generation;
+  });
+  // Each wakeup follows a completion; the entry is done, stale or gone after its own completion.
+  for (;;) {
+    auto found = entries_.find(object_number);
+    if (found == entries_.end() || found->second.stale) return std::nullopt;
+    if (found->second.done) {
+      const std::string& data = found->second.data;
+      if (offset_in_object >= data.size()) return std::string();
+      return data.substr(offset_in_object, length_bytes);
+    }
+    fetch_completed_.wait(lock);
+  }
+}
+
+std::vector<std::uint64_t> ReadAheadCache::AfterRead(std::uint64_t offset_bytes,
+                                                     std::uint64_t end_bytes,
+                                                     std::uint64_t known_size_bytes,
+                                                     std::uint64_t data_generation) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // The kernel sends sequential reads concurrently, so they may arrive slightly out of order:
+  // anything from the previous start up to one object past the previous end counts.
+  const bool sequential =
+      offset_bytes >= last_offset_bytes_ && offset_bytes <= last_end_bytes_ + object_size_bytes_;
+  sequential_reads_ = sequential ? sequential_reads_ + 1 : 0;
+  last_offset_bytes_ = offset_bytes;
+  last_end_bytes_ = end_bytes;
+  const std::uint64_t first_needed_object = offset_bytes / object_size_bytes_;
+  DropLocked([&](std::uint64_t object_number, const Entry& entry) {
+    return object_number < first_needed_object || entry.data_generation != data_generation;
+  });
+  std::vector<std::uint64_t> to_fetch;
+  if (sequential_reads_ < kSequentialReadsBeforePrefetch) return to_fetch;
+  const std::uint64_t window_end_bytes = std::min(known_size_bytes, end_bytes + window_bytes_);
+  // Bounded by window_bytes_ / object size + 1 iterations.
+  for (std::uint64_t object_number = end_bytes / object_size_bytes_;
+       object_number * object_size_bytes_ < window_end_bytes; ++object_number) {
+    if (entries_.count(object_number) != 0) continue;
+    if (!budget_.TryCharge(object_size_bytes_)) break;  // other files use the memory: no prefetch
+    Entry& entry = entries_[object_number];
+    entry.data_generation = data_generation;
+    ++in_flight_count_;
+    to_fetch.push_back(object_number);
+  }
+  return to_fetch;
+}
+
+void ReadAheadCache::Complete(std::uint64_t object_number, std::string data, bool ok) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = entries_.find(object_number);
+  if (found != entries_.end() && !found->second.done) {
+    --in_flight_count_;
+    if (ok && !found->second.stale) {
+      found->second.done = true;
+      found->second.data = std::move(data);
+    } else {
+      budget_.Release(object_size_bytes_);
+      entries_.erase(found);
+    }
+  }
+  // Notified under the lock: once WaitIdle returns, the owner may destroy this object.
+  fetch_completed_.notify_all();
+}
+
+void ReadAheadCache::Invalidate() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  DropLocked([](std::uint64_t, const Entry&) { return true; });
+}
+
+void ReadAheadCache::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  fetch_completed_.wait(lock, [&] { return in_flight_count_ == 0; });
+}
+
+std::size_t ReadAheadCache::CachedObjectCount() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+
+}  // namespace xtreemfs::client

@@ -1,0 +1,185 @@
+// Read-ahead: the window logic of ReadAheadCache alone, and FileHandle reads against the in-memory
+// cluster (correct data, fewer OSD calls for sequential readers, invalidation by writes through
+// this mount, bounded memory, concurrent readers).
+#include "client/read_ahead.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <thread>
+
+#include "client/file_handle.h"
+#include "client/volume.h"
+#include "fake_cluster.h"
+
+namespace xtreemfs::client {
+namespace {
+
+using testing::FakeClock;
+using testing::FakeCluster;
+
+constexpr std::uint32_t kObjectSizeBytes = 4096;
+constexpr std::uint32_t kStripeWidth = 3;
+
+std::string PatternOf(std::size_t length_bytes, std::uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::string bytes(length_bytes, '\0');
+  for (char& byte : bytes) byte = static_cast<char>(generator() & 0xff);
+  return bytes;
+}
+
+TEST(ReadAheadCacheTest, SequentialReadsPlanObjectsWithinTheWindowAndRandomReadsNone) {
+  // The second sequential read asks for the objects after it up to the window (and the file
+  // size); a random read asks for nothing; objects already planned are not asked again.
+  ByteBudget budget(1 << 20);
+  ReadAheadCache cache(3 * kObjectSizeBytes, kObjectSizeBytes, budget);
+  EXPECT_TRUE(cache.AfterRead(0, 1000, 100 * kObjectSizeBytes, 0).empty());
+  // Objects starting before read end + window: [2000, 14288) touches objects 0..3.
+  EXPECT_EQ(cache.AfterRead(1000, 2000, 100 * kObjectSizeBytes, 0),
+            (std::vector<std::uint64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(cache.AfterRead(2000, 5000, 100 * kObjectSizeBytes, 0),
+            (std::vector<std::uint64_t>{4}));
+  EXPECT_EQ(budget.ChargedBytes(), 5u * kObjectSizeBytes);
+  for (std::uint64_t object : {0, 1, 2, 3, 4}) cache.Cancel(object);
+  EXPECT_EQ(budget.ChargedBytes(), 0u);
+  EXPECT_TRUE(cache.AfterRead(50 * kObjectSizeBytes, 50 * kObjectSizeBytes + 10,
+                              100 * kObjectSizeBytes, 0).empty());
+  // Near the end of the file only the objects below the size are planned.
+  const auto tail = cache.AfterRead(98 * kObjectSizeBytes, 98 * kObjectSizeBytes + 10,
+                                    99 * kObjectSizeBytes + 1, 0);
+  EXPECT_TRUE(tail.empty());  // not sequential: a jump of 48 objects
+  const auto next = cache.AfterRead(98 * kObjectSizeBytes + 10, 98 * kObjectSizeBytes + 20,
+                                    99 * kObjectSizeBytes + 1, 0);
+  EXPECT_TRUE(next.empty()) << "one sequential read after a jump is not enough";
+  EXPECT_EQ(cache.AfterRead(98 * kObjectSizeBytes + 20, 98 * kObjectSizeBytes + 30,
+                            99 * kObjectSizeBytes + 1, 0),
+            (std::vector<std::uint64_t>{98, 99}));
+  for (std::uint64_t object : {98, 99}) cache.Cancel(object);
+}
+
+TEST(ReadAheadCacheTest, ServesCompletedObjectsDropsThemOnANewGenerationAndReleasesTheBudget) {
+  // A completed object serves any piece of it (short when the OSD stored less); a different data
+  // generation drops it; a full budget plans nothing; the destructor releases every charge.
+  ByteBudget budget(2 * kObjectSizeBytes);
+  {
+    ReadAheadCache cache(8 * kObjectSizeBytes, kObjectSizeBytes, budget);
+    cache.AfterRead(0, 10, 100 * kObjectSizeBytes, 5);
+    EXPECT_EQ(cache.AfterRead(10, 20, 100 * kObjectSizeBytes, 5),
+              (std::vector<std::uint64_t>{0, 1}));  // the budget holds two objects
+    cache.Complete(0, "object zero", true);
+    cache.Complete(1, "", false);
+    EXPECT_EQ(cache.Lookup(0, 7, 100, 5), std::optional<std::string>("zero"));
+    EXPECT_EQ(cache.Lookup(0, 50, 10, 5), std::optional<std::string>(""));
+    EXPECT_EQ(cache.Lookup(1, 0, 10, 5), std::nullopt);
+    EXPECT_EQ(budget.ChargedBytes(), kObjectSizeBytes);
+    EXPECT_EQ(cache.Lookup(0, 0, 10, 6), std::nullopt);
+    EXPECT_EQ(budget.ChargedBytes(), 0u);
+    EXPECT_EQ(cache.AfterRead(20, 30, 100 * kObjectSizeBytes, 6),
+              (std::vector<std::uint64_t>{0, 1}));
+    EXPECT_EQ(budget.ChargedBytes(), 2u * kObjectSizeBytes);
+    cache.Complete(0, "a", true);
+    cache.Complete(1, "b", true);
+  }
+  EXPECT_EQ(budget.ChargedBytes(), 0u);
+}
+
+class ReadAheadTest : public ::testing::Test {
+ protected:
+  ReadAheadTest() {
+    VolumeOptions writer_options;
+    writer_options.io.read_ahead_bytes = 0;
+    writer_volume = Volume::Open(cluster, ParseDirUrl("dir/demo"), clock, writer_options);
+    VolumeOptions options;
+    options.io.read_ahead_bytes = 4 * kObjectSizeBytes;
+    volume = Volume::Open(cluster, ParseDirUrl("dir/demo"), clock, options);
+  }
+
+  void WriteFile(const std::string& path, const std::string& data) {
+    auto writer = writer_volume->OpenFile(user, path, O_CREAT | O_RDWR, 0644);
+    writer->Write(0, data);
+    writer->Close();
+  }
+  int OsdReads() {
+    return cluster.CountCalls(xtreemfs::osd::OSD_INTERFACE_ID, xtreemfs::osd::OSD_READ);
+  }
+
+  FakeClock clock;
+  FakeCluster cluster{clock, 4, kStripeWidth, kObjectSizeBytes};
+  UserCredentials user;
+  std::unique_ptr<Volume> writer_volume;
+  std::unique_ptr<Volume> volume;
+};
+
+TEST_F(ReadAheadTest, ASequentialReaderGetsTheRightBytesWithAboutOneOsdCallPerObject) {
+  // 1000-byte sequential reads of 20 objects return the file; prefetching whole objects needs at
+  // most a few calls more than the 20 objects (instead of about 100 piece reads).
+  const std::string data = PatternOf(20 * kObjectSizeBytes - 77, 1);
+  WriteFile("/seq", data);
+  auto reader = volume->OpenFile(user, "/seq", O_RDONLY, 0);
+  const int reads_before = OsdReads();
+  std::string read_back;
+  for (std::size_t offset = 0; offset < data.size(); offset += 1000) {
+    read_back += reader->Read(offset, 1000);
+  }
+  EXPECT_EQ(read_back, data);
+  EXPECT_LE(OsdReads() - reads_before, 20 + 4);
+  EXPECT_LE(volume->io_resources().budget.PeakChargedBytes(), 6u * kObjectSizeBytes);
+  reader->Close();
+  reader.reset();
+  EXPECT_EQ(volume->io_resources().budget.ChargedBytes(), 0u);
+}
+
+TEST_F(ReadAheadTest, NonSequentialReadsPrefetchNothing) {
+  // Reads walking backwards through the file cost one OSD call each and hold no read-ahead memory.
+  const std::string data = PatternOf(30 * kObjectSizeBytes, 2);
+  WriteFile("/backwards", data);
+  auto reader = volume->OpenFile(user, "/backwards", O_RDONLY, 0);
+  const int reads_before = OsdReads();
+  for (int i = 0; i < 30; ++i) {
+    const std::size_t offset = (29 - i) * kObjectSizeBytes + 100;
+    EXPECT_EQ(reader->Read(offset, 100), data.substr(offset, 100));
+  }
+  EXPECT_EQ(OsdReads() - reads_before, 30);
+  EXPECT_EQ(volume->io_resources().budget.PeakChargedBytes(), 0u);
+}
+
+TEST_F(ReadAheadTest, AWriteThroughThisMountInvalidatesPrefetchedObjects) {
+  // After objects ahead were prefetched, a write by another handle of the mount into one of them
+  // is what the reader sees next, not the prefetched bytes.
+  const std::string data = PatternOf(10 * kObjectSizeBytes, 4);
+  WriteFile("/changed", data);
+  auto reader = volume->OpenFile(user, "/changed", O_RDONLY, 0);
+  auto writer = volume->OpenFile(user, "/changed", O_RDWR, 0);
+  EXPECT_EQ(reader->Read(0, 1000), data.substr(0, 1000));
+  EXPECT_EQ(reader->Read(1000, 1000), data.substr(1000, 1000));  // prefetches objects 0..4
+  writer->Write(2 * kObjectSizeBytes + 5, "fresh");
+  std::string expected = data;
+  expected.replace(2 * kObjectSizeBytes + 5, 5, "fresh");
+  EXPECT_EQ(reader->Read(2000, 3 * kObjectSizeBytes), expected.substr(2000, 3 * kObjectSizeBytes));
+  writer->Truncate(3 * kObjectSizeBytes);
+  EXPECT_EQ(reader->Read(2000 + 3 * kObjectSizeBytes, 5000), "");
+  EXPECT_EQ(reader->Read(2 * kObjectSizeBytes, 10), expected.substr(2 * kObjectSizeBytes, 10));
+}
+
+TEST_F(ReadAheadTest, ConcurrentSequentialReadersOfOneFileEachGetTheFile) {
+  // Four handles read the same file sequentially at once, each with its own read-ahead.
+  const std::string data = PatternOf(16 * kObjectSizeBytes + 5, 5);
+  WriteFile("/shared", data);
+  std::vector<std::string> results(4);
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 4; ++i) {
+    readers.emplace_back([&, i] {
+      auto reader = volume->OpenFile(user, "/shared", O_RDONLY, 0);
+      for (std::size_t offset = 0; offset < data.size(); offset += 1500) {
+        results[i] += reader->Read(offset, 1500);
+      }
+    });
+  }
+  for (auto& reader : readers) reader.join();
+  for (const std::string& result : results) EXPECT_EQ(result, data);
+  EXPECT_EQ(volume->io_resources().budget.ChargedBytes(), 0u);
+}
+
+}  // namespace
+}  // namespace xtreemfs::client

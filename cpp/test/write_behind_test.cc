@@ -1,0 +1,360 @@
+// Write-behind of FileHandle against the in-memory cluster: buffered bytes reach the OSDs by
+// fsync/flush/close, writers block at the window and the budget, OSD errors of buffered writes
+// surface on the next write/fsync/close, overlapping writes land in order, and reads see writes.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "client/file_handle.h"
+#include "client/volume.h"
+#include "fake_cluster.h"
+
+namespace xtreemfs::client {
+namespace {
+
+using testing::FakeClock;
+using testing::FakeCluster;
+
+constexpr std::uint32_t kObjectSizeBytes = 4096;
+constexpr std::uint32_t kStripeWidth = 3;
+// Generous bound on waits for another thread; never a performance assertion.
+constexpr auto kHangBound = std::chrono::seconds(10);
+
+std::string PatternOf(std::size_t length_bytes, std::uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::string bytes(length_bytes, '\0');
+  for (char& byte : bytes) byte = static_cast<char>(generator() & 0xff);
+  return bytes;
+}
+
+// Holds OSD_WRITE calls while closed and can make them fail; everything else passes through.
+class ControlledOsdTransport : public rpc::Transport {
+ public:
+  explicit ControlledOsdTransport(rpc::Transport& inner) : inner_(inner) {}
+
+  rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
+                         const rpc::CallOptions& options) override {
+    if (request.interface_id == xtreemfs::osd::OSD_INTERFACE_ID &&
+        request.procedure_id == xtreemfs::osd::OSD_WRITE) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++writes_arrived_;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return open_; });
+      if (fail_writes_) throw rpc::RpcError::Of(rpc::ErrorKind::kTransport, "injected: OSD gone");
+    }
+    return inner_.Call(address, request, options);
+  }
+
+  void Close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = false;
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  void FailWrites(bool fail) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fail_writes_ = fail;
+  }
+  bool WaitForWrites(int count) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, kHangBound, [&] { return writes_arrived_ >= count; });
+  }
+  int writes_arrived() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return writes_arrived_;
+  }
+
+ private:
+  rpc::Transport& inner_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = true;
+  bool fail_writes_ = false;
+  int writes_arrived_ = 0;
+};
+
+class WriteBehindTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Volume> OpenVolume(std::uint64_t window_bytes, std::uint64_t budget_bytes) {
+    VolumeOptions options;
+    options.io.write_behind_bytes = window_bytes;
+    options.io.buffer_bytes_max = budget_bytes;
+    options.io.read_ahead_bytes = 0;
+    return Volume::Open(transport, ParseDirUrl("dir/demo"), clock, options);
+  }
+  // What another client sees: a fresh volume without any buffering, reading the OSDs.
+  std::string ReadElsewhere(const std::string& path) {
+    VolumeOptions options;
+    options.io.write_behind_bytes = 0;
+    options.io.read_ahead_bytes = 0;
+    auto other = Volume::Open(cluster, ParseDirUrl("dir/demo"), clock, options);
+    auto reader = other->OpenFile(user, path, O_RDONLY, 0);
+    return reader->Read(0, 1 << 24);
+  }
+  int OsdWrites() {
+    return cluster.CountCalls(xtreemfs::osd::OSD_INTERFACE_ID, xtreemfs::osd::OSD_WRITE);
+  }
+
+  FakeClock clock;
+  FakeCluster cluster{clock, 4, kStripeWidth, kObjectSizeBytes};
+  ControlledOsdTransport transport{cluster};
+  UserCredentials user;
+};
+
+TEST_F(WriteBehindTest, BufferedBytesReachTheOsdsAtFsyncAndAtClose) {
+  // A partial object stays in the client until fsync; more bytes stay until close; getattr
+  // shows the written size all along, and another client reads everything after close.
+  auto volume = OpenVolume(1 << 20, 8 << 20);
+  auto file = volume->OpenFile(user, "/f", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(3 * kObjectSizeBytes + 100, 1);
+  file->Write(0, std::string_view(data).substr(0, 1000));
+  EXPECT_EQ(OsdWrites(), 0);
+  EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), 1000u);
+  file->Fsync();
+  EXPECT_EQ(OsdWrites(), 1);
+  EXPECT_EQ(ReadElsewhere("/f"), data.substr(0, 1000));
+  file->Write(1000, std::string_view(data).substr(1000));
+  EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), data.size());
+  file->Close();
+  EXPECT_EQ(ReadElsewhere("/f"), data);
+  EXPECT_EQ(volume->io_resources().budget.ChargedBytes(), 0u);
+}
+
+TEST_F(WriteBehindTest, SmallSequentialWritesAreSentAsOneRequestPerObject) {
+  // 64-byte writes filling two objects cost two OSD_WRITE calls, not 128.
+  auto volume = OpenVolume(1 << 20, 8 << 20);
+  auto file = volume->OpenFile(user, "/small", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(2 * kObjectSizeBytes, 2);
+  for (std::size_t offset = 0; offset < data.size(); offset += 64) {
+    file->Write(offset, std::string_view(data).substr(offset, 64));
+  }
+  file->Flush();
+  EXPECT_EQ(OsdWrites(), 2);
+  EXPECT_EQ(ReadElsewhere("/small"), data);
+}
+
+TEST_F(WriteBehindTest, AWriterBlocksAtItsWindowInsteadOfBufferingMore) {
+  // With OSD writes held, a writer of 10 objects stops once two objects are queued (the window),
+  // and finishes once the OSDs answer; the budget never held more than window + one object.
+  const std::uint64_t window_bytes = 2 * kObjectSizeBytes;
+  auto volume = OpenVolume(window_bytes, 64 << 20);
+  auto file = volume->OpenFile(user, "/window", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(10 * kObjectSizeBytes, 3);
+  transport.Close();
+  std::atomic<bool> finished{false};
+  std::thread writer([&] {
+    for (std::size_t offset = 0; offset < data.size(); offset += kObjectSizeBytes) {
+      file->Write(offset, std::string_view(data).substr(offset, kObjectSizeBytes));
+    }
+    finished = true;
+  });
+  ASSERT_TRUE(transport.WaitForWrites(2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(finished.load());
+  EXPECT_LE(volume->io_resources().budget.ChargedBytes(), window_bytes);
+  transport.Open();
+  writer.join();
+  file->Close();
+  EXPECT_TRUE(finished.load());
+  EXPECT_LE(volume->io_resources().budget.PeakChargedBytes(), window_bytes + kObjectSizeBytes);
+  EXPECT_EQ(ReadElsewhere("/window"), data);
+}
+
+TEST_F(WriteBehindTest, WritersOfDifferentFilesBlockAtTheVolumeBudget) {
+  // Two writers with large windows share a budget of 3 objects: with OSD writes held both stop,
+  // and the budget never exceeded its capacity by more than one object per writer.
+  const std::uint64_t budget_bytes = 3 * kObjectSizeBytes;
+  auto volume = OpenVolume(1 << 20, budget_bytes);
+  const std::string data = PatternOf(8 * kObjectSizeBytes, 4);
+  transport.Close();
+  std::atomic<int> finished{0};
+  std::vector<std::thread> writers;
+  for (const std::string path : {"/a", "/b"}) {
+    writers.emplace_back([&, path] {
+      auto file = volume->OpenFile(user, path, O_CREAT | O_RDWR, 0644);
+      for (std::size_t offset = 0; offset < data.size(); offset += kObjectSizeBytes) {
+        file->Write(offset, std::string_view(data).substr(offset, kObjectSizeBytes));
+      }
+      file->Close();
+      ++finished;
+    });
+  }
+  ASSERT_TRUE(transport.WaitForWrites(3));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(finished.load(), 0);
+  transport.Open();
+  for (auto& writer : writers) writer.join();
+  EXPECT_EQ(finished.load(), 2);
+  EXPECT_LE(volume->io_resources().budget.PeakChargedBytes(), budget_bytes + 2 * kObjectSizeBytes);
+  EXPECT_EQ(ReadElsewhere("/a"), data);
+  EXPECT_EQ(ReadElsewhere("/b"), data);
+}
+
+TEST_F(WriteBehindTest, AnOsdFailureOfABufferedWriteSurfacesOnFsyncTheNextWriteAndClose) {
+  // The buffered write itself succeeds; fsync reports the OSD error (EIO), and so do every later
+  // write and the close of that handle: the bytes are lost and the error is never dropped.
+  auto volume = OpenVolume(1 << 20, 8 << 20);
+  auto file = volume->OpenFile(user, "/lost", O_CREAT | O_RDWR, 0644);
+  transport.FailWrites(true);
+  file->Write(0, PatternOf(1000, 5));
+  auto expect_eio = [](const std::function<void()>& call, const char* what) {
+    try {
+      call();
+      ADD_FAILURE() << what << " succeeded";
+    } catch (const rpc::RpcError& error) {
+      EXPECT_EQ(error.posix_errno(), EIO) << what;
+    }
+  };
+  expect_eio([&] { file->Fsync(); }, "fsync");
+  transport.FailWrites(false);
+  expect_eio([&] { file->Write(1000, "more"); }, "write");
+  expect_eio([&] { file->Flush(); }, "flush");
+  expect_eio([&] { file->Close(); }, "close");
+}
+
+TEST_F(WriteBehindTest, AnOsdFailureSurfacesOnCloseWithoutFsync) {
+  // close(2) alone (FUSE flush, then release) returns the error of a buffered write.
+  auto volume = OpenVolume(1 << 20, 8 << 20);
+  auto file = volume->OpenFile(user, "/lost2", O_CREAT | O_RDWR, 0644);
+  transport.FailWrites(true);
+  file->Write(0, PatternOf(3 * kObjectSizeBytes, 6));
+  try {
+    file->Flush();
+    FAIL() << "flush succeeded";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), EIO);
+  }
+  EXPECT_THROW(file->Close(), rpc::RpcError);
+}
+
+TEST_F(WriteBehindTest, OverlappingRandomWritesLandInTheOrderTheyWereMade) {
+  // 400 random writes (overlapping, some crossing objects, two handles of one file) end up as a
+  // local model of the file says, as read by another client after close.
+  auto volume = OpenVolume(3 * kObjectSizeBytes, 8 << 20);
+  auto first = volume->OpenFile(user, "/random", O_CREAT | O_RDWR, 0644);
+  auto second = volume->OpenFile(user, "/random", O_RDWR, 0);
+  std::mt19937 generator(7);
+  const std::size_t file_bytes = 6 * kObjectSizeBytes;
+  std::string model;
+  for (int round = 0; round < 400; ++round) {
+    const std::size_t offset = generator() % file_bytes;
+    const std::size_t length = 1 + generator() % 3000;
+    const std::string bytes = PatternOf(length, 1000 + round);
+    (round % 3 == 0 ? second : first)->Write(offset, bytes);
+    if (model.size() < offset + length) model.resize(offset + length, '\0');
+    model.replace(offset, length, bytes);
+  }
+  first->Close();
+  second->Close();
+  EXPECT_EQ(ReadElsewhere("/random"), model);
+}
+
+TEST_F(WriteBehindTest, AReadSeesBufferedWritesOfAnotherHandle) {
+  // Read-your-writes inside one mount: a reader's handle gets bytes still buffered by a writer.
+  auto volume = OpenVolume(1 << 20, 8 << 20);
+  auto writer = volume->OpenFile(user, "/ryw", O_CREAT | O_RDWR, 0644);
+  auto reader = volume->OpenFile(user, "/ryw", O_RDONLY, 0);
+  writer->Write(10, "buffered");
+  EXPECT_EQ(OsdWrites(), 0);
+  EXPECT_EQ(reader->Read(0, 100), std::string(10, '\0') + "buffered");
+}
+
+TEST_F(WriteBehindTest, TruncateSendsBufferedWritesFirst) {
+  // Bytes buffered before a truncate never come back after it.
+  auto volume = OpenVolume(1 << 20, 8 << 20);
+  auto file = volume->OpenFile(user, "/cut", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(2 * kObjectSizeBytes + 10, 8);
+  file->Write(0, data);
+  file->Truncate(100);
+  file->Write(3 * kObjectSizeBytes, "x");
+  file->Close();
+  std::string expected = data.substr(0, 100);
+  expected.resize(3 * kObjectSizeBytes, '\0');
+  expected += "x";
+  EXPECT_EQ(ReadElsewhere("/cut"), expected);
+}
+
+TEST_F(WriteBehindTest, RewritingTheSameBytesStillReportsToTheMrcOnCloseAndFsync) {
+  // The MRC sets mtime/ctime on a size update with close_file, so a handle that wrote sends one
+  // on fsync and on close even when the size did not change; a handle that only read does not.
+  auto volume = OpenVolume(1 << 20, 8 << 20);
+  const std::string data = PatternOf(500, 9);
+  {
+    auto file = volume->OpenFile(user, "/same", O_CREAT | O_RDWR, 0644);
+    file->Write(0, data);
+    file->Close();
+  }
+  const std::size_t updates_before = cluster.size_updates.size();
+  auto file = volume->OpenFile(user, "/same", O_RDWR, 0);
+  file->Write(0, data);
+  file->Fsync();
+  ASSERT_EQ(cluster.size_updates.size(), updates_before + 1);
+  EXPECT_EQ(cluster.size_updates.back().new_file_size().size_bytes(), data.size());
+  EXPECT_TRUE(cluster.size_updates.back().close_file());  // the MRC's cue to set mtime/ctime
+  file->Fsync();  // nothing written since the last report
+  EXPECT_EQ(cluster.size_updates.size(), updates_before + 1);
+  file->Write(0, data);
+  file->Close();
+  ASSERT_EQ(cluster.size_updates.size(), updates_before + 2);
+  EXPECT_TRUE(cluster.size_updates.back().close_file());
+  auto reader = volume->OpenFile(user, "/same", O_RDONLY, 0);
+  EXPECT_EQ(reader->Read(0, 1000), data);
+  reader->Close();
+  EXPECT_EQ(cluster.size_updates.size(), updates_before + 2);
+}
+
+TEST_F(WriteBehindTest, ConcurrentHandlesWritingDisjointRangesAndFilesLoseNothing) {
+  // Eight threads write in 700-byte steps: four into their own files, four into disjoint quarters
+  // of one shared file; every byte is where it belongs after close.
+  auto volume = OpenVolume(2 * kObjectSizeBytes, 6 * kObjectSizeBytes);
+  const std::size_t part_bytes = 5 * kObjectSizeBytes + 300;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      const bool shared = i >= 4;
+      auto file = volume->OpenFile(user, shared ? "/shared" : "/own" + std::to_string(i),
+                                   O_CREAT | O_RDWR, 0644);
+      const std::string data = PatternOf(part_bytes, 100 + i);
+      const std::size_t base = shared ? (i - 4) * part_bytes : 0;
+      for (std::size_t offset = 0; offset < part_bytes; offset += 700) {
+        file->Write(base + offset, std::string_view(data).substr(offset, 700));
+      }
+      file->Close();
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::string shared_expected;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(ReadElsewhere("/own" + std::to_string(i)), PatternOf(part_bytes, 100 + i));
+    shared_expected += PatternOf(part_bytes, 104 + i);
+  }
+  EXPECT_EQ(ReadElsewhere("/shared"), shared_expected);
+  EXPECT_EQ(volume->io_resources().budget.ChargedBytes(), 0u);
+}
+
+TEST_F(WriteBehindTest, DisabledBufferingWritesThrough) {
+  // O_DIRECT handles (and --no-write-behind) send each write before returning.
+  auto volume = OpenVolume(1 << 20, 8 << 20);
+  auto direct = volume->OpenFile(user, "/direct", O_CREAT | O_RDWR, 0644);
+  direct->DisableBuffering();
+  direct->Write(0, "now");
+  EXPECT_EQ(OsdWrites(), 1);
+  auto off_volume = OpenVolume(0, 8 << 20);
+  auto unbuffered = off_volume->OpenFile(user, "/off", O_CREAT | O_RDWR, 0644);
+  unbuffered->Write(0, "now");
+  EXPECT_EQ(OsdWrites(), 2);
+}
+
+}  // namespace
+}  // namespace xtreemfs::client
