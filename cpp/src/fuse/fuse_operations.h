@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "client/clock.h"
+#include "client/lock_client.h"
 #include "client/volume.h"
 #include "fuse/log.h"
 #include "fuse/mount_options.h"
@@ -25,6 +26,7 @@ struct MountContext {
   std::unique_ptr<rpc::RpcClient> rpc_client;
   std::unique_ptr<rpc::RetryingTransport> transport;
   std::unique_ptr<client::Volume> volume;
+  std::unique_ptr<client::LockClient> locks;  // created with the volume, destroyed before it
 };
 
 struct fuse_operations MakeFuseOperations();
