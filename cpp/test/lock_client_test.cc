@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "client/file_handle.h"
@@ -159,6 +161,26 @@ TEST_F(LockClientTest, AnExpiredCapabilityIsRenewedOnceForALockCall) {
   EXPECT_TRUE(mount_a->TryAcquire(*file, Posix(1, 0, 0, true)));
   EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
   EXPECT_EQ(cluster.granted_locks.size(), 1u);
+}
+
+TEST_F(LockClientTest, TheRenewalThreadRenewsWhileLocksAreHeldAndStopsWithTheClient) {
+  // StartRenewal renews every period (5 ms here) while a lock may be held; destruction joins it.
+  LockClientOptions options;
+  options.renew_period_ms = 5;
+  auto mount = std::make_unique<LockClient>(*volume, "mount-c", options);
+  ASSERT_TRUE(mount->TryAcquire(*file, Posix(1, 0, 0, true)));
+  mount->StartRenewal();
+  mount->StartRenewal();  // idempotent: still one thread
+  const auto renewals = [this] {
+    return cluster.CountCalls(xtreemfs::osd::OSD_INTERFACE_ID, xtreemfs::osd::OSD_LOCK_RENEW);
+  };
+  // A generous bound on a hang, not a timing assertion.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (renewals() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GE(renewals(), 3);
+  mount.reset();
 }
 
 TEST_F(LockClientTest, ClientUuidsDifferPerMountProcess) {
