@@ -98,6 +98,22 @@ check "F_GETLK through mount B reports A's lock: F_WRLCK 0 100 and A's pid (same
 check "F_GETLK of a free range [100,200) through mount B reports F_UNLCK" \
   bash -c "/usr/bin/python3 '$state/getlk.py' '$b/f' 100 100 | grep -q '^F_UNLCK '"
 
+check "a blocking F_SETLKW through mount B ends when its process gets a signal (FUSE interrupt)" \
+  timeout 20 /usr/bin/python3 -c "
+import fcntl, os, signal, sys
+class Alarm(Exception):
+    pass
+def ring(number, frame):
+    raise Alarm()
+signal.signal(signal.SIGALRM, ring)
+fd = os.open(sys.argv[1], os.O_RDWR)
+signal.alarm(1)
+try:
+    fcntl.lockf(fd, fcntl.LOCK_EX, 10, 20)
+except Alarm:
+    sys.exit(0)
+sys.exit(1)" "$b/f"
+
 cat > "$state/waiter.py" <<'PYTHON'
 # waiter.py PATH MARKER: F_SETLKW (blocking) for [50,60); writes MARKER.granted when it has it.
 import fcntl, os, sys
