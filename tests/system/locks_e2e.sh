@@ -134,6 +134,15 @@ granted_at=$(date +%s%N)
 echo "F_SETLKW granted $(( (granted_at - released_at) / 1000000 )) ms after A's holder was told to close"
 wait "$waiter" || true
 
+/usr/bin/python3 -c "
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+start = time.monotonic()
+for i in range(200):
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 10, 1000 + 10 * i)
+    fcntl.lockf(fd, fcntl.LOCK_UN, 10, 1000 + 10 * i)
+print('200 F_SETLK lock/unlock pairs through mount B: %.2f ms per pair' % ((time.monotonic() - start) * 5))" "$b/f"
+
 echo "== killed holders"
 rm -f "$state/range.held" "$state/range.release"
 /usr/bin/python3 "$state/holder.py" "$a/f" "$state/range" &
