@@ -3,7 +3,7 @@ MVN := mvn -B -ntp
 STATE ?= $(CURDIR)/state
 CPP_BUILD := cpp/build
 
-.PHONY: help deps build java cpp test unit cpp-test system-test sim bench run stop status clean
+.PHONY: help deps build java cpp test unit cpp-test bench-test system-test sim bench run stop status clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -23,6 +23,7 @@ cpp: deps        ## the C++ client core and mount.xtreemfs (cpp/build)
 test: deps       ## every test: Java unit/integration/architecture/simulation, C++ unit, system (FUSE)
 	$(MVN) verify
 	$(MAKE) --no-print-directory cpp-test
+	$(MAKE) --no-print-directory bench-test
 	tests/system/run $(CPP_BUILD)    # mvn verify has packaged the Java side already
 
 unit: deps       ## unit tests of the pure QoS library and the foundation only (seconds)
@@ -30,6 +31,9 @@ unit: deps       ## unit tests of the pure QoS library and the foundation only (
 
 cpp-test: cpp    ## C++ unit tests (GoogleTest through ctest)
 	ctest --test-dir $(CPP_BUILD) --output-on-failure
+
+bench-test:      ## unit tests of the benchmark harnesses' own logic (fio parsing, ratios, reports)
+	python3 -m unittest discover -s tests/bench/fuse -p 'test_*.py'
 
 system-test: java cpp  ## a local cluster, a FUSE mount and POSIX/fio/tar checks through it
 	tests/system/run $(CPP_BUILD)
@@ -39,7 +43,7 @@ sim: java        ## every simulation scenario, with CSV output and plots under s
 	contrib/bench/plot_reservations.py --csv-dir $(STATE)/sim --out $(STATE)/sim/reservations.png
 	@echo "plot: $(STATE)/sim/reservations.png"
 
-bench: java      ## benchmarks (never part of make test); figures go to state/bench
+bench: java cpp  ## benchmarks (never part of make test); figures go to state/bench
 	bin/xtreemfs-bench --out $(STATE)/bench
 
 run: build       ## start a local cluster (DIR, MRC, three typed OSDs) and a demo volume

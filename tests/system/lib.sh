@@ -4,6 +4,8 @@
 # Provides: $repository $cpp_build $state $dir_port $mrc_port $osd_ports[] $secret $pids[],
 #   start NAME LOG COMMAND...      run a service in the background and wait for its READY line
 #   start_cluster OSD_COUNT [OSD_ARGS...]  a DIR, an MRC and OSD_COUNT OSDs on free loopback ports
+#   kill_osd I [SIGNAL], start_osd I, osd_pid I   stop, restart (same port and data) and find OSD I
+#   kill_mrc [SIGNAL], start_mrc   the same for the MRC
 #   mount_volume VOLUME MOUNTPOINT [mount.xtreemfs options...]   mount (and unmount at exit)
 #   check DESCRIPTION COMMAND...   run COMMAND, print PASS/FAIL, count
 #   errno_is ERRNO PYTHON_CODE ARG...   pass only if the python code raises OSError with that errno
@@ -71,21 +73,66 @@ start_cluster() {
   dir_port="${ports[0]}"
   mrc_port="${ports[1]}"
   osd_ports=("${ports[@]:2}")
-  local common=(-Dcapability.secret="$secret")
   start dir "$state/dir.log" "$repository/bin/xtreemfs-dir" -Ddir.port="$dir_port" -Ddir.status.port=0 \
     -Ddir.database.path="$state/dir" -Ddir.bindAddress=127.0.0.1
-  start mrc "$state/mrc.log" "$repository/bin/xtreemfs-mrc" "${common[@]}" -Dmrc.port="$mrc_port" \
+  start_mrc
+  osd_extra_args=("$@")
+  osd_pid_index=()
+  local i
+  for ((i = 0; i < osd_count; i++)); do
+    start_osd "$i"
+  done
+  sleep 1  # let the OSDs heartbeat so the MRC's placement sees them
+}
+
+# start_mrc: starts the MRC (again, after kill_mrc: same port and database). $mrc_pid_index is its
+# index in $pids.
+start_mrc() {
+  mrc_pid_index=${#pids[@]}
+  keep_previous_log "$state/mrc.log"
+  start mrc "$state/mrc.log" "$repository/bin/xtreemfs-mrc" -Dcapability.secret="$secret" -Dmrc.port="$mrc_port" \
     -Dmrc.status.port=0 -Dmrc.database.path="$state/mrc" -Dmrc.dir.address="127.0.0.1:$dir_port" \
     -Dmrc.bindAddress=127.0.0.1 -Dmrc.advertisedAddress=127.0.0.1 -Dmrc.heartbeat.periodMs=500 \
     -Dmrc.placement.osdCacheTtlMs=100
-  local i
-  for ((i = 0; i < osd_count; i++)); do
-    start "osd$i" "$state/osd$i.log" "$repository/bin/xtreemfs-osd" "${common[@]}" \
-      -Dosd.port="${osd_ports[$i]}" -Dosd.status.port=0 -Dosd.object.path="$state/osd$i" \
-      -Dosd.dir.address="127.0.0.1:$dir_port" -Dosd.bindAddress=127.0.0.1 \
-      -Dosd.advertised.address=127.0.0.1 -Dosd.heartbeat.periodMs=500 -Dosd.deletion.delayMs=0 "$@"
-  done
-  sleep 1  # let the OSDs heartbeat so the MRC's placement sees them
+}
+
+# kill_mrc [SIGNAL]: stops the MRC (default SIGKILL) and waits for it to exit.
+kill_mrc() {
+  local pid="${pids[$mrc_pid_index]}"
+  kill "-${1:-KILL}" "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# A restarted service writes a fresh log; the previous one is kept beside it as LOG.N.
+keep_previous_log() {
+  local log="$1" n=1
+  [ -e "$log" ] || return 0
+  while [ -e "$log.$n" ]; do n=$((n + 1)); done
+  mv "$log" "$log.$n"
+}
+
+# start_osd I: starts OSD number I (again, after kill_osd: same port, UUID and object folder; the
+# previous log is kept as osdI.log.N). $osd_pid_index[I] is its index in $pids.
+start_osd() {
+  local i="$1"
+  osd_pid_index[$i]=${#pids[@]}
+  keep_previous_log "$state/osd$i.log"
+  start "osd$i" "$state/osd$i.log" "$repository/bin/xtreemfs-osd" -Dcapability.secret="$secret" \
+    -Dosd.port="${osd_ports[$i]}" -Dosd.status.port=0 -Dosd.object.path="$state/osd$i" \
+    -Dosd.dir.address="127.0.0.1:$dir_port" -Dosd.bindAddress=127.0.0.1 \
+    -Dosd.advertised.address=127.0.0.1 -Dosd.heartbeat.periodMs=500 -Dosd.deletion.delayMs=0 \
+    "${osd_extra_args[@]}"
+}
+
+# osd_pid I: the process id of OSD number I.
+osd_pid() { echo "${pids[${osd_pid_index[$1]}]}"; }
+
+# kill_osd I [SIGNAL]: stops OSD number I (default SIGKILL) and waits for it to exit.
+kill_osd() {
+  local pid
+  pid="$(osd_pid "$1")"
+  kill "-${2:-KILL}" "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
 }
 
 mount_volume() {

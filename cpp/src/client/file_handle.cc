@@ -179,6 +179,12 @@ void FileHandle::Write(std::uint64_t offset_bytes, std::string_view data) {
   const std::uint64_t osd_reported_size_bytes =
       *std::max_element(reported_size_bytes.begin(), reported_size_bytes.end());
   GrowKnownSize(std::max(osd_reported_size_bytes, offset_bytes + data.size()));
+  {
+    // Any write is reported on close/fsync, also one that keeps the size: the MRC then stamps
+    // mtime and ctime (POSIX: a write changes both).
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->size_dirty = true;
+  }
 }
 
 void FileHandle::ForEachPieceInParallel(std::size_t piece_count,

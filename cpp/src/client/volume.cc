@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <google/protobuf/util/json_util.h>
+
 #include <cerrno>
 #include <set>
+#include <type_traits>
 
 #include "client/file_handle.h"
 #include "dir.pb.h"
@@ -22,6 +25,13 @@ xtreemfs::mrc::PathRequest PathRequestOf(const std::string& volume_name, const s
   request.set_path(path);
   return request;
 }
+
+bool StartsWith(const std::string& text, const char* prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
+
+constexpr const char* kUserXattrPrefix = "user.";
+constexpr const char* kXtreemfsXattrPrefix = "xtreemfs.";
 
 // Open flags the MRC understands (open.proto's OpenFlag values equal Linux's).
 constexpr std::uint32_t kOpenFlagsForwarded = O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND;
@@ -51,9 +61,11 @@ std::unique_ptr<Volume> Volume::Open(rpc::Transport& transport, const DirUrl& ur
   auto resolver = std::make_unique<UuidResolver>(transport, dir_address, options.uuid_cache_ttl_ms,
                                                  clock, call_options);
   const rpc::ServiceAddress mrc_address = resolver->Resolve(registration.mrc_uuid());
-  return std::unique_ptr<Volume>(new Volume(transport, clock, options, url.volume_name,
-                                            registration.volume_id(), mrc_address,
-                                            std::move(resolver)));
+  auto volume = std::unique_ptr<Volume>(new Volume(transport, clock, options, url.volume_name,
+                                                   registration.volume_id(), mrc_address,
+                                                   std::move(resolver)));
+  volume->url_ = "pbrpc://" + url.host + ":" + std::to_string(url.port) + "/" + url.volume_name;
+  return volume;
 }
 
 Volume::Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options,
@@ -65,7 +77,8 @@ Volume::Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options,
       volume_name_(std::move(volume_name)),
       volume_id_(std::move(volume_id)),
       mrc_address_(std::move(mrc_address)),
-      resolver_(std::move(resolver)) {}
+      resolver_(std::move(resolver)),
+      metadata_cache_(clock, options.metadata_cache_ttl_ms, options.metadata_cache_entries_max) {}
 
 Volume::~Volume() = default;
 
@@ -133,11 +146,46 @@ void Volume::DeleteObjects(const UserCredentials& user,
 }
 
 Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
+  if (auto cached = metadata_cache_.Get(path); cached && !IsOpenHere(*cached)) {
+    return *cached;
+  }
+  const std::uint64_t generation = metadata_cache_.Generation();
   Stat stat = CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_GETATTR, user,
                                                       PathRequestOf(volume_name_, path), true)
                   .stat();
+  metadata_cache_.Put(path, stat, generation);
   ApplyLocalSize(stat);
   return stat;
+}
+
+bool Volume::IsOpenHere(const Stat& stat) {
+  if ((stat.mode() & S_IFMT) != S_IFREG) return false;
+  std::lock_guard<std::mutex> lock(files_mutex_);
+  auto found = files_.find(volume_id_ + ":" + std::to_string(stat.inode()));
+  return found != files_.end() && !found->second.expired();
+}
+
+template <typename Call, typename Invalidate>
+auto Volume::Mutate(Call call, Invalidate invalidate) -> decltype(call()) {
+  try {
+    if constexpr (std::is_void_v<decltype(call())>) {
+      call();
+      invalidate();
+    } else {
+      auto result = call();
+      invalidate();
+      return result;
+    }
+  } catch (...) {
+    invalidate();
+    throw;
+  }
+}
+
+void Volume::InvalidateEntry(const std::string& path) {
+  if (auto inode = metadata_cache_.CachedInode(path)) metadata_cache_.InvalidateInode(*inode);
+  metadata_cache_.Invalidate(path);
+  metadata_cache_.Invalidate(MetadataCache::ParentOf(path));
 }
 
 void Volume::ApplyLocalSize(Stat& stat) {
@@ -164,8 +212,17 @@ Stat Volume::Setattr(const UserCredentials& user, const std::string& path, const
   request.set_path(path);
   *request.mutable_stat() = stat;
   request.set_to_set(to_set);
-  return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_SETATTR, user, request, true)
-      .stat();
+  // Only the inode's own names change (ctime, mode, owner, times); the parent stays as it is.
+  return Mutate(
+      [&] {
+        return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_SETATTR, user, request,
+                                                       true)
+            .stat();
+      },
+      [&] {
+        if (auto inode = metadata_cache_.CachedInode(path)) metadata_cache_.InvalidateInode(*inode);
+        metadata_cache_.Invalidate(path);
+      });
 }
 
 Stat Volume::Mkdir(const UserCredentials& user, const std::string& path, std::uint32_t mode) {
@@ -173,8 +230,13 @@ Stat Volume::Mkdir(const UserCredentials& user, const std::string& path, std::ui
   request.set_volume_name(volume_name_);
   request.set_path(path);
   request.set_mode(mode);
-  return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_MKDIR, user, request, false)
-      .stat();
+  return Mutate(
+      [&] {
+        return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_MKDIR, user, request,
+                                                       false)
+            .stat();
+      },
+      [&] { InvalidateEntry(path); });
 }
 
 Stat Volume::Mknod(const UserCredentials& user, const std::string& path, std::uint32_t mode,
@@ -184,18 +246,35 @@ Stat Volume::Mknod(const UserCredentials& user, const std::string& path, std::ui
   request.set_path(path);
   request.set_mode(mode);
   request.set_rdev(rdev);
-  return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_MKNOD, user, request, false)
-      .stat();
+  return Mutate(
+      [&] {
+        return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_MKNOD, user, request,
+                                                       false)
+            .stat();
+      },
+      [&] { InvalidateEntry(path); });
 }
 
 void Volume::Rmdir(const UserCredentials& user, const std::string& path) {
-  CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_RMDIR, user, PathRequestOf(volume_name_, path),
-                                false);
+  Mutate(
+      [&] {
+        CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_RMDIR, user,
+                                      PathRequestOf(volume_name_, path), false);
+      },
+      [&] {
+        InvalidateEntry(path);
+        metadata_cache_.InvalidateSubtree(path);
+      });
 }
 
 void Volume::Unlink(const UserCredentials& user, const std::string& path) {
-  const auto response = CallMrc<xtreemfs::mrc::UnlinkResponse>(
-      xtreemfs::mrc::MRC_UNLINK, user, PathRequestOf(volume_name_, path), false);
+  // The other names of a hard-linked file lose a link: drop them too (when the inode is cached).
+  const auto response = Mutate(
+      [&] {
+        return CallMrc<xtreemfs::mrc::UnlinkResponse>(xtreemfs::mrc::MRC_UNLINK, user,
+                                                      PathRequestOf(volume_name_, path), false);
+      },
+      [&] { InvalidateEntry(path); });
   if (response.has_deleted_file()) {
     DeleteObjects(user, response.deleted_file());
   }
@@ -208,8 +287,19 @@ void Volume::Rename(const UserCredentials& user, const std::string& source_path,
   request.set_source_path(source_path);
   request.set_target_path(target_path);
   request.set_flags(flags);
-  const auto response =
-      CallMrc<xtreemfs::mrc::UnlinkResponse>(xtreemfs::mrc::MRC_RENAME, user, request, false);
+  // Both names, both parents, an overwritten target's other names, and everything cached below
+  // either path when they are directories.
+  const auto response = Mutate(
+      [&] {
+        return CallMrc<xtreemfs::mrc::UnlinkResponse>(xtreemfs::mrc::MRC_RENAME, user, request,
+                                                      false);
+      },
+      [&] {
+        InvalidateEntry(source_path);
+        InvalidateEntry(target_path);
+        metadata_cache_.InvalidateSubtree(source_path);
+        metadata_cache_.InvalidateSubtree(target_path);
+      });
   if (response.has_deleted_file()) {
     DeleteObjects(user, response.deleted_file());
   }
@@ -221,8 +311,17 @@ Stat Volume::Link(const UserCredentials& user, const std::string& existing_path,
   request.set_volume_name(volume_name_);
   request.set_target_path(existing_path);
   request.set_link_path(link_path);
-  return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_LINK, user, request, false)
-      .stat();
+  // The existing names get nlink + 1 and a new ctime; the new name's parent a new entry.
+  return Mutate(
+      [&] {
+        return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_LINK, user, request,
+                                                       false)
+            .stat();
+      },
+      [&] {
+        InvalidateEntry(existing_path);
+        InvalidateEntry(link_path);
+      });
 }
 
 Stat Volume::Symlink(const UserCredentials& user, const std::string& target,
@@ -231,8 +330,13 @@ Stat Volume::Symlink(const UserCredentials& user, const std::string& target,
   request.set_volume_name(volume_name_);
   request.set_target_path(target);
   request.set_link_path(link_path);
-  return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_SYMLINK, user, request, false)
-      .stat();
+  return Mutate(
+      [&] {
+        return CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_SYMLINK, user, request,
+                                                       false)
+            .stat();
+      },
+      [&] { InvalidateEntry(link_path); });
 }
 
 std::string Volume::Readlink(const UserCredentials& user, const std::string& path) {
@@ -250,11 +354,30 @@ xtreemfs::mrc::ReaddirResponse Volume::Readdir(const UserCredentials& user, cons
   request.set_offset(offset);
   request.set_limit(limit);
   request.set_names_only(names_only);
-  return CallMrc<xtreemfs::mrc::ReaddirResponse>(xtreemfs::mrc::MRC_READDIR, user, request, true);
+  const std::uint64_t generation = metadata_cache_.Generation();
+  auto response =
+      CallMrc<xtreemfs::mrc::ReaddirResponse>(xtreemfs::mrc::MRC_READDIR, user, request, true);
+  // `ls -l` stats every entry right after listing them: serve those from the cache.
+  if (!names_only) {
+    const std::string prefix = path == "/" ? "/" : path + "/";
+    for (const auto& entry : response.entries()) {
+      if (entry.name() == "." || entry.name() == ".." || !entry.has_stat()) continue;
+      metadata_cache_.Put(prefix + entry.name(), entry.stat(), generation);
+    }
+  }
+  return response;
 }
 
 std::string Volume::Getxattr(const UserCredentials& user, const std::string& path,
                              const std::string& name) {
+  if (!StartsWith(name, kUserXattrPrefix) && !StartsWith(name, kXtreemfsXattrPrefix)) {
+    throw rpc::RpcError::Errno(ENODATA, "no attribute '" + name + "' on '" + path +
+                                            "' (only user.* and xtreemfs.* exist)");
+  }
+  if (name == kXattrUrl || name == kXattrFileId || name == kXattrObjectSize ||
+      name == kXattrStripeWidth || name == kXattrReservation) {
+    return LayoutAttribute(user, path, name);
+  }
   xtreemfs::mrc::XattrRequest request;
   request.set_volume_name(volume_name_);
   request.set_path(path);
@@ -262,30 +385,80 @@ std::string Volume::Getxattr(const UserCredentials& user, const std::string& pat
   return CallMrc<xtreemfs::mrc::XattrValue>(xtreemfs::mrc::MRC_GETXATTR, user, request, true).value();
 }
 
+std::string Volume::LayoutAttribute(const UserCredentials& user, const std::string& path,
+                                    const std::string& name) {
+  if (name == kXattrUrl) {
+    GetFileLayout(user, path);  // ENOENT and EACCES as for every other attribute
+    return url_;
+  }
+  const auto layout = GetFileLayout(user, path);
+  if (name == kXattrFileId) return layout.file_id();
+  if (name == kXattrReservation) {
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.always_print_primitive_fields = true;
+    options.preserve_proto_field_names = true;
+    if (!google::protobuf::util::MessageToJsonString(layout.reservation(), &json, options).ok()) {
+      throw rpc::RpcError::Of(rpc::ErrorKind::kInternal, "cannot print the reservation of '" + path + "'");
+    }
+    return json;
+  }
+  // Object size and stripe width exist only for files with objects (an XLoc).
+  if (layout.xlocs().replicas_size() == 0) {
+    throw rpc::RpcError::Errno(ENODATA, "no attribute '" + name + "' on '" + path +
+                                            "': it has no XLoc (directory, link or file never opened)");
+  }
+  const auto& policy = layout.xlocs().replicas(0).striping_policy();
+  return std::to_string(name == kXattrObjectSize ? policy.object_size_bytes() : policy.width());
+}
+
 void Volume::Setxattr(const UserCredentials& user, const std::string& path, const std::string& name,
                       const std::string& value, std::uint32_t flags) {
+  if (StartsWith(name, kXtreemfsXattrPrefix)) {
+    throw rpc::RpcError::Errno(EPERM, "attribute '" + name + "' is read-only");
+  }
   xtreemfs::mrc::XattrRequest request;
   request.set_volume_name(volume_name_);
   request.set_path(path);
   request.set_name(name);
   request.set_value(value);
   request.set_flags(flags);
-  CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_SETXATTR, user, request, false);
+  // The MRC sets ctime.
+  Mutate([&] { CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_SETXATTR, user, request, false); },
+         [&] {
+           if (auto inode = metadata_cache_.CachedInode(path)) metadata_cache_.InvalidateInode(*inode);
+           metadata_cache_.Invalidate(path);
+         });
 }
 
 std::vector<std::string> Volume::Listxattr(const UserCredentials& user, const std::string& path) {
   const auto names = CallMrc<xtreemfs::mrc::XattrNames>(xtreemfs::mrc::MRC_LISTXATTR, user,
                                                         PathRequestOf(volume_name_, path), true);
-  return std::vector<std::string>(names.names().begin(), names.names().end());
+  std::vector<std::string> listed(names.names().begin(), names.names().end());
+  const auto layout = GetFileLayout(user, path);
+  listed.insert(listed.end(), {kXattrUrl, kXattrFileId});
+  if (layout.xlocs().replicas_size() > 0) {
+    listed.insert(listed.end(), {kXattrObjectSize, kXattrStripeWidth});
+  }
+  if ((layout.stat().mode() & S_IFMT) == S_IFREG) listed.emplace_back(kXattrLocations);
+  listed.emplace_back(kXattrReservation);
+  return listed;
 }
 
 void Volume::Removexattr(const UserCredentials& user, const std::string& path,
                          const std::string& name) {
+  if (StartsWith(name, kXtreemfsXattrPrefix)) {
+    throw rpc::RpcError::Errno(EPERM, "attribute '" + name + "' is read-only");
+  }
   xtreemfs::mrc::XattrRequest request;
   request.set_volume_name(volume_name_);
   request.set_path(path);
   request.set_name(name);
-  CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_REMOVEXATTR, user, request, false);
+  Mutate([&] { CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_REMOVEXATTR, user, request, false); },
+         [&] {
+           if (auto inode = metadata_cache_.CachedInode(path)) metadata_cache_.InvalidateInode(*inode);
+           metadata_cache_.Invalidate(path);
+         });
 }
 
 xtreemfs::mrc::StatvfsResponse Volume::Statvfs(const UserCredentials& user) {
@@ -318,8 +491,17 @@ std::unique_ptr<FileHandle> Volume::OpenFile(const UserCredentials& user, const 
   // Creating exclusively or truncating is not repeatable: a retry would see EEXIST or cut data
   // written in between.
   const bool idempotent = (flags & (O_EXCL | O_TRUNC)) == 0;
-  const auto response =
-      CallMrc<xtreemfs::mrc::OpenResponse>(xtreemfs::mrc::MRC_OPEN, user, request, idempotent);
+  // O_CREAT may add a name to the parent; O_TRUNC changes size and times of every name of the file
+  // (while a handle is open, Getattr bypasses the cache anyway; the last close drops the inode).
+  const bool changes_namespace = (flags & (O_CREAT | O_TRUNC)) != 0;
+  const auto response = Mutate(
+      [&] {
+        return CallMrc<xtreemfs::mrc::OpenResponse>(xtreemfs::mrc::MRC_OPEN, user, request,
+                                                    idempotent);
+      },
+      [&] {
+        if (changes_namespace) InvalidateEntry(path);
+      });
   const auto& credentials = response.credentials();
   if (credentials.xlocs().replicas_size() == 0 ||
       credentials.xlocs().replicas(0).osd_uuids_size() == 0) {
@@ -363,10 +545,21 @@ std::shared_ptr<FileState> Volume::StateOfFile(const std::string& file_id, std::
 }
 
 void Volume::ForgetFileIfUnused(const std::string& file_id) {
-  std::lock_guard<std::mutex> lock(files_mutex_);
-  auto found = files_.find(file_id);
-  if (found != files_.end() && found->second.expired()) {
+  {
+    std::lock_guard<std::mutex> lock(files_mutex_);
+    auto found = files_.find(file_id);
+    if (found == files_.end() || !found->second.expired()) return;
     files_.erase(found);
+  }
+  // The last handle is gone: size and times the MRC set on close (and anything cached while the
+  // file was open) are newer than the cache's entries of this inode.
+  const std::size_t colon = file_id.rfind(':');
+  if (colon != std::string::npos) {
+    try {
+      metadata_cache_.InvalidateInode(std::stoull(file_id.substr(colon + 1)));
+    } catch (const std::exception&) {
+      metadata_cache_.InvalidateSubtree("/");  // an unexpected file id: forget everything
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "client/clock.h"
 #include "client/dir_url.h"
+#include "client/metadata_cache.h"
 #include "client/uuid_resolver.h"
 #include "common.pb.h"
 #include "mrc.pb.h"
@@ -29,7 +30,20 @@ struct VolumeOptions {
   // Renew an XCap when it expires within this margin, so an operation never starts with a cap that
   // may expire in flight.
   std::uint32_t xcap_renew_margin_ms = 60000;
+  // Metadata cache (Stat by path): entry lifetime (0 disables the cache) and bound.
+  std::uint32_t metadata_cache_ttl_ms = 1000;
+  std::uint32_t metadata_cache_entries_max = 10000;
 };
+
+// The read-only xtreemfs.* extended attributes this client computes from MRC_GET_FILE_LAYOUT;
+// other xtreemfs.* names go to the MRC as they are (it knows xtreemfs.locations,
+// xtreemfs.volume_id, xtreemfs.volume_name, xtreemfs.striping_policy, xtreemfs.truncate_epoch).
+inline constexpr const char* kXattrUrl = "xtreemfs.url";
+inline constexpr const char* kXattrFileId = "xtreemfs.file_id";
+inline constexpr const char* kXattrObjectSize = "xtreemfs.object_size";
+inline constexpr const char* kXattrStripeWidth = "xtreemfs.stripe_width";
+inline constexpr const char* kXattrLocations = "xtreemfs.locations";
+inline constexpr const char* kXattrReservation = "xtreemfs.reservation";
 
 using xtreemfs::rpc::UserCredentials;
 
@@ -44,10 +58,18 @@ class Volume {
   const std::string& volume_name() const { return volume_name_; }
   const std::string& volume_id() const { return volume_id_; }
   const rpc::ServiceAddress& mrc_address() const { return mrc_address_; }
+  // pbrpc://dir-host:port/volume, the value of xtreemfs.url.
+  const std::string& url() const { return url_; }
+  MetadataCache& metadata_cache() { return metadata_cache_; }
 
   // Metadata operations: thin wrappers of the MRC procedures of the same name. Paths are
   // volume-relative ("/a/b"). Errors arrive as RpcError with the errno FUSE returns.
-  // Getattr reports the locally known size of a file open here whose size the MRC has not been told.
+  // Getattr answers from the metadata cache when it can, except for files open in this process
+  // (their size and times change with every write, so they always come from the MRC), and reports
+  // the locally known size of a file open here whose size the MRC has not been told.
+  // Every mutating operation drops the cache entries it affects (the path, its parent directory,
+  // other names of the same inode, whole subtrees for rename and rmdir), also when it fails,
+  // because a timed-out request may still have been applied.
   xtreemfs::mrc::Stat Getattr(const UserCredentials& user, const std::string& path);
   xtreemfs::mrc::Stat Setattr(const UserCredentials& user, const std::string& path,
                               const xtreemfs::mrc::Stat& stat, std::uint32_t to_set);
@@ -69,9 +91,13 @@ class Volume {
   // One batch of entries from `offset` (entries already seen, "." and ".." included).
   xtreemfs::mrc::ReaddirResponse Readdir(const UserCredentials& user, const std::string& path,
                                          std::uint64_t offset, std::uint32_t limit, bool names_only);
+  // xattrs: user.* are stored by the MRC; xtreemfs.* are read-only layout attributes (setting or
+  // removing them is EPERM); names of other namespaces have no value here (ENODATA, answered
+  // without asking the MRC: the kernel asks security.capability before every write).
   std::string Getxattr(const UserCredentials& user, const std::string& path, const std::string& name);
   void Setxattr(const UserCredentials& user, const std::string& path, const std::string& name,
                 const std::string& value, std::uint32_t flags);
+  // The MRC's user.* names followed by the xtreemfs.* names that have a value for `path`.
   std::vector<std::string> Listxattr(const UserCredentials& user, const std::string& path);
   void Removexattr(const UserCredentials& user, const std::string& path, const std::string& name);
   xtreemfs::mrc::StatvfsResponse Statvfs(const UserCredentials& user);
@@ -110,6 +136,15 @@ class Volume {
                                          std::uint32_t truncate_epoch);
   void ForgetFileIfUnused(const std::string& file_id);
   void ApplyLocalSize(xtreemfs::mrc::Stat& stat);
+  // Whether a handle of this regular file is open in this process.
+  bool IsOpenHere(const xtreemfs::mrc::Stat& stat);
+  // Runs a mutating MRC call, then `invalidate` — also when the call throws.
+  template <typename Call, typename Invalidate>
+  auto Mutate(Call call, Invalidate invalidate) -> decltype(call());
+  // Drops `path`, its parent directory and every other name of its inode if the inode is cached.
+  void InvalidateEntry(const std::string& path);
+  std::string LayoutAttribute(const UserCredentials& user, const std::string& path,
+                              const std::string& name);
 
   rpc::Transport& transport_;
   Clock& clock_;
@@ -118,6 +153,8 @@ class Volume {
   const std::string volume_id_;
   const rpc::ServiceAddress mrc_address_;
   std::unique_ptr<UuidResolver> resolver_;
+  std::string url_;
+  MetadataCache metadata_cache_;
   std::atomic<std::uint64_t> failed_object_deletions_{0};
   std::mutex files_mutex_;
   // Open files by file id; an entry lives while a handle of the file is open (bounded by the

@@ -58,10 +58,21 @@ client::FileHandle* HandleOf(struct fuse_file_info* info) {
   return reinterpret_cast<client::FileHandle*>(static_cast<std::uintptr_t>(info->fh));
 }
 
+// The kernel trusts attributes and names as long as the client's metadata cache does (so a change
+// by another client shows after at most twice the TTL: kernel entry plus cache entry). Negative
+// lookups are not cached, by the kernel or the client: a name created elsewhere is seen at once.
+void ApplyCacheTimeouts(struct fuse_config* config) {
+  const double ttl_seconds = Context().options.metadata_cache_ttl_ms / 1000.0;
+  config->attr_timeout = ttl_seconds;
+  config->entry_timeout = ttl_seconds;
+  config->negative_timeout = 0;
+}
+
 void* Init(struct fuse_conn_info*, struct fuse_config* config) {
   // Inode numbers come from the MRC; permissions are checked by the MRC, not by the kernel.
   config->use_ino = 1;
   config->nullpath_ok = 0;
+  ApplyCacheTimeouts(config);
   return fuse_get_context()->private_data;
 }
 

@@ -21,6 +21,7 @@ void OpenVolume(MountContext& context) {
       std::make_unique<xtreemfs::rpc::RetryingTransport>(*context.rpc_client, retry_policy);
   xtreemfs::client::VolumeOptions volume_options;
   volume_options.timeout_ms = context.options.timeout_ms;
+  volume_options.metadata_cache_ttl_ms = context.options.metadata_cache_ttl_ms;
   context.volume = xtreemfs::client::Volume::Open(*context.transport, context.options.url,
                                                   context.clock, volume_options);
   xtreemfs::client::LockClientOptions lock_options;

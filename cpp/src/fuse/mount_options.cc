@@ -57,7 +57,10 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     auto is_option = [&](const std::string& name) {
       return argument == name || argument.compare(0, name.size() + 1, name + "=") == 0;
     };
-    if (argument == "-h" || argument == "--help") {
+    if (is_option("--metadata-cache-ttl-ms")) {
+      options.metadata_cache_ttl_ms = ParseUnsigned("--metadata-cache-ttl-ms",
+                                                    value_of("--metadata-cache-ttl-ms"), 0, 3600000);
+    } else if (argument == "-h" || argument == "--help") {
       options.show_help = true;
     } else if (argument == "-f" || argument == "--foreground") {
       options.foreground = true;
@@ -109,6 +112,11 @@ std::string MountUsage(const std::string& program_name) {
          "  -f, --foreground     stay in the foreground (default: run as a daemon)\n"
          "  -d, --debug          print every FUSE request (implies -f)\n"
          "  -o OPT[,OPT...]      FUSE mount options, e.g. allow_other, ro, default_permissions\n"
+         "  --metadata-cache-ttl-ms N\n"
+         "                       how long file attributes and names are trusted, by the client's\n"
+         "                       metadata cache and by the kernel each; a change made by another\n"
+         "                       client is visible after at most 2 * N ms (default 1000; 0: no\n"
+         "                       caching, every stat asks the MRC)\n"
          "  --log-level LEVEL    error, warn (default), info or debug\n"
          "  --log-file PATH      append log lines to PATH (default: stderr in the foreground,\n"
          "                       nowhere as a daemon)\n"

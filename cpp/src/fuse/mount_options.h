@@ -18,6 +18,8 @@ struct MountOptions {
   bool foreground = false;
   bool fuse_debug = false;                 // -d: libfuse prints every request; implies foreground
   std::vector<std::string> fuse_options;   // from -o, split at ',', passed to libfuse as given
+  // Client metadata cache lifetime, also the kernel's attribute and entry timeout; 0 disables both.
+  std::uint32_t metadata_cache_ttl_ms = 1000;
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file_path;               // empty: stderr in the foreground, nothing as a daemon
   std::uint32_t timeout_ms = 30000;        // per RPC attempt

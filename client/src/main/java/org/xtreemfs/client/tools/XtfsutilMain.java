@@ -1,6 +1,7 @@
 package org.xtreemfs.client.tools;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.Volume;
@@ -21,15 +22,18 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "xtfsutil", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Shows the layout of a file or directory in XtreemFS.",
-                "PATH is [pbrpc://]host[:port]/volume[/path/in/volume]; host:port is the DIR's (default 32638)."},
+                "PATH is [pbrpc://]host[:port]/volume[/path/in/volume]; host:port is the DIR's (default 32638),",
+                "or an existing local path inside a mount.xtreemfs mount (found in /proc/self/mountinfo;",
+                "a name that exists locally is taken as a local path, pbrpc:// forces a URL)."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:shown", "1:the servers refused (e.g. no such file) or could not be reached",
-                "2:a bad option or value"})
+                "2:a bad option or value, or a local path that is not on an XtreemFS mount"})
 public final class XtfsutilMain implements Callable<Integer> {
     private static final int S_IFMT = 0170000;
 
-    @Parameters(index = "0", paramLabel = "PATH", description = "[pbrpc://]host[:port]/volume[/path/in/volume]")
-    VolumeUrl url;
+    @Parameters(index = "0", paramLabel = "PATH",
+            description = "[pbrpc://]host[:port]/volume[/path/in/volume] or a path in a mounted volume")
+    String target;
 
     @Mixin
     ConnectionOptions connection;
@@ -44,6 +48,7 @@ public final class XtfsutilMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = commandSpec.commandLine().getOut();
+        VolumeUrl url = urlOf(target);
         try (Client client = connection.connect(url)) {
             Volume volume = client.openVolume(url.volumeName());
             FileLayoutResponse layout = volume.fileLayout(url.path());
@@ -75,6 +80,11 @@ public final class XtfsutilMain implements Callable<Integer> {
             out.printf("%-17s %s%n", "reservation:", Describe.reservation(layout.getReservation()));
         }
         return ToolRunner.EXIT_OK;
+    }
+
+    /** A local path inside a mount is looked up in the mount table; anything else must be a URL. */
+    static VolumeUrl urlOf(String target) {
+        return MountedPath.isLocalPath(target) ? MountedPath.urlOf(Path.of(target)) : VolumeUrl.parse(target);
     }
 
     private static String address(Client client, String osdUuid) {

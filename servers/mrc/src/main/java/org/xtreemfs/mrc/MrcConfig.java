@@ -10,6 +10,7 @@ import org.xtreemfs.foundation.config.SettingTypes;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
 import org.xtreemfs.foundation.config.SettingsSchema;
+import org.xtreemfs.mrc.metadata.AtimePolicy;
 
 /**
  * The MRC's settings, each declared once with type, bounds, default and description; etc/mrcconfig.properties
@@ -53,10 +54,13 @@ public final class MrcConfig {
     public static final Setting<Long> PLACEMENT_OSD_CACHE_TTL_MS = Setting.longInteger("mrc.placement.osdCacheTtlMs",
             1_000, 0, 600_000, "how long the DIR's OSD list is reused for placement and statvfs, in milliseconds");
 
+    public static final Setting<AtimePolicy> ATIME_POLICY = Setting.enumeration("mrc.atime.policy",
+            AtimePolicy.class, AtimePolicy.RELATIME, "when an open for reading or a directory listing sets atime");
+
     public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, BIND_ADDRESS, PORT,
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
             HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CAPABILITY_SECRET, METADATA_QUEUE_CAPACITY,
-            PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS);
+            PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, ATIME_POLICY);
 
     private final Settings settings;
 
@@ -134,6 +138,10 @@ public final class MrcConfig {
 
     public String capabilitySecret() {
         return settings.get(CAPABILITY_SECRET);
+    }
+
+    public AtimePolicy atimePolicy() {
+        return settings.get(ATIME_POLICY);
     }
 
     public int metadataQueueCapacity() {

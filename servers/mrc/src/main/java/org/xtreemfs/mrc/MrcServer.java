@@ -115,7 +115,7 @@ public final class MrcServer implements RunningServer {
             started.add(store);
             OsdSelectionPolicies policies = OsdSelectionPolicies.standard(config.placementFreeSpaceMinBytes());
             namespace = new Namespace(store, policies,
-                    config.databaseSyncWrites() ? Durability.SYNC : Durability.BUFFERED);
+                    config.databaseSyncWrites() ? Durability.SYNC : Durability.BUFFERED, config.atimePolicy());
             uuid = loadOrCreateUuid();
             metadataStage = new MetadataStage(config.metadataQueueCapacity(), clock);
             started.add(metadataStage);

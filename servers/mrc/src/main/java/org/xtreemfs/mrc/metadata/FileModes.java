@@ -13,6 +13,7 @@ public final class FileModes {
     public static final int S_ISUID = 04000;
     public static final int S_ISGID = 02000;
     public static final int S_ISVTX = 01000;
+    public static final int S_IXGRP = 00010;
     /** Permission bits plus setuid, setgid and sticky: what chmod may change. */
     public static final int PERMISSION_MASK = 07777;
 

@@ -54,11 +54,13 @@ public final class Namespace {
     private final KvStore store;
     private final OsdSelectionPolicies policies;
     private final Durability durability;
+    private final AtimePolicy atimePolicy;
 
-    public Namespace(KvStore store, OsdSelectionPolicies policies, Durability durability) {
+    public Namespace(KvStore store, OsdSelectionPolicies policies, Durability durability, AtimePolicy atimePolicy) {
         this.store = store;
         this.policies = policies;
         this.durability = durability;
+        this.atimePolicy = atimePolicy;
     }
 
     // ---------------------------------------------------------------------------------------- volumes
@@ -189,24 +191,20 @@ public final class Namespace {
         Stat.Builder stat = current.toBuilder();
         boolean directory = record.isDirectory();
         if (has(toSet, SetattrField.SETATTR_MODE)) {
-            if (!Permissions.isOwnerOrRoot(caller, current)) {
-                throw RpcException.errno(Errno.EPERM, "only the owner (uid " + current.getUid()
-                        + ") or root may chmod '" + path + "'");
-            }
             int permissions = requested.getMode() & FileModes.PERMISSION_MASK;
-            if (!caller.isRoot() && !directory && !caller.isInGroup(current.getGid())) {
+            if (!Permissions.isOwnerOrRoot(caller, current)) {
+                checkPrivilegeDrop(caller, record, permissions, path);
+            } else if (!caller.isRoot() && !directory && !caller.isInGroup(current.getGid())) {
                 permissions &= ~FileModes.S_ISGID;
             }
             stat.setMode(FileModes.type(current.getMode()) | permissions);
         }
-        boolean chown = false;
         if (has(toSet, SetattrField.SETATTR_UID) && requested.getUid() != current.getUid()) {
             if (!caller.isRoot()) {
                 throw RpcException.errno(Errno.EPERM, "only root may change the owner of '" + path + "' to uid "
                         + Integer.toUnsignedString(requested.getUid()));
             }
             stat.setUid(requested.getUid());
-            chown = true;
         }
         if (has(toSet, SetattrField.SETATTR_GID) && requested.getGid() != current.getGid()) {
             boolean ownerInGroup = caller.uid() == current.getUid() && caller.isInGroup(requested.getGid());
@@ -216,16 +214,17 @@ public final class Namespace {
                         + " (only root, or the owner to one of its groups)");
             }
             stat.setGid(requested.getGid());
-            chown = true;
         }
         if ((has(toSet, SetattrField.SETATTR_UID) || has(toSet, SetattrField.SETATTR_GID)) && !caller.isRoot()) {
             if (!Permissions.isOwnerOrRoot(caller, current)) {
                 throw RpcException.errno(Errno.EPERM, "uid " + caller.uid() + " may not chown '" + path + "'");
             }
-            chown = true;
         }
-        if (chown && !caller.isRoot() && !directory) {
-            stat.setMode(stat.getMode() & ~(FileModes.S_ISUID | FileModes.S_ISGID));
+        // Linux (since 2.2.13) treats every chown(2) of a non-directory alike, also one by root or one
+        // that keeps the owner: the privilege bits go even when no id changes.
+        boolean chown = has(toSet, SetattrField.SETATTR_UID) || has(toSet, SetattrField.SETATTR_GID);
+        if (chown && !directory) {
+            stat.setMode(stat.getMode() & ~privilegeBitsDroppedByChown(caller, stat.getMode(), current.getGid()));
         }
         InodeRecord updated = record;
         if (has(toSet, SetattrField.SETATTR_SIZE)) {
@@ -269,6 +268,41 @@ public final class Namespace {
         putInode(transaction, volume.getId(), updated);
         transaction.commit(durability);
         return updated.stat();
+    }
+
+    /**
+     * A mode change by a caller that is neither the owner nor root is allowed only when it clears setuid
+     * and/or setgid of a regular file the caller may write, and changes no other bit; anything else is
+     * EPERM. The Linux kernel sends exactly this through FUSE before a write or truncate by such a caller
+     * (file_remove_privs: ATTR_KILL_SUID/ATTR_KILL_SGID become a SETATTR of the mode with the writer's
+     * credentials, unless the file system negotiated FUSE_CAP_HANDLE_KILLPRIV); refusing it would make
+     * the write fail. Clearing the bits only lowers privileges, and the caller may rewrite the file anyway.
+     */
+    private static void checkPrivilegeDrop(Caller caller, InodeRecord record, int permissions, String path)
+            throws RpcException {
+        int currentPermissions = record.mode() & FileModes.PERMISSION_MASK;
+        int cleared = currentPermissions & ~permissions;
+        boolean onlyClearsPrivileges = (permissions & ~currentPermissions) == 0 && cleared != 0
+                && (cleared & ~(FileModes.S_ISUID | FileModes.S_ISGID)) == 0;
+        if (!record.isRegularFile() || !onlyClearsPrivileges
+                || !Permissions.allows(caller, record.stat(), Permissions.WRITE)) {
+            throw RpcException.errno(Errno.EPERM, "only the owner (uid " + record.stat().getUid()
+                    + ") or root may chmod '" + path + "' (others with write access may only clear setuid/setgid"
+                    + " of a regular file)");
+        }
+    }
+
+    /**
+     * The bits a chown of a non-directory clears, as Linux 6.x: setuid always (root included); setgid when
+     * group-execute is set (a real setgid program), or when a non-root caller is not in the file's group
+     * {@code gid}; setgid without group-execute (a mandatory-locking mark) stays otherwise.
+     */
+    private static int privilegeBitsDroppedByChown(Caller caller, int mode, int gid) {
+        int dropped = FileModes.S_ISUID;
+        if ((mode & FileModes.S_IXGRP) != 0 || (!caller.isRoot() && !caller.isInGroup(gid))) {
+            dropped |= FileModes.S_ISGID;
+        }
+        return dropped;
     }
 
     // ------------------------------------------------------------------------------- create/remove
@@ -428,6 +462,13 @@ public final class Namespace {
                 mask |= Permissions.WRITE;
             }
             Permissions.check(caller, record.stat(), mask, path);
+            if (accessMode != AccessMode.ACCESS_MODE_WRITE && record.isRegularFile()) {
+                Optional<Stat> accessed = accessed(record.stat(), context);
+                if (accessed.isPresent()) {
+                    record = record.withStat(accessed.get());
+                    changed = true;
+                }
+            }
             if (truncate && record.isRegularFile()) {
                 int epoch = record.issuedTruncateEpoch() + 1;
                 record = record.withIssuedTruncateEpoch(epoch).withStat(withBlocks(record.stat().toBuilder()
@@ -631,6 +672,14 @@ public final class Namespace {
             throw RpcException.errno(Errno.ENOTDIR, "readdir: '" + path + "' is not a directory");
         }
         Permissions.check(context.caller(), directory.stat(), Permissions.READ, path);
+        if (offset == 0) {
+            Optional<Stat> accessed = accessed(directory.stat(), context);
+            if (accessed.isPresent()) {
+                directory = directory.withStat(accessed.get());
+                putInode(transaction, volume.getId(), directory);
+                transaction.commit(durability);
+            }
+        }
         int pageSize = limit == 0 ? READDIR_LIMIT_DEFAULT : Math.min(limit, READDIR_LIMIT_MAX);
         ReaddirResponse.Builder response = ReaddirResponse.newBuilder();
         // Offsets: 0 is ".", 1 is "..", 2 + i is the i-th entry in name order.
@@ -825,7 +874,7 @@ public final class Namespace {
      * Applies a size a client reports. An epoch older than the newest issued truncate epoch is ignored
      * (a truncate happened or is under way); an epoch newer than the size's epoch sets the size
      * outright (it completes that truncate); the size's own epoch only grows the size. Returns whether
-     * the size changed.
+     * the size changed. Every report that is not stale, and every close, sets mtime and ctime.
      */
     public boolean updateFileSize(OperationContext context, String volumeId, long inode, long sizeBytes,
             int truncateEpoch, boolean closeAfterWrite) throws RpcException {
@@ -837,15 +886,18 @@ public final class Namespace {
                     + " of file " + FileIds.fileId(volumeId, inode) + " was never issued (latest "
                     + record.issuedTruncateEpoch() + ")");
         }
+        boolean stale = Integer.compareUnsigned(truncateEpoch, record.issuedTruncateEpoch()) < 0;
         boolean changes;
-        if (Integer.compareUnsigned(truncateEpoch, record.issuedTruncateEpoch()) < 0) {
+        if (stale) {
             changes = false;
         } else if (Integer.compareUnsigned(truncateEpoch, stat.getTruncateEpoch()) > 0) {
             changes = true;
         } else {
             changes = Long.compareUnsigned(sizeBytes, stat.getSizeBytes()) > 0;
         }
-        if (!changes && !closeAfterWrite) {
+        // Clients report only after writing (on fsync, flush and close), so a report that is not stale
+        // is a write: it stamps mtime and ctime even when the size stays (overwriting in place).
+        if (stale && !closeAfterWrite) {
             return false;
         }
         Stat.Builder updated = stat.toBuilder().setMtimeNs(context.nowNanos()).setCtimeNs(context.nowNanos());
@@ -1069,6 +1121,17 @@ public final class Namespace {
                 .setMtimeNs(context.nowNanos())
                 .setCtimeNs(context.nowNanos())
                 .build()));
+    }
+
+    /**
+     * The inode's Stat with atime = now when the atime policy asks for an update on this access (an open
+     * for reading, a listing from offset 0); empty when nothing is to be written. ctime stays.
+     */
+    private Optional<Stat> accessed(Stat stat, OperationContext context) {
+        if (!atimePolicy.updates(stat.getAtimeNs(), stat.getMtimeNs(), stat.getCtimeNs(), context.nowNanos())) {
+            return Optional.empty();
+        }
+        return Optional.of(stat.toBuilder().setAtimeNs(context.nowNanos()).build());
     }
 
     private void touchCtime(Transaction transaction, String volumeId, InodeRecord record, OperationContext context) {

@@ -35,8 +35,12 @@ class NamespaceFixture {
     }
 
     NamespaceFixture(KvStore store) {
+        this(store, AtimePolicy.RELATIME);
+    }
+
+    NamespaceFixture(KvStore store, AtimePolicy atimePolicy) {
         this.store = store;
-        this.namespace = new Namespace(store, OsdSelectionPolicies.standard(0), Durability.BUFFERED);
+        this.namespace = new Namespace(store, OsdSelectionPolicies.standard(0), Durability.BUFFERED, atimePolicy);
     }
 
     OperationContext as(Caller caller) {

@@ -1,0 +1,664 @@
+// The client's metadata cache: alone (TTL, bound, LRU, generations) and inside Volume against a
+// fake MRC namespace (hits avoid MRC calls, every local mutation drops the right entries, files open
+// here bypass it), plus the xtreemfs.* xattrs Volume computes.
+#include "client/metadata_cache.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+
+#include "client/file_handle.h"
+#include "client/volume.h"
+#include "fake_cluster.h"
+#include "fuse/mount_options.h"
+
+namespace xtreemfs::client {
+namespace {
+
+using testing::FakeClock;
+using testing::FakeCluster;
+using xtreemfs::mrc::Stat;
+
+constexpr std::uint32_t kObjectSizeBytes = 4096;
+constexpr std::uint32_t kStripeWidth = 2;
+constexpr std::uint32_t kTtlMs = 1000;
+
+Stat StatOf(std::uint64_t inode, std::uint32_t mode) {
+  Stat stat;
+  stat.set_inode(inode);
+  stat.set_mode(mode);
+  return stat;
+}
+
+// ------------------------------------------------------------------------- MetadataCache alone
+
+TEST(MetadataCacheTest, EntriesExpireAfterTheTtl) {
+  FakeClock clock;
+  MetadataCache cache(clock, kTtlMs, 100);
+  cache.Put("/a", StatOf(5, 0100644), cache.Generation());
+  clock.Advance(kTtlMs - 1);
+  ASSERT_TRUE(cache.Get("/a").has_value());
+  EXPECT_EQ(cache.Get("/a")->inode(), 5u);
+  clock.Advance(1);
+  EXPECT_FALSE(cache.Get("/a").has_value());
+  EXPECT_EQ(cache.size(), 0u);  // an expired entry found by Get is dropped
+}
+
+TEST(MetadataCacheTest, ZeroTtlDisablesTheCache) {
+  FakeClock clock;
+  MetadataCache cache(clock, 0, 100);
+  EXPECT_FALSE(cache.enabled());
+  cache.Put("/a", StatOf(5, 0100644), cache.Generation());
+  EXPECT_FALSE(cache.Get("/a").has_value());
+  EXPECT_EQ(cache.size(), 0u);
+}
+
+TEST(MetadataCacheTest, BoundedByEntryCountEvictingTheLeastRecentlyUsed) {
+  FakeClock clock;
+  MetadataCache cache(clock, kTtlMs, 3);
+  cache.Put("/a", StatOf(1, 0100644), cache.Generation());
+  cache.Put("/b", StatOf(2, 0100644), cache.Generation());
+  cache.Put("/c", StatOf(3, 0100644), cache.Generation());
+  ASSERT_TRUE(cache.Get("/a").has_value());  // /a is now the most recently used, /b the least
+  cache.Put("/d", StatOf(4, 0100644), cache.Generation());
+  EXPECT_EQ(cache.size(), 3u);
+  EXPECT_TRUE(cache.Get("/a").has_value());
+  EXPECT_FALSE(cache.Get("/b").has_value());
+  EXPECT_TRUE(cache.Get("/c").has_value());
+  EXPECT_TRUE(cache.Get("/d").has_value());
+  for (int i = 0; i < 1000; ++i) {
+    cache.Put("/many" + std::to_string(i), StatOf(100 + i, 0100644), cache.Generation());
+  }
+  EXPECT_EQ(cache.size(), 3u);
+}
+
+TEST(MetadataCacheTest, PutAfterAnInvalidationDuringTheFetchStoresNothing) {
+  // A getattr that started before a local change must not put the old Stat back.
+  FakeClock clock;
+  MetadataCache cache(clock, kTtlMs, 100);
+  const std::uint64_t generation = cache.Generation();
+  cache.Invalidate("/unrelated");
+  cache.Put("/a", StatOf(1, 0100644), generation);
+  EXPECT_FALSE(cache.Get("/a").has_value());
+  cache.Put("/a", StatOf(1, 0100644), cache.Generation());
+  EXPECT_TRUE(cache.Get("/a").has_value());
+}
+
+TEST(MetadataCacheTest, SubtreeInvalidationDropsExactlyThePathAndItsDescendants) {
+  FakeClock clock;
+  MetadataCache cache(clock, kTtlMs, 100);
+  for (const char* path : {"/a", "/a/x", "/a/x/y", "/a0", "/ab", "/b"}) {
+    cache.Put(path, StatOf(std::hash<std::string>()(path), 040755), cache.Generation());
+  }
+  cache.InvalidateSubtree("/a");
+  EXPECT_FALSE(cache.Get("/a").has_value());
+  EXPECT_FALSE(cache.Get("/a/x").has_value());
+  EXPECT_FALSE(cache.Get("/a/x/y").has_value());
+  EXPECT_TRUE(cache.Get("/a0").has_value());
+  EXPECT_TRUE(cache.Get("/ab").has_value());
+  EXPECT_TRUE(cache.Get("/b").has_value());
+  cache.InvalidateSubtree("/");
+  EXPECT_EQ(cache.size(), 0u);
+}
+
+TEST(MetadataCacheTest, InodeInvalidationDropsEveryNameOfTheInode) {
+  FakeClock clock;
+  MetadataCache cache(clock, kTtlMs, 100);
+  cache.Put("/f", StatOf(7, 0100644), cache.Generation());
+  cache.Put("/d/g", StatOf(7, 0100644), cache.Generation());
+  cache.Put("/h", StatOf(8, 0100644), cache.Generation());
+  cache.Put("/f", StatOf(7, 0100600), cache.Generation());  // replacing keeps the index exact
+  cache.InvalidateInode(7);
+  EXPECT_FALSE(cache.Get("/f").has_value());
+  EXPECT_FALSE(cache.Get("/d/g").has_value());
+  EXPECT_TRUE(cache.Get("/h").has_value());
+}
+
+TEST(MetadataCacheTest, ParentOf) {
+  EXPECT_EQ(MetadataCache::ParentOf("/a/b/c"), "/a/b");
+  EXPECT_EQ(MetadataCache::ParentOf("/a"), "/");
+  EXPECT_EQ(MetadataCache::ParentOf("/"), "/");
+}
+
+// ------------------------------------------------------------------------ Volume with the cache
+
+// A namespace MRC in front of FakeCluster: directories, special files, links, renames, xattrs and
+// readdir are kept here; regular files are opened (and their size kept) by FakeCluster, whose DIR
+// and OSDs serve the rest. Counts the MRC calls by procedure. `ticks_` stands in for time: every
+// change sets ctime (and a directory's mtime) to the next tick, so tests see which Stat is fresh.
+class NamespaceMrc : public rpc::Transport {
+ public:
+  explicit NamespaceMrc(FakeCluster& inner) : inner_(inner) {
+    nodes["/"] = StatOf(1, 040755);
+    nodes["/"].set_nlink(2);
+  }
+
+  rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
+                         const rpc::CallOptions& options) override {
+    if (address.port != FakeCluster::kMrcPort) return inner_.Call(address, request, options);
+    ++mrc_calls[request.procedure_id];
+    const std::string bytes = request.message->SerializeAsString();
+    using namespace xtreemfs::mrc;
+    switch (request.procedure_id) {
+      case MRC_GETATTR: {
+        const auto path = Parse<PathRequest>(bytes).path();
+        GetattrResponse response;
+        *response.mutable_stat() = Existing(path);
+        return Answer(response);
+      }
+      case MRC_SETATTR: {
+        const auto setattr = Parse<SetattrRequest>(bytes);
+        const std::uint64_t inode = ExistingNode(setattr.path()).inode();
+        for (auto& [path, stat] : nodes) {  // hard links are copies of one inode's Stat here
+          if (stat.inode() != inode) continue;
+          if (setattr.to_set() & SETATTR_MODE) {
+            stat.set_mode((stat.mode() & S_IFMT) | (setattr.stat().mode() & 07777));
+          }
+          if (setattr.to_set() & SETATTR_UID) stat.set_uid(setattr.stat().uid());
+        }
+        TouchInode(inode);
+        GetattrResponse response;
+        *response.mutable_stat() = Existing(setattr.path());
+        return Answer(response);
+      }
+      case MRC_MKDIR: {
+        const auto mkdir = Parse<MkdirRequest>(bytes);
+        return AnswerStat(Create(mkdir.path(), S_IFDIR | mkdir.mode()));
+      }
+      case MRC_MKNOD: {
+        const auto mknod = Parse<MknodRequest>(bytes);
+        return AnswerStat(Create(mknod.path(), mknod.mode()));
+      }
+      case MRC_SYMLINK: {
+        const auto symlink = Parse<LinkRequest>(bytes);
+        return AnswerStat(Create(symlink.link_path(), S_IFLNK | 0777));
+      }
+      case MRC_LINK: {
+        const auto link = Parse<LinkRequest>(bytes);
+        const Stat existing = Existing(link.target_path());
+        if (nodes.count(link.link_path()) != 0) throw rpc::RpcError::Errno(EEXIST, link.link_path());
+        ExistingNode(ParentOf(link.link_path()));
+        nodes[link.link_path()] = existing;
+        for (auto& [path, stat] : nodes) {
+          if (stat.inode() == existing.inode()) stat.set_nlink(stat.nlink() + 1);
+        }
+        TouchInode(existing.inode());
+        TouchDirectory(ParentOf(link.link_path()));
+        return AnswerStat(nodes[link.link_path()]);
+      }
+      case MRC_UNLINK: {
+        const auto path = Parse<PathRequest>(bytes).path();
+        const Stat removed = Existing(path);
+        if (S_ISDIR(removed.mode())) throw rpc::RpcError::Errno(EISDIR, path);
+        Remove(path);
+        if (inner_files_.erase(path) != 0) return inner_.Call(address, request, options);
+        return Answer(UnlinkResponse());
+      }
+      case MRC_RMDIR: {
+        const auto path = Parse<PathRequest>(bytes).path();
+        if (!S_ISDIR(Existing(path).mode())) throw rpc::RpcError::Errno(ENOTDIR, path);
+        for (const auto& [other, stat] : nodes) {
+          if (other.rfind(path + "/", 0) == 0) throw rpc::RpcError::Errno(ENOTEMPTY, path);
+        }
+        Remove(path);
+        return Answer(xtreemfs::rpc::Empty());
+      }
+      case MRC_RENAME: {
+        const auto rename = Parse<RenameRequest>(bytes);
+        const Stat moved = Existing(rename.source_path());
+        ExistingNode(ParentOf(rename.target_path()));
+        if (nodes.count(rename.target_path()) != 0) Remove(rename.target_path());
+        std::map<std::string, Stat> renamed;
+        for (auto node = nodes.begin(); node != nodes.end();) {
+          const std::string& path = node->first;
+          if (path == rename.source_path() || path.rfind(rename.source_path() + "/", 0) == 0) {
+            renamed[rename.target_path() + path.substr(rename.source_path().size())] = node->second;
+            node = nodes.erase(node);
+          } else {
+            ++node;
+          }
+        }
+        nodes.insert(renamed.begin(), renamed.end());
+        TouchInode(moved.inode());
+        TouchDirectory(ParentOf(rename.source_path()));
+        TouchDirectory(ParentOf(rename.target_path()));
+        return Answer(UnlinkResponse());
+      }
+      case MRC_READDIR: {
+        const auto readdir = Parse<ReaddirRequest>(bytes);
+        Existing(readdir.path());
+        const std::string prefix = readdir.path() == "/" ? "/" : readdir.path() + "/";
+        ReaddirResponse response;
+        std::uint64_t offset = 0;
+        for (const auto& [path, stat] : nodes) {
+          if (path.rfind(prefix, 0) != 0 || path == prefix ||
+              path.find('/', prefix.size()) != std::string::npos) {
+            continue;
+          }
+          auto* entry = response.add_entries();
+          entry->set_name(path.substr(prefix.size()));
+          entry->set_next_offset(++offset);
+          if (!readdir.names_only()) *entry->mutable_stat() = Existing(path);
+        }
+        response.set_end_of_directory(true);
+        return Answer(response);
+      }
+      case MRC_SETXATTR:
+      case MRC_REMOVEXATTR: {
+        const auto xattr = Parse<XattrRequest>(bytes);
+        TouchInode(Existing(xattr.path()).inode());
+        if (request.procedure_id == MRC_SETXATTR) {
+          xattrs[xattr.path()][xattr.name()] = xattr.value();
+        } else {
+          xattrs[xattr.path()].erase(xattr.name());
+        }
+        return Answer(xtreemfs::rpc::Empty());
+      }
+      case MRC_GETXATTR: {
+        const auto xattr = Parse<XattrRequest>(bytes);
+        Existing(xattr.path());
+        XattrValue value;
+        if (xattr.name() == "xtreemfs.locations") {
+          value.set_value("{\"locations of\":\"" + xattr.path() + "\"}");
+        } else {
+          auto& stored = xattrs[xattr.path()];
+          if (stored.count(xattr.name()) == 0) throw rpc::RpcError::Errno(ENODATA, xattr.name());
+          value.set_value(stored[xattr.name()]);
+        }
+        return Answer(value);
+      }
+      case MRC_LISTXATTR: {
+        const auto path = Parse<PathRequest>(bytes).path();
+        Existing(path);
+        XattrNames names;
+        for (const auto& [name, value] : xattrs[path]) names.add_names(name);
+        return Answer(names);
+      }
+      case MRC_GET_FILE_LAYOUT: {
+        const auto path = Parse<PathRequest>(bytes).path();
+        FileLayoutResponse response;
+        *response.mutable_stat() = Existing(path);
+        response.set_volume_id("vol-1");
+        response.set_volume_name("demo");
+        response.set_file_id("vol-1:" + std::to_string(response.stat().inode()));
+        if (inner_files_.count(path) != 0) {
+          auto* replica = response.mutable_xlocs()->add_replicas();
+          replica->mutable_striping_policy()->set_type(xtreemfs::common::RAID0);
+          replica->mutable_striping_policy()->set_object_size_bytes(kObjectSizeBytes);
+          replica->mutable_striping_policy()->set_width(kStripeWidth);
+          replica->add_osd_uuids("osd-0");
+          replica->add_osd_uuids("osd-1");
+        }
+        response.mutable_reservation()->set_type(xtreemfs::common::SEQUENTIAL);
+        response.mutable_reservation()->set_capacity_bytes(1u << 30);
+        response.mutable_reservation()->set_throughput_mib_per_s(150);
+        return Answer(response);
+      }
+      case MRC_OPEN: {
+        const auto open = Parse<OpenRequest>(bytes);
+        const bool exists = nodes.count(open.path()) != 0;
+        if (!exists && (open.flags() & O_CREAT) != 0) ExistingNode(ParentOf(open.path()));
+        auto answer = inner_.Call(address, request, options);
+        auto response = Parse<OpenResponse>(answer.message_bytes);
+        if (!exists) {
+          const std::string& file_id = response.credentials().xcap().file_id();
+          Stat stat = StatOf(std::stoull(file_id.substr(file_id.find(':') + 1)), S_IFREG | 0644);
+          stat.set_nlink(1);
+          nodes[open.path()] = stat;
+          inner_files_.insert(open.path());
+          TouchDirectory(ParentOf(open.path()));
+        }
+        return answer;
+      }
+    }
+    return inner_.Call(address, request, options);  // capabilities and file sizes
+  }
+
+  int Calls(std::uint32_t procedure_id) { return mrc_calls[procedure_id]; }
+
+  // The MRC's state; tests change it directly to act as another client.
+  std::map<std::string, Stat> nodes;
+  std::map<std::string, std::map<std::string, std::string>> xattrs;
+  std::map<std::uint32_t, int> mrc_calls;
+
+ private:
+  template <typename Message>
+  static Message Parse(const std::string& bytes) {
+    Message message;
+    message.ParseFromString(bytes);
+    return message;
+  }
+  static rpc::CallResponse Answer(const google::protobuf::MessageLite& message) {
+    return rpc::CallResponse{message.SerializeAsString(), ""};
+  }
+  static rpc::CallResponse AnswerStat(const Stat& stat) {
+    xtreemfs::mrc::GetattrResponse response;
+    *response.mutable_stat() = stat;
+    return Answer(response);
+  }
+  static std::string ParentOf(const std::string& path) { return MetadataCache::ParentOf(path); }
+
+  Stat& ExistingNode(const std::string& path) {
+    auto found = nodes.find(path);
+    if (found == nodes.end()) throw rpc::RpcError::Errno(ENOENT, path);
+    return found->second;
+  }
+  // The Stat as the MRC reports it: a regular file's size is FakeCluster's.
+  Stat Existing(const std::string& path) {
+    Stat stat = ExistingNode(path);
+    if (inner_files_.count(path) != 0) stat.set_size_bytes(inner_.mrc_size_of(path));
+    return stat;
+  }
+  Stat Create(const std::string& path, std::uint32_t mode) {
+    if (nodes.count(path) != 0) throw rpc::RpcError::Errno(EEXIST, path);
+    Stat& parent = ExistingNode(ParentOf(path));
+    Stat stat = StatOf(next_inode_++, mode);
+    stat.set_nlink(S_ISDIR(mode) ? 2 : 1);
+    stat.set_ctime_ns(++ticks_);
+    nodes[path] = stat;
+    if (S_ISDIR(mode)) parent.set_nlink(parent.nlink() + 1);
+    TouchDirectory(ParentOf(path));
+    return stat;
+  }
+  void Remove(const std::string& path) {
+    const Stat removed = nodes.at(path);
+    nodes.erase(path);
+    for (auto& [other, stat] : nodes) {
+      if (stat.inode() == removed.inode()) {
+        stat.set_nlink(stat.nlink() - 1);
+        stat.set_ctime_ns(++ticks_);
+      }
+    }
+    if (S_ISDIR(removed.mode())) {
+      Stat& parent = nodes.at(ParentOf(path));
+      parent.set_nlink(parent.nlink() - 1);
+    }
+    TouchDirectory(ParentOf(path));
+  }
+  void TouchInode(std::uint64_t inode) {
+    const std::uint64_t now = ++ticks_;
+    for (auto& [path, stat] : nodes) {
+      if (stat.inode() == inode) stat.set_ctime_ns(now);
+    }
+  }
+  void TouchDirectory(const std::string& path) {
+    Stat& directory = nodes.at(path);
+    directory.set_mtime_ns(++ticks_);
+    directory.set_ctime_ns(ticks_);
+  }
+
+  FakeCluster& inner_;
+  std::set<std::string> inner_files_;  // regular files FakeCluster opened (and keeps the size of)
+  std::uint64_t next_inode_ = 1000;    // FakeCluster's own inodes count from 2
+  std::uint64_t ticks_ = 0;
+};
+
+class VolumeCacheTest : public ::testing::Test {
+ protected:
+  VolumeCacheTest() { OpenVolume(kTtlMs); }
+
+  void OpenVolume(std::uint32_t ttl_ms) {
+    VolumeOptions options;
+    options.metadata_cache_ttl_ms = ttl_ms;
+    volume = Volume::Open(mrc, ParseDirUrl("dir/demo"), clock, options);
+  }
+  int Getattrs() { return mrc.Calls(xtreemfs::mrc::MRC_GETATTR); }
+  // Whether getattr of `path` was answered by the MRC (and not the cache).
+  bool FetchedFromMrc(const std::string& path) {
+    const int before = Getattrs();
+    volume->Getattr(user, path);
+    return Getattrs() == before + 1;
+  }
+  int ErrnoOfGetattr(const std::string& path) {
+    try {
+      volume->Getattr(user, path);
+      return 0;
+    } catch (const rpc::RpcError& error) {
+      return error.posix_errno();
+    }
+  }
+
+  FakeClock clock;
+  FakeCluster cluster{clock, 2, kStripeWidth, kObjectSizeBytes};
+  NamespaceMrc mrc{cluster};
+  UserCredentials user;
+  std::unique_ptr<Volume> volume;
+};
+
+TEST_F(VolumeCacheTest, RepeatedGetattrIsAnsweredFromTheCacheUntilTheTtl) {
+  volume->Mkdir(user, "/d", 0755);
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(FetchedFromMrc("/d"));
+  // Another client changes the mode: invisible within the TTL, visible after it.
+  mrc.nodes["/d"].set_mode(040700);
+  clock.Advance(kTtlMs - 1);
+  EXPECT_EQ(volume->Getattr(user, "/d").mode(), 040755u);
+  clock.Advance(1);
+  EXPECT_EQ(volume->Getattr(user, "/d").mode(), 040700u);
+}
+
+TEST_F(VolumeCacheTest, ZeroTtlAsksTheMrcEveryTime) {
+  OpenVolume(0);
+  volume->Mkdir(user, "/d", 0755);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(FetchedFromMrc("/d"));
+}
+
+TEST_F(VolumeCacheTest, SetattrDropsThePathAndTheInodesOtherNames) {
+  volume->Mknod(user, "/f", S_IFREG | 0644, 0);
+  volume->Link(user, "/f", "/g");
+  volume->Getattr(user, "/f");
+  volume->Getattr(user, "/g");
+  Stat stat;
+  stat.set_mode(0600);
+  volume->Setattr(user, "/f", stat, xtreemfs::mrc::SETATTR_MODE);
+  EXPECT_EQ(volume->Getattr(user, "/f").mode(), S_IFREG | 0600u);
+  EXPECT_EQ(volume->Getattr(user, "/g").mode(), S_IFREG | 0600u);
+  EXPECT_FALSE(FetchedFromMrc("/f"));  // cached again after the refetch
+}
+
+TEST_F(VolumeCacheTest, CreatingANameRefreshesTheParentDirectory) {
+  volume->Mkdir(user, "/d", 0755);
+  const Stat before = volume->Getattr(user, "/d");
+  volume->Mkdir(user, "/d/sub", 0755);
+  Stat after = volume->Getattr(user, "/d");
+  EXPECT_GT(after.mtime_ns(), before.mtime_ns());
+  EXPECT_EQ(after.nlink(), 3u);
+  volume->Mknod(user, "/d/fifo", S_IFIFO | 0644, 0);
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+  volume->Symlink(user, "target", "/d/link");
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+  volume->OpenFile(user, "/d/file", O_CREAT | O_RDWR, 0644)->Close();
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+  EXPECT_EQ(volume->Getattr(user, "/d/fifo").mode(), S_IFIFO | 0644u);
+}
+
+TEST_F(VolumeCacheTest, UnlinkDropsTheNameItsParentAndTheOtherHardLinks) {
+  volume->Mknod(user, "/f", S_IFREG | 0644, 0);
+  volume->Link(user, "/f", "/g");
+  EXPECT_EQ(volume->Getattr(user, "/f").nlink(), 2u);
+  EXPECT_EQ(volume->Getattr(user, "/g").nlink(), 2u);
+  volume->Getattr(user, "/");
+  volume->Unlink(user, "/g");
+  EXPECT_EQ(ErrnoOfGetattr("/g"), ENOENT);
+  EXPECT_EQ(volume->Getattr(user, "/f").nlink(), 1u);
+  EXPECT_TRUE(FetchedFromMrc("/"));
+}
+
+TEST_F(VolumeCacheTest, LinkRefreshesTheExistingNamesLinkCount) {
+  volume->Mknod(user, "/f", S_IFREG | 0644, 0);
+  EXPECT_EQ(volume->Getattr(user, "/f").nlink(), 1u);
+  volume->Link(user, "/f", "/g");
+  EXPECT_EQ(volume->Getattr(user, "/f").nlink(), 2u);
+}
+
+TEST_F(VolumeCacheTest, RmdirDropsTheDirectoryAndItsParent) {
+  volume->Mkdir(user, "/d", 0755);
+  volume->Mkdir(user, "/d/e", 0755);
+  volume->Getattr(user, "/d/e");
+  EXPECT_EQ(volume->Getattr(user, "/d").nlink(), 3u);
+  volume->Rmdir(user, "/d/e");
+  EXPECT_EQ(ErrnoOfGetattr("/d/e"), ENOENT);
+  EXPECT_EQ(volume->Getattr(user, "/d").nlink(), 2u);
+}
+
+TEST_F(VolumeCacheTest, RenameOfADirectoryDropsEverythingUnderBothPaths) {
+  volume->Mkdir(user, "/a", 0755);
+  volume->Mkdir(user, "/a/sub", 0755);
+  volume->Mknod(user, "/a/sub/f", S_IFREG | 0644, 0);
+  volume->Mkdir(user, "/b", 0755);
+  volume->Mknod(user, "/b/old", S_IFREG | 0644, 0);
+  for (const char* path : {"/a", "/a/sub", "/a/sub/f", "/b", "/b/old"}) volume->Getattr(user, path);
+  volume->Rename(user, "/a", "/c", 0);
+  EXPECT_EQ(ErrnoOfGetattr("/a"), ENOENT);
+  EXPECT_EQ(ErrnoOfGetattr("/a/sub"), ENOENT);
+  EXPECT_EQ(ErrnoOfGetattr("/a/sub/f"), ENOENT);
+  EXPECT_EQ(volume->Getattr(user, "/c/sub/f").mode(), S_IFREG | 0644u);
+  // A rename onto an existing file replaces it; the target name shows the moved file at once.
+  const std::uint64_t moved_inode = volume->Getattr(user, "/c/sub/f").inode();
+  volume->Rename(user, "/c/sub/f", "/b/old", 0);
+  EXPECT_EQ(volume->Getattr(user, "/b/old").inode(), moved_inode);
+  EXPECT_EQ(ErrnoOfGetattr("/c/sub/f"), ENOENT);
+}
+
+TEST_F(VolumeCacheTest, AFailedMutationStillDropsWhatItMightHaveChanged) {
+  // A timed-out rename may have happened at the MRC; the cache must not keep serving the old names.
+  volume->Mkdir(user, "/d", 0755);
+  volume->Getattr(user, "/d");
+  EXPECT_THROW(volume->Rename(user, "/d", "/missing/x", 0), rpc::RpcError);
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+}
+
+TEST_F(VolumeCacheTest, XattrChangesRefreshTheCtime) {
+  volume->Mknod(user, "/f", S_IFREG | 0644, 0);
+  const Stat before = volume->Getattr(user, "/f");
+  volume->Setxattr(user, "/f", "user.color", "blue", 0);
+  const Stat set = volume->Getattr(user, "/f");
+  EXPECT_GT(set.ctime_ns(), before.ctime_ns());
+  volume->Removexattr(user, "/f", "user.color");
+  EXPECT_GT(volume->Getattr(user, "/f").ctime_ns(), set.ctime_ns());
+}
+
+TEST_F(VolumeCacheTest, ReaddirWithStatsFillsTheCache) {
+  volume->Mkdir(user, "/d", 0755);
+  volume->Mknod(user, "/d/x", S_IFREG | 0644, 0);
+  volume->Mknod(user, "/d/y", S_IFREG | 0644, 0);
+  volume->Readdir(user, "/d", 0, 100, false);
+  EXPECT_FALSE(FetchedFromMrc("/d/x"));
+  EXPECT_FALSE(FetchedFromMrc("/d/y"));
+  // A names-only listing carries no Stats and caches nothing.
+  volume->Mknod(user, "/d/z", S_IFREG | 0644, 0);
+  volume->Readdir(user, "/d", 0, 100, true);
+  EXPECT_TRUE(FetchedFromMrc("/d/z"));
+}
+
+TEST_F(VolumeCacheTest, OpenFilesBypassTheCacheAndTheLastCloseDropsTheInode) {
+  auto file = volume->OpenFile(user, "/f", O_CREAT | O_RDWR, 0644);
+  EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), 0u);
+  file->Write(0, std::string(100, 'x'));
+  EXPECT_TRUE(FetchedFromMrc("/f"));
+  EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), 100u);  // the local size wins
+  file->Fsync();
+  EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), 100u);
+  file->Write(100, std::string(50, 'y'));
+  file->Close();
+  file.reset();
+  EXPECT_TRUE(FetchedFromMrc("/f"));  // cached while open, dropped on the last close
+  EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), 150u);
+  EXPECT_FALSE(FetchedFromMrc("/f"));
+}
+
+TEST_F(VolumeCacheTest, TruncateByPathIsVisibleAtOnce) {
+  {
+    auto file = volume->OpenFile(user, "/f", O_CREAT | O_RDWR, 0644);
+    file->Write(0, std::string(3 * kObjectSizeBytes, 'x'));
+    file->Close();
+  }
+  EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), 3u * kObjectSizeBytes);
+  {
+    auto file = volume->OpenFile(user, "/f", O_WRONLY, 0);
+    file->Truncate(10);
+    file->Close();
+  }
+  EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), 10u);
+}
+
+// --------------------------------------------------------------------------- xtreemfs.* xattrs
+
+int ErrnoOf(const std::function<void()>& call) {
+  try {
+    call();
+    return 0;
+  } catch (const rpc::RpcError& error) {
+    return error.posix_errno();
+  }
+}
+
+TEST_F(VolumeCacheTest, LayoutAttributesOfAFile) {
+  volume->OpenFile(user, "/f", O_CREAT | O_RDWR, 0644)->Close();
+  const std::uint64_t inode = volume->Getattr(user, "/f").inode();
+  EXPECT_EQ(volume->Getxattr(user, "/f", "xtreemfs.url"), "pbrpc://dir:32638/demo");
+  EXPECT_EQ(volume->Getxattr(user, "/f", "xtreemfs.file_id"), "vol-1:" + std::to_string(inode));
+  EXPECT_EQ(volume->Getxattr(user, "/f", "xtreemfs.object_size"), std::to_string(kObjectSizeBytes));
+  EXPECT_EQ(volume->Getxattr(user, "/f", "xtreemfs.stripe_width"), std::to_string(kStripeWidth));
+  const std::string reservation = volume->Getxattr(user, "/f", "xtreemfs.reservation");
+  EXPECT_NE(reservation.find("\"type\":\"SEQUENTIAL\""), std::string::npos) << reservation;
+  EXPECT_NE(reservation.find("\"capacity_bytes\":\"1073741824\""), std::string::npos) << reservation;
+  EXPECT_NE(reservation.find("\"throughput_mib_per_s\":150"), std::string::npos) << reservation;
+  // xtreemfs.locations comes from the MRC as it is.
+  EXPECT_EQ(volume->Getxattr(user, "/f", "xtreemfs.locations"), "{\"locations of\":\"/f\"}");
+
+  volume->Setxattr(user, "/f", "user.a", "1", 0);
+  const auto names = volume->Listxattr(user, "/f");
+  EXPECT_EQ(names, (std::vector<std::string>{"user.a", "xtreemfs.url", "xtreemfs.file_id",
+                                             "xtreemfs.object_size", "xtreemfs.stripe_width",
+                                             "xtreemfs.locations", "xtreemfs.reservation"}));
+}
+
+TEST_F(VolumeCacheTest, DirectoriesListOnlyTheAttributesTheyHave) {
+  volume->Mkdir(user, "/d", 0755);
+  EXPECT_EQ(volume->Listxattr(user, "/d"),
+            (std::vector<std::string>{"xtreemfs.url", "xtreemfs.file_id", "xtreemfs.reservation"}));
+  EXPECT_EQ(ErrnoOf([&] { volume->Getxattr(user, "/d", "xtreemfs.stripe_width"); }), ENODATA);
+  EXPECT_EQ(ErrnoOf([&] { volume->Getxattr(user, "/missing", "xtreemfs.url"); }), ENOENT);
+}
+
+TEST_F(VolumeCacheTest, LayoutAttributesAreReadOnlyAndOtherNamespacesEmpty) {
+  volume->Mknod(user, "/f", S_IFREG | 0644, 0);
+  const int setxattrs = mrc.Calls(xtreemfs::mrc::MRC_SETXATTR);
+  EXPECT_EQ(ErrnoOf([&] { volume->Setxattr(user, "/f", "xtreemfs.stripe_width", "4", 0); }), EPERM);
+  EXPECT_EQ(ErrnoOf([&] { volume->Setxattr(user, "/f", "xtreemfs.new", "4", 0); }), EPERM);
+  EXPECT_EQ(ErrnoOf([&] { volume->Removexattr(user, "/f", "xtreemfs.url"); }), EPERM);
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_SETXATTR), setxattrs);
+  // The kernel asks security.capability before writes: answered here, without an MRC call.
+  const int getxattrs = mrc.Calls(xtreemfs::mrc::MRC_GETXATTR);
+  EXPECT_EQ(ErrnoOf([&] { volume->Getxattr(user, "/f", "security.capability"); }), ENODATA);
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_GETXATTR), getxattrs);
+}
+
+// ------------------------------------------------------------------------------ mount option
+
+TEST(MetadataCacheMountOptionTest, TtlOptionParsesAndRejectsValuesOutsideItsRange) {
+  using fuse_adapter::ParseMountOptions;
+  EXPECT_EQ(ParseMountOptions({"dir/demo", "/mnt"}).metadata_cache_ttl_ms, 1000u);
+  EXPECT_EQ(ParseMountOptions({"--metadata-cache-ttl-ms", "0", "dir/demo", "/mnt"})
+                .metadata_cache_ttl_ms,
+            0u);
+  EXPECT_EQ(ParseMountOptions({"dir/demo", "/mnt", "--metadata-cache-ttl-ms=250"})
+                .metadata_cache_ttl_ms,
+            250u);
+  try {
+    ParseMountOptions({"--metadata-cache-ttl-ms", "3600001", "dir/demo", "/mnt"});
+    FAIL() << "expected a usage error";
+  } catch (const fuse_adapter::UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("--metadata-cache-ttl-ms"), std::string::npos);
+  }
+  EXPECT_NE(fuse_adapter::MountUsage("mount.xtreemfs").find("--metadata-cache-ttl-ms"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace xtreemfs::client

@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""FUSE benchmark: fio and metadata operations through mount.xtreemfs and on the raw local disk.
+
+Starts its own cluster (DIR, MRC, N OSDs on free loopback ports, state in a temporary folder), mounts
+a volume with cpp/build/mount.xtreemfs and runs every workload once on the mount and once on a folder
+of the local disk, one right after the other, so machine noise hits both sides. Prints and writes
+(markdown and JSON) one row per workload: mount | raw disk | ratio. See README.md in this folder.
+"""
+import argparse
+import contextlib
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from cluster import Cluster, ClusterError, Mount
+from fio_results import FioOutputError, FioResult, Row, fio_row, markdown_table, parse_fio_json
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+MIB = 1024 * 1024
+FIO_HANG_GUARD_S = 900  # added to --runtime-s: a hung mount fails the run instead of blocking it
+MOUNT, RAW = "mount", "raw disk"
+SEQUENTIAL_WRITE, SEQUENTIAL_READ = "sequential write 1 MiB", "sequential read 1 MiB"
+RANDOM_WRITE, RANDOM_READ = "random write 4 KiB QD32", "random read 4 KiB QD32"
+
+
+class BenchmarkError(RuntimeError):
+    pass
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be a positive integer, not %s" % text)
+    return value
+
+
+def parse_arguments(arguments: List[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="run_fuse_bench.py",
+        description="fio sequential 1 MiB write/read, random 4 KiB write/read at queue depth 32 and "
+                    "create/stat/unlink of many files, through a FUSE mount of a private local cluster "
+                    "and on the raw local disk in the same run; reports mount/raw-disk ratios.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--size-mib", type=positive_int, metavar="MIB", default=1024,
+                        help="size of the sequential file in MiB (the write stops earlier at --runtime-s)")
+    parser.add_argument("--random-size-mib", type=positive_int, metavar="MIB", default=256,
+                        help="size of the file the random 4 KiB jobs work on, in MiB (written sequentially "
+                             "first, untimed, so reads hit real data)")
+    parser.add_argument("--runtime-s", type=positive_int, metavar="S", default=15,
+                        help="upper bound of every fio job in seconds; the random jobs run exactly this long")
+    parser.add_argument("--files", type=positive_int, metavar="N", default=10000,
+                        help="files to create, stat and unlink (one directory)")
+    parser.add_argument("--metadata-limit-s", type=positive_int, default=40, metavar="S",
+                        help="upper bound of each metadata operation's loop on the mount; the raw disk then "
+                             "does as many files as the mount managed")
+    parser.add_argument("--osds", type=positive_int, metavar="N", default=3, help="OSDs in the cluster")
+    parser.add_argument("--stripe-width", type=positive_int, metavar="N", default=3,
+                        help="striping width of the benchmark volume (at most --osds)")
+    parser.add_argument("--mount-args", default="", metavar="OPTIONS",
+                        help="extra mount.xtreemfs options, one shell-quoted string, e.g. \"-o max_read=131072\"")
+    parser.add_argument("--out", type=Path, metavar="DIR", default=REPOSITORY / "state" / "bench",
+                        help="folder for fuse-<timestamp>.md and .json")
+    parser.add_argument("--raw-dir", type=Path, metavar="DIR",
+                        help="folder on the local disk for the baseline; a subfolder is created and removed "
+                             "(default: STATE/raw, on the same file system as the OSDs' objects)")
+    parser.add_argument("--state-parent", type=Path, metavar="DIR", default=Path(tempfile.gettempdir()),
+                        help="where the temporary state folder (servers' data, logs, mount point) is created")
+    parser.add_argument("--cpp-build", type=Path, metavar="DIR", default=REPOSITORY / "cpp" / "build",
+                        help="C++ build folder holding mount.xtreemfs")
+    parser.add_argument("--keep-state", action="store_true",
+                        help="keep the state folder (logs, data) after a successful run; a failed run always keeps it")
+    options = parser.parse_args(arguments)
+    if options.stripe_width > options.osds:
+        parser.error("--stripe-width %d exceeds --osds %d" % (options.stripe_width, options.osds))
+    return options
+
+
+def fio_command(filename: Path, rw: str, block_size: str, size_bytes: int, runtime_s: int,
+                queue_depth: int = 1, direct: bool = False, time_based: bool = False,
+                end_fsync: bool = False) -> List[str]:
+    """One fio job. Buffered jobs use psync at depth 1; direct ones libaio at `queue_depth`."""
+    command = ["fio", "--name=bench", "--filename=%s" % filename, "--rw=%s" % rw, "--bs=%s" % block_size,
+               "--size=%d" % size_bytes, "--runtime=%d" % runtime_s, "--output-format=json",
+               "--randrepeat=0", "--norandommap"]
+    if direct:
+        command += ["--ioengine=libaio", "--direct=1", "--iodepth=%d" % queue_depth]
+    else:
+        command += ["--ioengine=psync"]
+    if time_based:
+        command.append("--time_based")
+    if end_fsync:
+        command.append("--end_fsync=1")  # counted in fio's runtime, so write figures include the flush
+    return command
+
+
+def run_child(command: List[str], timeout_s: float) -> subprocess.CompletedProcess:
+    """subprocess.run, except that on an interruption or timeout the child gets SIGTERM first: fio
+    then stops its job processes (which run in sessions of their own) instead of leaving them
+    writing to the mount that is about to be unmounted."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as child:
+        try:
+            stdout, stderr = child.communicate(timeout=timeout_s)
+        except BaseException:
+            child.terminate()
+            try:
+                child.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.communicate()
+            raise
+    return subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
+
+
+class Progress:
+    """Announces each step on stderr with the time since the start, and its duration when it ends."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def say(self, text: str) -> None:
+        print("[fuse-bench %6.1f s] %s" % (time.monotonic() - self.started, text), file=sys.stderr, flush=True)
+
+    @contextlib.contextmanager
+    def step(self, description: str):
+        self.say(description + " ...")
+        outcome: Dict[str, str] = {}
+        began = time.monotonic()
+        yield outcome
+        self.say("  %s: %s%.1f s" % (description, outcome["result"] + ", " if "result" in outcome else "",
+                                     time.monotonic() - began))
+
+
+class FuseBenchmark:
+    def __init__(self, options: argparse.Namespace, state: Path, progress: Progress):
+        self.options = options
+        self.state = state
+        self.progress = progress
+        self.cluster: Optional[Cluster] = None
+        self.mount: Optional[Mount] = None
+        self.page_cache_dropped = True
+        self.notes: List[str] = []
+        self.runs: Dict[str, Dict[str, dict]] = {MOUNT: {}, RAW: {}}
+        self.rows: List[Row] = []
+        self.load_average_start = os.getloadavg()[0]  # 1-minute average: how busy the shared machine was
+
+    # ---- set-up and tear-down
+
+    def set_up(self) -> Dict[str, Path]:
+        options = self.options
+        mount_binary = options.cpp_build / "mount.xtreemfs"
+        for tool in ("fio", "cc", "fusermount3"):
+            if shutil.which(tool) is None:
+                raise BenchmarkError("%s is not installed (make deps installs it)" % tool)
+        if not os.access(mount_binary, os.X_OK):
+            raise BenchmarkError("%s is not built; run 'make cpp' first" % mount_binary)
+        metadata_binary = self.state / "metadata_ops"
+        with self.progress.step("compiling metadata_ops.c"):
+            subprocess.run(["cc", "-O2", "-Wall", "-o", str(metadata_binary),
+                            str(Path(__file__).resolve().parent / "metadata_ops.c")], check=True)
+        self.cluster = Cluster(REPOSITORY, self.state, options.osds)
+        with self.progress.step("starting DIR, MRC and %d OSDs in %s" % (options.osds, self.state)) as step:
+            self.cluster.start()
+            step["result"] = "DIR on port %d" % self.cluster.dir_port
+        with self.progress.step("creating volume 'bench' (stripe width %d)" % options.stripe_width):
+            self.cluster.create_volume("bench", options.stripe_width)
+        self.mount = Mount(mount_binary, self.cluster.volume_url("bench"), self.state / "mnt",
+                           self.state / "mount.log", shlex.split(options.mount_args))
+        with self.progress.step("mounting with %s" % " ".join([mount_binary.name] + self.mount.options)):
+            self.mount.mount()
+        raw = (options.raw_dir or self.state / "raw") / ("xtreemfs-bench-fuse-%d" % os.getpid())
+        raw.mkdir(parents=True)
+        targets = {MOUNT: self.state / "mnt" / "bench", RAW: raw}
+        targets[MOUNT].mkdir()
+        if os.stat(raw).st_dev != os.stat(self.state).st_dev:
+            self.notes.append("the raw-disk folder %s is on another file system than the OSDs' objects (%s)"
+                              % (raw, self.state))
+        return targets
+
+    def tear_down(self, targets: Optional[Dict[str, Path]]) -> None:
+        if self.mount is not None:
+            self.mount.unmount()
+        if self.cluster is not None:
+            self.cluster.stop()
+        if targets is not None and self.options.raw_dir is not None:
+            shutil.rmtree(targets[RAW], ignore_errors=True)
+
+    # ---- caches
+
+    def cold_caches(self, remount: bool) -> None:
+        """Reads must reach the disk on both sides: a fresh client process for the mount (nothing in
+        its memory), then sync and drop the kernel's page, dentry and inode caches, which hold the
+        raw-disk file, the mount's pages and the OSDs' object files alike."""
+        with self.progress.step("cold caches (%ssync, drop page cache)" % ("remount, " if remount else "")):
+            if remount:
+                self.mount.remount()
+            os.sync()
+            if not self.page_cache_dropped:
+                return
+            try:
+                with open("/proc/sys/vm/drop_caches", "w") as drop:
+                    drop.write("3\n")
+            except OSError as error:
+                self.page_cache_dropped = False
+                self.notes.append("could not drop the page cache (%s): the OSDs' object files may be read "
+                                  "from memory; fio still evicts the file it reads (invalidate=1)" % error)
+                self.progress.say("  WARNING: " + self.notes[-1])
+
+    # ---- workloads
+
+    def fio(self, target: str, workload: str, direction: str, command: List[str]) -> FioResult:
+        with self.progress.step("%s on %s" % (workload, target)) as step:
+            completed = run_child(command, self.options.runtime_s + FIO_HANG_GUARD_S)
+            if completed.returncode != 0:
+                raise BenchmarkError("fio %s on %s exited with %d: %s" % (
+                    workload, target, completed.returncode, (completed.stderr or completed.stdout)[-2000:]))
+            try:
+                result = parse_fio_json(completed.stdout, direction)
+            except FioOutputError as error:
+                raise BenchmarkError("fio %s on %s: %s" % (workload, target, error)) from error
+            step["result"] = "%.1f MiB/s, %.0f IOPS, %d MiB" % (
+                result.bandwidth_mib_per_s, result.iops, result.io_bytes // MIB)
+        self.runs[target][workload] = asdict(result)
+        return result
+
+    def sequential(self, targets: Dict[str, Path]) -> None:
+        options = self.options
+        written: Dict[str, FioResult] = {}
+        for target, folder in targets.items():
+            written[target] = self.fio(target, SEQUENTIAL_WRITE, "write", fio_command(
+                folder / "sequential.dat", "write", "1M", options.size_mib * MIB, options.runtime_s,
+                end_fsync=True))
+        self.rows.append(fio_row(SEQUENTIAL_WRITE, written[MOUNT], written[RAW]))
+        read: Dict[str, FioResult] = {}
+        for target, folder in targets.items():
+            self.cold_caches(remount=target == MOUNT)
+            # Only what the (possibly runtime-bounded) write produced: fio would otherwise extend the file.
+            read[target] = self.fio(target, SEQUENTIAL_READ, "read", fio_command(
+                folder / "sequential.dat", "read", "1M", written[target].io_bytes, options.runtime_s))
+        self.rows.append(fio_row(SEQUENTIAL_READ, read[MOUNT], read[RAW]))
+        for folder in targets.values():
+            (folder / "sequential.dat").unlink()
+
+    def random(self, targets: Dict[str, Path]) -> None:
+        options = self.options
+        size_bytes = options.random_size_mib * MIB
+        for target, folder in targets.items():
+            # Untimed preparation: every block exists, so reads hit data (not holes or unwritten extents).
+            self.fio(target, "preparing %d MiB for the random jobs" % options.random_size_mib, "write",
+                     fio_command(folder / "random.dat", "write", "1M", size_bytes, FIO_HANG_GUARD_S,
+                                 end_fsync=True))
+        results: Dict[str, Dict[str, FioResult]] = {RANDOM_WRITE: {}, RANDOM_READ: {}}
+        for target, folder in targets.items():
+            results[RANDOM_WRITE][target] = self.fio(target, RANDOM_WRITE, "write", fio_command(
+                folder / "random.dat", "randwrite", "4k", size_bytes, options.runtime_s, queue_depth=32,
+                direct=True, time_based=True))
+        for target, folder in targets.items():
+            self.cold_caches(remount=target == MOUNT)
+            results[RANDOM_READ][target] = self.fio(target, RANDOM_READ, "read", fio_command(
+                folder / "random.dat", "randread", "4k", size_bytes, options.runtime_s, queue_depth=32,
+                direct=True, time_based=True))
+        for workload in (RANDOM_WRITE, RANDOM_READ):
+            self.rows.append(fio_row(workload, results[workload][MOUNT], results[workload][RAW]))
+        for folder in targets.values():
+            (folder / "random.dat").unlink()
+
+    def metadata(self, targets: Dict[str, Path]) -> None:
+        """create, stat, unlink of up to --files files in one directory per side. The mount goes first,
+        bounded by --metadata-limit-s per operation; the raw disk then does exactly as many files, so
+        both directories hold the same number of entries throughout. Leftover files on the mount go
+        with the cluster; the raw disk's are removed untimed."""
+        limit_s = self.options.metadata_limit_s
+        folders = {target: folder / "metadata" for target, folder in targets.items()}
+        for folder in folders.values():
+            folder.mkdir()
+        count = self.options.files
+        for operation in ("create", "stat", "unlink"):
+            if operation == "stat":
+                self.cold_caches(remount=True)
+            mount_done, mount_rate = self.metadata_phase(MOUNT, operation, folders[MOUNT], count, limit_s)
+            raw_done, raw_rate = self.metadata_phase(RAW, operation, folders[RAW], mount_done, None)
+            if mount_done < count:
+                self.notes.append("%s on the mount stopped at the %d s limit after %d of %d files"
+                                  % (operation, limit_s, mount_done, count))
+            self.rows.append(Row("%s, %d files" % (operation, mount_done), "ops/s", mount_rate, raw_rate))
+            count = mount_done  # the next operation works on the files that exist
+        shutil.rmtree(folders[RAW])
+
+    def metadata_phase(self, target: str, operation: str, folder: Path, count: int,
+                       limit_s: Optional[int]) -> Tuple[int, float]:
+        """Runs metadata_ops; returns (files done, operations per second)."""
+        description = "%s of %d files on %s" % (operation, count, target)
+        command = [str(self.state / "metadata_ops"), operation, str(folder), str(count)]
+        if limit_s is not None:
+            command.append(str(limit_s))
+            description += " (at most %d s)" % limit_s
+        with self.progress.step(description) as step:
+            completed = run_child(command, (limit_s or 0) + FIO_HANG_GUARD_S)
+            if completed.returncode != 0:
+                raise BenchmarkError("%s failed: %s" % (description, completed.stderr.strip()))
+            outcome = json.loads(completed.stdout)
+            rate = outcome["count"] / outcome["seconds"]
+            step["result"] = "%d files, %.0f ops/s" % (outcome["count"], rate)
+        self.runs[target][operation] = dict(outcome, ops_per_s=rate)
+        return outcome["count"], rate
+
+
+def fio_version() -> str:
+    if shutil.which("fio") is None:
+        return "fio not installed"
+    return subprocess.run(["fio", "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
+
+
+def write_report(options: argparse.Namespace, started: datetime.datetime, duration_s: float,
+                 benchmark: FuseBenchmark) -> Dict[str, Path]:
+    settings = {"sequential_size_mib": options.size_mib, "random_size_mib": options.random_size_mib,
+                "runtime_s": options.runtime_s, "files": options.files,
+                "metadata_limit_s": options.metadata_limit_s, "osds": options.osds,
+                "stripe_width": options.stripe_width, "mount_args": options.mount_args}
+    host = {"cpus": os.cpu_count(), "kernel": platform.release(), "fio": fio_version(),
+            "load_average_start": benchmark.load_average_start, "load_average_end": os.getloadavg()[0]}
+    report = {"benchmark": "fuse", "started_utc": started.isoformat(timespec="seconds"),
+              "duration_s": round(duration_s, 1), "host": host, "settings": settings,
+              "page_cache_dropped": benchmark.page_cache_dropped,
+              "rows": [row.to_json() for row in benchmark.rows], "runs": benchmark.runs,
+              "notes": benchmark.notes}
+    options.out.mkdir(parents=True, exist_ok=True)
+    stem = options.out / ("fuse-" + started.strftime("%Y%m%dT%H%M%SZ"))
+    paths = {"json": stem.with_suffix(".json"), "md": stem.with_suffix(".md")}
+    paths["json"].write_text(json.dumps(report, indent=2) + "\n")
+    lines = ["# FUSE benchmark, %s" % report["started_utc"], "",
+             "mount.xtreemfs on a private cluster of %d OSDs (stripe width %d, all on loopback) against the "
+             "raw local disk, same run. Sequential: buffered 1 MiB requests, up to %d MiB written (at most %d s) "
+             "with fsync at the end, then read back. Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
+             "Metadata: up to %d files in one directory, at most %d s per operation. Caches are cold before every read and before stat. "
+             "Host: %d CPUs, kernel %s, %s, load average %.1f at the start and %.1f at the end; duration %.0f s."
+             % (options.osds, options.stripe_width, options.size_mib, options.runtime_s, options.random_size_mib,
+                options.runtime_s, options.files, options.metadata_limit_s, host["cpus"], host["kernel"],
+                host["fio"], benchmark.load_average_start, host["load_average_end"], duration_s), "",
+             markdown_table(benchmark.rows).rstrip(), "",
+             "Ratio = mount / raw disk; higher is better, 1.0 means as fast as the local disk. One run on a "
+             "shared machine: noisy."]
+    lines += ["", "Notes:"] + ["- " + note for note in benchmark.notes] if benchmark.notes else []
+    paths["md"].write_text("\n".join(lines) + "\n")
+    return paths
+
+
+def interrupt(signal_number, frame):
+    """SIGTERM takes the same way out as Ctrl-C: main's finally block unmounts and stops the servers."""
+    raise KeyboardInterrupt()
+
+
+def main(arguments: List[str]) -> int:
+    options = parse_arguments(arguments)
+    progress = Progress()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    options.state_parent.mkdir(parents=True, exist_ok=True)
+    state = Path(tempfile.mkdtemp(prefix="xtreemfs-bench-fuse.", dir=options.state_parent))
+    benchmark = FuseBenchmark(options, state, progress)
+    signal.signal(signal.SIGTERM, interrupt)
+    targets = None
+    status = 1
+    try:
+        targets = benchmark.set_up()
+        benchmark.sequential(targets)
+        benchmark.random(targets)
+        benchmark.metadata(targets)
+        status = 0
+    except KeyboardInterrupt:
+        progress.say("interrupted")
+        status = 130
+    except (BenchmarkError, ClusterError, subprocess.SubprocessError, OSError) as error:
+        progress.say("FAILED: %s" % error)
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not leave servers behind
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with progress.step("cleaning up (unmount, stop servers)"):
+            benchmark.tear_down(targets)
+        if status == 0 and not options.keep_state:
+            shutil.rmtree(state, ignore_errors=True)
+        else:
+            progress.say("state and logs kept in %s" % state)
+    if status != 0:
+        return status
+    paths = write_report(options, started, time.monotonic() - progress.started, benchmark)
+    print()
+    print(markdown_table(benchmark.rows), end="")
+    for note in benchmark.notes:
+        print("note: " + note)
+    print("results: %s and %s" % (paths["md"], paths["json"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

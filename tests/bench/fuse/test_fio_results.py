@@ -1,0 +1,152 @@
+"""Tests of the benchmark harness's own logic (no cluster, no fio run): parsing saved fio JSON output,
+ratio rows, the table, fio command lines and option checks.
+
+    python3 -m unittest discover -s tests/bench/fuse -p 'test_*.py'
+"""
+import datetime
+import json
+import tempfile
+import types
+import unittest
+from pathlib import Path
+
+from fio_results import FioOutputError, Row, fio_row, format_ratio, markdown_table, parse_fio_json
+from run_fuse_bench import fio_command, parse_arguments, write_report
+
+TESTDATA = Path(__file__).resolve().parent / "testdata"
+RANDOM_READ = (TESTDATA / "fio-randread-4k-qd32.json").read_text()
+SEQUENTIAL_WRITE = (TESTDATA / "fio-write-1m.json").read_text()
+
+
+class ParseFioJsonTest(unittest.TestCase):
+    def test_random_read_figures(self):
+        result = parse_fio_json(RANDOM_READ, "read")
+        self.assertEqual(result.io_bytes, 77635584)
+        self.assertEqual(result.runtime_ms, 2004)
+        self.assertAlmostEqual(result.iops, 9458.083832, places=3)
+        self.assertEqual(result.bandwidth_bytes_per_s, 38740311)
+        self.assertAlmostEqual(result.bandwidth_mib_per_s, 38740311 / 1048576)
+        self.assertAlmostEqual(result.completion_latency_p99_us, 52166.656)
+
+    def test_sequential_write_figures(self):
+        result = parse_fio_json(SEQUENTIAL_WRITE, "write")
+        self.assertEqual(result.io_bytes, 64 * 1048576)
+        self.assertEqual(result.bandwidth_bytes_per_s, 771366252)
+        self.assertEqual(result.runtime_ms, 87)
+
+    def test_warnings_before_the_document_are_skipped(self):
+        noisy = "fio: file hash not empty on exit\nnote: both iodepth >= 1 and synchronous I/O engine\n" + RANDOM_READ
+        self.assertEqual(parse_fio_json(noisy, "read"), parse_fio_json(RANDOM_READ, "read"))
+
+    def test_direction_without_bytes_is_an_error(self):
+        with self.assertRaisesRegex(FioOutputError, "did not write any bytes"):
+            parse_fio_json(RANDOM_READ, "write")
+
+    def test_failed_job_is_an_error(self):
+        document = json.loads(RANDOM_READ)
+        document["jobs"][0]["error"] = 5
+        with self.assertRaisesRegex(FioOutputError, "failed with error 5"):
+            parse_fio_json(json.dumps(document), "read")
+
+    def test_two_jobs_are_rejected(self):
+        document = json.loads(RANDOM_READ)
+        document["jobs"].append(document["jobs"][0])
+        with self.assertRaisesRegex(FioOutputError, "exactly one job"):
+            parse_fio_json(json.dumps(document), "read")
+
+    def test_text_without_json_is_an_error(self):
+        with self.assertRaisesRegex(FioOutputError, "no JSON document"):
+            parse_fio_json("fio: pid=1, err=5/file:io_u.c:1889, func=io_u error, error=Input/output error\n", "read")
+
+    def test_unknown_direction_is_rejected(self):
+        with self.assertRaises(ValueError):
+            parse_fio_json(RANDOM_READ, "trim")
+
+
+class RowTest(unittest.TestCase):
+    def test_ratio_is_mount_over_raw_disk(self):
+        self.assertAlmostEqual(Row("create", "ops/s", 250.0, 1000.0).ratio, 0.25)
+
+    def test_ratio_without_baseline_is_none(self):
+        self.assertIsNone(Row("create", "ops/s", 250.0, 0.0).ratio)
+        self.assertEqual(format_ratio(None), "n/a")
+
+    def test_sequential_rows_compare_bandwidth_and_random_rows_iops(self):
+        write = parse_fio_json(SEQUENTIAL_WRITE, "write")
+        read = parse_fio_json(RANDOM_READ, "read")
+        sequential = fio_row("sequential write 1 MiB", read, write)
+        self.assertEqual(sequential.unit, "MiB/s")
+        self.assertAlmostEqual(sequential.ratio, 38740311 / 771366252)
+        random = fio_row("random read 4 KiB QD32", read, write)
+        self.assertEqual(random.unit, "IOPS")
+        self.assertAlmostEqual(random.ratio, read.iops / write.iops)
+
+    def test_markdown_table(self):
+        table = markdown_table([Row("stat", "ops/s", 500.0, 2000.0), Row("unlink", "ops/s", 1.0, 0.0)])
+        self.assertEqual(table.splitlines(), [
+            "| operation | unit | mount | raw disk | ratio (mount / raw) |",
+            "|---|---|---:|---:|---:|",
+            "| stat | ops/s | 500.0 | 2000.0 | 0.25 |",
+            "| unlink | ops/s | 1.0 | 0.0 | n/a |"])
+
+    def test_small_ratios_keep_three_significant_digits(self):
+        self.assertEqual(format_ratio(29.2 / 255536.6), "0.000114")
+        self.assertEqual(format_ratio(0.0123456), "0.0123")
+
+    def test_row_json_carries_the_ratio(self):
+        self.assertEqual(Row("stat", "ops/s", 1.0, 4.0).to_json(),
+                         {"operation": "stat", "unit": "ops/s", "mount": 1.0, "raw_disk": 4.0, "ratio": 0.25})
+
+
+class CommandLineTest(unittest.TestCase):
+    def test_random_jobs_use_libaio_direct_and_the_queue_depth(self):
+        command = fio_command(Path("/m/random.dat"), "randread", "4k", 1 << 28, 15, queue_depth=32,
+                              direct=True, time_based=True)
+        for expected in ("--ioengine=libaio", "--direct=1", "--iodepth=32", "--time_based", "--rw=randread",
+                         "--bs=4k", "--size=268435456", "--runtime=15", "--output-format=json",
+                         "--filename=/m/random.dat"):
+            self.assertIn(expected, command)
+
+    def test_sequential_write_is_buffered_and_flushed_at_the_end(self):
+        command = fio_command(Path("/m/s.dat"), "write", "1M", 1 << 30, 15, end_fsync=True)
+        self.assertIn("--ioengine=psync", command)
+        self.assertIn("--end_fsync=1", command)
+        self.assertNotIn("--direct=1", command)
+        self.assertNotIn("--time_based", command)
+
+    def test_defaults(self):
+        options = parse_arguments([])
+        self.assertEqual((options.size_mib, options.random_size_mib, options.files, options.osds,
+                          options.stripe_width), (1024, 256, 10000, 3, 3))
+
+    def test_stripe_width_above_osd_count_is_rejected(self):
+        with self.assertRaises(SystemExit):
+            parse_arguments(["--osds", "2", "--stripe-width", "3"])
+
+    def test_non_positive_sizes_are_rejected(self):
+        with self.assertRaises(SystemExit):
+            parse_arguments(["--files", "0"])
+
+
+class ReportTest(unittest.TestCase):
+    def test_markdown_and_json_files(self):
+        with tempfile.TemporaryDirectory() as folder:
+            options = parse_arguments(["--out", folder, "--files", "500"])
+            benchmark = types.SimpleNamespace(
+                rows=[Row("create, 500 files", "ops/s", 100.0, 400.0)], runs={"mount": {}, "raw disk": {}},
+                notes=["create on the mount stopped early"], page_cache_dropped=True, load_average_start=1.5)
+            started = datetime.datetime(2026, 11, 22, 13, 0, 5, tzinfo=datetime.timezone.utc)
+            paths = write_report(options, started, 42.0, benchmark)
+            self.assertEqual(paths["md"].name, "fuse-20261122T130005Z.md")
+            report = json.loads(paths["json"].read_text())
+            self.assertEqual(report["rows"], [{"operation": "create, 500 files", "unit": "ops/s", "mount": 100.0,
+                                               "raw_disk": 400.0, "ratio": 0.25}])
+            self.assertEqual(report["settings"]["files"], 500)
+            self.assertEqual(report["notes"], ["create on the mount stopped early"])
+            markdown = paths["md"].read_text()
+            self.assertIn("| create, 500 files | ops/s | 100.0 | 400.0 | 0.25 |", markdown)
+            self.assertIn("- create on the mount stopped early", markdown)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# System test of the mount's metadata side: the read-only xtreemfs.* xattrs (values against the
+# volume's striping policy and the OSDs), `xtfsutil` on a mounted path, changes made through the
+# mount visible at once despite the metadata cache, and changes made by another client (a second
+# mount, the Java client) visible after at most 2 x the cache TTL (kernel entry plus client entry).
+#
+#   tests/system/fuse_meta_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR   (or through tests/system/run)
+source "$(dirname "$(readlink -f "$0")")/lib.sh"
+system_setup "$1" "$2"
+start_cluster 2
+
+ttl_ms=500
+bound_s=$(python3 -c "print(2 * $ttl_ms / 1000 + 0.5)")  # the documented bound plus a margin
+volume_url="pbrpc://127.0.0.1:$dir_port/meta"
+object_size=65536
+check "mkfs.xtreemfs creates a volume striped over 2 OSDs with 64 KiB objects" \
+  "$repository/bin/mkfs.xtreemfs" -w 2 -s 64KiB "127.0.0.1:$dir_port/meta"
+m="$state/mnt"        # the mount under test
+other="$state/mnt2"   # another client of the same volume, same TTL
+slow="$state/mnt3"    # another client with a TTL far beyond this test's run time
+mount_volume meta "$m" --metadata-cache-ttl-ms "$ttl_ms"
+mount_volume meta "$other" --metadata-cache-ttl-ms "$ttl_ms"
+mount_volume meta "$slow" --metadata-cache-ttl-ms 600000
+
+echo "== xtreemfs.* attributes"
+head -c $((3 * object_size + 100)) /dev/urandom > "$m/f"   # objects on both OSDs
+mkdir "$m/dir"
+value() { getfattr --only-values --absolute-names -n "$1" "$2"; }
+check "xtreemfs.url is the mounted volume's URL" test "$(value xtreemfs.url "$m/f")" = "$volume_url"
+check "xtreemfs.file_id is volume-id:inode" bash -c "
+  id=\$(getfattr --only-values --absolute-names -n xtreemfs.file_id '$m/f') &&
+  test \"\${id##*:}\" = \$(stat -c %i '$m/f') && test -n \"\${id%:*}\""
+check "xtreemfs.object_size is the volume's object size" test "$(value xtreemfs.object_size "$m/f")" = "$object_size"
+check "xtreemfs.stripe_width is the volume's width" test "$(value xtreemfs.stripe_width "$m/f")" = 2
+check "xtreemfs.locations is JSON naming two distinct OSDs with the striping policy" python3 -c '
+import json, subprocess, sys
+value = subprocess.run(["getfattr", "--only-values", "--absolute-names", "-n", "xtreemfs.locations", sys.argv[1]],
+                       check=True, capture_output=True).stdout
+replica = json.loads(value)["replicas"][0]
+assert len(set(replica["osds"])) == 2, replica
+assert replica["striping_policy"] == {"type": "RAID0", "object_size_bytes": int(sys.argv[2]), "width": 2}, replica
+' "$m/f" "$object_size"
+check "xtreemfs.reservation is JSON (this volume has none)" python3 -c '
+import json, subprocess, sys
+value = subprocess.run(["getfattr", "--only-values", "--absolute-names", "-n", "xtreemfs.reservation", sys.argv[1]],
+                       check=True, capture_output=True).stdout
+assert json.loads(value)["type"] == "QOS_TYPE_UNSPECIFIED", value
+' "$m/f"
+setfattr -n user.note -v hello "$m/f"
+check "getfattr -d -m - lists user.* and the six xtreemfs.* names" bash -c "
+  names=\$(getfattr --absolute-names -d -m - '$m/f' | sed -n 's/=.*//p' | sort | tr '\n' ' ') &&
+  test \"\$names\" = 'user.note xtreemfs.file_id xtreemfs.locations xtreemfs.object_size xtreemfs.reservation xtreemfs.stripe_width xtreemfs.url '"
+check "a directory lists url, file_id and reservation only" bash -c "
+  names=\$(getfattr --absolute-names -d -m - '$m/dir' | sed -n 's/=.*//p' | sort | tr '\n' ' ') &&
+  test \"\$names\" = 'xtreemfs.file_id xtreemfs.reservation xtreemfs.url '"
+check "xtreemfs.stripe_width of a directory is ENODATA" errno_is ENODATA 'os.getxattr(a[0], "xtreemfs.stripe_width")' "$m/dir"
+check "setting an xtreemfs.* attribute is EPERM" errno_is EPERM 'os.setxattr(a[0], "xtreemfs.stripe_width", b"4")' "$m/f"
+check "setfattr on xtreemfs.url fails" bash -c "! setfattr -n xtreemfs.url -v x '$m/f' 2>/dev/null"
+check "removing an xtreemfs.* attribute is EPERM" errno_is EPERM 'os.removexattr(a[0], "xtreemfs.file_id")' "$m/f"
+check "a trusted.* attribute is not supported" errno_is ENOTSUP 'os.setxattr(a[0], "trusted.x", b"1")' "$m/f"
+
+echo "== xtfsutil on a mounted path"
+check "xtfsutil <mounted path> exits 0 and shows the file id, width 2 and both stripe positions" bash -c "
+  '$repository/bin/xtfsutil' '$m/f' > '$state/xtfsutil.out' &&
+  grep -q \"file id: *\$(getfattr --only-values --absolute-names -n xtreemfs.file_id '$m/f')\" '$state/xtfsutil.out' &&
+  grep -q 'striping RAID0 width 2' '$state/xtfsutil.out' &&
+  grep -q 'stripe position 0: OSD ' '$state/xtfsutil.out' && grep -q 'stripe position 1: OSD ' '$state/xtfsutil.out'"
+check "xtfsutil names the same OSDs as xtreemfs.locations" python3 -c '
+import json, re, subprocess, sys
+locations = json.loads(subprocess.run(["getfattr", "--only-values", "--absolute-names", "-n", "xtreemfs.locations",
+                                       sys.argv[1]], check=True, capture_output=True).stdout)
+shown = re.findall(r"stripe position \d+: OSD (\S+)", open(sys.argv[2]).read())
+assert shown == locations["replicas"][0]["osds"], (shown, locations)
+' "$m/f" "$state/xtfsutil.out"
+check "xtfsutil prints the same for the mounted path and for its URL" bash -c "
+  diff '$state/xtfsutil.out' <('$repository/bin/xtfsutil' '$volume_url/f')"
+check "xtfsutil of a directory inside the mount works" bash -c "
+  '$repository/bin/xtfsutil' '$m/dir' | grep -q 'type: *directory'"
+touch "$state/not-mounted"
+check "xtfsutil of a local file outside XtreemFS exits 2 naming it" bash -c "
+  '$repository/bin/xtfsutil' '$state/not-mounted' 2> '$state/xtfsutil.err'; test \$? = 2 &&
+  grep -q \"'$state/not-mounted' is not on an XtreemFS mount\" '$state/xtfsutil.err'"
+
+echo "== changes through this mount are visible at once"
+echo x > "$m/g"
+stat "$m/g" > /dev/null
+check "chmod then stat shows the new mode" bash -c "chmod 0600 '$m/g' && test \$(stat -c %a '$m/g') = 600"
+check "chown then stat shows the new owner" bash -c "chown 123:456 '$m/g' && test \$(stat -c %u:%g '$m/g') = 123:456"
+check "touch -d then stat shows the new mtime" bash -c "touch -d '2001-02-03 04:05:06 UTC' '$m/g' && test \$(stat -c %Y '$m/g') = 981173106"
+check "truncate then stat shows the new size" bash -c "truncate -s 12345 '$m/g' && test \$(stat -c %s '$m/g') = 12345"
+check "rename then stat: the old name is gone, the new one is there" bash -c "
+  mv '$m/g' '$m/g2' && ! stat '$m/g' 2>/dev/null && test \$(stat -c %s '$m/g2') = 12345"
+mkdir -p "$m/tree/sub" && echo leaf > "$m/tree/sub/leaf" && stat "$m/tree/sub/leaf" > /dev/null
+check "rename of a directory: nothing is found under the old name" bash -c "
+  mv '$m/tree' '$m/tree2' && ! stat '$m/tree/sub/leaf' 2>/dev/null && test \"\$(cat '$m/tree2/sub/leaf')\" = leaf"
+check "unlink then stat is ENOENT" bash -c "stat '$m/g2' >/dev/null && rm '$m/g2' && ! stat '$m/g2' 2>/dev/null"
+check "creating a file updates the directory's mtime and a subdirectory its link count at once" python3 -c '
+import os, sys, time
+d = sys.argv[1]
+before = os.stat(d)
+time.sleep(0.01)
+open(os.path.join(d, "new"), "w").close()
+os.mkdir(os.path.join(d, "subdir"))
+after = os.stat(d)
+assert after.st_mtime_ns > before.st_mtime_ns, (before, after)
+assert after.st_nlink == before.st_nlink + 1, (before.st_nlink, after.st_nlink)
+' "$m/dir"
+check "a hard link shows link count 2 on both names at once" bash -c "
+  echo h > '$m/h' && stat '$m/h' >/dev/null && ln '$m/h' '$m/h2' &&
+  test \$(stat -c %h '$m/h') = 2 && test \$(stat -c %h '$m/h2') = 2"
+check "user xattr set then get through the same mount" bash -c "
+  setfattr -n user.k -v v1 '$m/h' && test \$(getfattr --only-values --absolute-names -n user.k '$m/h') = v1"
+
+echo "== changes by another client are visible after at most 2 x TTL ($ttl_ms ms)"
+echo y > "$m/shared"
+stat "$other/shared" > /dev/null && stat "$slow/shared" > /dev/null   # now cached by both clients
+chmod 0600 "$m/shared"
+check "a client with a long TTL still shows the old mode (its cache is in use)" test "$(stat -c %a "$slow/shared")" = 644
+sleep "$bound_s"
+check "the other client shows the chmod after 2 x TTL" test "$(stat -c %a "$other/shared")" = 600
+head -c 5000 /dev/urandom > "$state/java.bin"
+stat "$other/shared" > /dev/null
+check "the Java client replaces the file (xtfscp put)" "$repository/bin/xtfscp" put "$state/java.bin" "$volume_url/shared"
+sleep "$bound_s"
+check "the mount shows the Java client's size after 2 x TTL" test "$(stat -c %s "$other/shared")" = 5000
+check "and reads its bytes" cmp "$state/java.bin" "$other/shared"
+stat "$other/dir/new" > /dev/null
+rm "$m/dir/new"
+sleep "$bound_s"
+check "a name unlinked by another client is gone after 2 x TTL" bash -c "! stat '$other/dir/new' 2>/dev/null"
+check "a name created by another client is seen at once (no negative caching)" bash -c "
+  ! stat '$other/late' 2>/dev/null; echo z > '$m/late' && test \"\$(cat '$other/late')\" = z"
+
+system_finish
