@@ -83,6 +83,10 @@ class FakeCluster : public rpc::Transport {
   std::map<std::string, int> unlinks_by_osd;
   std::map<std::string, int> truncates_by_osd;
   int auth_failures_to_inject = 0;                 // next OSD calls answer AUTH_FAILED
+  // Advisory locks (OSD_LOCK_*): granted locks by file id, in grant order. Simplified: conflicts
+  // and unlocks by overlap, no merging or splitting (the OSD's LockManagerTest covers those).
+  std::vector<std::pair<std::string, xtreemfs::osd::Lock>> granted_locks;
+  std::map<std::string, int> lock_calls_by_osd;
   std::uint64_t mrc_size_of(const std::string& path) { return files_.at(path).size_bytes; }
   std::uint32_t mrc_epoch_of(const std::string& path) { return files_.at(path).truncate_epoch; }
 
@@ -339,8 +343,66 @@ class FakeCluster : public rpc::Transport {
         CheckXCap(fsync.credentials().xcap(), fsync.file_id(), false);
         return Answer(xtreemfs::rpc::Empty());
       }
+      case OSD_LOCK_ACQUIRE:
+      case OSD_LOCK_CHECK:
+      case OSD_LOCK_RELEASE:
+        return LockCall(osd_uuid, request.procedure_id, Parse<LockRequest>(bytes));
+      case OSD_LOCK_RENEW: {
+        ++lock_calls_by_osd[osd_uuid];
+        const auto renew = Parse<LockRenewRequest>(bytes);
+        LockRenewResponse response;
+        response.set_lease_ms(kLockLeaseMs);
+        for (const auto& [file_id, lock] : granted_locks) {
+          if (lock.client_uuid() == renew.client_uuid()) {
+            response.set_locks_held(response.locks_held() + 1);
+          }
+        }
+        return Answer(response);
+      }
     }
     throw rpc::RpcError::Of(rpc::ErrorKind::kInvalidArgs, "fake OSD: unsupported procedure");
+  }
+
+  static constexpr std::uint32_t kLockLeaseMs = 3000;
+
+  static bool LocksOverlap(const xtreemfs::osd::Lock& a, const xtreemfs::osd::Lock& b) {
+    if (a.kind() == xtreemfs::osd::LOCK_KIND_FLOCK) return true;
+    const auto end = [](const xtreemfs::osd::Lock& lock) {
+      return lock.length_bytes() == 0 ? UINT64_MAX : lock.offset_bytes() + lock.length_bytes();
+    };
+    return a.offset_bytes() < end(b) && b.offset_bytes() < end(a);
+  }
+
+  rpc::CallResponse LockCall(const std::string& osd_uuid, std::uint32_t procedure_id,
+                             const xtreemfs::osd::LockRequest& call) {
+    CheckXCap(call.credentials().xcap(), call.file_id(), false);
+    ++lock_calls_by_osd[osd_uuid];
+    const auto& wanted = call.lock();
+    const auto same_owner = [&](const xtreemfs::osd::Lock& lock) {
+      return lock.client_uuid() == wanted.client_uuid() && lock.owner() == wanted.owner();
+    };
+    xtreemfs::osd::LockResponse response;
+    response.set_lease_ms(kLockLeaseMs);
+    if (procedure_id == xtreemfs::osd::OSD_LOCK_RELEASE) {
+      for (auto it = granted_locks.begin(); it != granted_locks.end();) {
+        const bool drop = it->first == call.file_id() && same_owner(it->second) &&
+                          it->second.kind() == wanted.kind() && LocksOverlap(it->second, wanted);
+        it = drop ? granted_locks.erase(it) : it + 1;
+      }
+      return Answer(response);
+    }
+    for (const auto& [file_id, lock] : granted_locks) {
+      if (file_id == call.file_id() && !same_owner(lock) && lock.kind() == wanted.kind() &&
+          (lock.exclusive() || wanted.exclusive()) && LocksOverlap(lock, wanted)) {
+        if (procedure_id == xtreemfs::osd::OSD_LOCK_ACQUIRE) {
+          throw rpc::RpcError::Errno(EAGAIN, "fake OSD: lock held by pid " + std::to_string(lock.pid()));
+        }
+        *response.mutable_conflicting() = lock;
+        return Answer(response);
+      }
+    }
+    if (procedure_id == xtreemfs::osd::OSD_LOCK_ACQUIRE) granted_locks.emplace_back(call.file_id(), wanted);
+    return Answer(response);
   }
 
   std::mutex mutex_;

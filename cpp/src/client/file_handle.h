@@ -98,6 +98,9 @@ class FileHandle {
   xtreemfs::common::XCap CurrentXCap() const;
 
  private:
+  // Lock calls (client/lock_client.h) go to osd_uuids_[0] with these credentials.
+  friend class LockClient;
+
   xtreemfs::common::FileCredentials FreshCredentials();
   void RenewXCap();
   // Calls an OSD of the stripe; after AUTH_FAILED renews the XCap once and repeats the call.

@@ -118,6 +118,7 @@ class Volume {
 
  private:
   friend class FileHandle;
+  friend class LockClient;  // lock calls and lease renewals at head OSDs (client/lock_client.h)
 
   Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options, std::string volume_name,
          std::string volume_id, rpc::ServiceAddress mrc_address,

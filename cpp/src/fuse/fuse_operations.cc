@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <sys/file.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -318,7 +319,10 @@ int Flush(const char* path, struct fuse_file_info* info) {
   });
 }
 
+void ReleaseFlockOfClosedFile(const char* path, struct fuse_file_info* info);
+
 int Release(const char* path, struct fuse_file_info* info) {
+  ReleaseFlockOfClosedFile(path, info);
   std::unique_ptr<client::FileHandle> handle(HandleOf(info));
   info->fh = 0;
   {
@@ -415,6 +419,82 @@ int Utimens(const char* path, const struct timespec times[2], struct fuse_file_i
   });
 }
 
+// --- advisory locks across mounts (client::LockClient; the head OSD keeps the lock table) -------
+
+// F_GETLK, F_SETLK and F_SETLKW. libfuse's high-level layer also sends an unlock of the whole file
+// through here on every flush (close(2) of a descriptor): POSIX drops all of a process's locks on a
+// file when it closes any descriptor of it. The range arrives with l_whence = SEEK_SET.
+int Lock(const char* path, struct fuse_file_info* info, int command, struct flock* lock) {
+  return Run("lock", path, [&](MountContext& context) {
+    if (lock->l_start < 0 || lock->l_len < 0) return -EINVAL;
+    client::FileHandle& file = *HandleOf(info);
+    client::LockSpec spec;
+    spec.owner = info->lock_owner;
+    spec.pid = static_cast<std::uint32_t>(lock->l_pid > 0 ? lock->l_pid : fuse_get_context()->pid);
+    spec.offset_bytes = static_cast<std::uint64_t>(lock->l_start);
+    spec.length_bytes = static_cast<std::uint64_t>(lock->l_len);
+    spec.exclusive = lock->l_type == F_WRLCK;
+    spec.kind = client::LockKind::kPosix;
+    if (command == F_GETLK) {
+      const auto holder = context.locks->Check(file, spec);
+      if (!holder) {
+        lock->l_type = F_UNLCK;
+        return 0;
+      }
+      // The holder's pid as its own client saw it: the kernel maps it into the caller's pid
+      // namespace, so a holder on another host (or a pid unknown here) shows as 0.
+      lock->l_type = holder->exclusive() ? F_WRLCK : F_RDLCK;
+      lock->l_whence = SEEK_SET;
+      lock->l_start = static_cast<off_t>(holder->offset_bytes());
+      lock->l_len = static_cast<off_t>(holder->length_bytes());
+      lock->l_pid = static_cast<pid_t>(holder->pid());
+      return 0;
+    }
+    if (command != F_SETLK && command != F_SETLKW) return -EINVAL;
+    if (lock->l_type == F_UNLCK) {
+      context.locks->Release(file, client::LockKind::kPosix, spec.owner, spec.offset_bytes,
+                             spec.length_bytes);
+      return 0;
+    }
+    if (command == F_SETLKW) {
+      context.locks->Acquire(file, spec, [] { return fuse_interrupted() != 0; });
+      return 0;
+    }
+    return context.locks->TryAcquire(file, spec) ? 0 : -EAGAIN;
+  });
+}
+
+// flock(2): LOCK_SH, LOCK_EX (waiting unless LOCK_NB) and LOCK_UN; the owner is the open file.
+int Flock(const char* path, struct fuse_file_info* info, int operation) {
+  return Run("flock", path, [&](MountContext& context) {
+    client::FileHandle& file = *HandleOf(info);
+    const int mode = operation & (LOCK_SH | LOCK_EX | LOCK_UN);
+    if (mode == LOCK_UN) {
+      context.locks->Release(file, client::LockKind::kFlock, info->lock_owner);
+      return 0;
+    }
+    if (mode != LOCK_SH && mode != LOCK_EX) return -EINVAL;
+    client::LockSpec spec;
+    spec.owner = info->lock_owner;
+    spec.pid = static_cast<std::uint32_t>(fuse_get_context()->pid);
+    spec.exclusive = mode == LOCK_EX;
+    spec.kind = client::LockKind::kFlock;
+    if ((operation & LOCK_NB) != 0) return context.locks->TryAcquire(file, spec) ? 0 : -EWOULDBLOCK;
+    context.locks->Acquire(file, spec, [] { return fuse_interrupted() != 0; });
+    return 0;
+  });
+}
+
+// The last close of an open file that used flock: the kernel marks the release (flock_release),
+// and libfuse's high-level layer leaves the unlock to the file system.
+void ReleaseFlockOfClosedFile(const char* path, struct fuse_file_info* info) {
+  if (!info->flock_release || info->fh == 0) return;
+  Run("release flock", path, [&](MountContext& context) {
+    context.locks->Release(*HandleOf(info), client::LockKind::kFlock, info->lock_owner);
+    return 0;
+  });
+}
+
 }  // namespace
 
 struct fuse_operations MakeFuseOperations() {
@@ -450,6 +530,8 @@ struct fuse_operations MakeFuseOperations() {
   operations.access = Access;
   operations.utimens = Utimens;
   operations.fallocate = Fallocate;
+  operations.lock = Lock;
+  operations.flock = Flock;
   return operations;
 }
 

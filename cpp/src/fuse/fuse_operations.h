@@ -10,6 +10,7 @@
 #include <set>
 
 #include "client/clock.h"
+#include "client/lock_client.h"
 #include "client/volume.h"
 #include "fuse/log.h"
 #include "fuse/mount_options.h"
@@ -31,6 +32,7 @@ struct MountContext {
   // can still send what they buffered.
   std::mutex open_handles_mutex;
   std::set<client::FileHandle*> open_handles;  // guarded by open_handles_mutex
+  std::unique_ptr<client::LockClient> locks;  // created with the volume, destroyed before it
 };
 
 struct fuse_operations MakeFuseOperations();

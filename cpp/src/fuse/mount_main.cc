@@ -25,9 +25,16 @@ void OpenVolume(MountContext& context) {
   volume_options.io = context.options.io;
   context.volume = xtreemfs::client::Volume::Open(*context.transport, context.options.url,
                                                   context.clock, volume_options);
+  xtreemfs::client::LockClientOptions lock_options;
+  lock_options.warn = [&context](const std::string& message) {
+    context.log.Log(LogLevel::kWarn, message);
+  };
+  context.locks = std::make_unique<xtreemfs::client::LockClient>(
+      *context.volume, xtreemfs::client::LockClient::NewClientUuid(), lock_options);
 }
 
 void CloseVolume(MountContext& context) {
+  context.locks.reset();
   context.volume.reset();
   context.transport.reset();
   context.rpc_client.reset();
@@ -73,6 +80,7 @@ int RunMount(MountContext& context, const std::string& program_name) {
       if (fuse_daemonize(context.options.foreground ? 1 : 0) == 0) {
         try {
           OpenVolume(context);
+          context.locks->StartRenewal();  // a thread: only after the fork
           context.log.Log(LogLevel::kInfo, "mounted volume " + context.options.url.volume_name +
                                                " on " + context.options.mount_point);
           struct fuse_loop_config* loop_config = fuse_loop_cfg_create();

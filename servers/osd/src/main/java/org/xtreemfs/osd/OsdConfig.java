@@ -84,13 +84,20 @@ public final class OsdConfig {
             UsageType.BEST_EFFORT, "reservation type this OSD serves");
     public static final Setting<DeviceType> DEVICE_CLASS = Setting.enumeration("osd.device.class",
             DeviceType.class, DeviceType.HDD, "device class of the object folder's disk");
+    public static final Setting<Long> LOCKS_LEASE_MS = Setting.longInteger("osd.locks.leaseMs", 30_000, 500,
+            3_600_000, "advisory locks of a client (mount) are dropped when it has not renewed them for this long");
+    public static final Setting<Integer> LOCKS_PER_FILE_MAX = Setting.integer("osd.locks.perFileMax", 1024, 1,
+            1_000_000, "locks one file may hold on its head OSD; more are refused with ENOLCK");
+    public static final Setting<Integer> LOCKS_MAX = Setting.integer("osd.locks.max", 100_000, 1, 100_000_000,
+            "locks this OSD holds in memory over all files; more are refused with ENOLCK");
     public static final Setting<String> CAPABILITY_SECRET = new Setting<>("capability.secret", new SecretType(),
             DEFAULT_CAPABILITY_SECRET, "shared secret checking XCap signatures; the same as the MRC's");
 
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
             ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, STORAGE_THREADS, PREPROCESSING_THREADS,
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, HEARTBEAT_PERIOD_MS,
-            DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, CAPABILITY_SECRET));
+            DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
+            CAPABILITY_SECRET));
 
     private final Settings settings;
 
@@ -205,6 +212,18 @@ public final class OsdConfig {
 
     public DeviceType deviceClass() {
         return settings.get(DEVICE_CLASS);
+    }
+
+    public long locksLeaseMs() {
+        return settings.get(LOCKS_LEASE_MS);
+    }
+
+    public int locksPerFileMax() {
+        return settings.get(LOCKS_PER_FILE_MAX);
+    }
+
+    public int locksMax() {
+        return settings.get(LOCKS_MAX);
     }
 
     public String capabilitySecret() {

@@ -28,7 +28,12 @@ import org.xtreemfs.interfaces.osd.OsdInterface;
 import org.xtreemfs.interfaces.osd.OsdProcedure;
 import org.xtreemfs.osd.heartbeat.DirHeartbeat;
 import org.xtreemfs.osd.ops.FsyncOp;
+import org.xtreemfs.osd.locks.LockManager;
 import org.xtreemfs.osd.ops.GetFileSizeOp;
+import org.xtreemfs.osd.ops.LockAcquireOp;
+import org.xtreemfs.osd.ops.LockCheckOp;
+import org.xtreemfs.osd.ops.LockReleaseOp;
+import org.xtreemfs.osd.ops.LockRenewOp;
 import org.xtreemfs.osd.ops.PingOp;
 import org.xtreemfs.osd.ops.ReadOp;
 import org.xtreemfs.osd.ops.TruncateOp;
@@ -36,6 +41,7 @@ import org.xtreemfs.osd.ops.UnlinkOp;
 import org.xtreemfs.osd.ops.WriteOp;
 import org.xtreemfs.osd.stages.DeletionScheduler;
 import org.xtreemfs.osd.stages.FifoQueueingPolicy;
+import org.xtreemfs.osd.stages.LockService;
 import org.xtreemfs.osd.stages.PreprocessingStage;
 import org.xtreemfs.osd.stages.QosStage;
 import org.xtreemfs.osd.stages.StorageStage;
@@ -64,6 +70,7 @@ public final class OsdServer implements RunningServer {
     private StorageStage storage;
     private QosStage qos;
     private PreprocessingStage preprocessing;
+    private LockManager locks;
     private RpcServer rpcServer;
     private DirHeartbeat heartbeat;
     private Addresses addresses;
@@ -108,8 +115,10 @@ public final class OsdServer implements RunningServer {
         qos = started(new QosStage(new FifoQueueingPolicy<>(), config.qosQueueCapacity(), inFlightMax,
                 this::releaseToStorage,
                 waiting -> waiting.request().call().fail(RpcException.internal("OSD is shutting down"))));
+        locks = new LockManager(clock, config.locksLeaseMs(), config.locksPerFileMax(), config.locksMax());
+        LockService lockService = new LockService(locks);
         preprocessing = started(new PreprocessingStage(uuid, new XCapSigner(config.capabilitySecret()), clock,
-                config.preprocessingThreads(), config.preprocessingQueueCapacity(), qos::submit));
+                config.preprocessingThreads(), config.preprocessingQueueCapacity(), lockService.routing(qos::submit)));
         DeletionScheduler deletionScheduler = started(new DeletionScheduler(deletions, storage,
                 Math.max(10, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
 
@@ -122,6 +131,10 @@ public final class OsdServer implements RunningServer {
                 .handle(osd, OsdProcedure.OSD_FSYNC_VALUE, new FsyncOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_GET_FILE_SIZE_VALUE, new GetFileSizeOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_PING_VALUE, new PingOp())
+                .handle(osd, OsdProcedure.OSD_LOCK_ACQUIRE_VALUE, new LockAcquireOp(preprocessing))
+                .handle(osd, OsdProcedure.OSD_LOCK_CHECK_VALUE, new LockCheckOp(preprocessing))
+                .handle(osd, OsdProcedure.OSD_LOCK_RELEASE_VALUE, new LockReleaseOp(preprocessing))
+                .handle(osd, OsdProcedure.OSD_LOCK_RENEW_VALUE, new LockRenewOp(lockService))
                 .build());
         InetSocketAddress rpcAddress = rpcServer.start();
         deletionScheduler.start();
@@ -192,6 +205,9 @@ public final class OsdServer implements RunningServer {
         status.put("deletionsPending", deletions.pendingCount());
         status.put("filesDeleted", storage.filesDeleted());
         status.put("storageExpiredCount", storage.expiredCount());
+        status.put("locksHeld", locks.lockCount());
+        status.put("lockClients", locks.clientCount());
+        status.put("lockLeasesExpired", locks.expiredClientCount());
         status.put("dirAddress", config.dirAddress().toString());
         status.put("heartbeatsSent", heartbeat.heartbeatsSent());
         status.put("heartbeatsFailed", heartbeat.heartbeatsFailed());
@@ -247,6 +263,10 @@ public final class OsdServer implements RunningServer {
 
     QosStage qos() {
         return qos;
+    }
+
+    LockManager locks() {
+        return locks;
     }
 
     StorageStage storage() {

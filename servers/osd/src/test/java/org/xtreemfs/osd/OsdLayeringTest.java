@@ -39,4 +39,14 @@ class OsdLayeringTest {
                 .orShould().dependOnClassesThat().haveSimpleName("DeletionQueue")
                 .check(production);
     }
+
+    // The lock table is a pure domain package like storage: no RPC, no stages, no disk.
+    @Test
+    void locksDependOnNoOtherOsdLayerAndNoTransport() {
+        noClasses().that().resideInAPackage("org.xtreemfs.osd.locks..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.xtreemfs.osd.ops..",
+                        "org.xtreemfs.osd.stages..", "org.xtreemfs.osd.storage..", "org.xtreemfs.foundation.rpc..",
+                        "org.xtreemfs.interfaces..", "io.netty..")
+                .check(production);
+    }
 }

@@ -19,6 +19,7 @@ public final class Errno {
     public static final int EMLINK = 31;
     public static final int ERANGE = 34;
     public static final int ENAMETOOLONG = 36;
+    public static final int ENOLCK = 37;
     public static final int ENOSYS = 38;
     public static final int ENOTEMPTY = 39;
     public static final int ELOOP = 40;
@@ -49,6 +50,7 @@ public final class Errno {
             case EMLINK -> "EMLINK";
             case ERANGE -> "ERANGE";
             case ENAMETOOLONG -> "ENAMETOOLONG";
+            case ENOLCK -> "ENOLCK";
             case ENOSYS -> "ENOSYS";
             case ENOTEMPTY -> "ENOTEMPTY";
             case ELOOP -> "ELOOP";

@@ -3,6 +3,7 @@ package org.xtreemfs.osd.stages;
 import io.netty.buffer.ByteBuf;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.interfaces.common.FileCredentials;
+import org.xtreemfs.osd.locks.HeldLock;
 
 /**
  * A parsed file request on its way through the pipeline, before its capability is checked. Each record
@@ -65,4 +66,16 @@ public sealed interface OsdRequest {
     record FsyncFile(RpcCall call, FileCredentials credentials, String fileId) implements OsdRequest {}
 
     record GetFileSize(RpcCall call, FileCredentials credentials, String fileId) implements OsdRequest {}
+
+    /** What a lock request asks of the head OSD's lock table. */
+    enum LockAction {
+        ACQUIRE, CHECK, RELEASE
+    }
+
+    /**
+     * OSD_LOCK_ACQUIRE, OSD_LOCK_CHECK or OSD_LOCK_RELEASE: answered from the in-memory lock table right after the
+     * capability check, never queued for storage (see {@link LockService}). Any access mode suffices.
+     */
+    record LockOperation(RpcCall call, FileCredentials credentials, String fileId, LockAction action, HeldLock lock)
+            implements OsdRequest {}
 }
