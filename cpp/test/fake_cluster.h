@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <map>
 #include <mutex>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,6 +22,14 @@
 #include "rpc/transport.h"
 
 namespace xtreemfs::client::testing {
+
+// Deterministic pseudo-random bytes: file contents whose every offset differs between seeds.
+inline std::string PatternOf(std::size_t length_bytes, std::uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::string bytes(length_bytes, '\0');
+  for (char& byte : bytes) byte = static_cast<char>(generator() & 0xff);
+  return bytes;
+}
 
 class FakeClock : public Clock {
  public:

@@ -17,16 +17,10 @@ namespace {
 
 using testing::FakeClock;
 using testing::FakeCluster;
+using testing::PatternOf;
 
 constexpr std::uint32_t kObjectSizeBytes = 4096;
 constexpr std::uint32_t kStripeWidth = 3;
-
-std::string PatternOf(std::size_t length_bytes, std::uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::string bytes(length_bytes, '\0');
-  for (char& byte : bytes) byte = static_cast<char>(generator() & 0xff);
-  return bytes;
-}
 
 class FileHandleTest : public ::testing::Test {
  protected:

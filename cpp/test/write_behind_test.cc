@@ -22,18 +22,12 @@ namespace {
 
 using testing::FakeClock;
 using testing::FakeCluster;
+using testing::PatternOf;
 
 constexpr std::uint32_t kObjectSizeBytes = 4096;
 constexpr std::uint32_t kStripeWidth = 3;
 // Generous bound on waits for another thread; never a performance assertion.
 constexpr auto kHangBound = std::chrono::seconds(10);
-
-std::string PatternOf(std::size_t length_bytes, std::uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::string bytes(length_bytes, '\0');
-  for (char& byte : bytes) byte = static_cast<char>(generator() & 0xff);
-  return bytes;
-}
 
 // Holds OSD_WRITE calls while closed and can make them fail; everything else passes through.
 class ControlledOsdTransport : public rpc::Transport {

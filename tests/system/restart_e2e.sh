@@ -36,6 +36,14 @@ except OSError as error:
 open(result, "w").write("%s %.1f\n" % (outcome, time.monotonic() - started))
 PY
 
+# check_finishes WHAT PID: waits at most $bound_s for PID to end; counts whether it did.
+check_finishes() {
+  local waited=0
+  while kill -0 "$2" 2>/dev/null && [ "$waited" -lt $((bound_s * 10)) ]; do sleep 0.1; waited=$((waited + 1)); done
+  check "$1 finished within ${bound_s} s of the OSD's restart (no hang)" bash -c "! kill -0 $2 2>/dev/null"
+  wait "$2" 2>/dev/null || true
+}
+
 head -c $((24 * 1048576)) /dev/urandom > "$state/data.bin"
 
 echo "== OSD 0 killed and restarted while a file is written"
@@ -45,10 +53,7 @@ sleep 0.5
 kill_osd 0 KILL
 sleep 1
 start_osd 0
-waited=0
-while kill -0 "$writer" 2>/dev/null && [ "$waited" -lt $((bound_s * 10)) ]; do sleep 0.1; waited=$((waited + 1)); done
-check "the writer finished within ${bound_s} s of the OSD's restart (no hang)" bash -c "! kill -0 $writer 2>/dev/null"
-wait "$writer" 2>/dev/null || true
+check_finishes "the writer" "$writer"
 outcome="$(cat "$state/writer.result" 2>/dev/null || echo missing)"
 echo "writer: $outcome"
 case "$outcome" in
@@ -76,10 +81,7 @@ sleep 0.3
 kill_osd 1 KILL
 sleep 1
 start_osd 1
-waited=0
-while kill -0 "$reader" 2>/dev/null && [ "$waited" -lt $((bound_s * 10)) ]; do sleep 0.1; waited=$((waited + 1)); done
-check "the reader finished within ${bound_s} s of the OSD's restart (no hang)" bash -c "! kill -0 $reader 2>/dev/null"
-wait "$reader" 2>/dev/null || true
+check_finishes "the reader" "$reader"
 outcome="$(cat "$state/reader.result" 2>/dev/null || echo missing)"
 echo "reader: $outcome"
 case "$outcome" in
