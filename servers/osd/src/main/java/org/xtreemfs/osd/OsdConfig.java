@@ -62,7 +62,7 @@ public final class OsdConfig {
     public static final Setting<HostPort> DIR_ADDRESS = Setting.hostPort("osd.dir.address",
             new HostPort("localhost", 32638), "the DIR this OSD registers at and sends heartbeats to");
     public static final Setting<Path> OBJECT_PATH = Setting.path("osd.object.path", Path.of("/var/lib/xtreemfs/osd"),
-            "data folder: objects, the deletion queue and the generated UUID");
+            "data folder: objects, the metadata store (with the deletion queue) and the generated UUID");
     public static final Setting<Integer> STORAGE_THREADS = Setting.integer("osd.storage.threads", 8, 1, 256,
             "storage threads; operations on one file always run on the same thread, in order");
     public static final Setting<Integer> PREPROCESSING_THREADS = Setting.integer("osd.preprocessing.threads", 2,

@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
@@ -103,8 +105,9 @@ public final class StorageStage implements AutoCloseable {
             }
         } else if (work instanceof DeleteObjects deletion) {
             try {
-                store.deleteFile(deletion.fileId());
-                deletions.complete(deletion.fileId());
+                store.deleteFile(deletion.fileId(), deletions.addRemoval(new WriteBatch(), deletion.fileId()),
+                        Durability.BUFFERED);
+                deletions.completed(deletion.fileId());
                 filesDeleted.incrementAndGet();
             } catch (IOException | RuntimeException e) {
                 LOG.warn("storage: deleting the objects of file {} failed; will retry", deletion.fileId(), e);

@@ -244,6 +244,16 @@ public final class ObjectStore implements AutoCloseable {
 
     /** Removes every object and the metadata of the file, durably; idempotent. */
     public void deleteFile(String fileId) throws IOException {
+        deleteFile(fileId, new WriteBatch(), Durability.SYNC);
+    }
+
+    /**
+     * Removes every object of the file durably (their folder entries are fsynced), then deletes its metadata
+     * together with {@code together} in one atomic batch of the given durability; idempotent. The deletion
+     * queue passes its entry's removal here: buffered is enough, because if a crash loses the batch it loses
+     * the entry's removal too, and the deletion simply runs again.
+     */
+    public void deleteFile(String fileId, WriteBatch together, Durability durability) throws IOException {
         Path folder = fileFolder(fileId);
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
             for (Path entry : entries) {
@@ -255,10 +265,23 @@ public final class ObjectStore implements AutoCloseable {
             // no objects: the metadata may still exist (e.g. after a truncate to 0)
         }
         try {
-            metadataStore.write(new WriteBatch().delete(metadataKey(fileId)), Durability.SYNC);
+            WriteBatch batch = new WriteBatch().delete(metadataKey(fileId));
+            together.operations().forEach(operation -> {
+                if (operation instanceof WriteBatch.Put put) {
+                    batch.put(put.key(), put.value());
+                } else {
+                    batch.delete(operation.key());
+                }
+            });
+            metadataStore.write(batch, durability);
         } catch (KvException e) {
             throw new IOException("cannot delete the metadata of file " + fileId + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The store of file metadata; the deletion queue keeps its entries there too (one WAL, one fsync). */
+    public KvStore metadataStore() {
+        return metadataStore;
     }
 
     private static void checkRange(StripeLayout layout, long objectNumber, int offset, long length) {
