@@ -138,6 +138,7 @@ public final class StorageStage implements AutoCloseable {
             bytesRead.addAndGet(bytes.length);
             read.call().respond(ReadResponse.getDefaultInstance(), Unpooled.wrappedBuffer(bytes));
         } else if (request instanceof WriteObject write) {
+            deletions.syncBeforeData(fileId);
             int length = write.data().readableBytes();
             ObjectStore.WriteOutcome outcome = store.write(fileId, authorized.layout(), write.objectNumber(),
                     write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(), write.sync());
@@ -154,11 +155,12 @@ public final class StorageStage implements AutoCloseable {
                         + authorized.truncateEpoch() + ", older than epoch " + known.truncateEpoch()
                         + " this OSD already applied; get a new capability from MRC_FTRUNCATE");
             }
+            deletions.syncBeforeData(fileId);
             FileMetadata after = store.truncate(fileId, authorized.layout(), truncate.newSizeBytes(),
                     authorized.truncateEpoch());
             truncate.call().respond(OsdWriteResponse.newBuilder().setNewFileSize(newFileSize(after)).build());
         } else if (request instanceof UnlinkFile unlink) {
-            if (!deletions.enqueue(fileId)) {
+            if (!deletions.enqueue(fileId, store.holdsAnything(fileId))) {
                 throw RpcException.overloaded("OSD deletion queue is full at its bound"
                         + " (osd.deletion.pendingMax); retry later");
             }

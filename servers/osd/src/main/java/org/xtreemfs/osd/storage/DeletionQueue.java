@@ -9,9 +9,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
@@ -34,6 +36,12 @@ import org.xtreemfs.foundation.kv.WriteBatch;
  * per unlink (about 8 ms each here under load); a synced RocksDB write is one WAL fdatasync, and RocksDB
  * commits concurrent synced writes as one group, so unlinks arriving together share that fsync.
  *
+ * <p>An OSD that holds nothing of the file (no objects, no metadata: e.g. the other stripe positions of a
+ * small file) has nothing a power failure could resurrect, so its entry is written to the WAL without an
+ * fsync and the file id is remembered as unsynced. Invariant: no data of a file with an unsynced entry
+ * reaches the disk — the storage stage calls {@link #syncBeforeData} before every write or truncate, which
+ * fsyncs the WAL first. So after any crash, every file with stored data still has its entry.
+ *
  * <p>Taking due entries marks them in progress so they are handed out once; {@link #retryLater} returns one
  * that could not be deleted now. Thread-safe.
  */
@@ -52,6 +60,8 @@ public final class DeletionQueue {
     private final int pendingMax;
     private final Map<String, Long> dueMillisByFileId = new HashMap<>();
     private final Map<String, Long> inProgress = new HashMap<>();
+    /** Pending entries written without an fsync (their file held nothing when enqueued). */
+    private final Set<String> unsyncedFileIds = new HashSet<>();
 
     /**
      * @param legacyFolder where an OSD before this change kept one file per entry; its entries are moved into
@@ -127,13 +137,21 @@ public final class DeletionQueue {
         Files.deleteIfExists(folder);
     }
 
+    /** {@link #enqueue(String, boolean)} for a file that may hold data: always synced. */
+    public boolean enqueue(String fileId) throws IOException {
+        return enqueue(fileId, true);
+    }
+
     /**
-     * Records durably (synced WAL) that the file's objects are to be deleted after the delay. Enqueuing a file
-     * that is already pending keeps its earlier due time.
+     * Records that the file's objects are to be deleted after the delay: with a synced WAL when
+     * {@code holdsData}, else written to the WAL without fsync and remembered for {@link #syncBeforeData}.
+     * Enqueuing a file that is already pending keeps its earlier due time.
      *
+     * @param holdsData whether this OSD stores any object or metadata of the file (the caller knows: work
+     *     on one file is ordered, so nothing of it is written concurrently)
      * @return false when {@code pendingMax} deletions are already pending (the caller reports overload)
      */
-    public boolean enqueue(String fileId) throws IOException {
+    public boolean enqueue(String fileId, boolean holdsData) throws IOException {
         long due = clock.wallClockMillis() + delayMs;
         synchronized (this) {
             if (dueMillisByFileId.containsKey(fileId) || inProgress.containsKey(fileId)) {
@@ -143,21 +161,57 @@ public final class DeletionQueue {
                 return false;
             }
             dueMillisByFileId.put(fileId, due);
+            if (!holdsData) {
+                unsyncedFileIds.add(fileId);
+            }
         }
         try {
-            writeEntries(new WriteBatch().put(key(fileId), encodeDue(due)), "record the deletion of file " + fileId);
+            writeEntries(new WriteBatch().put(key(fileId), encodeDue(due)), "record the deletion of file " + fileId,
+                    holdsData ? Durability.SYNC : Durability.BUFFERED);
         } catch (IOException e) {
             synchronized (this) {
                 dueMillisByFileId.remove(fileId);
+                unsyncedFileIds.remove(fileId);
             }
             throw e;
         }
         return true;
     }
 
-    private void writeEntries(WriteBatch batch, String action) throws IOException {
+    /**
+     * Call before writing anything of the file to disk: if its deletion entry was written without an fsync,
+     * fsyncs the WAL now (which makes every entry written so far durable).
+     */
+    public void syncBeforeData(String fileId) throws IOException {
+        List<String> synced;
+        synchronized (this) {
+            if (!unsyncedFileIds.contains(fileId)) {
+                return;
+            }
+            synced = List.copyOf(unsyncedFileIds);
+        }
         try {
-            store.write(batch, Durability.SYNC);
+            store.sync();
+        } catch (KvException e) {
+            throw new IOException("cannot sync the deletion entry of file " + fileId + ": " + e.getMessage(), e);
+        }
+        synchronized (this) {
+            synced.forEach(unsyncedFileIds::remove);
+        }
+    }
+
+    /** Whether the file's pending entry was written without an fsync and no data has made it sync yet. */
+    public synchronized boolean isUnsynced(String fileId) {
+        return unsyncedFileIds.contains(fileId);
+    }
+
+    private void writeEntries(WriteBatch batch, String action) throws IOException {
+        writeEntries(batch, action, Durability.SYNC);
+    }
+
+    private void writeEntries(WriteBatch batch, String action, Durability durability) throws IOException {
+        try {
+            store.write(batch, durability);
         } catch (KvException e) {
             throw new IOException("cannot " + action + ": " + e.getMessage(), e);
         }
@@ -191,6 +245,7 @@ public final class DeletionQueue {
     /** The removal written by {@link #addRemoval} is in the store: forgets the entry. */
     public synchronized void completed(String fileId) {
         inProgress.remove(fileId);
+        unsyncedFileIds.remove(fileId);
     }
 
     /** The objects of a taken entry are deleted: removes the entry (for callers without their own batch). */

@@ -238,6 +238,11 @@ public final class ObjectStore implements AutoCloseable {
         return objects;
     }
 
+    /** Whether any object or metadata of the file is stored here (e.g. false on the unused stripe positions). */
+    public boolean holdsAnything(String fileId) throws IOException {
+        return exists(fileId) || !metadata(fileId).equals(FileMetadata.EMPTY);
+    }
+
     public boolean exists(String fileId) {
         return Files.isDirectory(fileFolder(fileId));
     }

@@ -104,6 +104,29 @@ class DeletionQueueTest {
     }
 
     @Test
+    void anEntryWithoutDataIsUnsyncedUntilDataArrivesAndSurvivesAProcessRestart() throws IOException {
+        // Proves an entry of a file holding nothing is buffered (not synced), that syncBeforeData syncs it (and
+        // every other unsynced entry), and that a buffered entry is in the WAL, so a restart still finds it.
+        DeletionQueue queue = queue(1_000, 100);
+        queue.enqueue("v:1", false);
+        queue.enqueue("v:2", false);
+        queue.enqueue("v:3", true);
+        assertThat(queue.isUnsynced("v:1")).isTrue();
+        assertThat(queue.isUnsynced("v:3")).isFalse();
+        queue.syncBeforeData("v:3");
+        assertThat(queue.isUnsynced("v:1")).isTrue();
+        queue.syncBeforeData("v:1");
+        assertThat(queue.isUnsynced("v:1")).isFalse();
+        assertThat(queue.isUnsynced("v:2")).isFalse();
+        queue.enqueue("v:4", false);
+
+        reopenStore();
+        DeletionQueue after = queue(1_000, 100);
+        assertThat(after.pendingCount()).isEqualTo(4);
+        assertThat(after.isUnsynced("v:4")).isFalse();
+    }
+
+    @Test
     void aFullQueueRefusesAndARetriedEntryIsDueAgain() throws IOException {
         // Proves the queue is bounded and retryLater hands an entry out again.
         DeletionQueue queue = queue(0, 2);
