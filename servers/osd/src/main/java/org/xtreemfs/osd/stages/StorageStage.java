@@ -1,6 +1,7 @@
 package org.xtreemfs.osd.stages;
 
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -133,10 +134,18 @@ public final class StorageStage implements AutoCloseable {
         String fileId = authorized.fileId();
         OsdRequest request = authorized.request();
         if (request instanceof ReadObject read) {
-            byte[] bytes = store.read(fileId, authorized.layout(), read.objectNumber(), read.offset(),
-                    read.length());
-            bytesRead.addAndGet(bytes.length);
-            read.call().respond(ReadResponse.getDefaultInstance(), Unpooled.wrappedBuffer(bytes));
+            // Pooled direct buffer: the file's bytes land where the socket write takes them from.
+            ByteBuf bytes = PooledByteBufAllocator.DEFAULT.directBuffer(read.length(), read.length());
+            try {
+                int stored = store.read(fileId, authorized.layout(), read.objectNumber(), read.offset(),
+                        read.length(), bytes.nioBuffer(0, read.length()));
+                bytes.writerIndex(stored);
+            } catch (IOException | RuntimeException e) {
+                bytes.release();
+                throw e;
+            }
+            bytesRead.addAndGet(bytes.readableBytes());
+            read.call().respond(ReadResponse.getDefaultInstance(), bytes);
         } else if (request instanceof WriteObject write) {
             deletions.syncBeforeData(fileId);
             int length = write.data().readableBytes();
