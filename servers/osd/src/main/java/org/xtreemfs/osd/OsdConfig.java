@@ -62,14 +62,15 @@ public final class OsdConfig {
     public static final Setting<HostPort> DIR_ADDRESS = Setting.hostPort("osd.dir.address",
             new HostPort("localhost", 32638), "the DIR this OSD registers at and sends heartbeats to");
     public static final Setting<Path> OBJECT_PATH = Setting.path("osd.object.path", Path.of("/var/lib/xtreemfs/osd"),
-            "data folder: objects, the deletion queue and the generated UUID");
+            "data folder: objects, the metadata store (with the deletion queue) and the generated UUID");
     public static final Setting<Integer> STORAGE_THREADS = Setting.integer("osd.storage.threads", 8, 1, 256,
             "storage threads; operations on one file always run on the same thread, in order");
-    public static final Setting<Integer> PREPROCESSING_THREADS = Setting.integer("osd.preprocessing.threads", 2,
-            1, 64, "threads checking capabilities");
+    public static final Setting<Integer> PREPROCESSING_THREADS = Setting.integer("osd.preprocessing.threads", 0,
+            0, 64, "threads checking capabilities; 0 checks on the network thread (no hand-off per request)");
     public static final Setting<Integer> PREPROCESSING_QUEUE_CAPACITY = Setting.integer(
             "osd.preprocessing.queueCapacity", 1000, 1, 1_000_000,
-            "requests waiting for the capability check; more are rejected with OVERLOADED");
+            "requests waiting for the capability check (with osd.preprocessing.threads > 0); more are rejected"
+                    + " with OVERLOADED");
     public static final Setting<Integer> QOS_QUEUE_CAPACITY = Setting.integer("osd.qos.queueCapacity", 1000, 1,
             1_000_000, "requests waiting in the QoS stage; more are rejected with OVERLOADED");
     public static final Setting<Integer> QOS_IN_FLIGHT_MAX = Setting.integer("osd.qos.inFlightMax", 16, 1, 4096,

@@ -56,7 +56,8 @@ import org.xtreemfs.osd.storage.OsdUuidFile;
  * {@link #close()} stops everything it started.
  */
 public final class OsdServer implements RunningServer {
-    static final String DELETION_QUEUE_FOLDER = "deletion-queue";
+    /** Where OSDs before the store-based deletion queue kept one file per entry; imported at start. */
+    static final String LEGACY_DELETION_QUEUE_FOLDER = "deletion-queue";
     private static final long DIR_CALL_TIMEOUT_MS = 10_000;
     private static final long DELETION_POLL_MS_MAX = 1_000;
     private static final int ADDRESS_MAPPING_TTL_S = 3_600;
@@ -106,8 +107,8 @@ public final class OsdServer implements RunningServer {
         Files.createDirectories(dataFolder);
         uuid = OsdUuidFile.loadOrCreate(dataFolder, config.uuid());
         store = started(ObjectStore.open(dataFolder));
-        deletions = new DeletionQueue(dataFolder.resolve(DELETION_QUEUE_FOLDER), clock, config.deletionDelayMs(),
-                config.deletionPendingMax());
+        deletions = new DeletionQueue(store.metadataStore(), dataFolder.resolve(LEGACY_DELETION_QUEUE_FOLDER),
+                clock, config.deletionDelayMs(), config.deletionPendingMax());
 
         int inFlightMax = config.qosInFlightMax();
         storage = started(new StorageStage(store, deletions, config.storageThreads(), inFlightMax + 64, clock,

@@ -103,4 +103,30 @@ class OsdRestartTest {
             }
         }
     }
+
+    @Test
+    void anUnlinkOfAFileThisOsdHoldsNothingOfIsSyncedBeforeALaterWriteStoresData() throws Exception {
+        // Proves the cheap (unsynced) unlink path keeps the guarantee: the entry of a file without data here is
+        // buffered, a later write (the file is still writable in its grace period) syncs it before storing, and
+        // the data written after the unlink is deleted when the entry is due.
+        try (FakeDir dir = new FakeDir(); RpcClient rpcClient = new RpcClient("restart-test");
+                OsdServer server = newServer(dir)) {
+            OsdServiceClient osd = new OsdServiceClient(rpcClient, 10_000);
+            InetSocketAddress address = server.start().rpc();
+            FileCredentials credentials = credentials(server.uuid());
+            RpcClient.await(osd.unlink(address, USER, FileRequest.newBuilder().setCredentials(credentials)
+                    .setFileId(FILE).build()));
+            assertThat(server.deletions().isPending(FILE)).isTrue();
+            assertThat(server.deletions().isUnsynced(FILE)).isTrue();
+
+            RpcClient.await(osd.write(address, USER, WriteRequest.newBuilder().setCredentials(credentials)
+                    .setFileId(FILE).build(), Unpooled.wrappedBuffer(new byte[] {9})));
+            assertThat(server.deletions().isUnsynced(FILE)).isFalse();
+            assertThat(server.store().exists(FILE)).isTrue();
+
+            clock.advanceMillis(10_000);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !server.store().exists(FILE));
+            assertThat(server.deletions().pendingCount()).isZero();
+        }
+    }
 }

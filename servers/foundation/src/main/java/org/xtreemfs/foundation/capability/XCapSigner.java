@@ -15,6 +15,11 @@ import org.xtreemfs.interfaces.common.XCap;
 public final class XCapSigner {
     private static final String ALGORITHM = "HmacSHA256";
     private final SecretKeySpec key;
+    /**
+     * One initialized Mac per thread: Mac.getInstance + init (provider lookup, key schedule) cost more than
+     * the HMAC of a capability itself, and every OSD request checks one. doFinal resets the Mac for reuse.
+     */
+    private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
 
     public XCapSigner(String sharedSecret) {
         if (sharedSecret == null || sharedSecret.length() < 8) {
@@ -35,10 +40,14 @@ public final class XCapSigner {
     }
 
     private byte[] mac(XCap unsigned) {
+        return macs.get().doFinal(unsigned.toByteArray());
+    }
+
+    private Mac newMac() {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(key);
-            return mac.doFinal(unsigned.toByteArray());
+            return mac;
         } catch (NoSuchAlgorithmException | InvalidKeyException e) {
             throw new IllegalStateException("HMAC-SHA256 unavailable", e);
         }

@@ -1,8 +1,6 @@
 package org.xtreemfs.osd.stages;
 
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -15,9 +13,15 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
  * {@link QueueingPolicy}, and are released only while fewer than {@code inFlightMax} are in storage: the
  * storage stage's own queues stay short, so the policy's order is the order the device sees.
  *
+ * <p>No thread of its own: a request is released by the thread that makes its release possible — the
+ * submitting (preprocessing) thread when a slot is free, else the storage thread whose {@link #completed}
+ * frees one. A dispatcher thread would add a wake-up to every request, which on a busy machine costs more
+ * than the policy decision itself.
+ *
  * <p>Invariants: at most {@code queueCapacity} requests wait (more are rejected with OVERLOADED naming the
- * bound); at most {@code inFlightMax} are released and not yet {@link #completed}; the dispatcher never
- * idles while a request waits and a slot is free (work-conserving).
+ * bound); at most {@code inFlightMax} are released and not yet {@link #completed}; no request waits while
+ * a slot is free (work-conserving); requests are handed to storage one at a time under the lock, in the
+ * policy's order.
  */
 public final class QosStage implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(QosStage.class);
@@ -28,16 +32,17 @@ public final class QosStage implements AutoCloseable {
     private final Consumer<AuthorizedRequest> storage;
     private final Consumer<AuthorizedRequest> onDiscarded;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition dispatchable = lock.newCondition();
-    private final Thread dispatcher;
     private final AtomicLong admittedCount = new AtomicLong();
     private final AtomicLong rejectedCount = new AtomicLong();
     private int inFlight;
     private boolean closed;
+    /** True while {@link #releaseWhilePossible} runs; a completion from inside {@code storage} only counts. */
+    private boolean releasing;
 
     /**
-     * @param storage receives released requests on the dispatcher thread; it must not block, and every
-     *     released request must eventually be reported through {@link #completed()}
+     * @param storage receives released requests, under this stage's lock, on the thread of {@link #submit}
+     *     or {@link #completed}; it must not block, and every released request must eventually be reported
+     *     through {@link #completed()} (it may do so from inside the call)
      * @param onDiscarded receives each request still waiting at {@link #close()} (the server fails its call)
      */
     public QosStage(QueueingPolicy<AuthorizedRequest> policy, int queueCapacity, int inFlightMax,
@@ -51,9 +56,6 @@ public final class QosStage implements AutoCloseable {
         this.inFlightMax = inFlightMax;
         this.storage = storage;
         this.onDiscarded = onDiscarded;
-        this.dispatcher = new Thread(this::dispatchLoop, "stage-qos-dispatcher");
-        dispatcher.setDaemon(true);
-        dispatcher.start();
     }
 
     /** Queues a request under the policy; OVERLOADED naming the bound when {@code queueCapacity} wait. */
@@ -70,13 +72,13 @@ public final class QosStage implements AutoCloseable {
             }
             policy.enqueue(request, request.volumeId(), request.request().costBytes());
             admittedCount.incrementAndGet();
-            dispatchable.signal();
+            releaseWhilePossible();
         } finally {
             lock.unlock();
         }
     }
 
-    /** A released request left storage: frees its slot. */
+    /** A released request left storage: frees its slot and releases the next waiting request, if any. */
     public void completed() {
         lock.lock();
         try {
@@ -84,37 +86,32 @@ public final class QosStage implements AutoCloseable {
                 throw new IllegalStateException("QoS stage: more completions than released requests");
             }
             inFlight--;
-            dispatchable.signal();
+            releaseWhilePossible();
         } finally {
             lock.unlock();
         }
     }
 
-    private void dispatchLoop() {
-        while (true) {
-            AuthorizedRequest next;
-            lock.lock();
-            try {
-                while (!closed && (policy.size() == 0 || inFlight >= inFlightMax)) {
-                    dispatchable.await(1, TimeUnit.SECONDS);
-                }
-                if (closed) {
-                    return;
-                }
-                next = policy.dequeue();
+    /** Called with the lock held. */
+    private void releaseWhilePossible() {
+        if (releasing) {
+            return; // a completion reported from inside storage.accept; the outer loop goes on
+        }
+        releasing = true;
+        try {
+            while (!closed && policy.size() > 0 && inFlight < inFlightMax) {
+                AuthorizedRequest next = policy.dequeue();
                 inFlight++;
-            } catch (InterruptedException e) {
-                return;
-            } finally {
-                lock.unlock();
+                try {
+                    storage.accept(next);
+                } catch (RuntimeException e) {
+                    LOG.error("QoS stage: storage refused a released request", e);
+                    next.request().call().fail(RpcException.internal("storage refused the request: " + e));
+                    inFlight--;
+                }
             }
-            try {
-                storage.accept(next);
-            } catch (RuntimeException e) {
-                LOG.error("QoS stage: storage refused a released request", e);
-                next.request().call().fail(RpcException.internal("storage refused the request: " + e));
-                completed();
-            }
+        } finally {
+            releasing = false;
         }
     }
 
@@ -154,17 +151,11 @@ public final class QosStage implements AutoCloseable {
         lock.lock();
         try {
             closed = true;
-            dispatchable.signalAll();
             for (AuthorizedRequest waiting = policy.dequeue(); waiting != null; waiting = policy.dequeue()) {
                 onDiscarded.accept(waiting);
             }
         } finally {
             lock.unlock();
-        }
-        try {
-            dispatcher.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

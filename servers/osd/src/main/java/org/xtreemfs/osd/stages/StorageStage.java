@@ -1,11 +1,14 @@
 package org.xtreemfs.osd.stages;
 
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
@@ -103,8 +106,9 @@ public final class StorageStage implements AutoCloseable {
             }
         } else if (work instanceof DeleteObjects deletion) {
             try {
-                store.deleteFile(deletion.fileId());
-                deletions.complete(deletion.fileId());
+                store.deleteFile(deletion.fileId(), deletions.addRemoval(new WriteBatch(), deletion.fileId()),
+                        Durability.BUFFERED);
+                deletions.completed(deletion.fileId());
                 filesDeleted.incrementAndGet();
             } catch (IOException | RuntimeException e) {
                 LOG.warn("storage: deleting the objects of file {} failed; will retry", deletion.fileId(), e);
@@ -130,11 +134,20 @@ public final class StorageStage implements AutoCloseable {
         String fileId = authorized.fileId();
         OsdRequest request = authorized.request();
         if (request instanceof ReadObject read) {
-            byte[] bytes = store.read(fileId, authorized.layout(), read.objectNumber(), read.offset(),
-                    read.length());
-            bytesRead.addAndGet(bytes.length);
-            read.call().respond(ReadResponse.getDefaultInstance(), Unpooled.wrappedBuffer(bytes));
+            // Pooled direct buffer: the file's bytes land where the socket write takes them from.
+            ByteBuf bytes = PooledByteBufAllocator.DEFAULT.directBuffer(read.length(), read.length());
+            try {
+                int stored = store.read(fileId, authorized.layout(), read.objectNumber(), read.offset(),
+                        read.length(), bytes.nioBuffer(0, read.length()));
+                bytes.writerIndex(stored);
+            } catch (IOException | RuntimeException e) {
+                bytes.release();
+                throw e;
+            }
+            bytesRead.addAndGet(bytes.readableBytes());
+            read.call().respond(ReadResponse.getDefaultInstance(), bytes);
         } else if (request instanceof WriteObject write) {
+            deletions.syncBeforeData(fileId);
             int length = write.data().readableBytes();
             ObjectStore.WriteOutcome outcome = store.write(fileId, authorized.layout(), write.objectNumber(),
                     write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(), write.sync());
@@ -151,11 +164,12 @@ public final class StorageStage implements AutoCloseable {
                         + authorized.truncateEpoch() + ", older than epoch " + known.truncateEpoch()
                         + " this OSD already applied; get a new capability from MRC_FTRUNCATE");
             }
+            deletions.syncBeforeData(fileId);
             FileMetadata after = store.truncate(fileId, authorized.layout(), truncate.newSizeBytes(),
                     authorized.truncateEpoch());
             truncate.call().respond(OsdWriteResponse.newBuilder().setNewFileSize(newFileSize(after)).build());
         } else if (request instanceof UnlinkFile unlink) {
-            if (!deletions.enqueue(fileId)) {
+            if (!deletions.enqueue(fileId, store.holdsAnything(fileId))) {
                 throw RpcException.overloaded("OSD deletion queue is full at its bound"
                         + " (osd.deletion.pendingMax); retry later");
             }

@@ -10,6 +10,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.xtreemfs.foundation.kv.Durability;
@@ -85,24 +86,37 @@ public final class ObjectStore implements AutoCloseable {
      */
     public byte[] read(String fileId, StripeLayout layout, long objectNumber, int offset, int length)
             throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
+        int read = read(fileId, layout, objectNumber, offset, length, buffer);
+        return read == length ? buffer.array() : Arrays.copyOf(buffer.array(), read);
+    }
+
+    /**
+     * Same bytes as {@link #read(String, StripeLayout, long, int, int)}, read into {@code target} from its
+     * position (it must have {@code length} bytes remaining); returns how many were stored. The storage stage
+     * passes a pooled direct buffer that the transport then sends: the data moves kernel → buffer → socket,
+     * without a zero-filled heap array per object and the JDK's bounce copy into a direct buffer.
+     */
+    public int read(String fileId, StripeLayout layout, long objectNumber, int offset, int length,
+            ByteBuffer target) throws IOException {
         checkRange(layout, objectNumber, offset, length);
+        if (target.remaining() < length) {
+            throw new IllegalArgumentException("read buffer has " + target.remaining() + " bytes left, "
+                    + length + " needed");
+        }
         Path object = objectPath(fileId, objectNumber);
         try (FileChannel channel = FileChannel.open(object, StandardOpenOption.READ)) {
-            long available = Math.max(0, channel.size() - offset);
-            ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(length, available));
-            while (buffer.hasRemaining()) {
-                if (channel.read(buffer, offset + buffer.position()) < 0) {
-                    break;
+            int wanted = (int) Math.min(length, Math.max(0, channel.size() - offset));
+            ByteBuffer window = target.slice().limit(wanted);
+            while (window.hasRemaining()) {
+                if (channel.read(window, offset + (long) window.position()) < 0) {
+                    break; // the object shrank meanwhile (it cannot: work on one file is ordered)
                 }
             }
-            if (buffer.hasRemaining()) {
-                byte[] shorter = new byte[buffer.position()];
-                System.arraycopy(buffer.array(), 0, shorter, 0, shorter.length);
-                return shorter;
-            }
-            return buffer.array();
+            target.position(target.position() + window.position());
+            return window.position();
         } catch (NoSuchFileException e) {
-            return new byte[0];
+            return 0;
         }
     }
 
@@ -238,12 +252,27 @@ public final class ObjectStore implements AutoCloseable {
         return objects;
     }
 
+    /** Whether any object or metadata of the file is stored here (e.g. false on the unused stripe positions). */
+    public boolean holdsAnything(String fileId) throws IOException {
+        return exists(fileId) || !metadata(fileId).equals(FileMetadata.EMPTY);
+    }
+
     public boolean exists(String fileId) {
         return Files.isDirectory(fileFolder(fileId));
     }
 
     /** Removes every object and the metadata of the file, durably; idempotent. */
     public void deleteFile(String fileId) throws IOException {
+        deleteFile(fileId, new WriteBatch(), Durability.SYNC);
+    }
+
+    /**
+     * Removes every object of the file durably (their folder entries are fsynced), then deletes its metadata
+     * together with {@code together} in one atomic batch of the given durability; idempotent. The deletion
+     * queue passes its entry's removal here: buffered is enough, because if a crash loses the batch it loses
+     * the entry's removal too, and the deletion simply runs again.
+     */
+    public void deleteFile(String fileId, WriteBatch together, Durability durability) throws IOException {
         Path folder = fileFolder(fileId);
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
             for (Path entry : entries) {
@@ -255,10 +284,23 @@ public final class ObjectStore implements AutoCloseable {
             // no objects: the metadata may still exist (e.g. after a truncate to 0)
         }
         try {
-            metadataStore.write(new WriteBatch().delete(metadataKey(fileId)), Durability.SYNC);
+            WriteBatch batch = new WriteBatch().delete(metadataKey(fileId));
+            together.operations().forEach(operation -> {
+                if (operation instanceof WriteBatch.Put put) {
+                    batch.put(put.key(), put.value());
+                } else {
+                    batch.delete(operation.key());
+                }
+            });
+            metadataStore.write(batch, durability);
         } catch (KvException e) {
             throw new IOException("cannot delete the metadata of file " + fileId + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The store of file metadata; the deletion queue keeps its entries there too (one WAL, one fsync). */
+    public KvStore metadataStore() {
+        return metadataStore;
     }
 
     private static void checkRange(StripeLayout layout, long objectNumber, int offset, long length) {

@@ -109,4 +109,23 @@ class PreprocessingStageTest {
         assertThatThrownBy(() -> authorize(read(credentials, FILE))).isInstanceOfSatisfying(RpcException.class,
                 e -> assertThat(e.errorType()).isEqualTo(ErrorType.INVALID_ARGS)).hasMessageContaining("osd-2");
     }
+
+    @Test
+    void withZeroThreadsTheCheckRunsOnTheSubmittingThreadAndFailuresReachTheCaller() throws RpcException {
+        // Proves the inline mode (the default) hands an authorized request on before submit returns, on the
+        // caller's thread, and throws AUTH_FAILED to the caller (the network thread fails the call with it).
+        java.util.List<Thread> nextThreads = new java.util.ArrayList<>();
+        try (PreprocessingStage stage = new PreprocessingStage("osd-2", signer,
+                new org.xtreemfs.foundation.clock.ManualClock(NOW_MS), 0, 1, request -> nextThreads.add(
+                        Thread.currentThread()))) {
+            stage.submit(read(credentials(capability(FILE, AccessMode.ACCESS_MODE_READ, NOW_MS + 1000), "osd-2"),
+                    FILE));
+            assertThat(nextThreads).containsExactly(Thread.currentThread());
+            assertThatThrownBy(() -> stage.submit(read(credentials(capability(FILE, AccessMode.ACCESS_MODE_READ,
+                    NOW_MS - 1), "osd-2"), FILE))).isInstanceOfSatisfying(RpcException.class,
+                    e -> assertThat(e.errorType()).isEqualTo(ErrorType.AUTH_FAILED)).hasMessageContaining("expired");
+            assertThat(stage.metrics().handledCount()).isEqualTo(1);
+            assertThat(stage.metrics().failedCount()).isEqualTo(1);
+        }
+    }
 }

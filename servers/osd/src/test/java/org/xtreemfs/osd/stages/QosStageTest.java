@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.FileCredentials;
@@ -56,6 +57,30 @@ class QosStageTest {
             assertThat(released).extracting(AuthorizedRequest::fileId)
                     .containsExactly("v:0", "v:1", "v:2", "v:3", "v:4");
             assertThat(stage.inFlight()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aRequestRefusedInsideStorageFreesItsSlotAndTheNextOneIsReleased() throws RpcException {
+        // Proves a completion reported from inside the storage callback (a full lane refuses the request and
+        // the server completes it at once) keeps the in-flight count right and releases the requests behind it.
+        List<AuthorizedRequest> released = new CopyOnWriteArrayList<>();
+        AtomicReference<QosStage> stageReference = new AtomicReference<>();
+        try (QosStage stage = new QosStage(new FifoQueueingPolicy<>(), 10, 1, request -> {
+            released.add(request);
+            if (request.fileId().equals("v:refused")) {
+                stageReference.get().completed();
+            }
+        }, discarded -> { })) {
+            stageReference.set(stage);
+            stage.submit(request("v:0"));
+            stage.submit(request("v:refused"));
+            stage.submit(request("v:2"));
+            assertThat(released).extracting(AuthorizedRequest::fileId).containsExactly("v:0");
+            stage.completed();
+            assertThat(released).extracting(AuthorizedRequest::fileId).containsExactly("v:0", "v:refused", "v:2");
+            assertThat(stage.inFlight()).isEqualTo(1);
+            assertThat(stage.queueLength()).isZero();
         }
     }
 }

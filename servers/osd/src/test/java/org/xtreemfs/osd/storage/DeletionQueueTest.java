@@ -3,21 +3,49 @@ package org.xtreemfs.osd.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.xtreemfs.foundation.clock.ManualClock;
+import org.xtreemfs.foundation.kv.RocksKvOptions;
+import org.xtreemfs.foundation.kv.RocksKvStore;
 
 class DeletionQueueTest {
     @TempDir
     Path folder;
 
     private final ManualClock clock = new ManualClock();
+    private RocksKvStore store;
+
+    private RocksKvStore reopenStore() {
+        if (store != null) {
+            store.close();
+        }
+        store = RocksKvStore.open(RocksKvOptions.defaults(folder.resolve("metadata")));
+        return store;
+    }
+
+    private DeletionQueue queue(long delayMs, int pendingMax) throws IOException {
+        if (store == null) {
+            reopenStore();
+        }
+        return new DeletionQueue(store, folder.resolve("deletion-queue"), clock, delayMs, pendingMax);
+    }
+
+    @AfterEach
+    void closeStore() {
+        if (store != null) {
+            store.close();
+        }
+    }
 
     @Test
     void entriesBecomeDueOnlyAfterTheDelay() throws IOException {
         // Proves a deletion is not handed out before osd.deletion.delayMs has passed.
-        DeletionQueue queue = new DeletionQueue(folder, clock, 60_000, 100);
+        DeletionQueue queue = queue(60_000, 100);
         assertThat(queue.enqueue("v:1")).isTrue();
         clock.advanceMillis(59_999);
         assertThat(queue.takeDue()).isEmpty();
@@ -32,26 +60,76 @@ class DeletionQueueTest {
 
     @Test
     void pendingDeletionsResumeAfterARestart() throws IOException {
-        // Proves entries written before a restart are found by a new queue on the same folder, with their due
-        // times, and that completed entries stay gone.
-        DeletionQueue before = new DeletionQueue(folder, clock, 1_000, 100);
+        // Proves entries written before a restart (store closed and reopened) are found by a new queue, with
+        // their due times, and that completed entries stay gone.
+        DeletionQueue before = queue(1_000, 100);
         before.enqueue("v:1");
         before.enqueue("weird/id:2");
         clock.advanceMillis(1_000);
         assertThat(before.takeDue()).containsExactly("v:1", "weird/id:2");
         before.complete("v:1");
 
-        DeletionQueue after = new DeletionQueue(folder, clock, 1_000, 100);
+        reopenStore();
+        DeletionQueue after = queue(1_000, 100);
         assertThat(after.pendingCount()).isEqualTo(1);
         assertThat(after.takeDue()).containsExactly("weird/id:2");
         after.complete("weird/id:2");
-        assertThat(new DeletionQueue(folder, clock, 1_000, 100).pendingCount()).isZero();
+        reopenStore();
+        assertThat(queue(1_000, 100).pendingCount()).isZero();
+    }
+
+    @Test
+    void entriesDoNotShowUpAsFileMetadata() throws IOException {
+        // Proves the entries' key prefix keeps them apart from the file metadata kept in the same store.
+        DeletionQueue queue = queue(1_000, 100);
+        queue.enqueue("v:1");
+        try (ObjectStore objects = new ObjectStore(folder.resolve("objects"), store)) {
+            assertThat(objects.metadata("v:1")).isEqualTo(FileMetadata.EMPTY);
+        }
+    }
+
+    @Test
+    void entriesOfTheOldOneFilePerEntryFolderAreImported() throws IOException {
+        // Proves an OSD upgraded from the folder-based queue keeps its pending deletions with their due times,
+        // ignores a never-renamed temp file, and removes the old folder.
+        Path legacy = Files.createDirectories(folder.resolve("deletion-queue"));
+        Files.writeString(legacy.resolve(FileIds.escape("v:7")), "5000\n", StandardCharsets.US_ASCII);
+        Files.writeString(legacy.resolve(FileIds.escape("v:8") + ".tmp"), "1", StandardCharsets.US_ASCII);
+        DeletionQueue queue = queue(1_000, 100);
+        assertThat(queue.pendingCount()).isEqualTo(1);
+        assertThat(queue.nextDueMillis()).hasValue(5000);
+        assertThat(legacy).doesNotExist();
+        reopenStore();
+        assertThat(queue(1_000, 100).nextDueMillis()).hasValue(5000);
+    }
+
+    @Test
+    void anEntryWithoutDataIsUnsyncedUntilDataArrivesAndSurvivesAProcessRestart() throws IOException {
+        // Proves an entry of a file holding nothing is buffered (not synced), that syncBeforeData syncs it (and
+        // every other unsynced entry), and that a buffered entry is in the WAL, so a restart still finds it.
+        DeletionQueue queue = queue(1_000, 100);
+        queue.enqueue("v:1", false);
+        queue.enqueue("v:2", false);
+        queue.enqueue("v:3", true);
+        assertThat(queue.isUnsynced("v:1")).isTrue();
+        assertThat(queue.isUnsynced("v:3")).isFalse();
+        queue.syncBeforeData("v:3");
+        assertThat(queue.isUnsynced("v:1")).isTrue();
+        queue.syncBeforeData("v:1");
+        assertThat(queue.isUnsynced("v:1")).isFalse();
+        assertThat(queue.isUnsynced("v:2")).isFalse();
+        queue.enqueue("v:4", false);
+
+        reopenStore();
+        DeletionQueue after = queue(1_000, 100);
+        assertThat(after.pendingCount()).isEqualTo(4);
+        assertThat(after.isUnsynced("v:4")).isFalse();
     }
 
     @Test
     void aFullQueueRefusesAndARetriedEntryIsDueAgain() throws IOException {
         // Proves the queue is bounded and retryLater hands an entry out again.
-        DeletionQueue queue = new DeletionQueue(folder, clock, 0, 2);
+        DeletionQueue queue = queue(0, 2);
         assertThat(queue.enqueue("v:1")).isTrue();
         assertThat(queue.enqueue("v:2")).isTrue();
         assertThat(queue.enqueue("v:1")).isTrue();
