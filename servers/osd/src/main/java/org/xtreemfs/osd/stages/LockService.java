@@ -14,8 +14,8 @@ import org.xtreemfs.osd.stages.OsdRequest.LockOperation;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 
 /**
- * Answers authorized lock requests from the {@link LockManager} on the thread that authorized them (the network thread by default, see osd.preprocessing.threads):
- * a lock call is a few in-memory list operations, so it skips the QoS and storage queues (it costs the device
+ * Answers authorized lock requests from the {@link LockManager} on the thread that authorized them (the
+ * network thread by default, see osd.preprocessing.threads): a lock call is a few in-memory list operations, so it skips the QoS and storage queues (it costs the device
  * nothing and must not wait behind a file's writes). Only the head OSD (stripe position 0) keeps a file's locks.
  */
 public final class LockService {
