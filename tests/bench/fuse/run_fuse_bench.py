@@ -61,7 +61,7 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                         help="upper bound of every fio job in seconds; the random jobs run exactly this long")
     parser.add_argument("--files", type=positive_int, metavar="N", default=10000,
                         help="files to create, stat and unlink (one directory)")
-    parser.add_argument("--metadata-limit-s", type=positive_int, default=40, metavar="S",
+    parser.add_argument("--metadata-limit-s", type=positive_int, default=90, metavar="S",
                         help="upper bound of each metadata operation's loop on the mount; the raw disk then "
                              "does as many files as the mount managed")
     parser.add_argument("--osds", type=positive_int, metavar="N", default=3, help="OSDs in the cluster")
