@@ -220,21 +220,6 @@ elapsed_s=$(( $(date +%s) - started_s ))
 kill -CONT "${pids[2]}"
 check "the failure came within 20 s (took ${elapsed_s} s)" test "$elapsed_s" -lt 20
 
-if [ "${XTREEMFS_E2E_BENCH:-0}" = 1 ]; then
-  # Indicative only: one run, shared machine, all servers on loopback.
-  mkdir -p "$state/local"
-  for target in "$mount_point" "$state/local"; do
-    for job in "write --bs=1M" "read --bs=1M" "randwrite --bs=4k --iodepth=32 --ioengine=libaio --direct=1" \
-               "randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1"; do
-      # shellcheck disable=SC2086
-      result=$(fio --name=bench --filename="$target/bench.dat" --size=64M --rw=$job \
-        --output-format=terse --terse-version=3 --runtime=20 2>/dev/null | tail -1)
-      read_kib_s=$(echo "$result" | cut -d';' -f7); write_kib_s=$(echo "$result" | cut -d';' -f48)
-      echo "BENCH $target ${job%% *} read_KiBps=$read_kib_s write_KiBps=$write_kib_s"
-    done
-  done
-fi
-
 check "umount.xtreemfs" "$cpp_build/umount.xtreemfs" "$mount_point"
 # Killing the mount process must leave an erroring mount point (no hang) that umount cleans up.
 mkdir -p "$state/mnt2"
