@@ -185,9 +185,13 @@ auto Volume::Mutate(Call call, Invalidate invalidate) -> decltype(call()) {
   }
 }
 
-void Volume::InvalidateEntry(const std::string& path) {
+void Volume::InvalidateNames(const std::string& path) {
   if (auto inode = metadata_cache_.CachedInode(path)) metadata_cache_.InvalidateInode(*inode);
   metadata_cache_.Invalidate(path);
+}
+
+void Volume::InvalidateEntry(const std::string& path) {
+  InvalidateNames(path);
   metadata_cache_.Invalidate(MetadataCache::ParentOf(path));
 }
 
@@ -222,10 +226,7 @@ Stat Volume::Setattr(const UserCredentials& user, const std::string& path, const
                                                        true)
             .stat();
       },
-      [&] {
-        if (auto inode = metadata_cache_.CachedInode(path)) metadata_cache_.InvalidateInode(*inode);
-        metadata_cache_.Invalidate(path);
-      });
+      [&] { InvalidateNames(path); });
 }
 
 Stat Volume::Mkdir(const UserCredentials& user, const std::string& path, std::uint32_t mode) {
@@ -428,10 +429,7 @@ void Volume::Setxattr(const UserCredentials& user, const std::string& path, cons
   request.set_flags(flags);
   // The MRC sets ctime.
   Mutate([&] { CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_SETXATTR, user, request, false); },
-         [&] {
-           if (auto inode = metadata_cache_.CachedInode(path)) metadata_cache_.InvalidateInode(*inode);
-           metadata_cache_.Invalidate(path);
-         });
+         [&] { InvalidateNames(path); });
 }
 
 std::vector<std::string> Volume::Listxattr(const UserCredentials& user, const std::string& path) {
@@ -458,10 +456,7 @@ void Volume::Removexattr(const UserCredentials& user, const std::string& path,
   request.set_path(path);
   request.set_name(name);
   Mutate([&] { CallMrc<xtreemfs::rpc::Empty>(xtreemfs::mrc::MRC_REMOVEXATTR, user, request, false); },
-         [&] {
-           if (auto inode = metadata_cache_.CachedInode(path)) metadata_cache_.InvalidateInode(*inode);
-           metadata_cache_.Invalidate(path);
-         });
+         [&] { InvalidateNames(path); });
 }
 
 xtreemfs::mrc::StatvfsResponse Volume::Statvfs(const UserCredentials& user) {

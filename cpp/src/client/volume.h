@@ -145,7 +145,9 @@ class Volume {
   // Runs a mutating MRC call, then `invalidate` — also when the call throws.
   template <typename Call, typename Invalidate>
   auto Mutate(Call call, Invalidate invalidate) -> decltype(call());
-  // Drops `path`, its parent directory and every other name of its inode if the inode is cached.
+  // Drops every cached name of the inode at `path` (hard links too) and `path` itself.
+  void InvalidateNames(const std::string& path);
+  // InvalidateNames, plus the parent directory (its mtime, ctime or link count changed).
   void InvalidateEntry(const std::string& path);
   std::string LayoutAttribute(const UserCredentials& user, const std::string& path,
                               const std::string& name);
