@@ -3,9 +3,9 @@ package org.xtreemfs.mrc;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
+import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Setting;
-import org.xtreemfs.foundation.config.SettingType;
 import org.xtreemfs.foundation.config.SettingTypes;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
@@ -45,7 +45,8 @@ public final class MrcConfig {
     public static final Setting<Long> CAPABILITY_TIMEOUT_MS = Setting.longInteger("mrc.capability.timeoutMs",
             600_000, 1_000, 86_400_000, "lifetime of an issued XCap, in milliseconds");
     public static final Setting<String> CAPABILITY_SECRET = new Setting<String>("capability.secret",
-            new SecretType(), DEFAULT_CAPABILITY_SECRET, "shared secret (at least 8 characters) with which the MRC signs XCaps; same value on every OSD");
+            SettingTypes.text(XCapSigner.SECRET_LENGTH_MIN), DEFAULT_CAPABILITY_SECRET,
+            "shared secret (at least 8 characters) with which the MRC signs XCaps; same value on every OSD");
     public static final Setting<Integer> METADATA_QUEUE_CAPACITY = Setting.integer("mrc.metadata.queueCapacity",
             10_000, 1, 1_000_000, "operations that may wait for the metadata thread before OVERLOADED");
     public static final Setting<Long> PLACEMENT_FREE_SPACE_MIN_BYTES = Setting.byteSize(
@@ -156,27 +157,4 @@ public final class MrcConfig {
         return settings.get(PLACEMENT_OSD_CACHE_TTL_MS);
     }
 
-    /** A secret of at least 8 characters; never printed back in full. */
-    private static final class SecretType implements SettingType<String> {
-        static final int LENGTH_MIN = 8;
-
-        @Override
-        public String parse(String raw) {
-            if (raw.length() < LENGTH_MIN) {
-                throw new IllegalArgumentException("is too short: " + raw.length() + " characters, at least "
-                        + LENGTH_MIN);
-            }
-            return raw;
-        }
-
-        @Override
-        public String format(String value) {
-            return value;
-        }
-
-        @Override
-        public String describe() {
-            return "text of at least " + LENGTH_MIN + " characters";
-        }
-    }
 }

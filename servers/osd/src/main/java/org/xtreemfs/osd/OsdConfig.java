@@ -3,9 +3,9 @@ package org.xtreemfs.osd;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Setting;
-import org.xtreemfs.foundation.config.SettingType;
 import org.xtreemfs.foundation.config.SettingTypes;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
@@ -47,7 +47,6 @@ public final class OsdConfig {
 
     /** The MRC's default too, so a local cluster works out of the box; change it in production. */
     public static final String DEFAULT_CAPABILITY_SECRET = "xtreemfs-qos-change-this-secret";
-    private static final int CAPABILITY_SECRET_LENGTH_MIN = 8;
 
     public static final Setting<String> UUID = new Setting<>("osd.uuid", SettingTypes.string(true), "",
             "this OSD's UUID; empty: generated once and kept in <osd.object.path>/osd-uuid");
@@ -91,7 +90,7 @@ public final class OsdConfig {
             1_000_000, "locks one file may hold on its head OSD; more are refused with ENOLCK");
     public static final Setting<Integer> LOCKS_MAX = Setting.integer("osd.locks.max", 100_000, 1, 100_000_000,
             "locks this OSD holds in memory over all files; more are refused with ENOLCK");
-    public static final Setting<String> CAPABILITY_SECRET = new Setting<>("capability.secret", new SecretType(),
+    public static final Setting<String> CAPABILITY_SECRET = new Setting<>("capability.secret", SettingTypes.text(XCapSigner.SECRET_LENGTH_MIN),
             DEFAULT_CAPABILITY_SECRET, "shared secret checking XCap signatures; the same as the MRC's");
 
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
@@ -102,26 +101,6 @@ public final class OsdConfig {
 
     private final Settings settings;
 
-    /** XCapSigner needs at least 8 characters; checking here makes a short secret a settings error. */
-    private static final class SecretType implements SettingType<String> {
-        @Override
-        public String parse(String raw) {
-            if (raw.length() < CAPABILITY_SECRET_LENGTH_MIN) {
-                throw new IllegalArgumentException("is shorter than " + CAPABILITY_SECRET_LENGTH_MIN + " characters");
-            }
-            return raw;
-        }
-
-        @Override
-        public String format(String value) {
-            return value;
-        }
-
-        @Override
-        public String describe() {
-            return "string of at least " + CAPABILITY_SECRET_LENGTH_MIN + " characters";
-        }
-    }
 
     /** @param settings validated against {@link #SCHEMA} */
     public OsdConfig(Settings settings) {

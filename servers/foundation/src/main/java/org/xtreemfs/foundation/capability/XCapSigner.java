@@ -21,9 +21,13 @@ public final class XCapSigner {
      */
     private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
 
+    /** Shortest shared secret accepted: shorter ones make the HMAC key guessable. */
+    public static final int SECRET_LENGTH_MIN = 8;
+
     public XCapSigner(String sharedSecret) {
-        if (sharedSecret == null || sharedSecret.length() < 8) {
-            throw new IllegalArgumentException("capability secret must have at least 8 characters");
+        if (sharedSecret == null || sharedSecret.length() < SECRET_LENGTH_MIN) {
+            throw new IllegalArgumentException("capability secret must have at least " + SECRET_LENGTH_MIN
+                    + " characters");
         }
         this.key = new SecretKeySpec(sharedSecret.getBytes(StandardCharsets.UTF_8), ALGORITHM);
     }

@@ -33,6 +33,11 @@ public final class SettingTypes {
         return new StringType(allowEmpty);
     }
 
+    /** A string of at least {@code lengthMin} characters (shared secrets). */
+    public static SettingType<String> text(int lengthMin) {
+        return new MinimumLengthStringType(lengthMin);
+    }
+
     public static SettingType<Boolean> bool() {
         return BooleanType.INSTANCE;
     }
@@ -122,6 +127,26 @@ public final class SettingTypes {
         @Override
         public String describe() {
             return "size " + ByteSizes.format(minBytes) + ".." + ByteSizes.format(maxBytes);
+        }
+    }
+
+    private record MinimumLengthStringType(int lengthMin) implements SettingType<String> {
+        @Override
+        public String parse(String raw) {
+            if (raw.length() < lengthMin) {
+                throw new IllegalArgumentException("is shorter than " + lengthMin + " characters (too short)");
+            }
+            return raw;
+        }
+
+        @Override
+        public String format(String value) {
+            return value;
+        }
+
+        @Override
+        public String describe() {
+            return "string of at least " + lengthMin + " characters";
         }
     }
 
