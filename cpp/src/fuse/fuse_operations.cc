@@ -55,11 +55,16 @@ int Run(const char* name, const char* path, Operation operation) {
   }
 }
 
-// Takes ownership until Release (or Destroy) of a handle given to the kernel.
-client::FileHandle* RememberOpen(MountContext& context, std::unique_ptr<client::FileHandle> handle) {
+// Gives an opened handle to the kernel (info->fh) and keeps track of it until Release (or Destroy).
+// O_DIRECT: every read and write goes to the OSDs, bypassing the kernel's page cache and the
+// client's write-behind and read-ahead.
+void HandOver(MountContext& context, std::unique_ptr<client::FileHandle> handle,
+              struct fuse_file_info* info) {
+  info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
+  if (info->direct_io) handle->DisableBuffering();
   std::lock_guard<std::mutex> lock(context.open_handles_mutex);
   context.open_handles.insert(handle.get());
-  return handle.release();
+  info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
 }
 
 client::FileHandle* HandleOf(struct fuse_file_info* info) {
@@ -241,11 +246,7 @@ int Open(const char* path, struct fuse_file_info* info) {
   return Run("open", path, [&](MountContext& context) {
     auto handle = context.volume->OpenFile(CallerCredentials(), path,
                                            static_cast<std::uint32_t>(info->flags), 0);
-    // O_DIRECT: every read and write goes to the OSDs, bypassing the kernel's page cache and the
-    // client's write-behind and read-ahead.
-    info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
-    if (info->direct_io) handle->DisableBuffering();
-    info->fh = reinterpret_cast<std::uintptr_t>(RememberOpen(context, std::move(handle)));
+    HandOver(context, std::move(handle), info);
     return 0;
   });
 }
@@ -254,9 +255,7 @@ int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
   return Run("create", path, [&](MountContext& context) {
     auto handle = context.volume->OpenFile(
         CallerCredentials(), path, static_cast<std::uint32_t>(info->flags) | O_CREAT, mode);
-    info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
-    if (info->direct_io) handle->DisableBuffering();
-    info->fh = reinterpret_cast<std::uintptr_t>(RememberOpen(context, std::move(handle)));
+    HandOver(context, std::move(handle), info);
     return 0;
   });
 }
