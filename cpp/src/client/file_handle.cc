@@ -244,19 +244,19 @@ void FileHandle::Prefetch(std::uint64_t object_number, std::uint64_t data_genera
   });
 }
 
-std::uint64_t FileHandle::SendObjectWrite(const PendingWrite& write) {
+std::uint64_t FileHandle::SendObjectWrite(std::uint64_t object_number, std::uint32_t stripe_position,
+                                          std::uint64_t offset_in_object_bytes, std::string_view data) {
   auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
     xtreemfs::osd::WriteRequest request;
     *request.mutable_credentials() = credentials;
     request.set_file_id(file_id_);
-    request.set_object_number(write.object_number);
-    request.set_offset(write.offset_in_object_bytes);
+    request.set_object_number(object_number);
+    request.set_offset(offset_in_object_bytes);
     return request;
   };
   // Writing the same bytes again leaves the same content, so a write may be retried.
   const auto response = rpc::ParseResponse<xtreemfs::common::OsdWriteResponse>(rpc::CallResponse{
-      CallStripeOsd(write.stripe_position, xtreemfs::osd::OSD_WRITE, build, write.data, true,
-                    nullptr),
+      CallStripeOsd(stripe_position, xtreemfs::osd::OSD_WRITE, build, data, true, nullptr),
       ""});
   return response.has_new_file_size() ? response.new_file_size().size_bytes() : 0;
 }
@@ -273,13 +273,9 @@ void FileHandle::WriteThrough(std::uint64_t offset_bytes, std::string_view data)
   std::vector<std::uint64_t> reported_size_bytes(pieces.size(), 0);
   io_.pool.RunAll(pieces.size(), [&](std::size_t index) {
     const ObjectPiece& piece = pieces[index];
-    PendingWrite write;
-    write.object_number = piece.object_number;
-    write.stripe_position = piece.stripe_position;
-    write.offset_in_object_bytes = piece.offset_in_object_bytes;
-    write.file_offset_bytes = piece.file_offset_bytes;
-    write.data.assign(data.substr(piece.file_offset_bytes - offset_bytes, piece.length_bytes));
-    reported_size_bytes[index] = SendObjectWrite(write);
+    reported_size_bytes[index] =
+        SendObjectWrite(piece.object_number, piece.stripe_position, piece.offset_in_object_bytes,
+                        data.substr(piece.file_offset_bytes - offset_bytes, piece.length_bytes));
   });
   const std::uint64_t osd_reported_size_bytes =
       *std::max_element(reported_size_bytes.begin(), reported_size_bytes.end());
@@ -387,7 +383,9 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
     std::optional<WriteFailure> error;
     std::uint64_t reported_size_bytes = 0;
     try {
-      reported_size_bytes = owner->SendObjectWrite(queued->write);
+      const PendingWrite& write = queued->write;
+      reported_size_bytes = owner->SendObjectWrite(write.object_number, write.stripe_position,
+                                                   write.offset_in_object_bytes, write.data);
     } catch (const rpc::RpcError& failure) {
       error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
     } catch (const std::exception& failure) {

@@ -118,7 +118,8 @@ class FileHandle {
   void WriteThrough(std::uint64_t offset_bytes, std::string_view data);
   std::string FetchPiece(const ObjectPiece& piece);
   // OSD_WRITE of one object's bytes; returns the file size the OSD reported (0 if none).
-  std::uint64_t SendObjectWrite(const PendingWrite& write);
+  std::uint64_t SendObjectWrite(std::uint64_t object_number, std::uint32_t stripe_position,
+                                std::uint64_t offset_in_object_bytes, std::string_view data);
 
   // Write-behind (see write_behind.h). Locked: the caller holds state_->mutex.
   void BufferPiece(const ObjectPiece& piece, std::string_view bytes);
