@@ -295,7 +295,7 @@ class NamespaceMrc : public rpc::Transport {
         }
         response.mutable_reservation()->set_type(xtreemfs::common::SEQUENTIAL);
         response.mutable_reservation()->set_capacity_bytes(1u << 30);
-        response.mutable_reservation()->set_throughput_mib_per_s(150);
+        response.mutable_reservation()->set_throughput_bytes_per_second(150ull << 20);
         return Answer(response);
       }
       case MRC_OPEN: {
@@ -607,7 +607,7 @@ TEST_F(VolumeCacheTest, LayoutAttributesOfAFile) {
   const std::string reservation = volume->Getxattr(user, "/f", "xtreemfs.reservation");
   EXPECT_NE(reservation.find("\"type\":\"SEQUENTIAL\""), std::string::npos) << reservation;
   EXPECT_NE(reservation.find("\"capacity_bytes\":\"1073741824\""), std::string::npos) << reservation;
-  EXPECT_NE(reservation.find("\"throughput_mib_per_s\":150"), std::string::npos) << reservation;
+  EXPECT_NE(reservation.find("\"throughput_bytes_per_second\":\"157286400\""), std::string::npos) << reservation;
   // xtreemfs.locations comes from the MRC as it is.
   EXPECT_EQ(volume->Getxattr(user, "/f", "xtreemfs.locations"), "{\"locations of\":\"/f\"}");
 

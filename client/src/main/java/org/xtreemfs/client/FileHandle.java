@@ -11,6 +11,7 @@ import java.util.concurrent.Semaphore;
 import org.xtreemfs.client.striping.ObjectSlice;
 import org.xtreemfs.client.striping.StripeLayout;
 import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.common.NewFileSize;
 import org.xtreemfs.interfaces.common.OsdWriteResponse;
@@ -35,7 +36,6 @@ import org.xtreemfs.interfaces.osd.WriteRequest;
  * {@link #close}. The XCap is renewed on use shortly before it expires. Thread-safe.
  */
 public final class FileHandle implements AutoCloseable {
-    private static final int DEFAULT_OBJECT_SIZE_BYTES = 131072;
     private static final int S_IFMT = 0170000;
     private static final int S_IFDIR = 0040000;
     /** Data per OSD request at most: well inside the RPC frame limit, and bounds memory per request in flight. */
@@ -80,7 +80,7 @@ public final class FileHandle implements AutoCloseable {
         Replica replica = credentials.getXlocs().getReplicas(0);
         this.stripeOsdUuids = List.copyOf(replica.getOsdUuidsList());
         StripingPolicy policy = replica.getStripingPolicy();
-        int objectSize = policy.getObjectSizeBytes() > 0 ? policy.getObjectSizeBytes() : DEFAULT_OBJECT_SIZE_BYTES;
+        int objectSize = policy.getObjectSizeBytes() > 0 ? policy.getObjectSizeBytes() : StripingRules.OBJECT_SIZE_BYTES_DEFAULT;
         int width = policy.getWidth() > 0 ? Math.min(policy.getWidth(), stripeOsdUuids.size()) : stripeOsdUuids.size();
         this.layout = new StripeLayout(objectSize, width);
     }

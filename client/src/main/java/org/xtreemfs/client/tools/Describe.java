@@ -8,8 +8,6 @@ import org.xtreemfs.qos.model.Units;
 
 /** How the tools print striping policies and reservations, in the units the options accept. */
 final class Describe {
-    private static final long BYTES_PER_MIB = 1L << 20;
-
     private Describe() {}
 
     static String striping(StripingPolicy policy) {
@@ -26,9 +24,8 @@ final class Describe {
         if (reservation.getCapacityBytes() > 0) {
             text.append(" capacity ").append(Units.formatBytes(reservation.getCapacityBytes()));
         }
-        if (reservation.getThroughputMibPerS() > 0) {
-            long bytesPerSecond = Math.round(reservation.getThroughputMibPerS() * BYTES_PER_MIB);
-            text.append(" throughput ").append(Units.formatBytes(bytesPerSecond)).append("/s");
+        if (reservation.getThroughputBytesPerSecond() > 0) {
+            text.append(" throughput ").append(Units.formatBytesPerSecond(reservation.getThroughputBytesPerSecond()));
         }
         if (reservation.getIops() > 0) {
             text.append(" iops ").append(reservation.getIops());

@@ -1,11 +1,11 @@
 package org.xtreemfs.client.tools;
 
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.VolumeUrl;
+import org.xtreemfs.foundation.qos.QosWire;
+import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.QosReservation;
-import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicyType;
 import org.xtreemfs.interfaces.mrc.Volume;
@@ -15,6 +15,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import org.xtreemfs.qos.model.InvalidQosValueException;
+import org.xtreemfs.qos.model.Reservation;
+import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.Units;
 
 /**
@@ -31,10 +34,6 @@ import org.xtreemfs.qos.model.Units;
         exitCodeList = {"0:the volume was created", "1:the servers refused or could not be reached",
                 "2:a bad option or value"})
 public final class MkfsMain implements Callable<Integer> {
-    static final int OBJECT_SIZE_MIN_BYTES = 4096;
-    static final int OBJECT_SIZE_MAX_BYTES = 16 << 20;
-    static final int STRIPING_WIDTH_MAX = 128;
-
     @Parameters(index = "0", paramLabel = "URL", description = "The volume to create: [pbrpc://]host[:port]/volume.")
     VolumeUrl url;
 
@@ -54,7 +53,7 @@ public final class MkfsMain implements Callable<Integer> {
     Integer ownerGid;
 
     @Option(names = {"-w", "--striping-width"}, paramLabel = "N", defaultValue = "1",
-            description = "Number of OSDs each file is striped over, 1.." + STRIPING_WIDTH_MAX
+            description = "Number of OSDs each file is striped over, 1.." + StripingRules.STRIPE_WIDTH_MAX
                     + " (default: ${DEFAULT-VALUE}).")
     int stripingWidth;
 
@@ -124,16 +123,13 @@ public final class MkfsMain implements Callable<Integer> {
         if (ownerGid != null) {
             volume.setOwnerGid(requireId("--owner-gid", ownerGid));
         }
-        if (stripingWidth < 1 || stripingWidth > STRIPING_WIDTH_MAX) {
-            throw new IllegalArgumentException("--striping-width: '" + stripingWidth + "' must be in 1.."
-                    + STRIPING_WIDTH_MAX);
-        }
+        StripingRules.stripeWidthProblem(stripingWidth).ifPresent(problem -> {
+            throw new IllegalArgumentException("--striping-width: '" + stripingWidth + "' " + problem);
+        });
         long objectSizeBytes = Units.parseBytes("--object-size", objectSize);
-        if (objectSizeBytes < OBJECT_SIZE_MIN_BYTES || objectSizeBytes > OBJECT_SIZE_MAX_BYTES
-                || objectSizeBytes % OBJECT_SIZE_MIN_BYTES != 0) {
-            throw new IllegalArgumentException("--object-size: '" + objectSize + "' must be a multiple of 4KiB"
-                    + " from 4KiB to 16MiB");
-        }
+        StripingRules.objectSizeProblem(objectSizeBytes).ifPresent(problem -> {
+            throw new IllegalArgumentException("--object-size: '" + objectSize + "' " + problem);
+        });
         volume.setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
                 .setObjectSizeBytes((int) objectSizeBytes).setWidth(stripingWidth));
         volume.setOsdSelectionPolicy(osdSelectionPolicy);
@@ -144,7 +140,10 @@ public final class MkfsMain implements Callable<Integer> {
         return volume.build();
     }
 
-    /** The reservation the QoS options describe, or null when none was asked for. */
+    /**
+     * The reservation the QoS options describe, or null when none was asked for. What each type needs is
+     * qos.model.Reservation's rule; this method only turns its field names into this tool's options.
+     */
     private QosReservation reservation() {
         if (qos == null) {
             for (String[] option : new String[][] {{"--capacity", capacity}, {"--throughput", throughput},
@@ -156,51 +155,27 @@ public final class MkfsMain implements Callable<Integer> {
             }
             return null;
         }
-        QosType type = switch (qos.trim().toLowerCase(Locale.ROOT)) {
-            case "sequential" -> QosType.SEQUENTIAL;
-            case "random" -> QosType.RANDOM;
-            case "cold" -> QosType.COLD;
-            case "best-effort", "best_effort", "besteffort" -> QosType.BEST_EFFORT;
-            default -> throw new IllegalArgumentException("--qos: '" + qos + "' is not a QoS type; use sequential,"
-                    + " random, cold or best-effort");
-        };
-        QosReservation.Builder reservation = QosReservation.newBuilder().setType(type);
-        boolean capacityRequired = type != QosType.BEST_EFFORT;
-        if (capacity == null && capacityRequired) {
-            throw new IllegalArgumentException("--qos " + qos + " needs --capacity (e.g. --capacity 200GiB)");
+        try {
+            ReservationType type = Reservation.parseType(qos);
+            if (type == ReservationType.BEST_EFFORT && capacity == null && throughput == null && iops == null) {
+                return QosReservation.newBuilder().setType(QosWire.toWire(type)).build();
+            }
+            return QosWire.toWire(Reservation.parse(qos, capacity == null ? "0" : capacity, throughput, iops));
+        } catch (InvalidQosValueException invalid) {
+            String option = "type".equals(invalid.field()) ? "--qos" : "--" + invalid.field();
+            String given = switch (option) {
+                case "--qos" -> qos;
+                case "--capacity" -> capacity;
+                case "--throughput" -> throughput;
+                default -> iops;
+            };
+            if (given == null) {
+                throw new IllegalArgumentException("--qos " + qos + " needs " + option + ": "
+                        + invalid.getMessage().substring(invalid.getMessage().indexOf("\" ") + 2));
+            }
+            throw new IllegalArgumentException(option + ": '" + given + "' "
+                    + invalid.getMessage().substring(invalid.getMessage().indexOf("\" ") + 2));
         }
-        if (capacity != null) {
-            long capacityBytes = Units.parseBytes("--capacity", capacity);
-            if (capacityBytes <= 0) {
-                throw new IllegalArgumentException("--capacity: '" + capacity + "' must be positive");
-            }
-            reservation.setCapacityBytes(capacityBytes);
-        }
-        if (type == QosType.SEQUENTIAL) {
-            if (throughput == null) {
-                throw new IllegalArgumentException("--qos " + qos + " needs --throughput (e.g. --throughput 150MiB/s)");
-            }
-            long bytesPerSecond = Units.parseBytesPerSecond("--throughput", throughput);
-            if (bytesPerSecond <= 0) {
-                throw new IllegalArgumentException("--throughput: '" + throughput + "' must be positive");
-            }
-            reservation.setThroughputMibPerS(bytesPerSecond / (double) (1L << 20));
-        } else if (throughput != null) {
-            throw new IllegalArgumentException("--throughput: '" + throughput + "' applies to --qos sequential only");
-        }
-        if (type == QosType.RANDOM) {
-            if (iops == null) {
-                throw new IllegalArgumentException("--qos " + qos + " needs --iops (e.g. --iops 2000)");
-            }
-            long operations = Units.parseIops("--iops", iops);
-            if (operations <= 0) {
-                throw new IllegalArgumentException("--iops: '" + iops + "' must be positive");
-            }
-            reservation.setIops(operations);
-        } else if (iops != null) {
-            throw new IllegalArgumentException("--iops: '" + iops + "' applies to --qos random only");
-        }
-        return reservation.build();
     }
 
     private static int parseMode(String text) {

@@ -58,7 +58,7 @@ class ToolOptionsTest {
                 "-w", "3", "--object-size", "1MiB", "-m", "0750", "localhost/analytics");
         assertThat(analytics.getReservation().getType()).isEqualTo(QosType.SEQUENTIAL);
         assertThat(analytics.getReservation().getCapacityBytes()).isEqualTo(200L << 30);
-        assertThat(analytics.getReservation().getThroughputMibPerS()).isEqualTo(150.0);
+        assertThat(analytics.getReservation().getThroughputBytesPerSecond()).isEqualTo(150L << 20);
         assertThat(analytics.getDefaultStripingPolicy().getWidth()).isEqualTo(3);
         assertThat(analytics.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(1 << 20);
         assertThat(analytics.getMode()).isEqualTo(0750);
@@ -76,12 +76,14 @@ class ToolOptionsTest {
             "--qos sequential --capacity 1GiB localhost/v|needs --throughput",
             "--qos sequential --throughput 10MiB/s localhost/v|needs --capacity",
             "--qos random --capacity 1GiB localhost/v|needs --iops",
-            "--qos random --capacity 1GiB --iops 10 --throughput 1MiB/s localhost/v|applies to --qos sequential only",
-            "--qos cold --capacity 1GiB --iops 5 localhost/v|applies to --qos random only",
+            "--qos random --capacity 1GiB --iops 10 --throughput 1MiB/s localhost/v|--throughput: '1MiB/s' is not allowed on a random",
+            "--qos cold --capacity 1GiB --iops 5 localhost/v|--iops: '5' is not allowed on a cold",
+            "--qos sequential --capacity 0GiB --throughput 1MiB/s localhost/v|--capacity: '0GiB' must be positive",
             "--capacity 1GiB localhost/v|--capacity: '1GiB' needs --qos",
             "--qos sequential --capacity 200GB --throughput 1MiB/s localhost/v|'200GB'",
             "--object-size 1000 localhost/v|--object-size: '1000'",
-            "--object-size 32MiB localhost/v|--object-size: '32MiB'",
+            "--object-size 32MiB localhost/v|--object-size: '32MiB' is not a valid object size",
+            "--object-size 16MiB -w 129 localhost/v|--striping-width: '129'",
             "-w 0 localhost/v|--striping-width: '0'",
             "-m 0999 localhost/v|--mode: '0999'",
             "localhost/v/sub/dir|names a path inside the volume",

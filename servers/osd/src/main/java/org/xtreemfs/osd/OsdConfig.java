@@ -10,41 +10,11 @@ import org.xtreemfs.foundation.config.SettingTypes;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
 import org.xtreemfs.foundation.config.SettingsSchema;
-import org.xtreemfs.interfaces.common.DeviceClass;
-import org.xtreemfs.interfaces.common.OsdUsageType;
+import org.xtreemfs.qos.model.DeviceClass;
+import org.xtreemfs.qos.model.OsdUsageType;
 
 /** The OSD's settings, each declared once with type, bounds, default and description; immutable. */
 public final class OsdConfig {
-    /** What kind of reservations this OSD serves (mission: sequential, random, best-effort OSDs). */
-    public enum UsageType {
-        SEQUENTIAL(OsdUsageType.OSD_SEQUENTIAL), RANDOM(OsdUsageType.OSD_RANDOM),
-        BEST_EFFORT(OsdUsageType.OSD_BEST_EFFORT);
-
-        private final OsdUsageType wire;
-
-        UsageType(OsdUsageType wire) {
-            this.wire = wire;
-        }
-
-        public OsdUsageType wire() {
-            return wire;
-        }
-    }
-
-    public enum DeviceType {
-        HDD(DeviceClass.HDD), SSD(DeviceClass.SSD);
-
-        private final DeviceClass wire;
-
-        DeviceType(DeviceClass wire) {
-            this.wire = wire;
-        }
-
-        public DeviceClass wire() {
-            return wire;
-        }
-    }
-
     /** The MRC's default too, so a local cluster works out of the box; change it in production. */
     public static final String DEFAULT_CAPABILITY_SECRET = "xtreemfs-qos-change-this-secret";
 
@@ -80,10 +50,10 @@ public final class OsdConfig {
             30L * 24 * 3_600_000, "grace period between OSD_UNLINK and deleting the objects (open files stay readable)");
     public static final Setting<Integer> DELETION_PENDING_MAX = Setting.integer("osd.deletion.pendingMax",
             1_000_000, 1, 100_000_000, "files waiting for deletion; more unlinks are rejected with OVERLOADED");
-    public static final Setting<UsageType> USAGE_TYPE = Setting.enumeration("osd.usage.type", UsageType.class,
-            UsageType.BEST_EFFORT, "reservation type this OSD serves");
-    public static final Setting<DeviceType> DEVICE_CLASS = Setting.enumeration("osd.device.class",
-            DeviceType.class, DeviceType.HDD, "device class of the object folder's disk");
+    public static final Setting<OsdUsageType> USAGE_TYPE = Setting.enumeration("osd.usage.type",
+            OsdUsageType.class, OsdUsageType.BEST_EFFORT, "reservation type this OSD serves");
+    public static final Setting<DeviceClass> DEVICE_CLASS = Setting.enumeration("osd.device.class",
+            DeviceClass.class, DeviceClass.HDD, "device class of the object folder's disk");
     public static final Setting<Long> LOCKS_LEASE_MS = Setting.longInteger("osd.locks.leaseMs", 30_000, 500,
             3_600_000, "advisory locks of a client (mount) are dropped when it has not renewed them for this long");
     public static final Setting<Integer> LOCKS_PER_FILE_MAX = Setting.integer("osd.locks.perFileMax", 1024, 1,
@@ -186,11 +156,11 @@ public final class OsdConfig {
         return settings.get(DELETION_PENDING_MAX);
     }
 
-    public UsageType usageType() {
+    public OsdUsageType usageType() {
         return settings.get(USAGE_TYPE);
     }
 
-    public DeviceType deviceClass() {
+    public DeviceClass deviceClass() {
         return settings.get(DEVICE_CLASS);
     }
 

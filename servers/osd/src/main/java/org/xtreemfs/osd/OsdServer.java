@@ -17,6 +17,7 @@ import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.launcher.RunningServer;
+import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcServer;
@@ -175,8 +176,8 @@ public final class OsdServer implements RunningServer {
             // Reported as zero space: placement then avoids this OSD until the folder is readable again.
         }
         return OsdAttributes.newBuilder()
-                .setUsageType(config.usageType().wire())
-                .setDeviceClass(config.deviceClass().wire())
+                .setUsageType(QosWire.toWire(config.usageType()))
+                .setDeviceClass(QosWire.toWire(config.deviceClass()))
                 .setFreeBytes(freeBytes)
                 .setTotalBytes(totalBytes)
                 .setLoadPercent((int) Math.round(storage.sampleBusyFraction() * 100))

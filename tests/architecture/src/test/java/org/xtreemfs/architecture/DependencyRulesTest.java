@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dependency rule of ARCHITECTURE.md, checked on the compiled production code:
- * interface <- foundation <- dir | mrc | osd | client; qos <- mrc | osd | client; qos depends on the JDK only;
+ * interface <- foundation <- dir | mrc | osd | client; qos <- foundation (its wire codec only) | mrc | osd | client;
+ * qos depends on the JDK only;
  * dir, mrc and osd never import each other.
  */
 class DependencyRulesTest {
@@ -66,6 +67,15 @@ class DependencyRulesTest {
                 }
             }
         }
+    }
+
+    // Of the foundation, only the wire codec knows the QoS library: the rest of the runtime stays QoS-agnostic.
+    @Test
+    void onlyTheQosCodecOfTheFoundationKnowsTheQosLibrary() {
+        noClasses().that().resideInAPackage("org.xtreemfs.foundation..")
+                .and().resideOutsideOfPackage("org.xtreemfs.foundation.qos..")
+                .should().dependOnClassesThat().resideInAPackage("org.xtreemfs.qos..")
+                .check(production);
     }
 
     // The foundation and the interface are the bottom layers: they know no service and no client.

@@ -1,23 +1,23 @@
 package org.xtreemfs.mrc.metadata;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.QosReservation;
-import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicyType;
+import org.xtreemfs.qos.model.InvalidQosValueException;
+import org.xtreemfs.qos.model.Reservation;
 
 /**
  * Checks a volume-create request and fills in defaults. Every rejection is INVALID_ARGS naming the
  * offending field and value. The reservation is validated for consistency with its type only; whether it
- * can be placed is the reservation scheduler's job (a later issue).
+ * can be placed is the reservation scheduler's job.
  */
 public final class VolumeValidation {
     public static final int VOLUME_NAME_BYTES_MAX = 255;
-    public static final int OBJECT_SIZE_BYTES_DEFAULT = 128 * 1024;
-    public static final int OBJECT_SIZE_BYTES_MIN = 4096;
-    public static final int OBJECT_SIZE_BYTES_MAX = 64 * 1024 * 1024;
-    public static final int STRIPE_WIDTH_MAX = 128;
     public static final int VOLUME_MODE_DEFAULT = 0777;
 
     private VolumeValidation() {}
@@ -45,7 +45,10 @@ public final class VolumeValidation {
         }
     }
 
-    /** The striping policy with defaults for unset fields (RAID0, 128 KiB, width 1). */
+    /**
+     * The striping policy with defaults for unset fields (RAID0, 128 KiB, width 1); the limits are
+     * {@link StripingRules}'.
+     */
     public static StripingPolicy normalizeStriping(StripingPolicy requested) throws RpcException {
         StripingPolicy.Builder policy = requested.toBuilder();
         if (requested.getType() == StripingPolicyType.STRIPING_POLICY_UNSPECIFIED) {
@@ -53,77 +56,30 @@ public final class VolumeValidation {
         } else if (requested.getType() != StripingPolicyType.RAID0) {
             throw RpcException.invalidArguments("unsupported striping policy type " + requested.getTypeValue());
         }
-        int objectSize = requested.getObjectSizeBytes() == 0 ? OBJECT_SIZE_BYTES_DEFAULT
-                : requested.getObjectSizeBytes();
-        if (objectSize < OBJECT_SIZE_BYTES_MIN || objectSize > OBJECT_SIZE_BYTES_MAX
-                || objectSize % OBJECT_SIZE_BYTES_MIN != 0) {
-            throw RpcException.invalidArguments("invalid striping object_size_bytes " + Integer.toUnsignedString(objectSize)
-                    + ": must be a multiple of 4096 between 4 KiB and 64 MiB");
+        long objectSize = requested.getObjectSizeBytes() == 0 ? StripingRules.OBJECT_SIZE_BYTES_DEFAULT
+                : Integer.toUnsignedLong(requested.getObjectSizeBytes());
+        long width = requested.getWidth() == 0 ? 1 : Integer.toUnsignedLong(requested.getWidth());
+        Optional<String> objectSizeProblem = StripingRules.objectSizeProblem(objectSize);
+        if (objectSizeProblem.isPresent()) {
+            throw RpcException.invalidArguments("invalid striping object_size_bytes " + objectSize + ": "
+                    + objectSizeProblem.get());
         }
-        int width = requested.getWidth() == 0 ? 1 : requested.getWidth();
-        if (width < 1 || width > STRIPE_WIDTH_MAX) {
-            throw RpcException.invalidArguments("invalid striping width " + Integer.toUnsignedString(width)
-                    + ": must be between 1 and " + STRIPE_WIDTH_MAX);
+        Optional<String> widthProblem = StripingRules.stripeWidthProblem(width);
+        if (widthProblem.isPresent()) {
+            throw RpcException.invalidArguments("invalid striping width " + width + ": " + widthProblem.get());
         }
-        return policy.setObjectSizeBytes(objectSize).setWidth(width).build();
+        return policy.setObjectSizeBytes((int) objectSize).setWidth((int) width).build();
     }
 
     /**
-     * Throughput only for SEQUENTIAL, IOPS only for RANDOM, neither for COLD and BEST_EFFORT; a
-     * reservation of a type needs its capacity and its performance figure.
+     * The reservation a volume-create request asks for, validated by qos.model (the one authority on what
+     * each type needs); empty when the volume has none.
      */
-    public static void checkReservation(QosReservation reservation) throws RpcException {
-        QosType type = reservation.getType();
-        double throughput = reservation.getThroughputMibPerS();
-        long iops = reservation.getIops();
-        if (type == QosType.UNRECOGNIZED) {
-            throw RpcException.invalidArguments("invalid reservation.type " + reservation.getTypeValue());
-        }
-        if (Double.isNaN(throughput) || Double.isInfinite(throughput) || throughput < 0) {
-            throw RpcException.invalidArguments("invalid reservation.throughput_mib_per_s " + throughput
-                    + ": must be a finite non-negative number");
-        }
-        if (type == QosType.QOS_TYPE_UNSPECIFIED) {
-            if (throughput != 0 || iops != 0) {
-                throw RpcException.invalidArguments("reservation.type is missing but throughput_mib_per_s="
-                        + throughput + " or iops=" + Long.toUnsignedString(iops) + " is given");
-            }
-            return;
-        }
-        if (reservation.getCapacityBytes() == 0) {
-            throw RpcException.invalidArguments("reservation.capacity_bytes is required for a " + type
-                    + " reservation");
-        }
-        switch (type) {
-            case SEQUENTIAL -> {
-                if (throughput == 0) {
-                    throw RpcException.invalidArguments(
-                            "reservation.throughput_mib_per_s is required for a SEQUENTIAL reservation");
-                }
-                if (iops != 0) {
-                    throw RpcException.invalidArguments("reservation.iops=" + Long.toUnsignedString(iops)
-                            + " is only allowed for RANDOM reservations, not SEQUENTIAL");
-                }
-            }
-            case RANDOM -> {
-                if (iops == 0) {
-                    throw RpcException.invalidArguments("reservation.iops is required for a RANDOM reservation");
-                }
-                if (throughput != 0) {
-                    throw RpcException.invalidArguments("reservation.throughput_mib_per_s=" + throughput
-                            + " is only allowed for SEQUENTIAL reservations, not RANDOM");
-                }
-            }
-            default -> {
-                if (throughput != 0) {
-                    throw RpcException.invalidArguments("reservation.throughput_mib_per_s=" + throughput
-                            + " is not allowed for a " + type + " reservation");
-                }
-                if (iops != 0) {
-                    throw RpcException.invalidArguments("reservation.iops=" + Long.toUnsignedString(iops)
-                            + " is not allowed for a " + type + " reservation");
-                }
-            }
+    public static Optional<Reservation> checkReservation(QosReservation reservation) throws RpcException {
+        try {
+            return QosWire.reservation(reservation);
+        } catch (InvalidQosValueException invalid) {
+            throw RpcException.invalidArguments("invalid reservation: " + invalid.getMessage());
         }
     }
 

@@ -44,7 +44,7 @@ class VolumeTest {
     void createKeepsGivenOwnerStripingAndReservation() throws Exception {
         // Explicit owner, striping and a consistent reservation are stored as given.
         QosReservation reservation = QosReservation.newBuilder().setType(QosType.SEQUENTIAL)
-                .setCapacityBytes(1L << 30).setThroughputMibPerS(150).build();
+                .setCapacityBytes(1L << 30).setThroughputBytesPerSecond(150L << 20).build();
         Volume volume = create(Volume.newBuilder().setName("seq").setOwnerUid(7).setOwnerGid(8)
                 .setOwnerUsername("svc").setMode(0750)
                 .setDefaultStripingPolicy(StripingPolicy.newBuilder().setObjectSizeBytes(1 << 20).setWidth(3))
@@ -78,17 +78,17 @@ class VolumeTest {
     void reservationFieldsMustMatchTheType() {
         // Throughput only for SEQUENTIAL, IOPS only for RANDOM, neither for COLD/BEST_EFFORT; missing ones named.
         assertThat(expectInvalidArgs(() -> create(reservation(QosType.SEQUENTIAL, 1 << 30, 0, 0))))
-                .contains("throughput_mib_per_s");
-        assertThat(expectInvalidArgs(() -> create(reservation(QosType.RANDOM, 1 << 30, 0, 0)))).contains("iops");
+                .contains("throughput:");
+        assertThat(expectInvalidArgs(() -> create(reservation(QosType.RANDOM, 1 << 30, 0, 0)))).contains("iops:");
         assertThat(expectInvalidArgs(() -> create(reservation(QosType.RANDOM, 1 << 30, 10, 100))))
-                .contains("throughput_mib_per_s");
+                .contains("throughput:");
         assertThat(expectInvalidArgs(() -> create(reservation(QosType.SEQUENTIAL, 1 << 30, 10, 100))))
-                .contains("iops");
+                .contains("iops:");
         assertThat(expectInvalidArgs(() -> create(reservation(QosType.COLD, 1 << 30, 10, 0))))
-                .contains("throughput_mib_per_s");
+                .contains("throughput:");
         assertThat(expectInvalidArgs(() -> create(reservation(QosType.BEST_EFFORT, 1 << 30, 0, 5))))
-                .contains("iops");
-        assertThat(expectInvalidArgs(() -> create(reservation(QosType.COLD, 0, 0, 0)))).contains("capacity_bytes");
+                .contains("iops:");
+        assertThat(expectInvalidArgs(() -> create(reservation(QosType.COLD, 0, 0, 0)))).contains("capacity:");
     }
 
     @Test
@@ -126,8 +126,8 @@ class VolumeTest {
         expectErrno(Errno.ENOENT, () -> namespace.getattr(fixture.as(ALICE), "data", "/d"));
     }
 
-    private static Volume.Builder reservation(QosType type, long capacity, double throughput, long iops) {
+    private static Volume.Builder reservation(QosType type, long capacity, long throughput, long iops) {
         return Volume.newBuilder().setName("v").setReservation(QosReservation.newBuilder().setType(type)
-                .setCapacityBytes(capacity).setThroughputMibPerS(throughput).setIops(iops));
+                .setCapacityBytes(capacity).setThroughputBytesPerSecond(throughput).setIops(iops));
     }
 }

@@ -1,6 +1,7 @@
 package org.xtreemfs.osd.stages;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.Clock;
@@ -9,6 +10,7 @@ import org.xtreemfs.foundation.stage.Stage;
 import org.xtreemfs.foundation.stage.StageHandler;
 import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.stage.StageShutdownException;
+import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.common.Replica;
@@ -27,11 +29,6 @@ import org.xtreemfs.osd.storage.StripeLayout;
  * which on a busy machine is the larger cost. With threads, it runs on its own bounded stage.
  */
 public final class PreprocessingStage implements AutoCloseable {
-    /** Object size when the striping policy leaves it unset, as proto common.StripingPolicy documents. */
-    public static final int DEFAULT_OBJECT_SIZE_BYTES = 131_072;
-    /** Largest object size accepted; a whole object must fit one record's data segment (16 MiB). */
-    public static final int OBJECT_SIZE_BYTES_MAX = 8 * 1024 * 1024;
-
     private final String ownUuid;
     private final XCapSigner signer;
     private final Clock clock;
@@ -168,11 +165,12 @@ public final class PreprocessingStage implements AutoCloseable {
             throw RpcException.invalidArguments("striping width " + width + " of file " + fileId + " differs from"
                     + " its " + osds.size() + " OSDs in the XLoc");
         }
-        long objectSize = policy.getObjectSizeBytes() == 0 ? DEFAULT_OBJECT_SIZE_BYTES
+        long objectSize = policy.getObjectSizeBytes() == 0 ? StripingRules.OBJECT_SIZE_BYTES_DEFAULT
                 : Integer.toUnsignedLong(policy.getObjectSizeBytes());
-        if (objectSize > OBJECT_SIZE_BYTES_MAX) {
-            throw RpcException.invalidArguments("object size " + objectSize + " of file " + fileId
-                    + " exceeds " + OBJECT_SIZE_BYTES_MAX + " bytes");
+        Optional<String> objectSizeProblem = StripingRules.objectSizeProblem(objectSize);
+        if (objectSizeProblem.isPresent()) {
+            throw RpcException.invalidArguments("object size " + objectSize + " of file " + fileId + " "
+                    + objectSizeProblem.get());
         }
         return new StripeLayout((int) objectSize, width, position);
     }

@@ -1,0 +1,114 @@
+package org.xtreemfs.foundation.qos;
+
+import java.util.Arrays;
+import java.util.Optional;
+import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.qos.model.DeviceClass;
+import org.xtreemfs.qos.model.InvalidQosValueException;
+import org.xtreemfs.qos.model.OsdProfile;
+import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.model.Reservation;
+import org.xtreemfs.qos.model.ReservationType;
+import org.xtreemfs.qos.model.ThroughputCurve;
+
+/**
+ * Converts reservations, OSD usage types, device classes and OSD profiles between protobuf and qos.model.
+ * Decoding validates through the model's constructors, so a wire value the model refuses raises the
+ * model's {@link InvalidQosValueException}, whose message names the field and the value. Enum constants map
+ * by name (the wire prefixes OSD usage types with {@code OSD_}); a test checks that every constant of each
+ * side has its counterpart.
+ */
+public final class QosWire {
+    private static final String USAGE_TYPE_PREFIX = "OSD_";
+
+    private QosWire() {}
+
+    /**
+     * The reservation a wire message asks for; empty for "no reservation" (type unspecified, or best-effort
+     * without capacity: performance as available, nothing booked).
+     */
+    public static Optional<Reservation> reservation(QosReservation wire) {
+        if (wire.getType() == QosType.QOS_TYPE_UNSPECIFIED) {
+            if (wire.getCapacityBytes() != 0 || wire.getThroughputBytesPerSecond() != 0 || wire.getIops() != 0) {
+                throw new InvalidQosValueException("type", "unspecified",
+                        "is required when capacity, throughput or IOPS is given");
+            }
+            return Optional.empty();
+        }
+        ReservationType type = reservationType(wire.getType());
+        if (type == ReservationType.BEST_EFFORT && wire.getCapacityBytes() == 0
+                && wire.getThroughputBytesPerSecond() == 0 && wire.getIops() == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new Reservation(type, wire.getCapacityBytes(), wire.getThroughputBytesPerSecond(),
+                wire.getIops()));
+    }
+
+    public static QosReservation toWire(Reservation reservation) {
+        return QosReservation.newBuilder().setType(toWire(reservation.type()))
+                .setCapacityBytes(reservation.capacityBytes())
+                .setThroughputBytesPerSecond(reservation.throughputBytesPerSecond())
+                .setIops(reservation.iops()).build();
+    }
+
+    public static ReservationType reservationType(QosType wire) {
+        if (wire == QosType.QOS_TYPE_UNSPECIFIED || wire == QosType.UNRECOGNIZED) {
+            throw new InvalidQosValueException("type", wire == QosType.UNRECOGNIZED ? "unknown" : "unspecified",
+                    "is not a reservation type; use one of " + Arrays.toString(ReservationType.values()));
+        }
+        return ReservationType.valueOf(wire.name());
+    }
+
+    public static QosType toWire(ReservationType type) {
+        return QosType.valueOf(type.name());
+    }
+
+    /** An OSD that declares no usage type serves best-effort volumes, as the wire documents. */
+    public static OsdUsageType usageType(org.xtreemfs.interfaces.common.OsdUsageType wire) {
+        if (wire == org.xtreemfs.interfaces.common.OsdUsageType.OSD_USAGE_TYPE_UNSPECIFIED) {
+            return OsdUsageType.BEST_EFFORT;
+        }
+        if (wire == org.xtreemfs.interfaces.common.OsdUsageType.UNRECOGNIZED) {
+            throw new InvalidQosValueException("usage_type", "unknown", "is not an OSD usage type");
+        }
+        return OsdUsageType.valueOf(wire.name().substring(USAGE_TYPE_PREFIX.length()));
+    }
+
+    public static org.xtreemfs.interfaces.common.OsdUsageType toWire(OsdUsageType usageType) {
+        return org.xtreemfs.interfaces.common.OsdUsageType.valueOf(USAGE_TYPE_PREFIX + usageType.name());
+    }
+
+    public static DeviceClass deviceClass(org.xtreemfs.interfaces.common.DeviceClass wire) {
+        if (wire == org.xtreemfs.interfaces.common.DeviceClass.DEVICE_CLASS_UNSPECIFIED
+                || wire == org.xtreemfs.interfaces.common.DeviceClass.UNRECOGNIZED) {
+            throw new InvalidQosValueException("device_class", wire.name(), "is not a device class; use HDD or SSD");
+        }
+        return DeviceClass.valueOf(wire.name());
+    }
+
+    public static org.xtreemfs.interfaces.common.DeviceClass toWire(DeviceClass deviceClass) {
+        return org.xtreemfs.interfaces.common.DeviceClass.valueOf(deviceClass.name());
+    }
+
+    /** The model part of a wire profile; {@code source} and {@code measured_ms} are the sender's bookkeeping. */
+    public static OsdProfile profile(org.xtreemfs.interfaces.common.OsdProfile wire) {
+        long[] curve = wire.getSequentialBytesPerSecondList().stream().mapToLong(Long::longValue).toArray();
+        return new OsdProfile(usageType(wire.getUsageType()), deviceClass(wire.getDeviceClass()),
+                wire.getCapacityBytes(), new ThroughputCurve(curve, wire.getSequentialFloorBytesPerSecond()),
+                wire.getRandomIops());
+    }
+
+    /** The wire form of a profile, without source and measurement time (the caller adds them). */
+    public static org.xtreemfs.interfaces.common.OsdProfile.Builder toWire(OsdProfile profile) {
+        org.xtreemfs.interfaces.common.OsdProfile.Builder wire = org.xtreemfs.interfaces.common.OsdProfile.newBuilder()
+                .setUsageType(toWire(profile.usageType())).setDeviceClass(toWire(profile.deviceClass()))
+                .setCapacityBytes(profile.capacityBytes())
+                .setSequentialFloorBytesPerSecond(profile.sequentialThroughput().floorBytesPerSecond())
+                .setRandomIops(profile.randomIops());
+        for (long bytesPerSecond : profile.sequentialThroughput().measuredBytesPerSecond()) {
+            wire.addSequentialBytesPerSecond(bytesPerSecond);
+        }
+        return wire;
+    }
+}
