@@ -3,6 +3,7 @@ package org.xtreemfs.qos.scheduler;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Predicate;
 import org.xtreemfs.qos.model.Dimension;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdUsageType;
@@ -41,9 +42,14 @@ final class Candidates {
   }
 
   static Candidates of(ClusterState state, ReservationType type) {
+    return of(state, type, uuid -> true);
+  }
+
+  /** The candidates among the OSDs {@code usable} admits (e.g. the live ones, or one placement's). */
+  static Candidates of(ClusterState state, ReservationType type, Predicate<String> usable) {
     List<OsdState> matching = new ArrayList<>();
     for (OsdState osd : state.osdArray()) {
-      if (osd.profile().usageType().accepts(type)) {
+      if (osd.profile().usageType().accepts(type) && usable.test(osd.uuid())) {
         matching.add(osd);
       }
     }

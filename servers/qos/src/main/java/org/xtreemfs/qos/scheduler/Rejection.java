@@ -22,7 +22,9 @@ public record Rejection(String volumeId, Reservation requested, Reason reason, L
     /** No OSD of a type that accepts the reservation is registered. */
     NO_MATCHING_OSD,
     /** Matching OSDs exist but none, and no stripe over at most the policy's width, has room. */
-    INSUFFICIENT_RESOURCES
+    INSUFFICIENT_RESOURCES,
+    /** A changed reservation does not fit the OSDs the volume is already placed on. */
+    STRIPE_FULL
   }
 
   public Rejection {
@@ -40,13 +42,17 @@ public record Rejection(String volumeId, Reservation requested, Reason reason, L
     switch (reason) {
       case DUPLICATE_VOLUME_ID -> text.append("a reservation for this volume id exists already");
       case NO_MATCHING_OSD -> text.append("no OSD accepts ").append(requested.type()).append(" volumes");
-      case INSUFFICIENT_RESOURCES -> {
+      case INSUFFICIENT_RESOURCES, STRIPE_FULL -> {
+        if (reason == Reason.STRIPE_FULL) {
+          text.append("its OSDs have no room for the change: ");
+        }
         for (int index = 0; index < shortfalls.size(); index++) {
           text.append(index == 0 ? "" : "; or ").append(shortfalls.get(index));
         }
       }
     }
-    text.append(largestAdmissible.map(reservation -> "; largest admissible now: " + reservation)
+    text.append(largestAdmissible.map(reservation -> (reason == Reason.STRIPE_FULL
+        ? "; largest its OSDs take now: " : "; largest admissible now: ") + reservation)
         .orElse(reason == Reason.DUPLICATE_VOLUME_ID ? "" : "; nothing of this type fits now"));
     return text.toString();
   }

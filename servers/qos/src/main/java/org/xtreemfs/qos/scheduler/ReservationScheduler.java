@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.xtreemfs.qos.model.Dimension;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ReservationType;
@@ -40,6 +41,15 @@ public final class ReservationScheduler {
 
   /** Places the volume if it can, returning the new state; otherwise says why not and what would fit. */
   public Admission admit(ClusterState state, String volumeId, Reservation reservation) {
+    return admit(state, volumeId, reservation, Set.of());
+  }
+
+  /**
+   * Like {@link #admit(ClusterState, String, Reservation)}, placing nothing on {@code unavailableOsds}: OSDs
+   * that stopped heartbeating keep what they carry in the state (their volumes are at risk, not released),
+   * but take no new volume, and the rejection's figures count only the others.
+   */
+  public Admission admit(ClusterState state, String volumeId, Reservation reservation, Set<String> unavailableOsds) {
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(reservation, "reservation");
     if (volumeId == null || volumeId.isBlank()) {
@@ -49,7 +59,7 @@ public final class ReservationScheduler {
       return new Admission.Rejected(new Rejection(volumeId, reservation, Rejection.Reason.DUPLICATE_VOLUME_ID,
           List.of(), Optional.empty()));
     }
-    Candidates candidates = Candidates.of(state, reservation.type());
+    Candidates candidates = Candidates.of(state, reservation.type(), uuid -> !unavailableOsds.contains(uuid));
     int[] chosen = choose(candidates, reservation.demand());
     if (chosen == null) {
       return new Admission.Rejected(reject(candidates, volumeId, reservation));
@@ -69,9 +79,14 @@ public final class ReservationScheduler {
 
   /** Per type, the largest reservation admissible now in each dimension (see {@link FreeResources}). */
   public FreeResources freeResources(ClusterState state) {
+    return freeResources(state, Set.of());
+  }
+
+  /** {@link #freeResources(ClusterState)} counting only the OSDs not in {@code unavailableOsds}. */
+  public FreeResources freeResources(ClusterState state, Set<String> unavailableOsds) {
     List<FreeResources.Headroom> headrooms = new ArrayList<>();
     for (ReservationType type : ReservationType.values()) {
-      Candidates candidates = Candidates.of(state, type);
+      Candidates candidates = Candidates.of(state, type, uuid -> !unavailableOsds.contains(uuid));
       ResourceVector minimal = Reservation.smallest(type).demand();
       long[] maxima = new long[Dimension.values().length];
       for (Dimension dimension : type.dimensions()) {
@@ -253,5 +268,89 @@ public final class ReservationScheduler {
       scaled = dimension.with(scaled, value);
     }
     return scaled;
+  }
+
+  /**
+   * Changes an admitted volume's reservation in place: the volume keeps its OSDs and stripe width (its
+   * files are laid out over them), and the new reservation is admitted if each of those OSDs has room for
+   * the new share once the old one is returned. Otherwise the rejection names the short dimensions and
+   * the largest reservation these OSDs would take, and the state is unchanged.
+   *
+   * @throws IllegalArgumentException when the volume has no placement or the type would change (a type
+   *     change needs OSDs of another usage type, so it is a new volume, not a change)
+   */
+  public Admission readmit(ClusterState state, String volumeId, Reservation reservation) {
+    Placement current = state.placement(volumeId).orElseThrow(() -> new IllegalArgumentException(
+        "volume " + volumeId + " has no reservation to change"));
+    if (current.reservation().type() != reservation.type()) {
+      throw new IllegalArgumentException("volume " + volumeId + " has a " + current.reservation().type()
+          + " reservation; its type cannot change to " + reservation.type());
+    }
+    ClusterState released = state.withVolumeReleased(volumeId);
+    Set<String> stripe = Set.copyOf(current.osdUuids());
+    Candidates candidates = Candidates.of(released, reservation.type(), stripe::contains);
+    int width = current.stripeWidth();
+    if (candidates.count() == width && allFit(candidates, reservation.demand().ceilDivide(width))) {
+      Placement changed = new Placement(volumeId, reservation, current.osdUuids());
+      return new Admission.Admitted(released.withPlacement(changed), changed);
+    }
+    // A dimension is short when it alone does not fit, the others at their smallest: so a dimension that
+    // fits is never blamed for another one's lack of room.
+    ResourceVector demand = reservation.demand();
+    ResourceVector minimal = Reservation.smallest(reservation.type()).demand();
+    List<Shortfall> shortfalls = new ArrayList<>();
+    for (Dimension dimension : reservation.type().dimensions()) {
+      long largest = largestOnStripe(candidates, width, dimension, dimension.with(minimal, 0));
+      if (largest < dimension.of(demand)) {
+        shortfalls.add(new Shortfall(dimension, dimension.of(demand), Math.min(largest, dimension.of(demand))));
+      }
+    }
+    return new Admission.Rejected(new Rejection(volumeId, reservation, Rejection.Reason.STRIPE_FULL, shortfalls,
+        largestScaledDownOnStripe(candidates, width, reservation)));
+  }
+
+  private static boolean allFit(Candidates candidates, ResourceVector share) {
+    for (int index = 0; index < candidates.count(); index++) {
+      if (!candidates.fits(index, share)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The largest amount of {@code dimension} all {@code width} OSDs of a stripe take with the other
+   * dimensions' shares fixed: width times the smallest room, or 0 when the others do not fit somewhere.
+   */
+  private static long largestOnStripe(Candidates candidates, int width, Dimension dimension, ResourceVector others) {
+    if (candidates.count() < width || !allFit(candidates, others.ceilDivide(width))) {
+      return 0;
+    }
+    long smallestRoom = Long.MAX_VALUE;
+    for (int index = 0; index < candidates.count(); index++) {
+      smallestRoom = Math.min(smallestRoom, candidates.headroom(dimension, index));
+    }
+    return smallestRoom > Long.MAX_VALUE / width ? Long.MAX_VALUE : smallestRoom * width;
+  }
+
+  /** The request scaled down to the largest size the stripe takes, searched as in {@link #largestScaledDown}. */
+  private static Optional<Reservation> largestScaledDownOnStripe(Candidates candidates, int width,
+      Reservation reservation) {
+    if (candidates.count() < width) {
+      return Optional.empty();
+    }
+    long admitted = 0;
+    long refused = SCALE_ONE + 1;
+    while (refused - admitted > 1) {
+      long middle = (admitted + refused) >>> 1;
+      ResourceVector scaled = scale(reservation.demand(), middle);
+      if (isPositiveIn(reservation.type(), scaled) && allFit(candidates, scaled.ceilDivide(width))) {
+        admitted = middle;
+      } else {
+        refused = middle;
+      }
+    }
+    return admitted == 0 ? Optional.empty()
+        : Optional.of(Reservation.of(reservation.type(), scale(reservation.demand(), admitted)));
   }
 }
