@@ -18,13 +18,17 @@ import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.foundation.stubs.MrcServiceClient;
 import org.xtreemfs.foundation.stubs.OsdServiceClient;
 import org.xtreemfs.foundation.stubs.UuidResolver;
+import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.dir.Service;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
 import org.xtreemfs.interfaces.dir.ServiceType;
 import org.xtreemfs.interfaces.dir.VolumeRegistration;
+import org.xtreemfs.interfaces.mrc.QosStatus;
+import org.xtreemfs.interfaces.mrc.QosStatusRequest;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.interfaces.mrc.VolumeCreateRequest;
 import org.xtreemfs.interfaces.mrc.VolumeNameRequest;
+import org.xtreemfs.interfaces.mrc.VolumeSetReservationRequest;
 import org.xtreemfs.interfaces.rpc.Empty;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
 
@@ -99,6 +103,26 @@ public final class Client implements AutoCloseable {
         VolumeRegistration registration = await(operation, retrier.call(true, () -> dir.volumeGet(volumeName), null));
         callService(operation, registration.getMrcUuid(), false, address -> mrc.volumeDelete(address, credentials(),
                 VolumeNameRequest.newBuilder().setVolumeName(volumeName).build()));
+    }
+
+    /**
+     * Changes a volume's reservation online; the MRC re-admits it on the OSDs the volume is placed on and
+     * refuses it, with the reason, when they have no room.
+     */
+    public Volume setReservation(String volumeName, QosReservation reservation) throws XtreemFSException {
+        validVolumeName("change the reservation of volume", volumeName);
+        String operation = "change the reservation of volume '" + volumeName + "'";
+        VolumeRegistration registration = await(operation, retrier.call(true, () -> dir.volumeGet(volumeName), null));
+        return callService(operation, registration.getMrcUuid(), false, address -> mrc.volumeSetReservation(address,
+                credentials(), VolumeSetReservationRequest.newBuilder().setVolumeName(volumeName)
+                        .setReservation(reservation).build()));
+    }
+
+    /** The reservation ledger of the first available MRC: its OSDs with what is reserved, and the headroom. */
+    public QosStatus qosStatus() throws XtreemFSException {
+        String operation = "read the reservation ledger";
+        return callService(operation, availableMrcUuid(operation), true,
+                address -> mrc.qosStatus(address, credentials(), QosStatusRequest.getDefaultInstance()));
     }
 
     /** All volumes of all available MRCs, with their owner, striping policy and reservation. */

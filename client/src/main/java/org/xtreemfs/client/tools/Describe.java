@@ -4,6 +4,8 @@ import java.util.Locale;
 import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
+import org.xtreemfs.interfaces.mrc.QosHeadroom;
+import org.xtreemfs.interfaces.mrc.QosPlacement;
 import org.xtreemfs.qos.model.Units;
 
 /** How the tools print striping policies and reservations, in the units the options accept. */
@@ -29,6 +31,33 @@ final class Describe {
         }
         if (reservation.getIops() > 0) {
             text.append(" iops ").append(reservation.getIops());
+        }
+        return text.toString();
+    }
+
+    /** One OSD's share of a placement, in the dimensions the reservation has. */
+    static String share(QosPlacement placement) {
+        StringBuilder text = new StringBuilder("capacity ").append(Units.formatBytes(placement.getShareCapacityBytes()));
+        if (placement.getShareThroughputBytesPerSecond() > 0) {
+            text.append(" throughput ").append(Units.formatBytesPerSecond(placement.getShareThroughputBytesPerSecond()));
+        }
+        if (placement.getShareIops() > 0) {
+            text.append(" iops ").append(placement.getShareIops());
+        }
+        return text.toString();
+    }
+
+    /** The largest reservation of one type admitted now, or why none is. */
+    static String headroom(QosHeadroom headroom) {
+        if (headroom.getCapacityBytesMax() == 0) {
+            return "none (no available OSD of a matching type has room)";
+        }
+        StringBuilder text = new StringBuilder("capacity up to ").append(Units.formatBytes(headroom.getCapacityBytesMax()));
+        if (headroom.getThroughputBytesPerSecondMax() > 0) {
+            text.append(", throughput up to ").append(Units.formatBytesPerSecond(headroom.getThroughputBytesPerSecondMax()));
+        }
+        if (headroom.getIopsMax() > 0) {
+            text.append(", iops up to ").append(headroom.getIopsMax());
         }
         return text.toString();
     }

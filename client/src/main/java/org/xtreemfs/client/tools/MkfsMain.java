@@ -3,7 +3,6 @@ package org.xtreemfs.client.tools;
 import java.util.concurrent.Callable;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.VolumeUrl;
-import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.StripingPolicy;
@@ -15,9 +14,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import org.xtreemfs.qos.model.InvalidQosValueException;
-import org.xtreemfs.qos.model.Reservation;
-import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.Units;
 
 /**
@@ -140,10 +136,7 @@ public final class MkfsMain implements Callable<Integer> {
         return volume.build();
     }
 
-    /**
-     * The reservation the QoS options describe, or null when none was asked for. What each type needs is
-     * qos.model.Reservation's rule; this method only turns its field names into this tool's options.
-     */
+    /** The reservation the QoS options describe, or null when none was asked for. */
     private QosReservation reservation() {
         if (qos == null) {
             for (String[] option : new String[][] {{"--capacity", capacity}, {"--throughput", throughput},
@@ -155,27 +148,7 @@ public final class MkfsMain implements Callable<Integer> {
             }
             return null;
         }
-        try {
-            ReservationType type = Reservation.parseType(qos);
-            if (type == ReservationType.BEST_EFFORT && capacity == null && throughput == null && iops == null) {
-                return QosReservation.newBuilder().setType(QosWire.toWire(type)).build();
-            }
-            return QosWire.toWire(Reservation.parse(qos, capacity == null ? "0" : capacity, throughput, iops));
-        } catch (InvalidQosValueException invalid) {
-            String option = "type".equals(invalid.field()) ? "--qos" : "--" + invalid.field();
-            String given = switch (option) {
-                case "--qos" -> qos;
-                case "--capacity" -> capacity;
-                case "--throughput" -> throughput;
-                default -> iops;
-            };
-            if (given == null) {
-                throw new IllegalArgumentException("--qos " + qos + " needs " + option + ": "
-                        + invalid.getMessage().substring(invalid.getMessage().indexOf("\" ") + 2));
-            }
-            throw new IllegalArgumentException(option + ": '" + given + "' "
-                    + invalid.getMessage().substring(invalid.getMessage().indexOf("\" ") + 2));
-        }
+        return ReservationOptions.forNewVolume(qos, capacity, throughput, iops);
     }
 
     private static int parseMode(String text) {

@@ -7,12 +7,20 @@ import org.xtreemfs.client.Client;
 import org.xtreemfs.client.Volume;
 import org.xtreemfs.client.VolumeUrl;
 import org.xtreemfs.client.XtreemFSException;
+import org.xtreemfs.foundation.qos.QosWire;
+import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.mrc.FileLayoutResponse;
+import org.xtreemfs.interfaces.mrc.OsdQosState;
+import org.xtreemfs.interfaces.mrc.QosHeadroom;
+import org.xtreemfs.interfaces.mrc.QosPlacement;
+import org.xtreemfs.interfaces.mrc.QosStatus;
 import org.xtreemfs.interfaces.mrc.Stat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import org.xtreemfs.qos.model.Reservation;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -21,19 +29,42 @@ import picocli.CommandLine.Spec;
  * size, striping policy, the XLoc (OSD UUIDs and addresses by stripe position) and the volume's reservation.
  */
 @Command(name = "xtfsutil", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Shows the layout of a file or directory in XtreemFS.",
+        description = {"Shows the layout of a file or directory in XtreemFS: volume, striping, OSDs, and the",
+                "volume's QoS reservation with its placement (each OSD's share, OSDs unavailable now).",
                 "PATH is [pbrpc://]host[:port]/volume[/path/in/volume]; host:port is the DIR's (default 32638),",
                 "or an existing local path inside a mount.xtreemfs mount (found in /proc/self/mountinfo;",
-                "a name that exists locally is taken as a local path, pbrpc:// forces a URL)."},
+                "a name that exists locally is taken as a local path, pbrpc:// forces a URL).",
+                "  xtfsutil --set-reservation [--capacity SIZE] [--throughput RATE] [--iops N] PATH",
+                "      changes the reservation of PATH's volume online (figures not given stay as they are);",
+                "      the MRC re-admits it on the OSDs the volume is placed on, or refuses saying why.",
+                "  xtfsutil --free DIR_URL",
+                "      per reservation type, the largest reservation the MRC would admit now."},
         exitCodeListHeading = "Exit codes:%n",
-        exitCodeList = {"0:shown", "1:the servers refused (e.g. no such file) or could not be reached",
-                "2:a bad option or value, or a local path that is not on an XtreemFS mount"})
+        exitCodeList = {"0:shown or changed", "1:the servers refused (e.g. no such file, a change that does not fit)"
+                + " or could not be reached", "2:a bad option or value, or a local path that is not on an XtreemFS mount"})
 public final class XtfsutilMain implements Callable<Integer> {
     private static final int S_IFMT = 0170000;
 
     @Parameters(index = "0", paramLabel = "PATH",
-            description = "[pbrpc://]host[:port]/volume[/path/in/volume] or a path in a mounted volume")
+            description = "[pbrpc://]host[:port]/volume[/path/in/volume] or a path in a mounted volume"
+                    + " (with --free: the DIR, [pbrpc://]host[:port])")
     String target;
+
+    @Option(names = "--set-reservation", description = "Change the reservation of PATH's volume to the figures given.")
+    boolean setReservation;
+
+    @Option(names = "--capacity", paramLabel = "SIZE", description = "With --set-reservation: new capacity, e.g. 20GiB.")
+    String capacity;
+
+    @Option(names = "--throughput", paramLabel = "RATE",
+            description = "With --set-reservation: new sequential throughput, e.g. 60MiB/s.")
+    String throughput;
+
+    @Option(names = "--iops", paramLabel = "N", description = "With --set-reservation: new random 4 KiB IOPS.")
+    String iops;
+
+    @Option(names = "--free", description = "Show, per type, the largest reservation admitted now (PATH is a DIR URL).")
+    boolean free;
 
     @Mixin
     ConnectionOptions connection;
@@ -48,7 +79,19 @@ public final class XtfsutilMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = commandSpec.commandLine().getOut();
+        if (!setReservation && (capacity != null || throughput != null || iops != null)) {
+            throw new IllegalArgumentException("--capacity, --throughput and --iops go with --set-reservation");
+        }
+        if (free) {
+            if (setReservation) {
+                throw new IllegalArgumentException("--free and --set-reservation exclude each other");
+            }
+            return showFree(out, VolumeUrl.parseDirectoryService(target));
+        }
         VolumeUrl url = urlOf(target);
+        if (setReservation) {
+            return changeReservation(out, url);
+        }
         try (Client client = connection.connect(url)) {
             Volume volume = client.openVolume(url.volumeName());
             FileLayoutResponse layout = volume.fileLayout(url.path());
@@ -78,6 +121,56 @@ public final class XtfsutilMain implements Callable<Integer> {
                 }
             }
             out.printf("%-17s %s%n", "reservation:", Describe.reservation(layout.getReservation()));
+            printPlacement(out, client, layout.getPlacement());
+        }
+        return ToolRunner.EXIT_OK;
+    }
+
+    /** The admitted placement: width, each OSD's share, and which OSDs are unavailable (reservation at risk). */
+    private static void printPlacement(PrintWriter out, Client client, QosPlacement placement) {
+        if (placement.getOsdUuidsCount() == 0) {
+            return;
+        }
+        out.printf("%-17s %d OSD(s), each carrying %s%n", "placement:", placement.getOsdUuidsCount(),
+                Describe.share(placement));
+        for (int position = 0; position < placement.getOsdUuidsCount(); position++) {
+            String osdUuid = placement.getOsdUuids(position);
+            boolean unavailable = placement.getUnavailableOsdUuidsList().contains(osdUuid);
+            out.printf("    stripe position %d: OSD %s at %s%s%n", position, osdUuid, address(client, osdUuid),
+                    unavailable ? " UNAVAILABLE: its share of the reservation is at risk" : "");
+        }
+    }
+
+    private int changeReservation(PrintWriter out, VolumeUrl url) throws XtreemFSException {
+        if (capacity == null && throughput == null && iops == null) {
+            throw new IllegalArgumentException("--set-reservation needs at least one of --capacity, --throughput,"
+                    + " --iops");
+        }
+        try (Client client = connection.connect(url)) {
+            Volume volume = client.openVolume(url.volumeName());
+            QosReservation current = volume.fileLayout("/").getReservation();
+            Reservation admitted = QosWire.reservation(current).orElseThrow(() -> new XtreemFSException(
+                    org.xtreemfs.foundation.rpc.Errno.EINVAL, "volume '" + url.volumeName()
+                            + "' has no reservation to change; reservations are given to mkfs.xtreemfs --qos"));
+            Reservation changed = ReservationOptions.changed(admitted, capacity, throughput, iops);
+            org.xtreemfs.interfaces.mrc.Volume result = client.setReservation(url.volumeName(),
+                    QosWire.toWire(changed));
+            out.printf("%-17s %s%n", "reservation:", Describe.reservation(result.getReservation()));
+            printPlacement(out, client, result.getPlacement());
+        }
+        return ToolRunner.EXIT_OK;
+    }
+
+    private int showFree(PrintWriter out, VolumeUrl dirUrl) throws XtreemFSException {
+        QosStatus status;
+        try (Client client = connection.connect(dirUrl)) {
+            status = client.qosStatus();
+        }
+        long available = status.getOsdsList().stream().filter(OsdQosState::getAvailable).count();
+        out.printf("largest reservation admitted now, per type (each figure with the other at its smallest;"
+                + " %d of %d ledger OSDs available):%n", available, status.getOsdsCount());
+        for (QosHeadroom headroom : status.getFreeList()) {
+            out.printf("  %-12s %s%n", Describe.qosName(headroom.getType()), Describe.headroom(headroom));
         }
         return ToolRunner.EXIT_OK;
     }

@@ -10,6 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.qos.model.Reservation;
 import picocli.CommandLine;
 
 class ToolOptionsTest {
@@ -94,6 +95,34 @@ class ToolOptionsTest {
         Result result = run(new MkfsMain(), arguments.split(" "));
         assertThat(result.exitCode()).as(result.err()).isEqualTo(ToolRunner.EXIT_USAGE);
         assertThat(result.err()).startsWith("mkfs.xtreemfs: ").contains(expectedMessage);
+    }
+
+    // xtfsutil's reservation options are refused without --set-reservation, and --set-reservation needs a figure;
+    // both exit 2 before any server is contacted.
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--capacity 1GiB localhost/v|go with --set-reservation",
+            "--set-reservation localhost/v|needs at least one of",
+            "--free --set-reservation --iops 5 localhost|exclude each other",
+            "--free localhost:x|'localhost:x'"})
+    void xtfsutilRefusesBadReservationOptions(String arguments, String expectedMessage) {
+        Result result = run(new XtfsutilMain(), arguments.split(" "));
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(result.err()).startsWith("xtfsutil: ").contains(expectedMessage);
+    }
+
+    // A change keeps the figures not given, replaces the given ones exactly, and the model's rules name the option.
+    @Test
+    void changedReservationsFollowTheModel() {
+        Reservation sequential = Reservation.sequential(1L << 30, 10L << 20);
+        assertThat(ReservationOptions.changed(sequential, null, "20MiB/s", null))
+                .isEqualTo(Reservation.sequential(1L << 30, 20L << 20));
+        assertThat(ReservationOptions.changed(sequential, "2GiB", null, null))
+                .isEqualTo(Reservation.sequential(2L << 30, 10L << 20));
+        assertThatThrownBy(() -> ReservationOptions.changed(Reservation.random(1L << 30, 100), null, "1MiB/s", null))
+                .hasMessageStartingWith("--throughput: '1MiB/s' is not allowed on a random reservation");
+        assertThatThrownBy(() -> ReservationOptions.changed(sequential, null, "0MiB/s", null))
+                .hasMessageStartingWith("--throughput: '0MiB/s'");
     }
 
     // The other tools refuse bad URLs with exit 2 and the URL in the message.

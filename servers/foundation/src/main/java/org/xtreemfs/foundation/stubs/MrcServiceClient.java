@@ -20,9 +20,12 @@ import org.xtreemfs.interfaces.mrc.SetattrRequest;
 import org.xtreemfs.interfaces.mrc.StatvfsResponse;
 import org.xtreemfs.interfaces.mrc.UnlinkResponse;
 import org.xtreemfs.interfaces.mrc.UpdateFileSizeRequest;
+import org.xtreemfs.interfaces.mrc.QosStatus;
+import org.xtreemfs.interfaces.mrc.QosStatusRequest;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.interfaces.mrc.VolumeCreateRequest;
 import org.xtreemfs.interfaces.mrc.VolumeList;
+import org.xtreemfs.interfaces.mrc.VolumeSetReservationRequest;
 import org.xtreemfs.interfaces.mrc.VolumeNameRequest;
 import org.xtreemfs.interfaces.mrc.XCapRequest;
 import org.xtreemfs.interfaces.mrc.XCapResponse;
@@ -145,5 +148,15 @@ public final class MrcServiceClient extends ServiceStub {
 
     public CompletableFuture<Empty> ping(InetSocketAddress mrc, UserCredentials credentials, Empty request) {
         return call(mrc, credentials, MrcProcedure.MRC_PING_VALUE, request, Empty.parser());
+    }
+
+    public CompletableFuture<Volume> volumeSetReservation(InetSocketAddress mrc, UserCredentials credentials,
+            VolumeSetReservationRequest request) {
+        return call(mrc, credentials, MrcProcedure.MRC_VOLUME_SET_RESERVATION_VALUE, request, Volume.parser());
+    }
+
+    public CompletableFuture<QosStatus> qosStatus(InetSocketAddress mrc, UserCredentials credentials,
+            QosStatusRequest request) {
+        return call(mrc, credentials, MrcProcedure.MRC_QOS_STATUS_VALUE, request, QosStatus.parser());
     }
 }
