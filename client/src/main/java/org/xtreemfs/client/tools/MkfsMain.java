@@ -65,16 +65,8 @@ public final class MkfsMain implements Callable<Integer> {
             description = "Reservation type: sequential, random, cold or best-effort (default: none).")
     String qos;
 
-    @Option(names = "--capacity", paramLabel = "SIZE", description = "Reserved capacity, e.g. 200GiB.")
-    String capacity;
-
-    @Option(names = "--throughput", paramLabel = "RATE",
-            description = "Reserved sequential throughput, e.g. 150MiB/s (sequential only).")
-    String throughput;
-
-    @Option(names = "--iops", paramLabel = "N", description = "Reserved random 4 KiB operations per second,"
-            + " e.g. 2000 (random only).")
-    String iops;
+    @Mixin
+    ReservationOptions figures = new ReservationOptions();
 
     @Mixin
     ConnectionOptions connection;
@@ -139,16 +131,13 @@ public final class MkfsMain implements Callable<Integer> {
     /** The reservation the QoS options describe, or null when none was asked for. */
     private QosReservation reservation() {
         if (qos == null) {
-            for (String[] option : new String[][] {{"--capacity", capacity}, {"--throughput", throughput},
-                    {"--iops", iops}}) {
-                if (option[1] != null) {
-                    throw new IllegalArgumentException(option[0] + ": '" + option[1] + "' needs --qos (sequential,"
-                            + " random, cold or best-effort)");
-                }
+            if (figures.firstGiven() != null) {
+                throw new IllegalArgumentException(figures.firstGiven() + " needs --qos (sequential, random, cold or"
+                        + " best-effort)");
             }
             return null;
         }
-        return ReservationOptions.forNewVolume(qos, capacity, throughput, iops);
+        return figures.forNewVolume(qos);
     }
 
     private static int parseMode(String text) {

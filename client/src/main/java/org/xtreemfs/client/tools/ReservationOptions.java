@@ -5,17 +5,41 @@ import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.qos.model.InvalidQosValueException;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ReservationType;
+import picocli.CommandLine.Option;
 
 /**
- * The tools' --qos, --capacity, --throughput and --iops options turned into reservations. What each type
- * needs is qos.model.Reservation's rule; this class only speaks of the model's fields as the options that
- * gave them, so an error names the option and the value the user typed.
+ * The reservation figures --capacity, --throughput and --iops (a picocli mixin of mkfs and xtfsutil),
+ * turned into reservations. What each type needs is qos.model.Reservation's rule; this class only speaks of
+ * the model's fields as the options that gave them, so an error names the option and the value typed.
  */
 final class ReservationOptions {
-    private ReservationOptions() {}
+    @Option(names = "--capacity", paramLabel = "SIZE", description = "Reserved capacity, e.g. 200GiB.")
+    String capacity;
+
+    @Option(names = "--throughput", paramLabel = "RATE",
+            description = "Reserved sequential throughput, e.g. 150MiB/s (sequential only).")
+    String throughput;
+
+    @Option(names = "--iops", paramLabel = "N",
+            description = "Reserved random 4 KiB operations per second, e.g. 2000 (random only).")
+    String iops;
+
+    static ReservationOptions of(String capacity, String throughput, String iops) {
+        ReservationOptions options = new ReservationOptions();
+        options.capacity = capacity;
+        options.throughput = throughput;
+        options.iops = iops;
+        return options;
+    }
+
+    /** The first figure given, as "--option 'value'", or null when none is. */
+    String firstGiven() {
+        return capacity != null ? "--capacity: '" + capacity + "'" : throughput != null
+                ? "--throughput: '" + throughput + "'" : iops != null ? "--iops: '" + iops + "'" : null;
+    }
 
     /** mkfs: the reservation of a new volume; best-effort without figures means "no reservation". */
-    static QosReservation forNewVolume(String qos, String capacity, String throughput, String iops) {
+    QosReservation forNewVolume(String qos) {
         try {
             ReservationType type = Reservation.parseType(qos);
             if (type == ReservationType.BEST_EFFORT && capacity == null && throughput == null && iops == null) {
@@ -28,7 +52,7 @@ final class ReservationOptions {
     }
 
     /** xtfsutil --set-reservation: the admitted reservation with the figures given replaced. */
-    static Reservation changed(Reservation current, String capacity, String throughput, String iops) {
+    Reservation changed(Reservation current) {
         String type = current.type().name();
         try {
             return Reservation.parse(type, capacity == null ? Long.toString(current.capacityBytes()) : capacity,

@@ -53,15 +53,8 @@ public final class XtfsutilMain implements Callable<Integer> {
     @Option(names = "--set-reservation", description = "Change the reservation of PATH's volume to the figures given.")
     boolean setReservation;
 
-    @Option(names = "--capacity", paramLabel = "SIZE", description = "With --set-reservation: new capacity, e.g. 20GiB.")
-    String capacity;
-
-    @Option(names = "--throughput", paramLabel = "RATE",
-            description = "With --set-reservation: new sequential throughput, e.g. 60MiB/s.")
-    String throughput;
-
-    @Option(names = "--iops", paramLabel = "N", description = "With --set-reservation: new random 4 KiB IOPS.")
-    String iops;
+    @Mixin
+    ReservationOptions figures = new ReservationOptions();
 
     @Option(names = "--free", description = "Show, per type, the largest reservation admitted now (PATH is a DIR URL).")
     boolean free;
@@ -79,8 +72,9 @@ public final class XtfsutilMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = commandSpec.commandLine().getOut();
-        if (!setReservation && (capacity != null || throughput != null || iops != null)) {
-            throw new IllegalArgumentException("--capacity, --throughput and --iops go with --set-reservation");
+        if (!setReservation && figures.firstGiven() != null) {
+            throw new IllegalArgumentException(figures.firstGiven() + ": --capacity, --throughput and --iops go with"
+                    + " --set-reservation");
         }
         if (free) {
             if (setReservation) {
@@ -142,7 +136,7 @@ public final class XtfsutilMain implements Callable<Integer> {
     }
 
     private int changeReservation(PrintWriter out, VolumeUrl url) throws XtreemFSException {
-        if (capacity == null && throughput == null && iops == null) {
+        if (figures.firstGiven() == null) {
             throw new IllegalArgumentException("--set-reservation needs at least one of --capacity, --throughput,"
                     + " --iops");
         }
@@ -152,7 +146,7 @@ public final class XtfsutilMain implements Callable<Integer> {
             Reservation admitted = QosWire.reservation(current).orElseThrow(() -> new XtreemFSException(
                     org.xtreemfs.foundation.rpc.Errno.EINVAL, "volume '" + url.volumeName()
                             + "' has no reservation to change; reservations are given to mkfs.xtreemfs --qos"));
-            Reservation changed = ReservationOptions.changed(admitted, capacity, throughput, iops);
+            Reservation changed = figures.changed(admitted);
             org.xtreemfs.interfaces.mrc.Volume result = client.setReservation(url.volumeName(),
                     QosWire.toWire(changed));
             out.printf("%-17s %s%n", "reservation:", Describe.reservation(result.getReservation()));

@@ -115,13 +115,13 @@ class ToolOptionsTest {
     @Test
     void changedReservationsFollowTheModel() {
         Reservation sequential = Reservation.sequential(1L << 30, 10L << 20);
-        assertThat(ReservationOptions.changed(sequential, null, "20MiB/s", null))
+        assertThat(ReservationOptions.of(null, "20MiB/s", null).changed(sequential))
                 .isEqualTo(Reservation.sequential(1L << 30, 20L << 20));
-        assertThat(ReservationOptions.changed(sequential, "2GiB", null, null))
+        assertThat(ReservationOptions.of("2GiB", null, null).changed(sequential))
                 .isEqualTo(Reservation.sequential(2L << 30, 10L << 20));
-        assertThatThrownBy(() -> ReservationOptions.changed(Reservation.random(1L << 30, 100), null, "1MiB/s", null))
+        assertThatThrownBy(() -> ReservationOptions.of(null, "1MiB/s", null).changed(Reservation.random(1L << 30, 100)))
                 .hasMessageStartingWith("--throughput: '1MiB/s' is not allowed on a random reservation");
-        assertThatThrownBy(() -> ReservationOptions.changed(sequential, null, "0MiB/s", null))
+        assertThatThrownBy(() -> ReservationOptions.of(null, "0MiB/s", null).changed(sequential))
                 .hasMessageStartingWith("--throughput: '0MiB/s'");
     }
 
