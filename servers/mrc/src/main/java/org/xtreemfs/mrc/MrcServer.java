@@ -56,7 +56,9 @@ import org.xtreemfs.mrc.ops.UnlinkOp;
 import org.xtreemfs.mrc.ops.UpdateFileSizeOp;
 import org.xtreemfs.mrc.ops.VolumeCreateOp;
 import org.xtreemfs.mrc.ops.VolumeDeleteOp;
+import org.xtreemfs.mrc.ops.QosStatusOp;
 import org.xtreemfs.mrc.ops.VolumeListOp;
+import org.xtreemfs.mrc.ops.VolumeSetReservationOp;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.mrc.registry.DirRegistration;
 import org.xtreemfs.mrc.registry.OsdDirectory;
@@ -174,6 +176,8 @@ public final class MrcServer implements RunningServer {
         register(builder, MrcProcedure.MRC_GET_FILE_LAYOUT, new GetFileLayoutOp(services));
         register(builder, MrcProcedure.MRC_PING, new PingOp());
         register(builder, MrcProcedure.MRC_MKNOD, new MknodOp(services));
+        register(builder, MrcProcedure.MRC_VOLUME_SET_RESERVATION, new VolumeSetReservationOp(services));
+        register(builder, MrcProcedure.MRC_QOS_STATUS, new QosStatusOp(services));
         return builder.build();
     }
 

@@ -188,6 +188,13 @@ public final class ReservationLedger {
         });
     }
 
+    /** The volume as answers show it: with its admitted placement, if any, and which of its OSDs are down. */
+    public org.xtreemfs.interfaces.mrc.Volume describe(org.xtreemfs.interfaces.mrc.Volume volume,
+            Set<String> unavailableOsds) {
+        return placement(volume.getId(), unavailableOsds).map(placement -> volume.toBuilder().setPlacement(placement)
+                .build()).orElse(volume);
+    }
+
     /** The stripe OSDs of a volume's placement, empty for a volume without reservation. */
     public Optional<List<String>> stripeOsds(String volumeId) {
         return state.placement(volumeId).map(Placement::osdUuids);

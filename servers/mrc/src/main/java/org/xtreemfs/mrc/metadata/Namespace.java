@@ -10,10 +10,13 @@ import org.xtreemfs.foundation.kv.KeyRange;
 import org.xtreemfs.foundation.kv.KvEntry;
 import org.xtreemfs.foundation.kv.KvIterator;
 import org.xtreemfs.foundation.kv.KvStore;
+import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.AccessMode;
+import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.Replica;
+import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.mrc.DirectoryEntry;
 import org.xtreemfs.interfaces.mrc.OpenFlag;
@@ -22,10 +25,14 @@ import org.xtreemfs.interfaces.mrc.SetattrField;
 import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.interfaces.mrc.StatvfsResponse;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.admission.LedgerChange;
+import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.placement.NotEnoughOsdsException;
 import org.xtreemfs.mrc.placement.OsdCandidate;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicy;
+import org.xtreemfs.qos.model.Reservation;
+import org.xtreemfs.qos.scheduler.ReservationScheduler;
 
 /**
  * The MRC's volumes and namespace on a {@link KvStore}. Every public method is one metadata operation:
@@ -55,12 +62,19 @@ public final class Namespace {
     private final OsdSelectionPolicies policies;
     private final Durability durability;
     private final AtimePolicy atimePolicy;
+    private final ReservationLedger ledger;
 
     public Namespace(KvStore store, OsdSelectionPolicies policies, Durability durability, AtimePolicy atimePolicy) {
         this.store = store;
         this.policies = policies;
         this.durability = durability;
         this.atimePolicy = atimePolicy;
+        this.ledger = ReservationLedger.load(store, new ReservationScheduler());
+    }
+
+    /** The reservation ledger over the same store; used only on the metadata thread, like the namespace. */
+    public ReservationLedger ledger() {
+        return ledger;
     }
 
     // ---------------------------------------------------------------------------------------- volumes
@@ -71,7 +85,7 @@ public final class Namespace {
      */
     public Volume createVolume(OperationContext context, Volume request, String volumeId) throws RpcException {
         VolumeValidation.checkVolumeName(request.getName());
-        VolumeValidation.checkReservation(request.getReservation());
+        Optional<Reservation> reservation = VolumeValidation.checkReservation(request.getReservation());
         if (policies.find(request.getOsdSelectionPolicy()).isEmpty()) {
             throw RpcException.invalidArguments("unknown osd_selection_policy '" + request.getOsdSelectionPolicy()
                     + "'; known: " + policies.names());
@@ -80,9 +94,22 @@ public final class Namespace {
         if (transaction.get(KvLayout.volumeName(request.getName())).isPresent()) {
             throw RpcException.errno(Errno.EEXIST, "volume '" + request.getName() + "' already exists");
         }
+        StripingPolicy striping = VolumeValidation.normalizeStriping(request.getDefaultStripingPolicy());
+        LedgerChange admission = null;
+        if (reservation.isPresent()) {
+            // The scheduler chooses the stripe; the volume's files are striped over exactly its OSDs.
+            ReservationLedger.Decision decision = ledger.admit(volumeId, request.getName(), reservation.get(),
+                    context.osdReports());
+            if (decision instanceof ReservationLedger.Decision.Refused refused) {
+                throw RpcException.errno(Errno.ENOSPC, refused.reason());
+            }
+            ReservationLedger.Decision.Admitted admitted = (ReservationLedger.Decision.Admitted) decision;
+            admission = admitted.change();
+            striping = striping.toBuilder().setWidth(admitted.placement().stripeWidth()).build();
+        }
         Volume.Builder volume = request.toBuilder()
                 .setId(volumeId)
-                .setDefaultStripingPolicy(VolumeValidation.normalizeStriping(request.getDefaultStripingPolicy()))
+                .setDefaultStripingPolicy(striping)
                 .setCreatedMs(context.nowNanos() / 1_000_000L);
         boolean ownerGiven = !request.getOwnerUsername().isEmpty() || request.getOwnerUid() != 0
                 || request.getOwnerGid() != 0;
@@ -112,18 +139,20 @@ public final class Namespace {
                 .setBlksize(created.getDefaultStripingPolicy().getObjectSizeBytes())
                 .build();
         putInode(transaction, volumeId, new InodeRecord(root, null, null, ROOT_INODE, 0));
+        if (admission != null) {
+            admission.forEachWrite((key, value) -> write(transaction, key, value));
+        }
         transaction.commit(durability);
+        if (admission != null) {
+            ledger.publish(admission);
+        }
         return created;
     }
 
     /** Deletes a volume's metadata (owner or root only). Objects on OSDs are not deleted (README). */
     public Volume deleteVolume(OperationContext context, String volumeName) throws RpcException {
         Volume volume = volume(volumeName);
-        Caller caller = context.caller();
-        if (!caller.isRoot() && caller.uid() != volume.getOwnerUid()) {
-            throw RpcException.errno(Errno.EPERM, "only the owner (uid " + volume.getOwnerUid()
-                    + ") or root may delete volume '" + volumeName + "'");
-        }
+        checkOwnerOrRoot(context.caller(), volume, "delete");
         Transaction transaction = new Transaction(store);
         String id = volume.getId();
         transaction.delete(KvLayout.volume(id));
@@ -136,8 +165,49 @@ public final class Namespace {
                 }
             }
         }
+        LedgerChange release = ledger.release(id);
+        release.forEachWrite((key, value) -> write(transaction, key, value));
         transaction.commit(durability);
+        ledger.publish(release);
         return volume;
+    }
+
+    /**
+     * Changes a volume's reservation online (owner or root only): the ledger re-admits it on the OSDs the
+     * volume is placed on, and the volume record and the ledger change in one batch.
+     */
+    public Volume changeReservation(OperationContext context, String volumeName, QosReservation requested)
+            throws RpcException {
+        Volume volume = volume(volumeName);
+        checkOwnerOrRoot(context.caller(), volume, "change the reservation of");
+        Reservation reservation = VolumeValidation.checkReservation(requested).orElseThrow(() ->
+                RpcException.invalidArguments("volume '" + volumeName + "': a reservation cannot be removed or"
+                        + " made best-effort without capacity online"));
+        Optional<Reservation> current = VolumeValidation.checkReservation(volume.getReservation());
+        if (current.isPresent() && current.get().type() != reservation.type()) {
+            throw RpcException.invalidArguments("volume '" + volumeName + "' has a " + current.get()
+                    + " reservation; its type cannot change to " + reservation.type() + " online");
+        }
+        ReservationLedger.Decision decision = ledger.readmit(volume.getId(), volumeName, reservation,
+                context.osdReports());
+        if (decision instanceof ReservationLedger.Decision.Refused refused) {
+            throw RpcException.errno(Errno.ENOSPC, refused.reason());
+        }
+        LedgerChange change = ((ReservationLedger.Decision.Admitted) decision).change();
+        Volume changed = volume.toBuilder().setReservation(QosWire.toWire(reservation)).build();
+        Transaction transaction = new Transaction(store);
+        transaction.put(KvLayout.volume(volume.getId()), changed.toByteArray());
+        change.forEachWrite((key, value) -> write(transaction, key, value));
+        transaction.commit(durability);
+        ledger.publish(change);
+        return changed;
+    }
+
+    private static void checkOwnerOrRoot(Caller caller, Volume volume, String action) throws RpcException {
+        if (!caller.isRoot() && caller.uid() != volume.getOwnerUid()) {
+            throw RpcException.errno(Errno.EPERM, "only the owner (uid " + volume.getOwnerUid()
+                    + ") or root may " + action + " volume '" + volume.getName() + "'");
+        }
     }
 
     public List<Volume> listVolumes() {
@@ -1167,8 +1237,15 @@ public final class Namespace {
                 RpcException.internal("volume '" + volume.getName() + "' names unknown OSD selection policy '"
                         + volume.getOsdSelectionPolicy() + "'"));
         int width = volume.getDefaultStripingPolicy().getWidth();
+        Optional<List<String>> reserved = ledger.stripeOsds(volume.getId());
+        if (reserved.isPresent()) {
+            return XLocSet.newBuilder().setVersion(1).addReplicas(Replica.newBuilder()
+                    .addAllOsdUuids(reserved.get()).setStripingPolicy(volume.getDefaultStripingPolicy())).build();
+        }
         try {
-            List<String> osds = policy.select(context.osds(), width, inode);
+            // A volume without reservation gets best-effort OSDs only: typed OSDs carry reservations.
+            List<OsdCandidate> bestEffort = context.osds().stream().filter(OsdCandidate::servesBestEffort).toList();
+            List<String> osds = policy.select(bestEffort, width, inode);
             return XLocSet.newBuilder()
                     .setVersion(1)
                     .addReplicas(Replica.newBuilder().addAllOsdUuids(osds)
@@ -1177,6 +1254,14 @@ public final class Namespace {
         } catch (NotEnoughOsdsException e) {
             throw RpcException.errno(Errno.ENOSPC, "cannot place a file of volume '" + volume.getName() + "': "
                     + e.getMessage());
+        }
+    }
+
+    private static void write(Transaction transaction, byte[] key, Optional<byte[]> value) {
+        if (value.isPresent()) {
+            transaction.put(key, value.get());
+        } else {
+            transaction.delete(key);
         }
     }
 

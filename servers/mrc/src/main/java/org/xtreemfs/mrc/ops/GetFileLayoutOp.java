@@ -1,6 +1,7 @@
 package org.xtreemfs.mrc.ops;
 
 import com.google.protobuf.MessageLite;
+import java.util.concurrent.CompletableFuture;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.interfaces.mrc.FileLayoutResponse;
 import org.xtreemfs.interfaces.mrc.PathRequest;
@@ -11,7 +12,7 @@ import org.xtreemfs.mrc.metadata.OperationContext;
 
 /**
  * MRC_GET_FILE_LAYOUT (for xtfsutil): volume, file id, XLoc (empty for directories and files never
- * opened), Stat and the volume's reservation.
+ * opened), Stat, and the volume's reservation with its placement.
  */
 public final class GetFileLayoutOp extends MetadataOp<PathRequest> {
     public GetFileLayoutOp(OpServices services) {
@@ -19,8 +20,13 @@ public final class GetFileLayoutOp extends MetadataOp<PathRequest> {
     }
 
     @Override
+    protected CompletableFuture<OperationContext> prepare(OperationContext context, PathRequest request) {
+        return withOsds(context);
+    }
+
+    @Override
     protected MessageLite apply(RpcCall call, OperationContext context, PathRequest request) throws Exception {
-        Volume volume = services.namespace().volume(request.getVolumeName());
+        Volume volume = described(services.namespace().volume(request.getVolumeName()), context);
         InodeRecord record = services.namespace().lookupRecord(context, request.getVolumeName(), request.getPath());
         return FileLayoutResponse.newBuilder()
                 .setVolumeId(volume.getId())
@@ -29,6 +35,7 @@ public final class GetFileLayoutOp extends MetadataOp<PathRequest> {
                 .setXlocs(record.xlocs())
                 .setStat(record.stat())
                 .setReservation(volume.getReservation())
+                .setPlacement(volume.getPlacement())
                 .build();
     }
 }

@@ -2,6 +2,12 @@ package org.xtreemfs.mrc.ops;
 
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -11,6 +17,10 @@ import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcHandler;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.admission.OsdReport;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.admission.OsdReport;
 import org.xtreemfs.mrc.metadata.Caller;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
@@ -77,6 +87,29 @@ public abstract class MetadataOp<R> implements RpcHandler {
     /** Same as {@link #prepare} for operations that place files or report space: adds the online OSDs. */
     protected final CompletableFuture<OperationContext> withOsds(OperationContext context) {
         return services.osds().current().thenApply(context::withOsds);
+    }
+
+    /** Same as {@link #prepare} for admissions: adds every OSD the DIR knows, fresh, with profile and liveness. */
+    protected final CompletableFuture<OperationContext> withOsdReports(OperationContext context) {
+        return services.osds().allForAdmission().thenApply(osds -> context.withOsdReports(OsdReport.of(osds)));
+    }
+
+    /**
+     * The volume as answers show it, with its admitted placement and the OSDs of it that the prepared OSD
+     * list does not show available (so the caller must have prepared one: {@link #withOsds} or
+     * {@link #withOsdReports}).
+     */
+    protected final Volume described(Volume volume, OperationContext context) {
+        Set<String> available = new HashSet<>();
+        context.osds().forEach(osd -> available.add(osd.uuid()));
+        context.osdReports().stream().filter(OsdReport::available).forEach(osd -> available.add(osd.uuid()));
+        Set<String> unavailable = new HashSet<>();
+        for (String uuid : services.namespace().ledger().stripeOsds(volume.getId()).orElse(List.of())) {
+            if (!available.contains(uuid)) {
+                unavailable.add(uuid);
+            }
+        }
+        return services.namespace().ledger().describe(volume, unavailable);
     }
 
     /** Runs on the metadata thread; all store changes in one batch. */

@@ -4,12 +4,15 @@ import com.google.protobuf.MessageLite;
 import java.util.concurrent.CompletableFuture;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.interfaces.mrc.VolumeCreateRequest;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /**
- * MRC_VOLUME_CREATE: validates and stores the volume, then registers it at the DIR. If the DIR does not
+ * MRC_VOLUME_CREATE: validates the volume, admits its reservation (if any) against the OSDs the DIR reports
+ * and stores both in one batch, then registers it at the DIR. A refused reservation fails with ENOSPC and the
+ * scheduler's reason. If the DIR does not
  * answer, the volume exists at the MRC and the call fails saying so; the MRC registers all its volumes
  * again when it starts.
  */
@@ -18,15 +21,19 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest> {
         super(services, "MRC_VOLUME_CREATE", VolumeCreateRequest.parser());
     }
 
+    /** A volume with a reservation is admitted against every OSD the DIR knows, fetched fresh. */
     @Override
     protected CompletableFuture<OperationContext> prepare(OperationContext context, VolumeCreateRequest request) {
-        return CompletableFuture.completedFuture(context.withGeneratedId(services.volumeIds().get()));
+        OperationContext withId = context.withGeneratedId(services.volumeIds().get());
+        return request.getVolume().getReservation().getType() == QosType.QOS_TYPE_UNSPECIFIED
+                ? CompletableFuture.completedFuture(withId) : withOsdReports(withId);
     }
 
     @Override
     protected MessageLite apply(RpcCall call, OperationContext context, VolumeCreateRequest request)
             throws Exception {
-        return services.namespace().createVolume(context, request.getVolume(), context.generatedId());
+        return described(services.namespace().createVolume(context, request.getVolume(), context.generatedId()),
+                context);
     }
 
     @Override

@@ -19,4 +19,9 @@ public record OsdCandidate(String uuid, OsdUsageType usageType, long freeBytes, 
     public boolean reportsSpace() {
         return totalBytes > 0;
     }
+
+    /** Whether files of volumes without a reservation may go here (an OSD that declares no type is best-effort). */
+    public boolean servesBestEffort() {
+        return usageType == OsdUsageType.OSD_BEST_EFFORT || usageType == OsdUsageType.OSD_USAGE_TYPE_UNSPECIFIED;
+    }
 }

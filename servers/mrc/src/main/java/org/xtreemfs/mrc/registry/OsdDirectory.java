@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.interfaces.dir.Service;
+import org.xtreemfs.interfaces.dir.ServiceSet;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
 import org.xtreemfs.interfaces.dir.ServiceType;
 import org.xtreemfs.mrc.placement.OsdCandidate;
@@ -81,5 +82,14 @@ public final class OsdDirectory {
     public List<OsdCandidate> cached() {
         Snapshot cached = snapshot;
         return cached == null ? List.of() : cached.osds();
+    }
+
+    /**
+     * Every OSD the DIR knows, dead ones included, fresh from the DIR (not cached): what an admission decides
+     * against. Admissions are rare and must see each OSD's latest profile and liveness; a DIR that cannot be
+     * reached fails the admission rather than deciding on stale data.
+     */
+    public CompletableFuture<List<Service>> allForAdmission() {
+        return dir.serviceGetByType(ServiceType.SERVICE_TYPE_OSD, true).thenApply(ServiceSet::getServicesList);
     }
 }

@@ -8,13 +8,20 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.InMemoryKvStore;
 import org.xtreemfs.foundation.kv.KvStore;
+import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.OsdUsageType;
+import org.xtreemfs.interfaces.dir.OsdAttributes;
+import org.xtreemfs.interfaces.dir.Service;
+import org.xtreemfs.interfaces.dir.ServiceStatus;
+import org.xtreemfs.interfaces.dir.ServiceType;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.interfaces.rpc.ErrorType;
+import org.xtreemfs.mrc.admission.OsdReport;
 import org.xtreemfs.mrc.placement.OsdCandidate;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
+import org.xtreemfs.qos.model.OsdProfiles;
 
 /** A namespace on an in-memory store with one volume "vol" (mode 0777, owned by root) and three OSDs. */
 class NamespaceFixture {
@@ -25,6 +32,21 @@ class NamespaceFixture {
             new OsdCandidate("osd-a", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5),
             new OsdCandidate("osd-b", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5),
             new OsdCandidate("osd-c", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5));
+    /** What admissions see: the best-effort OSDs above plus three sequential and one random SSD, all alive. */
+    static final List<OsdReport> OSD_REPORTS = OsdReport.of(List.of(typed("osd-a", org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
+            typed("osd-b", org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
+            typed("osd-c", org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
+            typed("seq-1", org.xtreemfs.qos.model.OsdUsageType.SEQUENTIAL),
+            typed("seq-2", org.xtreemfs.qos.model.OsdUsageType.SEQUENTIAL),
+            typed("seq-3", org.xtreemfs.qos.model.OsdUsageType.SEQUENTIAL),
+            typed("rnd-1", org.xtreemfs.qos.model.OsdUsageType.RANDOM)));
+
+    private static Service typed(String uuid, org.xtreemfs.qos.model.OsdUsageType usageType) {
+        return Service.newBuilder().setType(ServiceType.SERVICE_TYPE_OSD).setUuid(uuid)
+                .setStatus(ServiceStatus.SERVICE_STATUS_AVAILABLE)
+                .setOsdAttributes(OsdAttributes.newBuilder().setProfile(QosWire.toWire(OsdProfiles.sataSsd(usageType))))
+                .build();
+    }
 
     final KvStore store;
     final Namespace namespace;
@@ -45,7 +67,7 @@ class NamespaceFixture {
 
     OperationContext as(Caller caller) {
         nowMs += 1000;
-        return OperationContext.of(caller, nowMs).withOsds(OSDS);
+        return OperationContext.of(caller, nowMs).withOsds(OSDS).withOsdReports(OSD_REPORTS);
     }
 
     Volume createVolume(String name) throws RpcException {

@@ -12,6 +12,7 @@ import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
+import org.xtreemfs.interfaces.mrc.OpenFlag;
 import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.interfaces.mrc.Volume;
 
@@ -42,7 +43,8 @@ class VolumeTest {
 
     @Test
     void createKeepsGivenOwnerStripingAndReservation() throws Exception {
-        // Explicit owner, striping and a consistent reservation are stored as given.
+        // Explicit owner, object size and a consistent reservation are stored as given; the admitted placement
+        // sets the stripe width, and the volume's files go to exactly its OSDs.
         QosReservation reservation = QosReservation.newBuilder().setType(QosType.SEQUENTIAL)
                 .setCapacityBytes(1L << 30).setThroughputBytesPerSecond(150L << 20).build();
         Volume volume = create(Volume.newBuilder().setName("seq").setOwnerUid(7).setOwnerGid(8)
@@ -52,7 +54,23 @@ class VolumeTest {
         assertThat(volume.getOwnerUid()).isEqualTo(7);
         assertThat(volume.getReservation()).isEqualTo(reservation);
         assertThat(namespace.volume("seq")).isEqualTo(volume);
-        assertThat(namespace.volume("seq").getDefaultStripingPolicy().getWidth()).isEqualTo(3);
+        assertThat(volume.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(1 << 20);
+        java.util.List<String> stripe = namespace.ledger().stripeOsds(volume.getId()).orElseThrow();
+        assertThat(volume.getDefaultStripingPolicy().getWidth()).isEqualTo(stripe.size());
+        assertThat(stripe).allMatch(uuid -> uuid.startsWith("seq-"));
+        namespace.open(fixture.as(ROOT), "seq", "/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_RDWR_FLAG_VALUE, 0644);
+        assertThat(namespace.lookupRecord(fixture.as(ROOT), "seq", "/f").xlocs().getReplicas(0).getOsdUuidsList())
+                .isEqualTo(stripe);
+    }
+
+    @Test
+    void refusedReservationsCreateNothing() {
+        // A reservation no OSD can carry fails with ENOSPC and the scheduler's reason, and no volume is left.
+        QosReservation tooMuch = QosReservation.newBuilder().setType(QosType.RANDOM).setCapacityBytes(1L << 30)
+                .setIops(1_000_000).build();
+        assertThat(expectErrno(Errno.ENOSPC, () -> create(Volume.newBuilder().setName("db").setReservation(tooMuch))))
+                .contains("volume 'db'").contains("iops short by");
+        assertThat(namespace.listVolumes()).isEmpty();
     }
 
     @Test

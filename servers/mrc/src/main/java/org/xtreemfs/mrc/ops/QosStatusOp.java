@@ -1,0 +1,28 @@
+package org.xtreemfs.mrc.ops;
+
+import com.google.protobuf.MessageLite;
+import java.util.concurrent.CompletableFuture;
+import org.xtreemfs.foundation.rpc.RpcCall;
+import org.xtreemfs.interfaces.mrc.QosStatusRequest;
+import org.xtreemfs.mrc.metadata.OperationContext;
+
+/**
+ * MRC_QOS_STATUS: the reservation ledger as the DIR's latest report shows it: each OSD with its profile,
+ * what is reserved on it, whether it is available and any warning, and per type the largest reservation
+ * admitted now. Read-only; it runs on the metadata stage so it sees whole decisions only.
+ */
+public final class QosStatusOp extends MetadataOp<QosStatusRequest> {
+    public QosStatusOp(OpServices services) {
+        super(services, "MRC_QOS_STATUS", QosStatusRequest.parser());
+    }
+
+    @Override
+    protected CompletableFuture<OperationContext> prepare(OperationContext context, QosStatusRequest request) {
+        return withOsdReports(context);
+    }
+
+    @Override
+    protected MessageLite apply(RpcCall call, OperationContext context, QosStatusRequest request) {
+        return services.namespace().ledger().status(context.osdReports());
+    }
+}
