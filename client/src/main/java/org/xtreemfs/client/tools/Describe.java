@@ -1,6 +1,11 @@
 package org.xtreemfs.client.tools;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
+import org.xtreemfs.client.Client;
+import org.xtreemfs.client.XtreemFSException;
 import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
@@ -33,6 +38,36 @@ final class Describe {
             text.append(" iops ").append(reservation.getIops());
         }
         return text.toString();
+    }
+
+    /**
+     * The lines that show an admitted placement: width and each OSD's share, then each stripe position's OSD
+     * and address, marking OSDs that are unavailable now. No lines for a volume without reservation.
+     */
+    static List<String> placement(QosPlacement placement, Function<String, String> addressOf) {
+        List<String> lines = new ArrayList<>();
+        if (placement.getOsdUuidsCount() == 0) {
+            return lines;
+        }
+        lines.add(String.format(Locale.ROOT, "%-17s %d OSD(s), each carrying %s", "placement:",
+                placement.getOsdUuidsCount(), share(placement)));
+        for (int position = 0; position < placement.getOsdUuidsCount(); position++) {
+            String osdUuid = placement.getOsdUuids(position);
+            boolean unavailable = placement.getUnavailableOsdUuidsList().contains(osdUuid);
+            lines.add(String.format(Locale.ROOT, "    stripe position %d: OSD %s at %s%s", position, osdUuid,
+                    addressOf.apply(osdUuid), unavailable ? " UNAVAILABLE: its share of the reservation is at risk" : ""));
+        }
+        return lines;
+    }
+
+    /** host:port of an OSD through the DIR, or why it is unknown. */
+    static String osdAddress(Client client, String osdUuid) {
+        try {
+            var address = client.resolve(osdUuid);
+            return address.getHostString() + ":" + address.getPort();
+        } catch (XtreemFSException e) {
+            return "(unknown: " + e.getMessage() + ")";
+        }
     }
 
     /** One OSD's share of a placement, in the dimensions the reservation has. */

@@ -87,6 +87,8 @@ public final class MkfsMain implements Callable<Integer> {
                     + " owner " + created.getOwnerUsername() + " mode " + Describe.mode(created.getMode())
                     + " striping " + Describe.striping(created.getDefaultStripingPolicy())
                     + " reservation " + Describe.reservation(created.getReservation()));
+            Describe.placement(created.getPlacement(), uuid -> Describe.osdAddress(client, uuid))
+                    .forEach(commandSpec.commandLine().getOut()::println);
         }
         return ToolRunner.EXIT_OK;
     }

@@ -17,8 +17,8 @@ import org.xtreemfs.interfaces.mrc.QosPlacement;
 import org.xtreemfs.interfaces.mrc.QosStatus;
 import org.xtreemfs.interfaces.mrc.Stat;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import org.xtreemfs.qos.model.Reservation;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -110,7 +110,7 @@ public final class XtfsutilMain implements Callable<Integer> {
                     out.printf("  replica %d: striping %s%n", replicaNumber++, Describe.striping(replica.getStripingPolicy()));
                     for (int position = 0; position < replica.getOsdUuidsCount(); position++) {
                         String osdUuid = replica.getOsdUuids(position);
-                        out.printf("    stripe position %d: OSD %s at %s%n", position, osdUuid, address(client, osdUuid));
+                        out.printf("    stripe position %d: OSD %s at %s%n", position, osdUuid, Describe.osdAddress(client, osdUuid));
                     }
                 }
             }
@@ -120,19 +120,8 @@ public final class XtfsutilMain implements Callable<Integer> {
         return ToolRunner.EXIT_OK;
     }
 
-    /** The admitted placement: width, each OSD's share, and which OSDs are unavailable (reservation at risk). */
     private static void printPlacement(PrintWriter out, Client client, QosPlacement placement) {
-        if (placement.getOsdUuidsCount() == 0) {
-            return;
-        }
-        out.printf("%-17s %d OSD(s), each carrying %s%n", "placement:", placement.getOsdUuidsCount(),
-                Describe.share(placement));
-        for (int position = 0; position < placement.getOsdUuidsCount(); position++) {
-            String osdUuid = placement.getOsdUuids(position);
-            boolean unavailable = placement.getUnavailableOsdUuidsList().contains(osdUuid);
-            out.printf("    stripe position %d: OSD %s at %s%s%n", position, osdUuid, address(client, osdUuid),
-                    unavailable ? " UNAVAILABLE: its share of the reservation is at risk" : "");
-        }
+        Describe.placement(placement, uuid -> Describe.osdAddress(client, uuid)).forEach(out::println);
     }
 
     private int changeReservation(PrintWriter out, VolumeUrl url) throws XtreemFSException {
@@ -172,15 +161,6 @@ public final class XtfsutilMain implements Callable<Integer> {
     /** A local path inside a mount is looked up in the mount table; anything else must be a URL. */
     static VolumeUrl urlOf(String target) {
         return MountedPath.isLocalPath(target) ? MountedPath.urlOf(Path.of(target)) : VolumeUrl.parse(target);
-    }
-
-    private static String address(Client client, String osdUuid) {
-        try {
-            var address = client.resolve(osdUuid);
-            return address.getHostString() + ":" + address.getPort();
-        } catch (XtreemFSException e) {
-            return "(unknown: " + e.getMessage() + ")";
-        }
     }
 
     static String fileType(int mode) {
