@@ -240,6 +240,11 @@ public final class MrcServer implements RunningServer {
     }
 
     /** One line per volume for the status page, read on the metadata thread so it never races an operation. */
+    /** Each OSD of the reservation ledger with what is reserved on it and what it offers at its stream count. */
+    List<String> namespaceLedgerSummary() {
+        return namespace.ledger().summary();
+    }
+
     List<String> volumeSummary() {
         try {
             MessageLite volumes = metadataStage.submit("status", () -> VolumeList.newBuilder()
@@ -248,7 +253,8 @@ public final class MrcServer implements RunningServer {
             for (Volume volume : ((VolumeList) volumes).getVolumesList()) {
                 lines.add(volume.getName() + " id=" + volume.getId() + " owner=" + volume.getOwnerUid()
                         + " width=" + volume.getDefaultStripingPolicy().getWidth() + " reservation="
-                        + volume.getReservation().getType());
+                        + volume.getReservation().getType() + namespace.ledger().stripeOsds(volume.getId())
+                                .map(osds -> " placed on " + osds).orElse(""));
             }
             return lines;
         } catch (Exception e) {

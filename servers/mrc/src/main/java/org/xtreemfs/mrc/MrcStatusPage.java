@@ -38,6 +38,7 @@ final class MrcStatusPage {
         values.put("osds", server.osdDirectory().cached().stream().map(osd -> osd.uuid() + " free="
                 + osd.freeBytes() + " total=" + osd.totalBytes() + " load=" + osd.loadPercent() + "%").toList());
         values.put("volumes", server.volumeSummary());
+        values.put("reservationLedger", server.namespaceLedgerSummary());
         return values;
     }
 

@@ -233,6 +233,21 @@ public final class ReservationLedger {
         return status.build();
     }
 
+    /** One line per OSD of the ledger, for status pages: profile source, reserved against offered, volumes. */
+    public List<String> summary() {
+        ClusterState current = state;
+        Map<String, org.xtreemfs.interfaces.common.OsdProfile> profiles = recordedProfiles;
+        List<String> lines = new ArrayList<>();
+        for (OsdState osd : current.osds()) {
+            lines.add(osd.uuid() + " " + osd.profile().usageType() + " " + osd.profile().deviceClass() + " ("
+                    + profiles.getOrDefault(osd.uuid(), org.xtreemfs.interfaces.common.OsdProfile.getDefaultInstance())
+                            .getSource() + ") reserved " + osd.committed() + " of " + osd.limits() + " at "
+                    + osd.sequentialStreams() + " streams, volumes " + current.placementsOn(osd.uuid()).stream()
+                            .map(Placement::volumeId).toList());
+        }
+        return lines;
+    }
+
     /** The OSDs the report shows unavailable (dead, or no longer listed) among those the ledger knows. */
     public Set<String> unavailable(List<OsdReport> reports) {
         return sync(reports).unavailable();
