@@ -50,6 +50,8 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.ObjectStore;
 import org.xtreemfs.osd.storage.OsdUuidFile;
+import org.xtreemfs.qos.model.OsdProfile;
+import org.xtreemfs.qos.model.OsdProfiles;
 
 /**
  * Wires the OSD: RPC ops → preprocessing → QoS → storage, the deletion scheduler, the DIR heartbeat and
@@ -183,6 +185,20 @@ public final class OsdServer implements RunningServer {
                 .setLoadPercent((int) Math.round(storage.sampleBusyFraction() * 100))
                 .setQueueLength(qos.queueLength())
                 .setDeviceProfile(config.deviceClass().name().toLowerCase(Locale.ROOT))
+                .setProfile(profile(totalBytes))
+                .build();
+    }
+
+    /**
+     * The profile the MRC admits reservations against: the built-in model of the configured device class
+     * with the object folder's real capacity (a disk smaller than the model's must not be promised more).
+     */
+    private org.xtreemfs.interfaces.common.OsdProfile profile(long totalBytes) {
+        OsdProfile model = OsdProfiles.builtIn(config.deviceClass(), config.usageType());
+        long capacityBytes = totalBytes > 0 ? Math.min(totalBytes, model.capacityBytes()) : model.capacityBytes();
+        OsdProfile profile = new OsdProfile(model.usageType(), model.deviceClass(), capacityBytes,
+                model.sequentialThroughput(), model.randomIops());
+        return QosWire.toWire(profile).setSource("model " + config.deviceClass().name().toLowerCase(Locale.ROOT))
                 .build();
     }
 
