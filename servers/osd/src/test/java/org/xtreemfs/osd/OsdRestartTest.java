@@ -55,13 +55,13 @@ class OsdRestartTest {
                 .build());
         return FileCredentials.newBuilder().setXcap(capability).setXlocs(XLocSet.newBuilder().addReplicas(
                 Replica.newBuilder().addOsdUuids(osdUuid).setStripingPolicy(StripingPolicy.newBuilder()
-                        .setObjectSizeBytes(1024).setWidth(1)))).build();
+                        .setObjectSizeBytes(4096).setWidth(1)))).build();
     }
 
     private static byte[] read(OsdServiceClient osd, InetSocketAddress address, FileCredentials credentials)
             throws RpcException {
         try (RpcResponse response = RpcClient.await(osd.read(address, USER, ReadRequest.newBuilder()
-                .setCredentials(credentials).setFileId(FILE).setObjectNumber(0).setLength(1024).build()))) {
+                .setCredentials(credentials).setFileId(FILE).setObjectNumber(0).setLength(4096).build()))) {
             return response.dataBytes();
         }
     }

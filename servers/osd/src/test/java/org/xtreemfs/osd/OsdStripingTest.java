@@ -35,7 +35,7 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
 class OsdStripingTest {
     private static final String SECRET = "striping-test-secret";
     private static final String FILE = "vol-s:3";
-    private static final int OBJECT_SIZE = 1000;
+    private static final int OBJECT_SIZE = 4096;  // the smallest valid object size (StripingRules)
     private static final int WIDTH = 3;
     private static final UserCredentials USER = UserCredentials.newBuilder().setUsername("test").build();
 
@@ -123,25 +123,26 @@ class OsdStripingTest {
         // give the same bytes as the same operations on an in-memory model of the file.
         Random random = new Random(7);
         byte[] model = new byte[0];
-        byte[] first = new byte[4_500];
+        byte[] first = new byte[OBJECT_SIZE * 9 / 2];
         random.nextBytes(first);
         writeFile(0, first);
         model = first.clone();
-        byte[] far = new byte[700];
+        byte[] far = new byte[OBJECT_SIZE * 7 / 10];
         random.nextBytes(far);
-        writeFile(7_650, far);
-        model = Arrays.copyOf(model, 8_350);
-        System.arraycopy(far, 0, model, 7_650, far.length);
+        int farOffset = OBJECT_SIZE * 765 / 100;
+        writeFile(farOffset, far);
+        model = Arrays.copyOf(model, farOffset + far.length);
+        System.arraycopy(far, 0, model, farOffset, far.length);
         assertThat(readFile(model.length, 0)).isEqualTo(model);
 
-        truncate(2_345, 1);
-        model = Arrays.copyOf(model, 2_345);
+        truncate(OBJECT_SIZE * 2345 / 1000, 1);
+        model = Arrays.copyOf(model, OBJECT_SIZE * 2345 / 1000);
         assertThat(readFile(model.length, 1)).isEqualTo(model);
         assertThat(servers.get(0).store().storedObjects(FILE)).containsExactly(0L);
         assertThat(servers.get(2).store().storedObjects(FILE)).containsExactly(2L);
 
-        truncate(5_010, 2);
-        model = Arrays.copyOf(model, 5_010);
+        truncate(OBJECT_SIZE * 501 / 100, 2);
+        model = Arrays.copyOf(model, OBJECT_SIZE * 501 / 100);
         assertThat(readFile(model.length, 2)).isEqualTo(model);
         assertThat(servers.get(2).store().storedObjects(FILE)).containsExactly(2L, 5L);
     }
