@@ -182,6 +182,42 @@ class AdmissionTest {
         assertThat(unknownType.err()).contains("speedy");
     }
 
+    // xtfsutil --free prints human figures rounded down, so each one typed back into mkfs is admitted (with
+    // the other figure at its smallest, as the listing says).
+    @Test
+    void freeFiguresTypedBackAreAdmitted() {
+        ToolRun free = ToolRun.of(new XtfsutilMain(), "--free", cluster.dirUrl());
+        assertThat(free.exitCode()).as(free.err()).isZero();
+        String sequential = free.out().lines().filter(line -> line.strip().startsWith("sequential")).findFirst()
+                .orElseThrow();
+        String random = free.out().lines().filter(line -> line.strip().startsWith("random")).findFirst().orElseThrow();
+        String capacity = figureAfter(sequential, "capacity up to ");
+        String throughput = figureAfter(sequential, "throughput up to ");
+        String iops = figureAfter(random, "iops up to ");
+        assertThat(capacity).as("human, not a raw KiB count").matches("[0-9]{1,4}(\\.[0-9]+)?[KMGTP]iB");
+        long exactBytes = status().getFreeList().stream()
+                .filter(headroom -> headroom.getType() == org.xtreemfs.interfaces.common.QosType.SEQUENTIAL)
+                .findFirst().orElseThrow().getCapacityBytesMax();
+        assertThat(Units.parseBytes("capacity", capacity)).as("rounded down by less than 2.5 %")
+                .isLessThanOrEqualTo(exactBytes).isGreaterThan(exactBytes - exactBytes / 40);
+        for (String[] options : List.of(
+                new String[] {"--qos", "sequential", "--capacity", capacity, "--throughput", "1B/s"},
+                new String[] {"--qos", "sequential", "--capacity", "1MiB", "--throughput", throughput},
+                new String[] {"--qos", "random", "--capacity", "1MiB", "--iops", iops})) {
+            ToolRun admitted = mkfs("typed-back", options);
+            assertThat(admitted.exitCode()).as("%s: %s", String.join(" ", options), admitted.err()).isZero();
+            assertThat(ToolRun.of(new RmfsMain(), cluster.dirUrl() + "/typed-back").exitCode()).isZero();
+        }
+    }
+
+    private static String figureAfter(String line, String label) {
+        int start = line.indexOf(label);
+        assertThat(start).as("'%s' in '%s'", label, line).isNotNegative();
+        String rest = line.substring(start + label.length());
+        int end = rest.indexOf(',');
+        return (end < 0 ? rest : rest.substring(0, end)).strip();
+    }
+
     // ---- concurrency ----
 
     // Many mkfs at once from several threads (fixed seeds) never book more than an OSD's profile allows, and
