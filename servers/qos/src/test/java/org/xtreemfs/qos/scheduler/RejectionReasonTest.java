@@ -80,4 +80,14 @@ class RejectionReasonTest {
     assertThat(rejection.shortfalls()).extracting(Shortfall::dimension)
         .containsExactlyInAnyOrder(Dimension.CAPACITY, Dimension.IOPS);
   }
+
+  // Without a matching OSD the message names the type as the tools spell it, and offers nothing.
+  @Test
+  void noMatchingOsdNamesTheTypeAsToolsSpellIt() {
+    Rejection rejection = rejected(scheduler, withOsds("s", small(OsdUsageType.SEQUENTIAL)), "v",
+        Reservation.bestEffort(1));
+    assertThat(rejection.reason()).isEqualTo(Rejection.Reason.NO_MATCHING_OSD);
+    assertThat(rejection.message()).contains("no available OSD accepts best-effort volumes")
+        .endsWith("nothing of this type fits now");
+  }
 }
