@@ -67,6 +67,8 @@ class ToolsTest {
         ToolRun created = run(new MkfsMain(), "--qos", "sequential", "--capacity", "20GiB", "--throughput",
                 "15MiB/s", "--striping-width", "3", "--object-size", "256KiB", url("analytics"));
         assertThat(created.exitCode()).as(created.err()).isZero();
+        assertThat(created.out()).contains("note: files are striped over the 1 OSD(s) of the admitted placement,"
+                + " not the --striping-width 3 asked");
         ToolRun listed = run(new LsfsMain(), cluster.dirUrl());
         String line = listed.out().lines().filter(candidate -> candidate.startsWith("analytics ")).findFirst()
                 .orElseThrow();
