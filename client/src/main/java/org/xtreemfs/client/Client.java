@@ -140,8 +140,13 @@ public final class Client implements AutoCloseable {
 
     /** The services of a type the DIR knows (alive ones only). */
     public List<Service> services(ServiceType type) throws XtreemFSException {
+        return services(type, false);
+    }
+
+    /** The services of a type the DIR knows; with {@code includeDead} also those that stopped heartbeating. */
+    public List<Service> services(ServiceType type, boolean includeDead) throws XtreemFSException {
         return await("list services of type " + type + " at the DIR " + describeDir(), retrier.call(true,
-                () -> dir.serviceGetByType(type, false), null)).getServicesList();
+                () -> dir.serviceGetByType(type, includeDead), null)).getServicesList();
     }
 
     /** The address of a service UUID, through the DIR's address mappings (cached). */

@@ -11,16 +11,63 @@ import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.mrc.QosHeadroom;
 import org.xtreemfs.interfaces.mrc.QosPlacement;
-import org.xtreemfs.qos.model.Units;
 
-/** How the tools print striping policies and reservations, in the units the options accept. */
+/**
+ * How the tools print striping policies, reservations and resources, in the units the options accept. Every
+ * size and rate a tool prints goes through {@link #size(long)} / {@link #rate(long)}, so all tools round alike.
+ */
 final class Describe {
+    private static final String[] BINARY_UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    /** A figure is shown in the largest unit in which it is at least this many units, so rounding loses < 2.5 %. */
+    private static final long UNITS_SHOWN_MIN = 10;
+    /** Fractions shown in quarters: a quarter of any unit from KiB up is a whole number of bytes. */
+    private static final long QUARTERS_PER_UNIT = 4;
+
     private Describe() {}
+
+    /**
+     * Bytes for people, rounded down so that a figure shown as free or admissible is admissible when typed
+     * back: exactly in a larger unit when one divides it ("2TiB", "1MiB"), otherwise in the largest binary unit
+     * that holds at least 10 of it, to a quarter of that unit ("241.75GiB", "1945GiB" for 1.9 TiB, "512B").
+     * The text parses back with the options' units to at most {@code bytes}.
+     */
+    static String size(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("a size cannot be negative, got " + bytes + " B");
+        }
+        int unitIndex = 0;
+        while (unitIndex < BINARY_UNITS.length - 1 && bytes >> (10 * (unitIndex + 1)) >= UNITS_SHOWN_MIN) {
+            unitIndex++;
+        }
+        for (int exactIndex = BINARY_UNITS.length - 1; exactIndex > unitIndex; exactIndex--) {
+            if (bytes > 0 && bytes % (1L << (10 * exactIndex)) == 0) {
+                return (bytes >> (10 * exactIndex)) + BINARY_UNITS[exactIndex];
+            }
+        }
+        long unitBytes = 1L << (10 * unitIndex);
+        long whole = bytes / unitBytes;
+        if (unitIndex == 0) {
+            return whole + BINARY_UNITS[0];
+        }
+        long quarters = (bytes % unitBytes) / (unitBytes / QUARTERS_PER_UNIT);
+        String fraction = switch ((int) quarters) {
+            case 1 -> ".25";
+            case 2 -> ".5";
+            case 3 -> ".75";
+            default -> "";
+        };
+        return whole + fraction + BINARY_UNITS[unitIndex];
+    }
+
+    /** A rate in bytes per second, rounded down like {@link #size(long)}: "32.5MiB/s". */
+    static String rate(long bytesPerSecond) {
+        return size(bytesPerSecond) + "/s";
+    }
 
     static String striping(StripingPolicy policy) {
         String type = policy.getTypeValue() == 0 ? "RAID0" : policy.getType().name();
         return type + " width " + policy.getWidth() + " object size "
-                + Units.formatBytes(policy.getObjectSizeBytes());
+                + size(policy.getObjectSizeBytes());
     }
 
     static String reservation(QosReservation reservation) {
@@ -29,10 +76,10 @@ final class Describe {
         }
         StringBuilder text = new StringBuilder(qosName(reservation.getType()));
         if (reservation.getCapacityBytes() > 0) {
-            text.append(" capacity ").append(Units.formatBytes(reservation.getCapacityBytes()));
+            text.append(" capacity ").append(size(reservation.getCapacityBytes()));
         }
         if (reservation.getThroughputBytesPerSecond() > 0) {
-            text.append(" throughput ").append(Units.formatBytesPerSecond(reservation.getThroughputBytesPerSecond()));
+            text.append(" throughput ").append(rate(reservation.getThroughputBytesPerSecond()));
         }
         if (reservation.getIops() > 0) {
             text.append(" iops ").append(reservation.getIops());
@@ -72,9 +119,9 @@ final class Describe {
 
     /** One OSD's share of a placement, in the dimensions the reservation has. */
     static String share(QosPlacement placement) {
-        StringBuilder text = new StringBuilder("capacity ").append(Units.formatBytes(placement.getShareCapacityBytes()));
+        StringBuilder text = new StringBuilder("capacity ").append(size(placement.getShareCapacityBytes()));
         if (placement.getShareThroughputBytesPerSecond() > 0) {
-            text.append(" throughput ").append(Units.formatBytesPerSecond(placement.getShareThroughputBytesPerSecond()));
+            text.append(" throughput ").append(rate(placement.getShareThroughputBytesPerSecond()));
         }
         if (placement.getShareIops() > 0) {
             text.append(" iops ").append(placement.getShareIops());
@@ -87,9 +134,9 @@ final class Describe {
         if (headroom.getCapacityBytesMax() == 0) {
             return "none (no available OSD of a matching type has room)";
         }
-        StringBuilder text = new StringBuilder("capacity up to ").append(Units.formatBytes(headroom.getCapacityBytesMax()));
+        StringBuilder text = new StringBuilder("capacity up to ").append(size(headroom.getCapacityBytesMax()));
         if (headroom.getThroughputBytesPerSecondMax() > 0) {
-            text.append(", throughput up to ").append(Units.formatBytesPerSecond(headroom.getThroughputBytesPerSecondMax()));
+            text.append(", throughput up to ").append(rate(headroom.getThroughputBytesPerSecondMax()));
         }
         if (headroom.getIopsMax() > 0) {
             text.append(", iops up to ").append(headroom.getIopsMax());

@@ -89,6 +89,12 @@ public final class MkfsMain implements Callable<Integer> {
                     + " reservation " + Describe.reservation(created.getReservation()));
             Describe.placement(created.getPlacement(), uuid -> Describe.osdAddress(client, uuid))
                     .forEach(commandSpec.commandLine().getOut()::println);
+            int createdWidth = created.getDefaultStripingPolicy().getWidth();
+            if (created.getPlacement().getOsdUuidsCount() > 0 && createdWidth != stripingWidth) {
+                // The MRC stripes a reserved volume's files over exactly its admitted OSDs.
+                commandSpec.commandLine().getOut().println("note: files are striped over the " + createdWidth
+                        + " OSD(s) of the admitted placement, not the --striping-width " + stripingWidth + " asked");
+            }
         }
         return ToolRunner.EXIT_OK;
     }

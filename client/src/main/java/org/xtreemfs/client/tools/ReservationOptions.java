@@ -2,9 +2,11 @@ package org.xtreemfs.client.tools;
 
 import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.qos.model.Dimension;
 import org.xtreemfs.qos.model.InvalidQosValueException;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ReservationType;
+import org.xtreemfs.qos.model.Units;
 import picocli.CommandLine.Option;
 
 /**
@@ -48,6 +50,26 @@ final class ReservationOptions {
             return QosWire.toWire(Reservation.parse(qos, capacity == null ? "0" : capacity, throughput, iops));
         } catch (InvalidQosValueException invalid) {
             throw optionError(invalid, "--qos " + qos, qos, capacity, throughput, iops);
+        }
+    }
+
+    /**
+     * Refuses a figure that is not a valid amount on its own (a bad unit, a negative number), naming the option
+     * and the value, before any server is asked: a bad value is a usage error whatever the volume is.
+     */
+    void checkGivenFigures() {
+        try {
+            if (capacity != null) {
+                Units.parseBytes(Dimension.CAPACITY.fieldName(), capacity);
+            }
+            if (throughput != null) {
+                Units.parseBytesPerSecond(Dimension.THROUGHPUT.fieldName(), throughput);
+            }
+            if (iops != null) {
+                Units.parseIops(Dimension.IOPS.fieldName(), iops);
+            }
+        } catch (InvalidQosValueException invalid) {
+            throw optionError(invalid, "the figures given", null, capacity, throughput, iops);
         }
     }
 

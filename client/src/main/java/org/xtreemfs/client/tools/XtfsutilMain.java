@@ -129,6 +129,7 @@ public final class XtfsutilMain implements Callable<Integer> {
             throw new IllegalArgumentException("--set-reservation needs at least one of --capacity, --throughput,"
                     + " --iops");
         }
+        figures.checkGivenFigures();
         try (Client client = connection.connect(url)) {
             Volume volume = client.openVolume(url.volumeName());
             QosReservation current = volume.fileLayout("/").getReservation();

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,7 +24,8 @@ class LaunchersTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = TestCluster.start(1);
+        // The random volume the scripts create needs a random OSD to be admitted on.
+        cluster = TestCluster.start(List.of(Map.of("osd.usage.type", "random", "osd.device.class", "ssd")), Map.of());
     }
 
     @AfterAll
@@ -81,7 +83,7 @@ class LaunchersTest {
 
         Result badUnit = run("mkfs.xtreemfs", "--qos", "cold", "--capacity", "3TB", volumeUrl + "2");
         assertThat(badUnit.exitCode()).isEqualTo(2);
-        assertThat(badUnit.err()).contains("\"3TB\"").contains("TiB");
+        assertThat(badUnit.err()).contains("'3TB'").contains("TiB");
 
         assertThat(run("rmfs.xtreemfs", volumeUrl).exitCode()).isZero();
         Result gone = run("rmfs.xtreemfs", volumeUrl);

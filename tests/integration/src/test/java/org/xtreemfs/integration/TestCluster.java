@@ -40,7 +40,8 @@ final class TestCluster implements AutoCloseable {
 
     private final Path root;
     private final int osdCount;
-    private final Map<String, String> osdOverrides;
+    /** One settings map per OSD, on top of the test defaults; its size is the number of OSDs. */
+    private final List<Map<String, String>> perOsdOverrides;
     private final Map<String, String> mrcOverrides;
     private DirServer dir;
     private InetSocketAddress dirAddress;
@@ -50,11 +51,10 @@ final class TestCluster implements AutoCloseable {
     private RpcClient probeRpc;
     private DirServiceClient probe;
 
-    private TestCluster(Path root, int osdCount, Map<String, String> osdOverrides,
-            Map<String, String> mrcOverrides) {
+    private TestCluster(Path root, List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides) {
         this.root = root;
-        this.osdCount = osdCount;
-        this.osdOverrides = osdOverrides;
+        this.osdCount = perOsdOverrides.size();
+        this.perOsdOverrides = List.copyOf(perOsdOverrides);
         this.mrcOverrides = mrcOverrides;
     }
 
@@ -66,7 +66,16 @@ final class TestCluster implements AutoCloseable {
     /** Starts a cluster whose OSDs and MRC get these settings on top of the test defaults. */
     static TestCluster start(int osdCount, Map<String, String> osdOverrides, Map<String, String> mrcOverrides)
             throws Exception {
-        TestCluster cluster = new TestCluster(Files.createTempDirectory("xtreemfs-it-"), osdCount, osdOverrides,
+        return start(java.util.Collections.nCopies(osdCount, osdOverrides), mrcOverrides);
+    }
+
+    /**
+     * Starts a cluster with one OSD per settings map, each on top of the test defaults (e.g. typed OSDs:
+     * Map.of("osd.usage.type", "sequential", "osd.device.class", "hdd")), and the MRC with these settings.
+     */
+    static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
+            throws Exception {
+        TestCluster cluster = new TestCluster(Files.createTempDirectory("xtreemfs-it-"), perOsdOverrides,
                 mrcOverrides);
         try {
             cluster.startAll();
@@ -124,7 +133,7 @@ final class TestCluster implements AutoCloseable {
                 "osd.deletion.delayMs", "0",
                 "osd.storage.threads", "2",
                 "capability.secret", CAPABILITY_SECRET));
-        settings.putAll(osdOverrides);
+        settings.putAll(perOsdOverrides.get(index));
         OsdServer osd = new OsdServer(OsdConfig.of(settings));
         osd.start();
         osds.set(index, osd);

@@ -2,6 +2,8 @@ package org.xtreemfs.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,7 +22,10 @@ class ToolsTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = TestCluster.start(3);
+        // Three best-effort OSDs for the volumes without reservation (striped over 3), one sequential OSD for
+        // the reserved one.
+        cluster = TestCluster.start(List.of(Map.of(), Map.of(), Map.of(),
+                Map.of("osd.usage.type", "sequential", "osd.device.class", "ssd")), Map.of());
     }
 
     @AfterAll
@@ -56,17 +61,21 @@ class ToolsTest {
         assertThat(run(new LsfsMain(), cluster.dirUrl()).out()).doesNotContain("plain ");
     }
 
-    // A QoS volume carries its reservation in the units given, and the striping options, as lsfs shows.
+    // A QoS volume carries its reservation in the units given, and the object size, as lsfs shows.
     @Test
     void mkfsWithQosAndStriping() {
-        ToolRun created = run(new MkfsMain(), "--qos", "sequential", "--capacity", "200GiB", "--throughput",
-                "150MiB/s", "--striping-width", "3", "--object-size", "256KiB", url("analytics"));
+        ToolRun created = run(new MkfsMain(), "--qos", "sequential", "--capacity", "20GiB", "--throughput",
+                "15MiB/s", "--striping-width", "3", "--object-size", "256KiB", url("analytics"));
         assertThat(created.exitCode()).as(created.err()).isZero();
+        assertThat(created.out()).contains("note: files are striped over the 1 OSD(s) of the admitted placement,"
+                + " not the --striping-width 3 asked");
         ToolRun listed = run(new LsfsMain(), cluster.dirUrl());
         String line = listed.out().lines().filter(candidate -> candidate.startsWith("analytics ")).findFirst()
                 .orElseThrow();
-        assertThat(line).contains("RAID0 width 3 object size 256KiB")
-                .contains("sequential capacity 200GiB throughput 150MiB/s");
+        // A reserved volume is striped over its admitted placement (here the one sequential OSD), whatever
+        // --striping-width asked; the object size is kept.
+        assertThat(line).contains("RAID0 width 1 object size 256KiB")
+                .contains("sequential capacity 20GiB throughput 15MiB/s");
     }
 
     // xtfsutil shows the volume, the file id, the XLoc with every OSD's UUID and address, striping and size.
@@ -86,7 +95,7 @@ class ToolsTest {
         assertThat(shown.out()).contains("volume:").contains("layout (id ")
                 .contains(fileId).contains("regular file").contains("300000 bytes")
                 .contains("RAID0 width 3 object size 128KiB").contains("none (best-effort)");
-        for (String osdUuid : cluster.osdUuids()) {
+        for (String osdUuid : cluster.osdUuids().subList(0, 3)) {
             assertThat(shown.out()).containsPattern("OSD " + osdUuid + " at 127\\.0\\.0\\.1:[0-9]+");
         }
         ToolRun directory = run(new XtfsutilMain(), url("layout"));
@@ -125,6 +134,6 @@ class ToolsTest {
 
         ToolRun badValue = run(new MkfsMain(), "--qos", "random", "--capacity", "5GB", "--iops", "100", url("v"));
         assertThat(badValue.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
-        assertThat(badValue.err()).contains("\"5GB\"").contains("GiB");
+        assertThat(badValue.err()).contains("'5GB'").contains("GiB");
     }
 }

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.xtreemfs.qos.model.Reservation;
+import org.xtreemfs.qos.model.Units;
 
 /**
  * Why a reservation was not admitted, as a value the MRC can return to the tool.
@@ -41,7 +42,8 @@ public record Rejection(String volumeId, Reservation requested, Reason reason, L
         .append(") not admitted: ");
     switch (reason) {
       case DUPLICATE_VOLUME_ID -> text.append("a reservation for this volume id exists already");
-      case NO_MATCHING_OSD -> text.append("no OSD accepts ").append(requested.type()).append(" volumes");
+      case NO_MATCHING_OSD -> text.append("no available OSD accepts ").append(Units.displayName(requested.type()))
+          .append(" volumes");
       case INSUFFICIENT_RESOURCES, STRIPE_FULL -> {
         if (reason == Reason.STRIPE_FULL) {
           text.append("its OSDs have no room for the change: ");

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.xtreemfs.qos.model.Dimension;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ReservationType;
@@ -211,52 +212,91 @@ public final class ReservationScheduler {
   }
 
   private Rejection reject(Candidates candidates, String volumeId, Reservation reservation) {
-    ResourceVector demand = reservation.demand();
-    List<Shortfall> shortfalls = new ArrayList<>();
-    for (Dimension dimension : reservation.type().dimensions()) {
-      long largest = largestInDimension(candidates, dimension, demand);
-      if (largest < dimension.of(demand)) {
-        shortfalls.add(new Shortfall(dimension, dimension.of(demand), largest));
-      }
-    }
+    List<Shortfall> shortfalls = shortfalls(reservation,
+        (dimension, others) -> largestInDimension(candidates, dimension, others));
     Rejection.Reason reason = candidates.count() == 0 ? Rejection.Reason.NO_MATCHING_OSD
         : Rejection.Reason.INSUFFICIENT_RESOURCES;
-    return new Rejection(volumeId, reservation, reason, shortfalls, largestScaledDown(candidates, reservation));
+    return new Rejection(volumeId, reservation, reason, shortfalls,
+        largestWithin(reservation, demand -> isPlaceable(candidates, demand)));
+  }
+
+  /** The most of one dimension admissible with the other dimensions fixed at {@code others}. */
+  @FunctionalInterface
+  private interface DimensionBound {
+    long largest(Dimension dimension, ResourceVector others);
   }
 
   /**
-   * The request scaled by the largest factor n/2^20 that is admitted, every dimension rounded down; empty
-   * when no positive size fits. Admissibility only grows as a demand shrinks, so binary search is exact at
-   * that resolution.
+   * The dimensions to blame, each with the most of it admissible with the rest as requested. A dimension is
+   * short when it does not fit even with the other dimensions at zero, so a dimension with room is never
+   * blamed for another one's lack of it (a sequential stream that exhausts the throughput curve leaves the
+   * capacity free). Only when every dimension fits alone but not together are those short with the rest as
+   * requested named instead.
    */
-  private Optional<Reservation> largestScaledDown(Candidates candidates, Reservation reservation) {
+  private static List<Shortfall> shortfalls(Reservation reservation, DimensionBound bound) {
+    ResourceVector demand = reservation.demand();
+    List<Shortfall> alone = new ArrayList<>();
+    List<Shortfall> together = new ArrayList<>();
+    for (Dimension dimension : reservation.type().dimensions()) {
+      long requested = dimension.of(demand);
+      long withRest = Math.min(requested, bound.largest(dimension, dimension.with(demand, 0)));
+      if (bound.largest(dimension, ResourceVector.ZERO) < requested) {
+        alone.add(new Shortfall(dimension, requested, withRest));
+      } else if (withRest < requested) {
+        together.add(new Shortfall(dimension, requested, withRest));
+      }
+    }
+    return alone.isEmpty() ? together : alone;
+  }
+
+  /**
+   * A largest admissible reservation within the request, or empty when not even the smallest one of its type
+   * is admissible. First the request is scaled down uniformly by the largest factor n/2^20 that is admitted,
+   * each dimension rounded down but never below 1 (below 1 a reservation is invalid, and letting a small IOPS
+   * figure round to 0 would make admissibility non-monotone in the factor and the binary search wrong). Then
+   * each dimension in turn is raised towards the request as far as it is admitted, so the offer is maximal:
+   * no dimension of it can grow. Admissibility only grows as a demand shrinks in any dimension, so both
+   * searches are exact.
+   */
+  private static Optional<Reservation> largestWithin(Reservation reservation, Predicate<ResourceVector> admissible) {
     ReservationType type = reservation.type();
-    if (type.dimensions().size() == 1) {
-      long capacityBytes = largestInDimension(candidates, Dimension.CAPACITY, ResourceVector.ZERO);
-      return capacityBytes == 0 ? Optional.empty()
-          : Optional.of(Reservation.of(type, new ResourceVector(capacityBytes, 0, 0)));
+    ResourceVector requested = reservation.demand();
+    ResourceVector smallest = Reservation.smallest(type).demand();
+    if (!admissible.test(smallest)) {
+      return Optional.empty();
     }
     long admitted = 0;
-    long refused = SCALE_ONE;
-    for (int step = 0; step < SCALE_BITS && refused - admitted > 1; step++) {
+    long refused = SCALE_ONE + 1;
+    while (refused - admitted > 1) {
       long middle = (admitted + refused) >>> 1;
-      ResourceVector scaled = scale(reservation.demand(), middle);
-      if (isPositiveIn(type, scaled) && isPlaceable(candidates, scaled)) {
+      if (admissible.test(atLeast(scale(requested, middle), smallest))) {
         admitted = middle;
       } else {
         refused = middle;
       }
     }
-    return admitted == 0 ? Optional.empty() : Optional.of(Reservation.of(type, scale(reservation.demand(), admitted)));
+    ResourceVector offer = atLeast(scale(requested, admitted), smallest);
+    for (Dimension dimension : type.dimensions()) {
+      long low = dimension.of(offer);
+      long high = dimension.of(requested) + 1;
+      while (high - low > 1) {
+        long middle = low + (high - low) / 2;
+        if (admissible.test(dimension.with(offer, middle))) {
+          low = middle;
+        } else {
+          high = middle;
+        }
+      }
+      offer = dimension.with(offer, low);
+    }
+    return Optional.of(Reservation.of(type, offer));
   }
 
-  private static boolean isPositiveIn(ReservationType type, ResourceVector demand) {
-    for (Dimension dimension : type.dimensions()) {
-      if (dimension.of(demand) <= 0) {
-        return false;
-      }
-    }
-    return true;
+  /** Each dimension of {@code demand} raised to at least that of {@code floor}. */
+  private static ResourceVector atLeast(ResourceVector demand, ResourceVector floor) {
+    return new ResourceVector(Math.max(demand.capacityBytes(), floor.capacityBytes()),
+        Math.max(demand.throughputBytesPerSecond(), floor.throughputBytesPerSecond()),
+        Math.max(demand.iops(), floor.iops()));
   }
 
   /** floor(amount * numerator / 2^20) per dimension, without overflow for any non-negative long. */
@@ -294,19 +334,11 @@ public final class ReservationScheduler {
       Placement changed = new Placement(volumeId, reservation, current.osdUuids());
       return new Admission.Admitted(released.withPlacement(changed), changed);
     }
-    // A dimension is short when it alone does not fit, the others at their smallest: so a dimension that
-    // fits is never blamed for another one's lack of room.
-    ResourceVector demand = reservation.demand();
-    ResourceVector minimal = Reservation.smallest(reservation.type()).demand();
-    List<Shortfall> shortfalls = new ArrayList<>();
-    for (Dimension dimension : reservation.type().dimensions()) {
-      long largest = largestOnStripe(candidates, width, dimension, dimension.with(minimal, 0));
-      if (largest < dimension.of(demand)) {
-        shortfalls.add(new Shortfall(dimension, dimension.of(demand), Math.min(largest, dimension.of(demand))));
-      }
-    }
+    List<Shortfall> shortfalls = shortfalls(reservation,
+        (dimension, others) -> largestOnStripe(candidates, width, dimension, others));
     return new Admission.Rejected(new Rejection(volumeId, reservation, Rejection.Reason.STRIPE_FULL, shortfalls,
-        largestScaledDownOnStripe(candidates, width, reservation)));
+        candidates.count() < width ? Optional.empty()
+            : largestWithin(reservation, demand -> allFit(candidates, demand.ceilDivide(width)))));
   }
 
   private static boolean allFit(Candidates candidates, ResourceVector share) {
@@ -331,26 +363,5 @@ public final class ReservationScheduler {
       smallestRoom = Math.min(smallestRoom, candidates.headroom(dimension, index));
     }
     return smallestRoom > Long.MAX_VALUE / width ? Long.MAX_VALUE : smallestRoom * width;
-  }
-
-  /** The request scaled down to the largest size the stripe takes, searched as in {@link #largestScaledDown}. */
-  private static Optional<Reservation> largestScaledDownOnStripe(Candidates candidates, int width,
-      Reservation reservation) {
-    if (candidates.count() < width) {
-      return Optional.empty();
-    }
-    long admitted = 0;
-    long refused = SCALE_ONE + 1;
-    while (refused - admitted > 1) {
-      long middle = (admitted + refused) >>> 1;
-      ResourceVector scaled = scale(reservation.demand(), middle);
-      if (isPositiveIn(reservation.type(), scaled) && allFit(candidates, scaled.ceilDivide(width))) {
-        admitted = middle;
-      } else {
-        refused = middle;
-      }
-    }
-    return admitted == 0 ? Optional.empty()
-        : Optional.of(Reservation.of(reservation.type(), scale(reservation.demand(), admitted)));
   }
 }

@@ -109,8 +109,22 @@ class SchedulerPropertiesTest {
     }
     if (scheduler.admit(state, "probe", probe) instanceof Admission.Rejected rejected) {
       Rejection rejection = rejected.rejection();
+      // The offer exists exactly when some reservation of the type fits; it lies within the request, is
+      // admitted, and is maximal: no dimension of it can grow by one unit towards the request.
+      boolean smallestFits = scheduler.admit(state, "probe", Reservation.smallest(probe.type()))
+          instanceof Admission.Admitted;
+      assertThat(rejection.largestAdmissible().isPresent()).as("offer for %s", probe).isEqualTo(smallestFits);
       if (rejection.largestAdmissible().isPresent()) {
-        assertAdmitted(scheduler, state, rejection.largestAdmissible().get(), true);
+        Reservation offer = rejection.largestAdmissible().get();
+        assertThat(offer.demand().fitsWithin(probe.demand())).as("offer %s within %s", offer, probe).isTrue();
+        assertAdmitted(scheduler, state, offer, true);
+        for (Dimension dimension : probe.type().dimensions()) {
+          long amount = dimension.of(offer.demand());
+          if (amount < dimension.of(probe.demand())) {
+            assertAdmitted(scheduler, state, Reservation.of(probe.type(), dimension.with(offer.demand(), amount + 1)),
+                false);
+          }
+        }
       }
       assertThat(rejection.shortfalls()).isNotEmpty();
       for (Shortfall shortfall : rejection.shortfalls()) {
