@@ -1,7 +1,7 @@
-package org.xtreemfs.mrc.metadata;
+package org.xtreemfs.mrc.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
 
 import java.nio.file.Path;
 import java.util.Optional;
@@ -13,6 +13,8 @@ import org.xtreemfs.foundation.kv.KvIterator;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.mrc.metadata.FileModes;
+import org.xtreemfs.mrc.metadata.Namespace;
 
 class OneBatchPerOperationTest {
     /** Counts the store's mutating calls; single puts and deletes would bypass atomicity. */
@@ -89,24 +91,24 @@ class OneBatchPerOperationTest {
     void everyChangingOperationCommitsExactlyOneBatch() throws Exception {
         // Each mutation, however many records it touches, reaches the store as one atomic batch.
         assertOneBatch(() -> fixture.createVolume("vol"));
-        assertOneBatch(() -> namespace.mkdir(fixture.as(ROOT), "vol", "/a", 0755));
-        assertOneBatch(() -> namespace.mkdir(fixture.as(ROOT), "vol", "/b", 0755));
-        assertOneBatch(() -> namespace.open(fixture.as(ROOT), "vol", "/a/f", NamespaceTest.CREAT | NamespaceTest.WRONLY,
+        assertOneBatch(() -> MkdirOp.mkdir(namespace, fixture.as(ROOT), "vol", "/a", 0755));
+        assertOneBatch(() -> MkdirOp.mkdir(namespace, fixture.as(ROOT), "vol", "/b", 0755));
+        assertOneBatch(() -> OpenOp.open(namespace, fixture.ledger, fixture.policies, fixture.as(ROOT), "vol", "/a/f", NamespaceTest.CREAT | NamespaceTest.WRONLY,
                 0644));
-        assertOneBatch(() -> namespace.open(fixture.as(ROOT), "vol", "/a/f", NamespaceTest.TRUNC | NamespaceTest.WRONLY,
+        assertOneBatch(() -> OpenOp.open(namespace, fixture.ledger, fixture.policies, fixture.as(ROOT), "vol", "/a/f", NamespaceTest.TRUNC | NamespaceTest.WRONLY,
                 0));
-        assertOneBatch(() -> namespace.setattr(fixture.as(ROOT), "vol", "/a/f", Stat.newBuilder().setMode(0600).build(),
+        assertOneBatch(() -> SetattrOp.setattr(namespace, fixture.as(ROOT), "vol", "/a/f", Stat.newBuilder().setMode(0600).build(),
                 1));
-        assertOneBatch(() -> namespace.setxattr(fixture.as(ROOT), "vol", "/a/f", "user.x", new byte[] {1}, 0));
-        assertOneBatch(() -> namespace.link(fixture.as(ROOT), "vol", "/a/f", "/b/g"));
-        assertOneBatch(() -> namespace.symlink(fixture.as(ROOT), "vol", "a/f", "/l"));
-        assertOneBatch(() -> namespace.mknod(fixture.as(ROOT), "vol", "/p", FileModes.S_IFIFO | 0600, 0));
-        assertOneBatch(() -> namespace.rename(fixture.as(ROOT), "vol", "/a", "/b/a", 0, ""));
-        assertOneBatch(() -> namespace.unlink(fixture.as(ROOT), "vol", "/b/g"));
-        assertOneBatch(() -> namespace.removexattr(fixture.as(ROOT), "vol", "/b/a/f", "user.x"));
-        assertOneBatch(() -> namespace.unlink(fixture.as(ROOT), "vol", "/b/a/f"));
-        assertOneBatch(() -> namespace.rmdir(fixture.as(ROOT), "vol", "/b/a"));
-        assertOneBatch(() -> namespace.deleteVolume(fixture.as(ROOT), "vol"));
+        assertOneBatch(() -> SetxattrOp.setxattr(namespace, fixture.as(ROOT), "vol", "/a/f", "user.x", new byte[] {1}, 0));
+        assertOneBatch(() -> LinkOp.link(namespace, fixture.as(ROOT), "vol", "/a/f", "/b/g"));
+        assertOneBatch(() -> SymlinkOp.symlink(namespace, fixture.as(ROOT), "vol", "a/f", "/l"));
+        assertOneBatch(() -> MknodOp.mknod(namespace, fixture.as(ROOT), "vol", "/p", FileModes.S_IFIFO | 0600, 0));
+        assertOneBatch(() -> RenameOp.rename(namespace, fixture.as(ROOT), "vol", "/a", "/b/a", 0, ""));
+        assertOneBatch(() -> UnlinkOp.unlink(namespace, fixture.as(ROOT), "vol", "/b/g"));
+        assertOneBatch(() -> RemovexattrOp.removexattr(namespace, fixture.as(ROOT), "vol", "/b/a/f", "user.x"));
+        assertOneBatch(() -> UnlinkOp.unlink(namespace, fixture.as(ROOT), "vol", "/b/a/f"));
+        assertOneBatch(() -> RmdirOp.rmdir(namespace, fixture.as(ROOT), "vol", "/b/a"));
+        assertOneBatch(() -> VolumeDeleteOp.deleteVolume(namespace, fixture.ledger, fixture.as(ROOT), "vol"));
     }
 
     @Test
@@ -114,12 +116,12 @@ class OneBatchPerOperationTest {
         // Lookups and rejected operations leave the store untouched. The first listing of the new root
         // sets its atime (relatime: atime == mtime), one batch; a second one within 24 h writes nothing.
         fixture.createVolume("vol");
-        assertOneBatch(() -> namespace.readdir(fixture.as(ROOT), "vol", "/", 0, 0, false));
+        assertOneBatch(() -> ReaddirOp.readdir(namespace, fixture.as(ROOT), "vol", "/", 0, 0, false));
         int before = store.batches;
-        namespace.getattr(fixture.as(ROOT), "vol", "/");
-        namespace.readdir(fixture.as(ROOT), "vol", "/", 0, 0, false);
-        NamespaceFixture.failure(() -> namespace.rmdir(fixture.as(ROOT), "vol", "/missing"));
-        NamespaceFixture.failure(() -> namespace.mkdir(fixture.as(ROOT), "vol", "/", 0755));
+        GetattrOp.getattr(namespace, fixture.as(ROOT), "vol", "/");
+        ReaddirOp.readdir(namespace, fixture.as(ROOT), "vol", "/", 0, 0, false);
+        NamespaceFixture.failure(() -> RmdirOp.rmdir(namespace, fixture.as(ROOT), "vol", "/missing"));
+        NamespaceFixture.failure(() -> MkdirOp.mkdir(namespace, fixture.as(ROOT), "vol", "/", 0755));
         assertThat(store.batches).isEqualTo(before);
     }
 }

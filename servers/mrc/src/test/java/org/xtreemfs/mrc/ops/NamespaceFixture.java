@@ -1,4 +1,4 @@
-package org.xtreemfs.mrc.metadata;
+package org.xtreemfs.mrc.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -19,11 +19,17 @@ import org.xtreemfs.interfaces.dir.ServiceType;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.mrc.admission.OsdReport;
+import org.xtreemfs.mrc.admission.ReservationLedger;
+import org.xtreemfs.mrc.metadata.AtimePolicy;
+import org.xtreemfs.mrc.metadata.Caller;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OperationContext;
 import org.xtreemfs.mrc.placement.OsdCandidate;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.qos.model.OsdProfiles;
+import org.xtreemfs.qos.scheduler.ReservationScheduler;
 
-/** A namespace on an in-memory store with one volume "vol" (mode 0777, owned by root) and three OSDs. */
+/** A namespace core (and reservation ledger) on an in-memory store with one volume "vol" (mode 0777, owned by root) and three OSDs. */
 class NamespaceFixture {
     static final Caller ROOT = Caller.root();
     static final Caller ALICE = new Caller("alice", 1000, 1000, List.of(1000, 50));
@@ -50,6 +56,8 @@ class NamespaceFixture {
 
     final KvStore store;
     final Namespace namespace;
+    final ReservationLedger ledger;
+    final OsdSelectionPolicies policies = OsdSelectionPolicies.standard(0);
     long nowMs = 1_767_225_600_000L;
 
     NamespaceFixture() {
@@ -62,7 +70,8 @@ class NamespaceFixture {
 
     NamespaceFixture(KvStore store, AtimePolicy atimePolicy) {
         this.store = store;
-        this.namespace = new Namespace(store, OsdSelectionPolicies.standard(0), Durability.BUFFERED, atimePolicy);
+        this.namespace = new Namespace(store, Durability.BUFFERED, atimePolicy);
+        this.ledger = ReservationLedger.load(store, new ReservationScheduler());
     }
 
     OperationContext as(Caller caller) {
@@ -71,7 +80,7 @@ class NamespaceFixture {
     }
 
     Volume createVolume(String name) throws RpcException {
-        return namespace.createVolume(as(ROOT), Volume.newBuilder().setName(name).setMode(0777).build(),
+        return VolumeCreateOp.createVolume(namespace, ledger, policies, as(ROOT), Volume.newBuilder().setName(name).setMode(0777).build(),
                 "00000000-0000-0000-0000-00000000000" + (namespace.listVolumes().size() + 1));
     }
 
