@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.mrc.metadata.Namespace;
 
+/** UpdateFileSizeOp.updateFileSize and FtruncateOp.beginTruncate: the truncate-epoch rules of file sizes. */
 class FileSizeTest {
     private final NamespaceFixture fixture = new NamespaceFixture();
     private final Namespace namespace = fixture.namespace;
@@ -18,7 +19,8 @@ class FileSizeTest {
     @BeforeEach
     void createFile() throws Exception {
         fixture.createVolume("vol");
-        OpenResult file = OpenOp.open(namespace, fixture.ledger, fixture.policies, fixture.as(ROOT), "vol", "/f", NamespaceTest.CREAT | NamespaceTest.RDWR, 0644);
+        OpenResult file = fixture.open(fixture.as(ROOT), "vol", "/f", NamespaceFixture.CREAT | NamespaceFixture.RDWR,
+                0644);
         volumeId = file.volumeId();
         inode = file.record().inode();
     }
@@ -60,7 +62,8 @@ class FileSizeTest {
     void pathTruncateSetsSizeAndEpochAtOnce() throws Exception {
         // SETATTR_SIZE truncates immediately under a new epoch; older reports cannot undo it.
         update(1000, 0);
-        Stat truncated = SetattrOp.setattr(namespace, fixture.as(ROOT), "vol", "/f", Stat.newBuilder().setSizeBytes(3).build(), 8);
+        Stat truncated = SetattrOp.setattr(namespace, fixture.as(ROOT), "vol", "/f",
+                Stat.newBuilder().setSizeBytes(3).build(), 8);
         assertThat(truncated.getSizeBytes()).isEqualTo(3);
         assertThat(truncated.getTruncateEpoch()).isEqualTo(1);
         assertThat(update(1000, 0)).isFalse();

@@ -16,6 +16,7 @@ import org.xtreemfs.interfaces.dir.OsdAttributes;
 import org.xtreemfs.interfaces.dir.Service;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
 import org.xtreemfs.interfaces.dir.ServiceType;
+import org.xtreemfs.interfaces.mrc.OpenFlag;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.mrc.admission.OsdReport;
@@ -29,8 +30,15 @@ import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.scheduler.ReservationScheduler;
 
-/** A namespace core (and reservation ledger) on an in-memory store with one volume "vol" (mode 0777, owned by root) and three OSDs. */
+/** A namespace core (and reservation ledger) on an in-memory store with one volume "vol" (mode 0777,
+        owned by root) and three OSDs. */
 class NamespaceFixture {
+    static final int CREAT = OpenFlag.O_CREAT_FLAG_VALUE;
+    static final int EXCL = OpenFlag.O_EXCL_FLAG_VALUE;
+    static final int TRUNC = OpenFlag.O_TRUNC_FLAG_VALUE;
+    static final int WRONLY = OpenFlag.O_WRONLY_FLAG_VALUE;
+    static final int RDWR = OpenFlag.O_RDWR_FLAG_VALUE;
+    static final int APPEND = OpenFlag.O_APPEND_FLAG_VALUE;
     static final Caller ROOT = Caller.root();
     static final Caller ALICE = new Caller("alice", 1000, 1000, List.of(1000, 50));
     static final Caller BOB = new Caller("bob", 1001, 1001, List.of(1001));
@@ -39,7 +47,8 @@ class NamespaceFixture {
             new OsdCandidate("osd-b", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5),
             new OsdCandidate("osd-c", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5));
     /** What admissions see: the best-effort OSDs above plus three sequential and one random SSD, all alive. */
-    static final List<OsdReport> OSD_REPORTS = OsdReport.of(List.of(typed("osd-a", org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
+    static final List<OsdReport> OSD_REPORTS = OsdReport.of(List.of(typed("osd-a",
+            org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
             typed("osd-b", org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
             typed("osd-c", org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
             typed("seq-1", org.xtreemfs.qos.model.OsdUsageType.SEQUENTIAL),
@@ -80,8 +89,24 @@ class NamespaceFixture {
     }
 
     Volume createVolume(String name) throws RpcException {
-        return VolumeCreateOp.createVolume(namespace, ledger, policies, as(ROOT), Volume.newBuilder().setName(name).setMode(0777).build(),
+        return createVolume(as(ROOT), Volume.newBuilder().setName(name).setMode(0777).build(),
                 "00000000-0000-0000-0000-00000000000" + (namespace.listVolumes().size() + 1));
+    }
+
+    /** {@link OpenOp#open} with this fixture's ledger and placement policies. */
+    OpenResult open(OperationContext context, String volumeName, String path, int flags, int mode)
+            throws RpcException {
+        return OpenOp.open(namespace, ledger, policies, context, volumeName, path, flags, mode);
+    }
+
+    /** {@link VolumeCreateOp#createVolume} with this fixture's ledger and placement policies. */
+    Volume createVolume(OperationContext context, Volume request, String volumeId) throws RpcException {
+        return VolumeCreateOp.createVolume(namespace, ledger, policies, context, request, volumeId);
+    }
+
+    /** {@link VolumeDeleteOp#deleteVolume} with this fixture's ledger. */
+    Volume deleteVolume(OperationContext context, String volumeName) throws RpcException {
+        return VolumeDeleteOp.deleteVolume(namespace, ledger, context, volumeName);
     }
 
     static RpcException failure(ThrowingCallable call) {

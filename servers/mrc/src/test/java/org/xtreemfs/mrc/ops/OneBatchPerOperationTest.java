@@ -16,6 +16,7 @@ import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.mrc.metadata.FileModes;
 import org.xtreemfs.mrc.metadata.Namespace;
 
+/** Every operation reaches the store as exactly one atomic write batch, and reads and failures as none. */
 class OneBatchPerOperationTest {
     /** Counts the store's mutating calls; single puts and deletes would bypass atomicity. */
     static final class CountingStore implements KvStore {
@@ -93,13 +94,17 @@ class OneBatchPerOperationTest {
         assertOneBatch(() -> fixture.createVolume("vol"));
         assertOneBatch(() -> MkdirOp.mkdir(namespace, fixture.as(ROOT), "vol", "/a", 0755));
         assertOneBatch(() -> MkdirOp.mkdir(namespace, fixture.as(ROOT), "vol", "/b", 0755));
-        assertOneBatch(() -> OpenOp.open(namespace, fixture.ledger, fixture.policies, fixture.as(ROOT), "vol", "/a/f", NamespaceTest.CREAT | NamespaceTest.WRONLY,
+        assertOneBatch(() -> fixture.open(fixture.as(ROOT), "vol", "/a/f",
+                NamespaceFixture.CREAT | NamespaceFixture.WRONLY,
                 0644));
-        assertOneBatch(() -> OpenOp.open(namespace, fixture.ledger, fixture.policies, fixture.as(ROOT), "vol", "/a/f", NamespaceTest.TRUNC | NamespaceTest.WRONLY,
+        assertOneBatch(() -> fixture.open(fixture.as(ROOT), "vol", "/a/f",
+                NamespaceFixture.TRUNC | NamespaceFixture.WRONLY,
                 0));
-        assertOneBatch(() -> SetattrOp.setattr(namespace, fixture.as(ROOT), "vol", "/a/f", Stat.newBuilder().setMode(0600).build(),
+        assertOneBatch(() -> SetattrOp.setattr(namespace, fixture.as(ROOT), "vol", "/a/f",
+                Stat.newBuilder().setMode(0600).build(),
                 1));
-        assertOneBatch(() -> SetxattrOp.setxattr(namespace, fixture.as(ROOT), "vol", "/a/f", "user.x", new byte[] {1}, 0));
+        assertOneBatch(() -> SetxattrOp.setxattr(namespace, fixture.as(ROOT), "vol", "/a/f", "user.x", new byte[] {1},
+                0));
         assertOneBatch(() -> LinkOp.link(namespace, fixture.as(ROOT), "vol", "/a/f", "/b/g"));
         assertOneBatch(() -> SymlinkOp.symlink(namespace, fixture.as(ROOT), "vol", "a/f", "/l"));
         assertOneBatch(() -> MknodOp.mknod(namespace, fixture.as(ROOT), "vol", "/p", FileModes.S_IFIFO | 0600, 0));
@@ -108,7 +113,7 @@ class OneBatchPerOperationTest {
         assertOneBatch(() -> RemovexattrOp.removexattr(namespace, fixture.as(ROOT), "vol", "/b/a/f", "user.x"));
         assertOneBatch(() -> UnlinkOp.unlink(namespace, fixture.as(ROOT), "vol", "/b/a/f"));
         assertOneBatch(() -> RmdirOp.rmdir(namespace, fixture.as(ROOT), "vol", "/b/a"));
-        assertOneBatch(() -> VolumeDeleteOp.deleteVolume(namespace, fixture.ledger, fixture.as(ROOT), "vol"));
+        assertOneBatch(() -> fixture.deleteVolume(fixture.as(ROOT), "vol"));
     }
 
     @Test

@@ -16,6 +16,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 import org.xtreemfs.mrc.metadata.Permissions;
 
+/** The permission model across operations (search, write on parents, sticky directories, chmod/chown). */
 class PermissionTest {
     private static final int MODE = 1;
     private static final int UID = 2;
@@ -40,7 +41,7 @@ class PermissionTest {
 
     /** Creates a file owned by the caller with the given permission bits. */
     private void file(Caller owner, String path, int mode) throws Exception {
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(owner), "vol", path, NamespaceTest.CREAT | NamespaceTest.WRONLY, mode);
+        fixture.open(as(owner), "vol", path, NamespaceFixture.CREAT | NamespaceFixture.WRONLY, mode);
     }
 
     private void dir(Caller owner, String path, int mode) throws Exception {
@@ -53,7 +54,7 @@ class PermissionTest {
         dir(ROOT, "/private", 0700);
         file(ROOT, "/private/f", 0644);
         expectErrno(Errno.EACCES, () -> GetattrOp.getattr(namespace, as(ALICE), "vol", "/private/f"));
-        expectErrno(Errno.EACCES, () -> OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ALICE), "vol", "/private/f", 0, 0));
+        expectErrno(Errno.EACCES, () -> fixture.open(as(ALICE), "vol", "/private/f", 0, 0));
         assertThat(GetattrOp.getattr(namespace, as(ROOT), "vol", "/private/f").getUid()).isZero();
         dir(ROOT, "/listonly", 0744);
         expectErrno(Errno.EACCES, () -> GetattrOp.getattr(namespace, as(ALICE), "vol", "/listonly/x"));
@@ -92,12 +93,15 @@ class PermissionTest {
     void onlyOwnerOrRootMayChmod() throws Exception {
         // chmod by another user is EPERM; the owner may; a non-member owner loses setgid on files.
         file(ALICE, "/f", 0644);
-        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/f", Stat.newBuilder().setMode(0777).build(),
+        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/f",
+                Stat.newBuilder().setMode(0777).build(),
                 MODE));
-        Stat changed = SetattrOp.setattr(namespace, as(ALICE), "vol", "/f", Stat.newBuilder().setMode(02755).build(), MODE);
+        Stat changed = SetattrOp.setattr(namespace, as(ALICE), "vol", "/f", Stat.newBuilder().setMode(02755).build(),
+                MODE);
         assertThat(changed.getMode() & 07777).isEqualTo(02755);
         SetattrOp.setattr(namespace, as(ROOT), "vol", "/f", Stat.newBuilder().setGid(77).build(), GID);
-        Stat withoutGroup = SetattrOp.setattr(namespace, as(ALICE), "vol", "/f", Stat.newBuilder().setMode(02755).build(), MODE);
+        Stat withoutGroup = SetattrOp.setattr(namespace, as(ALICE), "vol", "/f",
+                Stat.newBuilder().setMode(02755).build(), MODE);
         assertThat(withoutGroup.getMode() & 07777).isEqualTo(0755);
     }
 
@@ -105,16 +109,21 @@ class PermissionTest {
     void chownRules() throws Exception {
         // Only root changes the owner; the owner may change the group to one of its groups only.
         file(ALICE, "/f", 04755);
-        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(ALICE), "vol", "/f", Stat.newBuilder().setUid(1001).build(),
+        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(ALICE), "vol", "/f",
+                Stat.newBuilder().setUid(1001).build(),
                 UID));
-        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(ALICE), "vol", "/f", Stat.newBuilder().setGid(999).build(),
+        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(ALICE), "vol", "/f",
+                Stat.newBuilder().setGid(999).build(),
                 GID));
-        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/f", Stat.newBuilder().setGid(1001).build(),
+        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/f",
+                Stat.newBuilder().setGid(1001).build(),
                 GID));
-        Stat regrouped = SetattrOp.setattr(namespace, as(ALICE), "vol", "/f", Stat.newBuilder().setGid(50).build(), GID);
+        Stat regrouped = SetattrOp.setattr(namespace, as(ALICE), "vol", "/f", Stat.newBuilder().setGid(50).build(),
+                GID);
         assertThat(regrouped.getGid()).isEqualTo(50);
         assertThat(regrouped.getMode() & FileModes.S_ISUID).as("setuid cleared by non-root chown").isZero();
-        Stat byRoot = SetattrOp.setattr(namespace, as(ROOT), "vol", "/f", Stat.newBuilder().setUid(1001).setGid(1001).build(),
+        Stat byRoot = SetattrOp.setattr(namespace, as(ROOT), "vol", "/f",
+                Stat.newBuilder().setUid(1001).setGid(1001).build(),
                 UID | GID);
         assertThat(byRoot.getUid()).isEqualTo(1001);
     }
@@ -124,9 +133,11 @@ class PermissionTest {
         // Explicit times: owner or root (EPERM); "now": owner, root or write access (EACCES otherwise).
         file(ALICE, "/f", 0646);
         file(ALICE, "/g", 0644);
-        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/f", Stat.newBuilder().setMtimeNs(5).build(),
+        expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/f",
+                Stat.newBuilder().setMtimeNs(5).build(),
                 MTIME));
-        SetattrOp.setattr(namespace, as(BOB), "vol", "/f", Stat.getDefaultInstance(), ATIME | MTIME | ATIME_NOW | MTIME_NOW);
+        SetattrOp.setattr(namespace, as(BOB), "vol", "/f", Stat.getDefaultInstance(),
+                ATIME | MTIME | ATIME_NOW | MTIME_NOW);
         expectErrno(Errno.EACCES, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/g", Stat.getDefaultInstance(),
                 ATIME | MTIME | ATIME_NOW | MTIME_NOW));
         SetattrOp.setattr(namespace, as(ALICE), "vol", "/g", Stat.newBuilder().setMtimeNs(5).build(), MTIME);
@@ -137,13 +148,13 @@ class PermissionTest {
         // Reading a 0200 file, writing a 0444 file or truncating without write access is EACCES; root bypasses.
         file(ALICE, "/wo", 0200);
         file(ALICE, "/ro", 0444);
-        expectErrno(Errno.EACCES, () -> OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ALICE), "vol", "/wo", 0, 0));
-        expectErrno(Errno.EACCES, () -> OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ALICE), "vol", "/ro", NamespaceTest.WRONLY, 0));
-        expectErrno(Errno.EACCES, () -> OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ALICE), "vol", "/ro", NamespaceTest.TRUNC, 0));
+        expectErrno(Errno.EACCES, () -> fixture.open(as(ALICE), "vol", "/wo", 0, 0));
+        expectErrno(Errno.EACCES, () -> fixture.open(as(ALICE), "vol", "/ro", NamespaceFixture.WRONLY, 0));
+        expectErrno(Errno.EACCES, () -> fixture.open(as(ALICE), "vol", "/ro", NamespaceFixture.TRUNC, 0));
         expectErrno(Errno.EACCES, () -> SetattrOp.setattr(namespace, as(ALICE), "vol", "/ro",
                 Stat.newBuilder().setSizeBytes(0).build(), SIZE));
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/ro", NamespaceTest.RDWR, 0);
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/wo", 0, 0);
+        fixture.open(as(ROOT), "vol", "/ro", NamespaceFixture.RDWR, 0);
+        fixture.open(as(ROOT), "vol", "/wo", 0, 0);
     }
 
     @Test
@@ -151,8 +162,8 @@ class PermissionTest {
         // Group bits apply to members (incl. supplementary gids), other bits to the rest.
         file(ROOT, "/g", 0640);
         SetattrOp.setattr(namespace, as(ROOT), "vol", "/g", Stat.newBuilder().setGid(50).build(), GID);
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ALICE), "vol", "/g", 0, 0);
-        expectErrno(Errno.EACCES, () -> OpenOp.open(namespace, fixture.ledger, fixture.policies, as(BOB), "vol", "/g", 0, 0));
+        fixture.open(as(ALICE), "vol", "/g", 0, 0);
+        expectErrno(Errno.EACCES, () -> fixture.open(as(BOB), "vol", "/g", 0, 0));
     }
 
     @Test
@@ -162,7 +173,8 @@ class PermissionTest {
         expectErrno(Errno.EACCES, () -> ReaddirOp.readdir(namespace, as(ALICE), "vol", "/noread", 0, 0, false));
         file(ROOT, "/data", 0644);
         expectErrno(Errno.EACCES, () -> AccessOp.access(namespace, as(ROOT), "vol", "/data", Permissions.EXECUTE));
-        AccessOp.access(namespace, as(ROOT), "vol", "/noread", Permissions.READ | Permissions.WRITE | Permissions.EXECUTE);
+        AccessOp.access(namespace, as(ROOT), "vol", "/noread",
+                Permissions.READ | Permissions.WRITE | Permissions.EXECUTE);
     }
 
     @Test

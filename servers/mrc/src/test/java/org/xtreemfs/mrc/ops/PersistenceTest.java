@@ -13,6 +13,7 @@ import org.xtreemfs.interfaces.mrc.DirectoryEntry;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.metadata.Namespace;
 
+/** What operations commit survives reopening the store (a restart). */
 class PersistenceTest {
     @TempDir
     Path folder;
@@ -27,11 +28,14 @@ class PersistenceTest {
             volume = fixture.createVolume("vol");
             Namespace namespace = fixture.namespace;
             MkdirOp.mkdir(namespace, fixture.as(ROOT), "vol", "/d", 0750);
-            file = OpenOp.open(namespace, fixture.ledger, fixture.policies, fixture.as(ROOT), "vol", "/d/f", NamespaceTest.CREAT | NamespaceTest.WRONLY, 0640);
-            UpdateFileSizeOp.updateFileSize(namespace, fixture.as(ROOT), volume.getId(), file.record().inode(), 777, 0, true);
+            file = fixture.open(fixture.as(ROOT), "vol", "/d/f", NamespaceFixture.CREAT | NamespaceFixture.WRONLY,
+                    0640);
+            UpdateFileSizeOp.updateFileSize(namespace, fixture.as(ROOT), volume.getId(), file.record().inode(), 777, 0,
+                    true);
             LinkOp.link(namespace, fixture.as(ROOT), "vol", "/d/f", "/hard");
             SymlinkOp.symlink(namespace, fixture.as(ROOT), "vol", "d/f", "/soft");
-            SetxattrOp.setxattr(namespace, fixture.as(ROOT), "vol", "/d", "user.k", "v".getBytes(StandardCharsets.UTF_8), 0);
+            SetxattrOp.setxattr(namespace, fixture.as(ROOT), "vol", "/d", "user.k",
+                    "v".getBytes(StandardCharsets.UTF_8), 0);
         }
         try (RocksKvStore store = RocksKvStore.open(RocksKvOptions.defaults(folder))) {
             NamespaceFixture fixture = new NamespaceFixture(store);
@@ -40,7 +44,8 @@ class PersistenceTest {
             assertThat(GetattrOp.getattr(namespace, fixture.as(ROOT), "vol", "/d/f").getSizeBytes()).isEqualTo(777);
             assertThat(GetattrOp.getattr(namespace, fixture.as(ROOT), "vol", "/hard").getNlink()).isEqualTo(2);
             assertThat(ReadlinkOp.readlink(namespace, fixture.as(ROOT), "vol", "/soft")).isEqualTo("d/f");
-            assertThat(new String(GetxattrOp.getxattr(namespace, fixture.as(ROOT), "vol", "/d", "user.k"), StandardCharsets.UTF_8))
+            assertThat(new String(GetxattrOp.getxattr(namespace, fixture.as(ROOT), "vol", "/d", "user.k"),
+                    StandardCharsets.UTF_8))
                     .isEqualTo("v");
             assertThat(namespace.inodeOf(namespace.begin(), volume.getId(), file.record().inode()).xlocs())
                     .isEqualTo(file.record().xlocs());

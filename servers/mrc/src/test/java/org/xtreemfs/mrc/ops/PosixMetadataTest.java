@@ -53,7 +53,7 @@ class PosixMetadataTest {
     }
 
     private OpenResult file(Caller owner, String path, int mode) throws Exception {
-        return OpenOp.open(namespace, fixture.ledger, fixture.policies, as(owner), "vol", path, NamespaceTest.CREAT | NamespaceTest.WRONLY, mode);
+        return fixture.open(as(owner), "vol", path, NamespaceFixture.CREAT | NamespaceFixture.WRONLY, mode);
     }
 
     private Stat setMode(Caller caller, String path, int mode) throws Exception {
@@ -91,12 +91,14 @@ class PosixMetadataTest {
                 Stat.getDefaultInstance(), TIMES_NOW));
         assertCtimeAdvances("setxattr", "/g", () -> SetxattrOp.setxattr(namespace, as(ROOT), "vol", "/g", "user.k",
                 new byte[] {1}, 0));
-        assertCtimeAdvances("removexattr", "/g", () -> RemovexattrOp.removexattr(namespace, as(ROOT), "vol", "/g", "user.k"));
+        assertCtimeAdvances("removexattr", "/g", () -> RemovexattrOp.removexattr(namespace, as(ROOT), "vol", "/g",
+                "user.k"));
         long inode = created.record().inode();
-        assertCtimeAdvances("a write that keeps the size (close)", "/g", () -> UpdateFileSizeOp.updateFileSize(namespace, as(ROOT),
+        assertCtimeAdvances("a write that keeps the size (close)", "/g",
+                () -> UpdateFileSizeOp.updateFileSize(namespace, as(ROOT),
                 created.volumeId(), inode, 10, stat("/g").getTruncateEpoch(), true));
         long ctime = stat("/g").getCtimeNs();
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/g", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/g", RDONLY, 0);
         assertThat(stat("/g").getCtimeNs()).as("open for reading leaves ctime").isEqualTo(ctime);
     }
 
@@ -108,13 +110,15 @@ class PosixMetadataTest {
         long inode = created.record().inode();
         UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), inode, 100, 0, false);
         Stat before = stat("/f");
-        assertThat(UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), inode, 100, 0, false)).isFalse();
+        assertThat(UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), inode, 100, 0,
+                false)).isFalse();
         Stat overwritten = stat("/f");
         assertThat(overwritten.getSizeBytes()).isEqualTo(100);
         assertThat(overwritten.getMtimeNs()).isGreaterThan(before.getMtimeNs());
         assertThat(overwritten.getCtimeNs()).isGreaterThan(before.getCtimeNs());
         FtruncateOp.beginTruncate(namespace, created.volumeId(), inode);
-        assertThat(UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), inode, 100, 0, false)).isFalse();
+        assertThat(UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), inode, 100, 0,
+                false)).isFalse();
         assertThat(stat("/f").getMtimeNs()).as("stale report").isEqualTo(overwritten.getMtimeNs());
     }
 
@@ -171,21 +175,25 @@ class PosixMetadataTest {
         // Linux: any chown of a non-directory drops setuid; setgid goes with group-execute, and stays
         // without it (mandatory-locking mark) for root and for an owner in the file's group.
         file(ALICE, "/exec", 06755);
-        Stat byRoot = SetattrOp.setattr(namespace, as(ROOT), "vol", "/exec", Stat.newBuilder().setUid(BOB.uid()).build(), UID);
+        Stat byRoot = SetattrOp.setattr(namespace, as(ROOT), "vol", "/exec",
+                Stat.newBuilder().setUid(BOB.uid()).build(), UID);
         assertThat(byRoot.getMode() & 07777).isEqualTo(0755);
         file(ALICE, "/lockmark", 06745);
         Stat sameOwner = SetattrOp.setattr(namespace, as(ROOT), "vol", "/lockmark",
                 Stat.newBuilder().setUid(ALICE.uid()).build(), UID);
         assertThat(sameOwner.getMode() & 07777).as("chown to the same owner still drops setuid").isEqualTo(02745);
         file(ALICE, "/owned", 06745);
-        Stat byOwner = SetattrOp.setattr(namespace, as(ALICE), "vol", "/owned", Stat.newBuilder().setGid(50).build(), GID);
+        Stat byOwner = SetattrOp.setattr(namespace, as(ALICE), "vol", "/owned", Stat.newBuilder().setGid(50).build(),
+                GID);
         assertThat(byOwner.getMode() & 07777).as("owner in the group keeps the locking mark").isEqualTo(02745);
         SetattrOp.setattr(namespace, as(ROOT), "vol", "/owned", Stat.newBuilder().setGid(77).build(), GID);
         setMode(ROOT, "/owned", 06745);
-        Stat notInGroup = SetattrOp.setattr(namespace, as(ALICE), "vol", "/owned", Stat.newBuilder().setGid(50).build(), GID);
+        Stat notInGroup = SetattrOp.setattr(namespace, as(ALICE), "vol", "/owned",
+                Stat.newBuilder().setGid(50).build(), GID);
         assertThat(notInGroup.getMode() & 07777).as("owner outside the old group loses setgid").isEqualTo(0745);
         MkdirOp.mkdir(namespace, as(ALICE), "vol", "/dir", 06755);
-        Stat directory = SetattrOp.setattr(namespace, as(ROOT), "vol", "/dir", Stat.newBuilder().setUid(BOB.uid()).build(), UID);
+        Stat directory = SetattrOp.setattr(namespace, as(ROOT), "vol", "/dir",
+                Stat.newBuilder().setUid(BOB.uid()).build(), UID);
         assertThat(directory.getMode() & 07777).as("directories keep their bits").isEqualTo(06755);
     }
 
@@ -213,20 +221,20 @@ class PosixMetadataTest {
         // not; a reported write (mtime) or 24 h make the next open update it again. ctime never moves.
         OpenResult created = file(ROOT, "/f", 0644);
         long createdAtime = stat("/f").getAtimeNs();
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         Stat afterFirst = stat("/f");
         assertThat(afterFirst.getAtimeNs()).isGreaterThan(createdAtime);
         assertThat(afterFirst.getCtimeNs()).isEqualTo(created.record().stat().getCtimeNs());
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/f", NamespaceTest.RDWR, 0);
+        fixture.open(as(ROOT), "vol", "/f", NamespaceFixture.RDWR, 0);
         assertThat(stat("/f").getAtimeNs()).as("second open within 24 h").isEqualTo(afterFirst.getAtimeNs());
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/f", NamespaceTest.WRONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", NamespaceFixture.WRONLY, 0);
         assertThat(stat("/f").getAtimeNs()).as("open for writing").isEqualTo(afterFirst.getAtimeNs());
         UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), created.record().inode(), 5, 0, true);
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         long afterWrite = stat("/f").getAtimeNs();
         assertThat(afterWrite).as("first open after a write").isGreaterThan(afterFirst.getAtimeNs());
         fixture.nowMs += AtimePolicy.RELATIME_MAX_AGE_NS / 1_000_000L;
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         assertThat(stat("/f").getAtimeNs()).as("open a day later").isGreaterThan(afterWrite);
     }
 
@@ -249,13 +257,13 @@ class PosixMetadataTest {
         useAtimePolicy(AtimePolicy.NOATIME);
         file(ROOT, "/f", 0644);
         long atime = stat("/f").getAtimeNs();
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         assertThat(stat("/f").getAtimeNs()).isEqualTo(atime);
         useAtimePolicy(AtimePolicy.STRICTATIME);
         file(ROOT, "/f", 0644);
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         long first = stat("/f").getAtimeNs();
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         assertThat(stat("/f").getAtimeNs()).isGreaterThan(first);
     }
 

@@ -16,14 +16,16 @@ import org.xtreemfs.interfaces.mrc.OpenFlag;
 import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.metadata.FileModes;
+import org.xtreemfs.mrc.metadata.InodeRecord;
 import org.xtreemfs.mrc.metadata.Namespace;
 
+/** VolumeCreateOp.createVolume and VolumeDeleteOp.deleteVolume: defaults, validation, admission, deletion. */
 class VolumeTest {
     private final NamespaceFixture fixture = new NamespaceFixture();
     private final Namespace namespace = fixture.namespace;
 
     private Volume create(Volume.Builder request) throws Exception {
-        return VolumeCreateOp.createVolume(namespace, fixture.ledger, fixture.policies, fixture.as(ALICE), request.build(), "11111111-2222-3333-4444-555555555555");
+        return fixture.createVolume(fixture.as(ALICE), request.build(), "11111111-2222-3333-4444-555555555555");
     }
 
     @Test
@@ -60,9 +62,9 @@ class VolumeTest {
         java.util.List<String> stripe = fixture.ledger.stripeOsds(volume.getId()).orElseThrow();
         assertThat(volume.getDefaultStripingPolicy().getWidth()).isEqualTo(stripe.size());
         assertThat(stripe).allMatch(uuid -> uuid.startsWith("seq-"));
-        OpenOp.open(namespace, fixture.ledger, fixture.policies, fixture.as(ROOT), "seq", "/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_RDWR_FLAG_VALUE, 0644);
-        assertThat(namespace.resolve(namespace.begin(), namespace.volume("seq"), ROOT, "/f").xlocs().getReplicas(0).getOsdUuidsList())
-                .isEqualTo(stripe);
+        fixture.open(fixture.as(ROOT), "seq", "/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_RDWR_FLAG_VALUE, 0644);
+        InodeRecord file = namespace.resolve(namespace.begin(), namespace.volume("seq"), ROOT, "/f");
+        assertThat(file.xlocs().getReplicas(0).getOsdUuidsList()).isEqualTo(stripe);
     }
 
     @Test
@@ -90,7 +92,7 @@ class VolumeTest {
         create(Volume.newBuilder().setName("data"));
         assertThat(expectErrno(Errno.EEXIST, () -> create(Volume.newBuilder().setName("data")))).contains("'data'");
         assertThat(expectErrno(Errno.ENOENT, () -> namespace.volume("nope"))).contains("'nope'");
-        assertThat(expectErrno(Errno.ENOENT, () -> VolumeDeleteOp.deleteVolume(namespace, fixture.ledger, fixture.as(ROOT), "nope")))
+        assertThat(expectErrno(Errno.ENOENT, () -> fixture.deleteVolume(fixture.as(ROOT), "nope")))
                 .contains("'nope'");
     }
 
@@ -115,9 +117,9 @@ class VolumeTest {
     void consistentReservationsOfEveryTypeAreAccepted() throws Exception {
         // Each type with exactly its own fields is accepted.
         create(reservation(QosType.SEQUENTIAL, 1 << 30, 100, 0).setName("s"));
-        VolumeCreateOp.createVolume(namespace, fixture.ledger, fixture.policies, fixture.as(ALICE), reservation(QosType.RANDOM, 1 << 30, 0, 2000).setName("r").build(),
+        fixture.createVolume(fixture.as(ALICE), reservation(QosType.RANDOM, 1 << 30, 0, 2000).setName("r").build(),
                 "r-id");
-        VolumeCreateOp.createVolume(namespace, fixture.ledger, fixture.policies, fixture.as(ALICE), reservation(QosType.COLD, 1 << 30, 0, 0).setName("c").build(),
+        fixture.createVolume(fixture.as(ALICE), reservation(QosType.COLD, 1 << 30, 0, 0).setName("c").build(),
                 "c-id");
         assertThat(namespace.listVolumes()).extracting(Volume::getName).containsExactly("c", "r", "s");
     }
@@ -138,8 +140,8 @@ class VolumeTest {
         // Only owner/root may delete; afterwards the name is free and no record of the volume remains.
         Volume volume = create(Volume.newBuilder().setName("data"));
         MkdirOp.mkdir(namespace, fixture.as(ALICE), "data", "/d", 0755);
-        expectErrno(Errno.EPERM, () -> VolumeDeleteOp.deleteVolume(namespace, fixture.ledger, fixture.as(BOB), "data"));
-        VolumeDeleteOp.deleteVolume(namespace, fixture.ledger, fixture.as(ALICE), "data");
+        expectErrno(Errno.EPERM, () -> fixture.deleteVolume(fixture.as(BOB), "data"));
+        fixture.deleteVolume(fixture.as(ALICE), "data");
         assertThat(namespace.listVolumes()).isEmpty();
         assertThat(namespace.volumeById(volume.getId())).isEmpty();
         create(Volume.newBuilder().setName("data"));

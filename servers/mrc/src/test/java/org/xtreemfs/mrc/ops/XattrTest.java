@@ -14,6 +14,7 @@ import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.mrc.metadata.Caller;
 import org.xtreemfs.mrc.metadata.Namespace;
 
+/** The xattr operations: GetxattrOp, SetxattrOp, ListxattrOp and RemovexattrOp. */
 class XattrTest {
     private final NamespaceFixture fixture = new NamespaceFixture();
     private final Namespace namespace = fixture.namespace;
@@ -22,15 +23,17 @@ class XattrTest {
     @BeforeEach
     void createFile() throws Exception {
         fixture.createVolume("vol");
-        file = OpenOp.open(namespace, fixture.ledger, fixture.policies, fixture.as(ALICE), "vol", "/f", NamespaceTest.CREAT | NamespaceTest.WRONLY, 0644);
+        file = fixture.open(fixture.as(ALICE), "vol", "/f", NamespaceFixture.CREAT | NamespaceFixture.WRONLY, 0644);
     }
 
     private void set(Caller caller, String name, String value, int flags) throws Exception {
-        SetxattrOp.setxattr(namespace, fixture.as(caller), "vol", "/f", name, value.getBytes(StandardCharsets.UTF_8), flags);
+        SetxattrOp.setxattr(namespace, fixture.as(caller), "vol", "/f", name, value.getBytes(StandardCharsets.UTF_8),
+                flags);
     }
 
     private String get(Caller caller, String name) throws Exception {
-        return new String(GetxattrOp.getxattr(namespace, fixture.as(caller), "vol", "/f", name), StandardCharsets.UTF_8);
+        return new String(GetxattrOp.getxattr(namespace, fixture.as(caller), "vol", "/f", name),
+                StandardCharsets.UTF_8);
     }
 
     @Test
@@ -40,11 +43,14 @@ class XattrTest {
         set(ALICE, "user.b", "2", 0);
         set(ALICE, "user.a", "1", 0);
         assertThat(get(ALICE, "user.a")).isEqualTo("1");
-        assertThat(ListxattrOp.listxattr(namespace, fixture.as(ALICE), "vol", "/f")).containsExactly("user.a", "user.b");
-        assertThat(GetattrOp.getattr(namespace, fixture.as(ALICE), "vol", "/f").getCtimeNs()).isGreaterThan(before.getCtimeNs());
+        assertThat(ListxattrOp.listxattr(namespace, fixture.as(ALICE), "vol", "/f")).containsExactly("user.a",
+                "user.b");
+        assertThat(GetattrOp.getattr(namespace, fixture.as(ALICE), "vol",
+                "/f").getCtimeNs()).isGreaterThan(before.getCtimeNs());
         RemovexattrOp.removexattr(namespace, fixture.as(ALICE), "vol", "/f", "user.a");
         expectErrno(Errno.ENODATA, () -> get(ALICE, "user.a"));
-        expectErrno(Errno.ENODATA, () -> RemovexattrOp.removexattr(namespace, fixture.as(ALICE), "vol", "/f", "user.a"));
+        expectErrno(Errno.ENODATA, () -> RemovexattrOp.removexattr(namespace, fixture.as(ALICE), "vol", "/f",
+                "user.a"));
     }
 
     @Test
@@ -66,7 +72,8 @@ class XattrTest {
                 .contains(file.record().xlocs().getReplicas(0).getOsdUuids(0));
         expectErrno(Errno.ENODATA, () -> get(ALICE, "xtreemfs.unknown"));
         expectErrno(Errno.EPERM, () -> set(ALICE, "xtreemfs.file_id", "x", 0));
-        expectErrno(Errno.EPERM, () -> RemovexattrOp.removexattr(namespace, fixture.as(ALICE), "vol", "/f", "xtreemfs.file_id"));
+        expectErrno(Errno.EPERM, () -> RemovexattrOp.removexattr(namespace, fixture.as(ALICE), "vol", "/f",
+                "xtreemfs.file_id"));
         expectErrno(Errno.ENOTSUP, () -> set(ALICE, "security.selinux", "x", 0));
         expectErrno(Errno.ENOTSUP, () -> set(ALICE, "trusted.x", "x", 0));
     }
@@ -79,7 +86,8 @@ class XattrTest {
         SetattrOp.setattr(namespace, fixture.as(ALICE), "vol", "/f", Stat.newBuilder().setMode(0600).build(), 1);
         expectErrno(Errno.EACCES, () -> get(BOB, "user.a"));
         assertThat(get(ROOT, "user.a")).isEqualTo("1");
-        expectErrno(SetxattrOp.E2BIG, () -> set(ALICE, "user.big", "x".repeat(SetxattrOp.XATTR_VALUE_BYTES_MAX + 1), 0));
+        expectErrno(SetxattrOp.E2BIG, () -> set(ALICE, "user.big", "x".repeat(SetxattrOp.XATTR_VALUE_BYTES_MAX + 1),
+                0));
         expectErrno(Errno.ERANGE, () -> set(ALICE, "user." + "n".repeat(300), "x", 0));
     }
 

@@ -16,7 +16,7 @@ import org.xtreemfs.mrc.metadata.DeletedFile;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
-class RenameTest {
+class RenameOpTest {
     private final NamespaceFixture fixture = new NamespaceFixture();
     private final Namespace namespace = fixture.namespace;
 
@@ -35,7 +35,7 @@ class RenameTest {
     }
 
     private OpenResult create(String path) throws Exception {
-        return OpenOp.open(namespace, fixture.ledger, fixture.policies, root(), "vol", path, NamespaceTest.CREAT | NamespaceTest.WRONLY, 0644);
+        return fixture.open(root(), "vol", path, NamespaceFixture.CREAT | NamespaceFixture.WRONLY, 0644);
     }
 
     private void mkdir(String path) throws Exception {
@@ -133,11 +133,13 @@ class RenameTest {
         long first = create("/x").record().inode();
         mkdir("/y");
         long second = stat("/y").getInode();
-        expectErrno(Errno.EEXIST, () -> RenameOp.rename(namespace, root(), "vol", "/x", "/y", RenameOp.RENAME_NOREPLACE, ""));
+        expectErrno(Errno.EEXIST, () -> RenameOp.rename(namespace, root(), "vol", "/x", "/y",
+                RenameOp.RENAME_NOREPLACE, ""));
         RenameOp.rename(namespace, root(), "vol", "/x", "/y", RenameOp.RENAME_EXCHANGE, "");
         assertThat(stat("/x").getInode()).isEqualTo(second);
         assertThat(stat("/y").getInode()).isEqualTo(first);
-        expectErrno(Errno.ENOENT, () -> RenameOp.rename(namespace, root(), "vol", "/x", "/none", RenameOp.RENAME_EXCHANGE, ""));
+        expectErrno(Errno.ENOENT, () -> RenameOp.rename(namespace, root(), "vol", "/x", "/none",
+                RenameOp.RENAME_EXCHANGE, ""));
         expectErrno(Errno.EINVAL, () -> RenameOp.rename(namespace, root(), "vol", "/x", "/y", 3, ""));
     }
 
