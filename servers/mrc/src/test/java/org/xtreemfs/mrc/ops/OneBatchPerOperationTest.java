@@ -1,7 +1,10 @@
 package org.xtreemfs.mrc.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.CREAT;
 import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.TRUNC;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.WRONLY;
 
 import java.nio.file.Path;
 import java.util.Optional;
@@ -12,7 +15,10 @@ import org.xtreemfs.foundation.kv.KeyRange;
 import org.xtreemfs.foundation.kv.KvIterator;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
+import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.metadata.FileModes;
 import org.xtreemfs.mrc.metadata.Namespace;
 
@@ -90,21 +96,26 @@ class OneBatchPerOperationTest {
 
     @Test
     void everyChangingOperationCommitsExactlyOneBatch() throws Exception {
-        // Each mutation, however many records it touches, reaches the store as one atomic batch.
+        // Each mutation, however many records it touches, reaches the store as one atomic batch; so do the
+        // reservation ledger's records, which join the volume operation's batch.
         assertOneBatch(() -> fixture.createVolume("vol"));
+        assertOneBatch(() -> fixture.createVolume(fixture.as(ROOT), Volume.newBuilder().setName("seq")
+                .setReservation(sequential(50)).build(), "22222222-0000-0000-0000-000000000002"));
+        assertOneBatch(() -> VolumeSetReservationOp.changeReservation(namespace, fixture.ledger, fixture.as(ROOT),
+                "seq", sequential(60)));
         assertOneBatch(() -> MkdirOp.mkdir(namespace, fixture.as(ROOT), "vol", "/a", 0755));
         assertOneBatch(() -> MkdirOp.mkdir(namespace, fixture.as(ROOT), "vol", "/b", 0755));
-        assertOneBatch(() -> fixture.open(fixture.as(ROOT), "vol", "/a/f",
-                NamespaceFixture.CREAT | NamespaceFixture.WRONLY,
-                0644));
-        assertOneBatch(() -> fixture.open(fixture.as(ROOT), "vol", "/a/f",
-                NamespaceFixture.TRUNC | NamespaceFixture.WRONLY,
-                0));
+        int beforeCreate = store.batches;
+        OpenResult file = fixture.open(fixture.as(ROOT), "vol", "/a/f", CREAT | WRONLY, 0644);
+        assertThat(store.batches - beforeCreate).isEqualTo(1);
+        assertOneBatch(() -> UpdateFileSizeOp.updateFileSize(namespace, fixture.as(ROOT), file.volumeId(),
+                file.record().inode(), 4096, 0, true));
+        assertOneBatch(() -> FtruncateOp.beginTruncate(namespace, file.volumeId(), file.record().inode()));
+        assertOneBatch(() -> fixture.open(fixture.as(ROOT), "vol", "/a/f", TRUNC | WRONLY, 0));
         assertOneBatch(() -> SetattrOp.setattr(namespace, fixture.as(ROOT), "vol", "/a/f",
-                Stat.newBuilder().setMode(0600).build(),
-                1));
-        assertOneBatch(() -> SetxattrOp.setxattr(namespace, fixture.as(ROOT), "vol", "/a/f", "user.x", new byte[] {1},
-                0));
+                Stat.newBuilder().setMode(0600).build(), 1));
+        assertOneBatch(() -> SetxattrOp.setxattr(namespace, fixture.as(ROOT), "vol", "/a/f", "user.x",
+                new byte[] {1}, 0));
         assertOneBatch(() -> LinkOp.link(namespace, fixture.as(ROOT), "vol", "/a/f", "/b/g"));
         assertOneBatch(() -> SymlinkOp.symlink(namespace, fixture.as(ROOT), "vol", "a/f", "/l"));
         assertOneBatch(() -> MknodOp.mknod(namespace, fixture.as(ROOT), "vol", "/p", FileModes.S_IFIFO | 0600, 0));
@@ -113,6 +124,7 @@ class OneBatchPerOperationTest {
         assertOneBatch(() -> RemovexattrOp.removexattr(namespace, fixture.as(ROOT), "vol", "/b/a/f", "user.x"));
         assertOneBatch(() -> UnlinkOp.unlink(namespace, fixture.as(ROOT), "vol", "/b/a/f"));
         assertOneBatch(() -> RmdirOp.rmdir(namespace, fixture.as(ROOT), "vol", "/b/a"));
+        assertOneBatch(() -> fixture.deleteVolume(fixture.as(ROOT), "seq"));
         assertOneBatch(() -> fixture.deleteVolume(fixture.as(ROOT), "vol"));
     }
 
@@ -121,12 +133,29 @@ class OneBatchPerOperationTest {
         // Lookups and rejected operations leave the store untouched. The first listing of the new root
         // sets its atime (relatime: atime == mtime), one batch; a second one within 24 h writes nothing.
         fixture.createVolume("vol");
+        fixture.createVolume(fixture.as(ROOT), Volume.newBuilder().setName("seq").setReservation(sequential(50))
+                .build(), "22222222-0000-0000-0000-000000000002");
+        SymlinkOp.symlink(namespace, fixture.as(ROOT), "vol", "t", "/l");
         assertOneBatch(() -> ReaddirOp.readdir(namespace, fixture.as(ROOT), "vol", "/", 0, 0, false));
         int before = store.batches;
         GetattrOp.getattr(namespace, fixture.as(ROOT), "vol", "/");
         ReaddirOp.readdir(namespace, fixture.as(ROOT), "vol", "/", 0, 0, false);
+        AccessOp.access(namespace, fixture.as(ROOT), "vol", "/", 7);
+        ReadlinkOp.readlink(namespace, fixture.as(ROOT), "vol", "/l");
+        ListxattrOp.listxattr(namespace, fixture.as(ROOT), "vol", "/");
+        StatvfsOp.statvfs(namespace, fixture.as(ROOT), "vol");
+        NamespaceFixture.failure(() -> GetxattrOp.getxattr(namespace, fixture.as(ROOT), "vol", "/", "user.none"));
         NamespaceFixture.failure(() -> RmdirOp.rmdir(namespace, fixture.as(ROOT), "vol", "/missing"));
         NamespaceFixture.failure(() -> MkdirOp.mkdir(namespace, fixture.as(ROOT), "vol", "/", 0755));
+        NamespaceFixture.failure(() -> VolumeSetReservationOp.changeReservation(namespace, fixture.ledger,
+                fixture.as(ROOT), "seq", sequential(1_000_000)));
+        NamespaceFixture.failure(() -> fixture.createVolume(fixture.as(ROOT), Volume.newBuilder().setName("big")
+                .setReservation(sequential(1_000_000)).build(), "33333333-0000-0000-0000-000000000003"));
         assertThat(store.batches).isEqualTo(before);
+    }
+
+    private static QosReservation sequential(long throughputMibPerSecond) {
+        return QosReservation.newBuilder().setType(QosType.SEQUENTIAL).setCapacityBytes(1L << 30)
+                .setThroughputBytesPerSecond(throughputMibPerSecond << 20).build();
     }
 }

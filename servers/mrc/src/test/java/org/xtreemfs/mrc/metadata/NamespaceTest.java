@@ -1,0 +1,119 @@
+package org.xtreemfs.mrc.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.InMemoryKvStore;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.interfaces.mrc.Volume;
+
+/**
+ * The namespace core on its own: transactions, path resolution and entry access. The operations built on
+ * it are tested in org.xtreemfs.mrc.ops, one class per operation.
+ */
+class NamespaceTest {
+    private static final Caller ALICE = new Caller("alice", 1000, 1000, List.of(1000));
+    private static final String VOLUME_ID = "00000000-0000-0000-0000-000000000001";
+
+    private final InMemoryKvStore store = new InMemoryKvStore();
+    private final Namespace namespace = new Namespace(store, Durability.BUFFERED, AtimePolicy.RELATIME);
+    private final OperationContext context = OperationContext.of(Caller.root(), 1_000);
+    private Volume volume;
+
+    @BeforeEach
+    void createVolumeWithOneDirectory() throws Exception {
+        volume = Volume.newBuilder().setId(VOLUME_ID).setName("vol").build();
+        Transaction transaction = namespace.begin();
+        namespace.putVolume(transaction, volume);
+        namespace.putRootDirectory(transaction, VOLUME_ID, Stat.newBuilder().setInode(Namespace.ROOT_INODE)
+                .setMode(FileModes.S_IFDIR | 0755).setNlink(2).build());
+        transaction.commit();
+        transaction = namespace.begin();
+        Namespace.Entry entry = namespace.resolveNew(transaction, volume, Caller.root(), "/d");
+        long inode = namespace.allocateInode(transaction, VOLUME_ID);
+        namespace.insertEntry(transaction, VOLUME_ID, entry, new InodeRecord(Namespace.newStat(context, inode,
+                FileModes.S_IFDIR | 0700, 2, 0, volume).build(), null, null, Namespace.ROOT_INODE, 0), context);
+        transaction.commit();
+    }
+
+    private static int errno(RpcException error) {
+        return error.posixErrno();
+    }
+
+    @Test
+    void aTransactionSeesItsOwnWritesAndTheStoreOnlyAfterCommit() throws Exception {
+        // Reads inside the transaction see pending writes; the store sees none of them until commit.
+        Transaction transaction = namespace.begin();
+        namespace.putDentry(transaction, VOLUME_ID, Namespace.ROOT_INODE, "x", 42);
+        assertThat(namespace.lookup(transaction, VOLUME_ID, Namespace.ROOT_INODE, "x")).contains(42L);
+        assertThat(namespace.lookup(namespace.begin(), VOLUME_ID, Namespace.ROOT_INODE, "x")).isEmpty();
+        transaction.commit();
+        assertThat(namespace.lookup(namespace.begin(), VOLUME_ID, Namespace.ROOT_INODE, "x")).contains(42L);
+        assertThat(namespace.begin().isEmpty()).isTrue();
+    }
+
+    @Test
+    void resolutionWalksDotEntriesAndChecksSearchPermission() throws Exception {
+        // ".." of the root is the root, "d/.." is the root; a 0700 directory of root stops alice (EACCES),
+        // a missing name is ENOENT and "name/" of a non-directory ENOTDIR.
+        Transaction transaction = namespace.begin();
+        assertThat(namespace.resolve(transaction, volume, Caller.root(), "/..").inode()).isEqualTo(Namespace.ROOT_INODE);
+        assertThat(namespace.resolve(transaction, volume, Caller.root(), "d/..").inode())
+                .isEqualTo(Namespace.ROOT_INODE);
+        long d = namespace.resolve(transaction, volume, Caller.root(), "/d/.").inode();
+        assertThat(d).isEqualTo(Namespace.ROOT_INODE + 1);
+        assertThat(errno(catchThrowableOfType(RpcException.class,
+                () -> namespace.resolve(transaction, volume, ALICE, "/d/x")))).isEqualTo(Errno.EACCES);
+        assertThat(errno(catchThrowableOfType(RpcException.class,
+                () -> namespace.resolve(transaction, volume, Caller.root(), "/d/x")))).isEqualTo(Errno.ENOENT);
+        assertThat(errno(catchThrowableOfType(RpcException.class,
+                () -> namespace.resolveEntry(transaction, volume, Caller.root(), "/", "remove"))))
+                .isEqualTo(Namespace.EBUSY);
+        assertThat(Namespace.parentPath("/d/x/")).isEqualTo("/d");
+        assertThat(Namespace.parentPath("x")).isEqualTo("/");
+    }
+
+    @Test
+    void insertingASubdirectoryRaisesTheParentsLinkCountAndInodesCount() throws Exception {
+        // The setup's mkdir-like insert: the root has nlink 3, the counter moved past the new inode.
+        Transaction transaction = namespace.begin();
+        assertThat(namespace.loadInode(transaction, VOLUME_ID, Namespace.ROOT_INODE).stat().getNlink()).isEqualTo(3);
+        assertThat(namespace.allocatedInodes(VOLUME_ID)).isEqualTo(2);
+        assertThat(namespace.hasEntries(VOLUME_ID, Namespace.ROOT_INODE)).isTrue();
+        assertThat(namespace.hasEntries(VOLUME_ID, Namespace.ROOT_INODE + 1)).isFalse();
+    }
+
+    @Test
+    void dentriesPageInByteOrderOfNames() {
+        // Entries come sorted by name; skip and count cut pages without overlap.
+        Transaction transaction = namespace.begin();
+        for (String name : List.of("b", "a", "c", "B")) {
+            namespace.putDentry(transaction, VOLUME_ID, Namespace.ROOT_INODE + 1, name, 100 + name.charAt(0));
+        }
+        transaction.commit();
+        assertThat(namespace.dentries(VOLUME_ID, Namespace.ROOT_INODE + 1, 0, 10))
+                .extracting(Namespace.Dentry::name).containsExactly("B", "a", "b", "c");
+        assertThat(namespace.dentries(VOLUME_ID, Namespace.ROOT_INODE + 1, 1, 2))
+                .containsExactly(new Namespace.Dentry("a", 100 + 'a'), new Namespace.Dentry("b", 100 + 'b'));
+        assertThat(namespace.dentries(VOLUME_ID, Namespace.ROOT_INODE + 1, 4, 10)).isEmpty();
+    }
+
+    @Test
+    void deletingAVolumeRemovesEveryRecordOfIt() throws Exception {
+        // Record, name, counter, inodes, entries and xattrs go; nothing of the volume is left in the store.
+        Transaction transaction = namespace.begin();
+        namespace.putXattr(transaction, VOLUME_ID, Namespace.ROOT_INODE, "user.a", new byte[] {1});
+        transaction.commit();
+        transaction = namespace.begin();
+        namespace.deleteVolumeRecords(transaction, volume);
+        transaction.commit();
+        assertThat(namespace.listVolumes()).isEmpty();
+        assertThat(store.scan(org.xtreemfs.foundation.kv.KeyRange.all(), 10)).isEmpty();
+    }
+}
