@@ -22,10 +22,11 @@ import org.xtreemfs.interfaces.mrc.Volume;
  * link counts, directory times). It holds no operation's logic: each operation lives in its class in
  * {@code org.xtreemfs.mrc.ops} and changes the store through a {@link Transaction} from {@link #begin()}.
  *
- * <p>Invariants: every read and write goes through a transaction, so an operation commits all its changes
- * as one batch or none; nothing here reads a clock or a random source (time and caller come in the
- * {@link OperationContext}), so an operation is a deterministic function of (context, store). Not
- * thread-safe: only the metadata stage's single thread uses it.
+ * <p>Invariants: every write goes through a transaction, so an operation commits all its changes as one
+ * batch or none (reads that must see the operation's own writes take the transaction too; listings and
+ * emptiness checks read the committed store); nothing here reads a clock or a random source (time and
+ * caller come in the {@link OperationContext}), so an operation is a deterministic function of (context,
+ * store). Not thread-safe: only the metadata stage's single thread uses it.
  */
 public final class Namespace {
     public static final long ROOT_INODE = 1;

@@ -1,9 +1,9 @@
 package org.xtreemfs.mrc.ops;
 
+import com.google.protobuf.MessageLite;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import com.google.protobuf.MessageLite;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;

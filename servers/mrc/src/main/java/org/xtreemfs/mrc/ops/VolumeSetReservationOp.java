@@ -30,7 +30,8 @@ public final class VolumeSetReservationOp extends MetadataOp<VolumeSetReservatio
     }
 
     @Override
-    protected CompletableFuture<OperationContext> prepare(OperationContext context, VolumeSetReservationRequest request) {
+    protected CompletableFuture<OperationContext> prepare(OperationContext context,
+            VolumeSetReservationRequest request) {
         return withOsdReports(context);
     }
 
