@@ -94,8 +94,7 @@ class PermissionTest {
         // chmod by another user is EPERM; the owner may; a non-member owner loses setgid on files.
         file(ALICE, "/f", 0644);
         expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/f",
-                Stat.newBuilder().setMode(0777).build(),
-                MODE));
+                Stat.newBuilder().setMode(0777).build(), MODE));
         Stat changed = SetattrOp.setattr(namespace, as(ALICE), "vol", "/f", Stat.newBuilder().setMode(02755).build(),
                 MODE);
         assertThat(changed.getMode() & 07777).isEqualTo(02755);
@@ -110,21 +109,17 @@ class PermissionTest {
         // Only root changes the owner; the owner may change the group to one of its groups only.
         file(ALICE, "/f", 04755);
         expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(ALICE), "vol", "/f",
-                Stat.newBuilder().setUid(1001).build(),
-                UID));
+                Stat.newBuilder().setUid(1001).build(), UID));
         expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(ALICE), "vol", "/f",
-                Stat.newBuilder().setGid(999).build(),
-                GID));
+                Stat.newBuilder().setGid(999).build(), GID));
         expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/f",
-                Stat.newBuilder().setGid(1001).build(),
-                GID));
+                Stat.newBuilder().setGid(1001).build(), GID));
         Stat regrouped = SetattrOp.setattr(namespace, as(ALICE), "vol", "/f", Stat.newBuilder().setGid(50).build(),
                 GID);
         assertThat(regrouped.getGid()).isEqualTo(50);
         assertThat(regrouped.getMode() & FileModes.S_ISUID).as("setuid cleared by non-root chown").isZero();
         Stat byRoot = SetattrOp.setattr(namespace, as(ROOT), "vol", "/f",
-                Stat.newBuilder().setUid(1001).setGid(1001).build(),
-                UID | GID);
+                Stat.newBuilder().setUid(1001).setGid(1001).build(), UID | GID);
         assertThat(byRoot.getUid()).isEqualTo(1001);
     }
 
@@ -134,8 +129,7 @@ class PermissionTest {
         file(ALICE, "/f", 0646);
         file(ALICE, "/g", 0644);
         expectErrno(Errno.EPERM, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/f",
-                Stat.newBuilder().setMtimeNs(5).build(),
-                MTIME));
+                Stat.newBuilder().setMtimeNs(5).build(), MTIME));
         SetattrOp.setattr(namespace, as(BOB), "vol", "/f", Stat.getDefaultInstance(),
                 ATIME | MTIME | ATIME_NOW | MTIME_NOW);
         expectErrno(Errno.EACCES, () -> SetattrOp.setattr(namespace, as(BOB), "vol", "/g", Stat.getDefaultInstance(),

@@ -45,8 +45,7 @@ class SetattrOpTest {
         assertThat(chmod.getMode()).isEqualTo(FileModes.S_IFREG | 0600);
         assertThat(chmod.getCtimeNs()).isGreaterThan(before.getCtimeNs());
         Stat times = SetattrOp.setattr(namespace, root(), "vol", "/f",
-                Stat.newBuilder().setAtimeNs(11).setMtimeNs(22).build(),
-                16 | 32);
+                Stat.newBuilder().setAtimeNs(11).setMtimeNs(22).build(), 16 | 32);
         assertThat(times.getAtimeNs()).isEqualTo(11);
         assertThat(times.getMtimeNs()).isEqualTo(22);
         Stat now = SetattrOp.setattr(namespace, root(), "vol", "/f", Stat.getDefaultInstance(), 16 | 32 | 128 | 256);

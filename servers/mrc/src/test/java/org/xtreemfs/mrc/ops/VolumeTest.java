@@ -119,8 +119,7 @@ class VolumeTest {
         create(reservation(QosType.SEQUENTIAL, 1 << 30, 100, 0).setName("s"));
         fixture.createVolume(fixture.as(ALICE), reservation(QosType.RANDOM, 1 << 30, 0, 2000).setName("r").build(),
                 "r-id");
-        fixture.createVolume(fixture.as(ALICE), reservation(QosType.COLD, 1 << 30, 0, 0).setName("c").build(),
-                "c-id");
+        fixture.createVolume(fixture.as(ALICE), reservation(QosType.COLD, 1 << 30, 0, 0).setName("c").build(), "c-id");
         assertThat(namespace.listVolumes()).extracting(Volume::getName).containsExactly("c", "r", "s");
     }
 
