@@ -27,6 +27,7 @@ import org.xtreemfs.interfaces.mrc.MrcInterface;
 import org.xtreemfs.interfaces.mrc.MrcProcedure;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.interfaces.mrc.VolumeList;
+import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.capability.CapabilityIssuer;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.ops.AccessOp;
@@ -63,6 +64,7 @@ import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.mrc.registry.DirRegistration;
 import org.xtreemfs.mrc.registry.OsdDirectory;
 import org.xtreemfs.mrc.stages.MetadataStage;
+import org.xtreemfs.qos.scheduler.ReservationScheduler;
 
 /**
  * Wiring only: opens the database, starts the metadata stage, the RPC server, the DIR registration and
@@ -79,6 +81,8 @@ public final class MrcServer implements RunningServer {
     private final List<AutoCloseable> started = new ArrayList<>();
     private KvStore store;
     private Namespace namespace;
+    private ReservationLedger ledger;
+    private OsdSelectionPolicies policies;
     private MetadataStage metadataStage;
     private RpcServer rpcServer;
     private DirRegistration dirRegistration;
@@ -115,9 +119,10 @@ public final class MrcServer implements RunningServer {
             Files.createDirectories(config.databasePath());
             store = RocksKvStore.open(RocksKvOptions.defaults(config.databasePath()));
             started.add(store);
-            OsdSelectionPolicies policies = OsdSelectionPolicies.standard(config.placementFreeSpaceMinBytes());
-            namespace = new Namespace(store, policies,
-                    config.databaseSyncWrites() ? Durability.SYNC : Durability.BUFFERED, config.atimePolicy());
+            policies = OsdSelectionPolicies.standard(config.placementFreeSpaceMinBytes());
+            namespace = new Namespace(store, config.databaseSyncWrites() ? Durability.SYNC : Durability.BUFFERED,
+                    config.atimePolicy());
+            ledger = ReservationLedger.load(store, new ReservationScheduler());
             uuid = loadOrCreateUuid();
             metadataStage = new MetadataStage(config.metadataQueueCapacity(), clock);
             started.add(metadataStage);
@@ -146,7 +151,7 @@ public final class MrcServer implements RunningServer {
     }
 
     private RpcServer buildRpcServer(CapabilityIssuer capabilities) {
-        OpServices services = new OpServices(namespace, metadataStage, capabilities, osdDirectory,
+        OpServices services = new OpServices(namespace, ledger, policies, metadataStage, capabilities, osdDirectory,
                 dirRegistration, clock, volumeIds, counters);
         RpcServer.Builder builder = RpcServer.builder("mrc", new InetSocketAddress(config.bindAddress(),
                 config.port()));
@@ -239,12 +244,12 @@ public final class MrcServer implements RunningServer {
         return config;
     }
 
-    /** One line per volume for the status page, read on the metadata thread so it never races an operation. */
     /** Each OSD of the reservation ledger with what is reserved on it and what it offers at its stream count. */
     List<String> namespaceLedgerSummary() {
-        return namespace.ledger().summary();
+        return ledger.summary();
     }
 
+    /** One line per volume for the status page, read on the metadata thread so it never races an operation. */
     List<String> volumeSummary() {
         try {
             MessageLite volumes = metadataStage.submit("status", () -> VolumeList.newBuilder()
@@ -253,7 +258,7 @@ public final class MrcServer implements RunningServer {
             for (Volume volume : ((VolumeList) volumes).getVolumesList()) {
                 lines.add(volume.getName() + " id=" + volume.getId() + " owner=" + volume.getOwnerUid()
                         + " width=" + volume.getDefaultStripingPolicy().getWidth() + " reservation="
-                        + volume.getReservation().getType() + namespace.ledger().stripeOsds(volume.getId())
+                        + volume.getReservation().getType() + ledger.stripeOsds(volume.getId())
                                 .map(osds -> " placed on " + osds).orElse(""));
             }
             return lines;

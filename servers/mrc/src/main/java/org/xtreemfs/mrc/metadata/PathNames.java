@@ -41,11 +41,12 @@ public final class PathNames {
         }
     }
 
-    static boolean isDotOrDotDot(String name) {
+    public static boolean isDotOrDotDot(String name) {
         return name.equals(".") || name.equals("..");
     }
 
-    static String abbreviate(String text) {
+    /** The text cut to 80 characters, for error messages that name user input. */
+    public static String abbreviate(String text) {
         return text.length() <= 80 ? text : text.substring(0, 77) + "...";
     }
 }

@@ -3,6 +3,7 @@ package org.xtreemfs.mrc.metadata;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.interfaces.mrc.Volume;
 
 /**
  * POSIX permission checks as Linux does them for a process with the caller's uid, gid and
@@ -57,6 +58,14 @@ public final class Permissions {
         if (caller.uid() != directory.getUid() && caller.uid() != entry.getUid()) {
             throw RpcException.errno(Errno.EPERM, "operation not permitted: '" + path
                     + "' is in a sticky directory and uid " + caller.uid() + " owns neither");
+        }
+    }
+
+    /** Deleting a volume or changing its reservation: its owner or root only (EPERM naming both). */
+    public static void checkVolumeOwnerOrRoot(Caller caller, Volume volume, String action) throws RpcException {
+        if (!caller.isRoot() && caller.uid() != volume.getOwnerUid()) {
+            throw RpcException.errno(Errno.EPERM, "only the owner (uid " + volume.getOwnerUid()
+                    + ") or root may " + action + " volume '" + volume.getName() + "'");
         }
     }
 

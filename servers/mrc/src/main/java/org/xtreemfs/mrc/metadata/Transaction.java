@@ -10,15 +10,20 @@ import org.xtreemfs.foundation.kv.WriteBatch;
 
 /**
  * The writes of one metadata operation, collected so the operation commits as ONE atomic write batch.
- * Reads see the operation's own earlier writes. Not thread-safe: operations run on the single metadata
- * thread, which is also what makes read-then-write safe without locks.
+ * Reads see the operation's own earlier writes. Opened by {@link Namespace#begin()}; operations change
+ * records through the namespace's typed accessors, raw keys stay inside this package (except
+ * {@link #write}, through which the admission ledger's own records join the same batch). Not
+ * thread-safe: operations run on the single metadata thread, which is also what makes read-then-write
+ * safe without locks.
  */
-final class Transaction {
+public final class Transaction {
     private final KvStore store;
+    private final Durability durability;
     private final Map<ByteBuffer, Optional<byte[]>> pending = new LinkedHashMap<>();
 
-    Transaction(KvStore store) {
+    Transaction(KvStore store, Durability durability) {
         this.store = store;
+        this.durability = durability;
     }
 
     Optional<byte[]> get(byte[] key) {
@@ -37,12 +42,24 @@ final class Transaction {
         pending.put(ByteBuffer.wrap(key.clone()), Optional.empty());
     }
 
-    boolean isEmpty() {
+    /**
+     * A put (value present) or a delete (empty) of a record another authority owns (the reservation
+     * ledger's {@code LedgerChange.forEachWrite}), so it commits in this operation's batch.
+     */
+    public void write(byte[] key, Optional<byte[]> value) {
+        if (value.isPresent()) {
+            put(key, value.get());
+        } else {
+            delete(key);
+        }
+    }
+
+    public boolean isEmpty() {
         return pending.isEmpty();
     }
 
     /** Writes every pending change as one batch; a no-op when nothing changed. */
-    void commit(Durability durability) {
+    public void commit() {
         if (pending.isEmpty()) {
             return;
         }

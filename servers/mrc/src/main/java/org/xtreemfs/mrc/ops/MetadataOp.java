@@ -5,9 +5,6 @@ import com.google.protobuf.Parser;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -17,22 +14,29 @@ import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcHandler;
-import org.xtreemfs.interfaces.mrc.Volume;
-import org.xtreemfs.mrc.admission.OsdReport;
+import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.admission.OsdReport;
 import org.xtreemfs.mrc.metadata.Caller;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /**
- * The shape of every MRC procedure: on the network thread, parse the request and {@link #prepare} its
- * nondeterministic inputs (caller, clock, DIR data; may be asynchronous, never blocking); then
- * {@link #apply} it on the metadata stage (deterministic, one write batch); then {@link #afterCommit}
- * (e.g. tell the DIR) and answer.
+ * The shape of every MRC procedure:
+ * <ol>
+ * <li>on the network thread, parse the request and {@link #prepare} its nondeterministic inputs (caller,
+ * clock, DIR data, capability verification; may be asynchronous, never blocking);</li>
+ * <li>{@link #apply} it on the metadata stage: a deterministic function of (context, store) that reads
+ * through the namespace core and commits at most one write batch; the operation's logic is a static
+ * method of the op class that apply calls with the request's fields;</li>
+ * <li>{@link #afterCommit} (e.g. tell the DIR);</li>
+ * <li>{@link #answer}: turn the apply step's result into the response, issuing XCaps where the answer
+ * carries them (signing reads the clock, so it never happens inside apply).</li>
+ * </ol>
  *
  * @param <R> the request message type
+ * @param <T> what the apply step produces and the answer is built from
  */
-public abstract class MetadataOp<R> implements RpcHandler {
+public abstract class MetadataOp<R, T> implements RpcHandler {
     private static final Logger LOG = LoggerFactory.getLogger(MetadataOp.class);
 
     protected final OpServices services;
@@ -53,13 +57,20 @@ public abstract class MetadataOp<R> implements RpcHandler {
         prepare(context, request)
                 .thenCompose(prepared -> services.metadataStage().submit(procedure, () -> {
                     checkDeadline(call);
-                    return apply(call, prepared, request);
+                    return apply(prepared, request);
                 }))
                 .thenCompose(result -> afterCommit(request, result))
-                .whenComplete((result, error) -> {
+                .thenApply(result -> {
+                    try {
+                        return answer(call, result);
+                    } catch (RpcException e) {
+                        throw new CompletionException(e);
+                    }
+                })
+                .whenComplete((response, error) -> {
                     services.counters().record(procedure, error != null);
                     if (error == null) {
-                        call.respond(result);
+                        call.respond(response);
                     } else {
                         call.fail(toRpcException(error));
                     }
@@ -95,29 +106,47 @@ public abstract class MetadataOp<R> implements RpcHandler {
     }
 
     /**
+     * Same as {@link #prepare} for operations on an open file: checks the XCap's signature and expiry (which
+     * reads the clock) before the operation is queued; AUTH_FAILED otherwise. Apply then only parses its
+     * file id.
+     */
+    protected final CompletableFuture<OperationContext> withVerifiedCapability(OperationContext context,
+            XCap capability, boolean requireWrite) {
+        try {
+            services.capabilities().verify(capability, requireWrite);
+            return CompletableFuture.completedFuture(context);
+        } catch (RpcException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
      * The volume as answers show it, with its admitted placement and the OSDs of it that the prepared OSD
      * list does not show available (so the caller must have prepared one: {@link #withOsds} or
-     * {@link #withOsdReports}).
+     * {@link #withOsdReports}). Runs in apply: it reads the ledger.
      */
     protected final Volume described(Volume volume, OperationContext context) {
         Set<String> available = new HashSet<>();
         context.osds().forEach(osd -> available.add(osd.uuid()));
         context.osdReports().stream().filter(OsdReport::available).forEach(osd -> available.add(osd.uuid()));
         Set<String> unavailable = new HashSet<>();
-        for (String uuid : services.namespace().ledger().stripeOsds(volume.getId()).orElse(List.of())) {
+        for (String uuid : services.ledger().stripeOsds(volume.getId()).orElse(List.of())) {
             if (!available.contains(uuid)) {
                 unavailable.add(uuid);
             }
         }
-        return services.namespace().ledger().describe(volume, unavailable);
+        return services.ledger().describe(volume, unavailable);
     }
 
-    /** Runs on the metadata thread; all store changes in one batch. */
-    protected abstract MessageLite apply(RpcCall call, OperationContext context, R request) throws Exception;
+    /** Runs on the metadata thread; all store changes in one batch; reads no clock and no random source. */
+    protected abstract T apply(OperationContext context, R request) throws Exception;
 
-    protected CompletableFuture<MessageLite> afterCommit(R request, MessageLite result) {
+    protected CompletableFuture<T> afterCommit(R request, T result) {
         return CompletableFuture.completedFuture(result);
     }
+
+    /** The response to the caller from the apply step's result; issues the XCaps the answer carries. */
+    protected abstract MessageLite answer(RpcCall call, T result) throws RpcException;
 
     static RpcException toRpcException(Throwable error) {
         Throwable cause = error;

@@ -3,6 +3,7 @@ package org.xtreemfs.mrc.ops;
 import com.google.protobuf.MessageLite;
 import java.util.concurrent.CompletableFuture;
 import org.xtreemfs.foundation.rpc.RpcCall;
+import org.xtreemfs.interfaces.mrc.QosStatus;
 import org.xtreemfs.interfaces.mrc.QosStatusRequest;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
@@ -11,7 +12,7 @@ import org.xtreemfs.mrc.metadata.OperationContext;
  * what is reserved on it, whether it is available and any warning, and per type the largest reservation
  * admitted now. Read-only; it runs on the metadata stage so it sees whole decisions only.
  */
-public final class QosStatusOp extends MetadataOp<QosStatusRequest> {
+public final class QosStatusOp extends MetadataOp<QosStatusRequest, QosStatus> {
     public QosStatusOp(OpServices services) {
         super(services, "MRC_QOS_STATUS", QosStatusRequest.parser());
     }
@@ -22,7 +23,12 @@ public final class QosStatusOp extends MetadataOp<QosStatusRequest> {
     }
 
     @Override
-    protected MessageLite apply(RpcCall call, OperationContext context, QosStatusRequest request) {
-        return services.namespace().ledger().status(context.osdReports());
+    protected QosStatus apply(OperationContext context, QosStatusRequest request) {
+        return services.ledger().status(context.osdReports());
+    }
+
+    @Override
+    protected MessageLite answer(RpcCall call, QosStatus status) {
+        return status;
     }
 }

@@ -1,19 +1,91 @@
 package org.xtreemfs.mrc.ops;
 
 import com.google.protobuf.MessageLite;
+import java.util.List;
+import java.util.Optional;
+import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
-import org.xtreemfs.mrc.metadata.OperationContext;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.mrc.DirectoryEntry;
 import org.xtreemfs.interfaces.mrc.ReaddirRequest;
+import org.xtreemfs.interfaces.mrc.ReaddirResponse;
+import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.metadata.InodeRecord;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OperationContext;
+import org.xtreemfs.mrc.metadata.Permissions;
+import org.xtreemfs.mrc.metadata.Transaction;
 
 /** MRC_READDIR: one page of a directory in name order, "." and ".." first. */
-public final class ReaddirOp extends MetadataOp<ReaddirRequest> {
+public final class ReaddirOp extends MetadataOp<ReaddirRequest, ReaddirResponse> {
+    public static final int READDIR_LIMIT_DEFAULT = 1024;
+    public static final int READDIR_LIMIT_MAX = 10_000;
+
     public ReaddirOp(OpServices services) {
         super(services, "MRC_READDIR", ReaddirRequest.parser());
     }
 
     @Override
-    protected MessageLite apply(RpcCall call, OperationContext context, ReaddirRequest request) throws Exception {
-        return services.namespace().readdir(context, request.getVolumeName(), request.getPath(),
-                request.getOffset(), request.getLimit(), request.getNamesOnly());
+    protected ReaddirResponse apply(OperationContext context, ReaddirRequest request) throws RpcException {
+        return readdir(services.namespace(), context, request.getVolumeName(), request.getPath(), request.getOffset(),
+                request.getLimit(), request.getNamesOnly());
+    }
+
+    @Override
+    protected MessageLite answer(RpcCall call, ReaddirResponse page) {
+        return page;
+    }
+
+    /**
+     * A page of at most {@code limit} entries (0: {@link #READDIR_LIMIT_DEFAULT}, capped at
+     * {@link #READDIR_LIMIT_MAX}) from position {@code offset}: 0 is ".", 1 is "..", 2 + i the i-th entry in
+     * name order; each entry carries the offset of the next. A listing from offset 0 is an access (atime
+     * policy: at most one batch); other pages read only.
+     */
+    public static ReaddirResponse readdir(Namespace namespace, OperationContext context, String volumeName,
+            String path, long offset, int limit, boolean namesOnly) throws RpcException {
+        Volume volume = namespace.volume(volumeName);
+        Transaction transaction = namespace.begin();
+        InodeRecord directory = namespace.resolve(transaction, volume, context.caller(), path);
+        if (!directory.isDirectory()) {
+            throw RpcException.errno(Errno.ENOTDIR, "readdir: '" + path + "' is not a directory");
+        }
+        Permissions.check(context.caller(), directory.stat(), Permissions.READ, path);
+        if (offset == 0) {
+            Optional<Stat> accessed = namespace.accessed(directory.stat(), context);
+            if (accessed.isPresent()) {
+                directory = directory.withStat(accessed.get());
+                namespace.putInode(transaction, volume.getId(), directory);
+                transaction.commit();
+            }
+        }
+        int pageSize = limit == 0 ? READDIR_LIMIT_DEFAULT : Math.min(limit, READDIR_LIMIT_MAX);
+        ReaddirResponse.Builder response = ReaddirResponse.newBuilder();
+        for (long index = offset; index < 2 && response.getEntriesCount() < pageSize; index++) {
+            InodeRecord record = index == 0 ? directory
+                    : namespace.loadInode(transaction, volume.getId(), directory.parentInode());
+            response.addEntries(entry(index == 0 ? "." : "..", record.stat(), index + 1, namesOnly));
+        }
+        int room = pageSize - response.getEntriesCount();
+        // One entry more than fits tells whether the directory goes on after this page.
+        List<Namespace.Dentry> dentries = namespace.dentries(volume.getId(), directory.inode(),
+                Math.max(0, offset - 2), room + 1);
+        boolean end = dentries.size() <= room;
+        long position = Math.max(2, offset);
+        for (Namespace.Dentry dentry : dentries.subList(0, Math.min(room, dentries.size()))) {
+            Stat stat = namesOnly ? null : namespace.loadInode(transaction, volume.getId(), dentry.inode()).stat();
+            position++;
+            response.addEntries(entry(dentry.name(), stat, position, namesOnly));
+        }
+        return response.setEndOfDirectory(end).build();
+    }
+
+    private static DirectoryEntry entry(String name, Stat stat, long nextOffset, boolean namesOnly) {
+        DirectoryEntry.Builder entry = DirectoryEntry.newBuilder().setName(name).setNextOffset(nextOffset);
+        if (!namesOnly && stat != null) {
+            entry.setStat(stat);
+        }
+        return entry.build();
     }
 }

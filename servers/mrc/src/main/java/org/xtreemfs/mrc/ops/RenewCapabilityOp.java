@@ -1,25 +1,38 @@
 package org.xtreemfs.mrc.ops;
 
 import com.google.protobuf.MessageLite;
+import java.util.concurrent.CompletableFuture;
 import org.xtreemfs.foundation.rpc.RpcCall;
+import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.mrc.XCapRequest;
 import org.xtreemfs.interfaces.mrc.XCapResponse;
 import org.xtreemfs.mrc.metadata.FileIds;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /**
- * MRC_RENEW_CAPABILITY: a valid (signed, unexpired) XCap of an existing file comes back with a new
- * expiry; every other field, including the truncate epoch, is kept.
+ * MRC_RENEW_CAPABILITY: a valid (signed, unexpired: checked in prepare) XCap of a file that still exists
+ * (checked in apply) comes back with a new expiry (signed in the answer); every other field, including the
+ * truncate epoch, is kept.
  */
-public final class RenewCapabilityOp extends MetadataOp<XCapRequest> {
+public final class RenewCapabilityOp extends MetadataOp<XCapRequest, XCapRequest> {
     public RenewCapabilityOp(OpServices services) {
         super(services, "MRC_RENEW_CAPABILITY", XCapRequest.parser());
     }
 
     @Override
-    protected MessageLite apply(RpcCall call, OperationContext context, XCapRequest request) throws Exception {
-        FileIds.ParsedFileId file = services.capabilities().verify(request.getXcap(), false);
-        services.namespace().inodeOf(file.volumeId(), file.inode());
+    protected CompletableFuture<OperationContext> prepare(OperationContext context, XCapRequest request) {
+        return withVerifiedCapability(context, request.getXcap(), false);
+    }
+
+    @Override
+    protected XCapRequest apply(OperationContext context, XCapRequest request) throws RpcException {
+        FileIds.ParsedFileId file = FileIds.parse(request.getXcap().getFileId());
+        services.namespace().inodeOf(services.namespace().begin(), file.volumeId(), file.inode());
+        return request;
+    }
+
+    @Override
+    protected MessageLite answer(RpcCall call, XCapRequest request) {
         return XCapResponse.newBuilder().setXcap(services.capabilities().renew(request.getXcap())).build();
     }
 }

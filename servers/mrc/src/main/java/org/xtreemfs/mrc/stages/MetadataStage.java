@@ -1,6 +1,5 @@
 package org.xtreemfs.mrc.stages;
 
-import com.google.protobuf.MessageLite;
 import java.util.concurrent.CompletableFuture;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.rpc.RpcException;
@@ -16,23 +15,27 @@ import org.xtreemfs.foundation.stage.StageShutdownException;
  */
 public final class MetadataStage implements AutoCloseable {
     /** One queued operation and the future its result completes. */
-    record Task(String procedure, MetadataOperation operation, CompletableFuture<MessageLite> result) {}
+    record Task<T>(String procedure, MetadataOperation<T> operation, CompletableFuture<T> result) {
+        void run() {
+            try {
+                result.complete(operation.apply());
+            } catch (Exception | AssertionError e) {
+                result.completeExceptionally(e);
+            }
+        }
+    }
 
-    private final Stage<Task> stage;
+    private final Stage<Task<?>> stage;
 
     public MetadataStage(int queueCapacity, Clock clock) {
         this.stage = Stage.start("mrc-metadata", queueCapacity, 1, clock, new StageHandler<>() {
             @Override
-            public void handle(Task task) {
-                try {
-                    task.result().complete(task.operation().apply());
-                } catch (Exception | AssertionError e) {
-                    task.result().completeExceptionally(e);
-                }
+            public void handle(Task<?> task) {
+                task.run();
             }
 
             @Override
-            public void onDiscarded(Task task, StageShutdownException reason) {
+            public void onDiscarded(Task<?> task, StageShutdownException reason) {
                 task.result().completeExceptionally(RpcException.internal("MRC is shutting down: " + task.procedure()
                         + " was not applied"));
             }
@@ -40,10 +43,10 @@ public final class MetadataStage implements AutoCloseable {
     }
 
     /** Queues an operation; the future fails with OVERLOADED at once when the queue is full. */
-    public CompletableFuture<MessageLite> submit(String procedure, MetadataOperation operation) {
-        CompletableFuture<MessageLite> result = new CompletableFuture<>();
+    public <T> CompletableFuture<T> submit(String procedure, MetadataOperation<T> operation) {
+        CompletableFuture<T> result = new CompletableFuture<>();
         try {
-            if (!stage.offer(new Task(procedure, operation, result))) {
+            if (!stage.offer(new Task<>(procedure, operation, result))) {
                 result.completeExceptionally(RpcException.overloaded("MRC metadata queue is full ("
                         + stage.queueCapacity() + " operations, mrc.metadata.queueCapacity); retry " + procedure
                         + " later"));

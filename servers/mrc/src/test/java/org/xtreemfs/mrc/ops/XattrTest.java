@@ -1,17 +1,20 @@
-package org.xtreemfs.mrc.metadata;
+package org.xtreemfs.mrc.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.ALICE;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.BOB;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.ROOT;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.expectErrno;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ALICE;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.BOB;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.expectErrno;
 
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.mrc.metadata.Caller;
+import org.xtreemfs.mrc.metadata.Namespace;
 
+/** The xattr operations: GetxattrOp, SetxattrOp, ListxattrOp and RemovexattrOp. */
 class XattrTest {
     private final NamespaceFixture fixture = new NamespaceFixture();
     private final Namespace namespace = fixture.namespace;
@@ -20,38 +23,43 @@ class XattrTest {
     @BeforeEach
     void createFile() throws Exception {
         fixture.createVolume("vol");
-        file = namespace.open(fixture.as(ALICE), "vol", "/f", NamespaceTest.CREAT | NamespaceTest.WRONLY, 0644);
+        file = fixture.open(fixture.as(ALICE), "vol", "/f", NamespaceFixture.CREAT | NamespaceFixture.WRONLY, 0644);
     }
 
     private void set(Caller caller, String name, String value, int flags) throws Exception {
-        namespace.setxattr(fixture.as(caller), "vol", "/f", name, value.getBytes(StandardCharsets.UTF_8), flags);
+        SetxattrOp.setxattr(namespace, fixture.as(caller), "vol", "/f", name, value.getBytes(StandardCharsets.UTF_8),
+                flags);
     }
 
     private String get(Caller caller, String name) throws Exception {
-        return new String(namespace.getxattr(fixture.as(caller), "vol", "/f", name), StandardCharsets.UTF_8);
+        return new String(GetxattrOp.getxattr(namespace, fixture.as(caller), "vol", "/f", name),
+                StandardCharsets.UTF_8);
     }
 
     @Test
     void setGetListRemove() throws Exception {
         // user.* attributes round-trip, list in name order, and disappear on remove (then ENODATA).
-        Stat before = namespace.getattr(fixture.as(ALICE), "vol", "/f");
+        Stat before = GetattrOp.getattr(namespace, fixture.as(ALICE), "vol", "/f");
         set(ALICE, "user.b", "2", 0);
         set(ALICE, "user.a", "1", 0);
         assertThat(get(ALICE, "user.a")).isEqualTo("1");
-        assertThat(namespace.listxattr(fixture.as(ALICE), "vol", "/f")).containsExactly("user.a", "user.b");
-        assertThat(namespace.getattr(fixture.as(ALICE), "vol", "/f").getCtimeNs()).isGreaterThan(before.getCtimeNs());
-        namespace.removexattr(fixture.as(ALICE), "vol", "/f", "user.a");
+        assertThat(ListxattrOp.listxattr(namespace, fixture.as(ALICE), "vol", "/f")).containsExactly("user.a",
+                "user.b");
+        assertThat(GetattrOp.getattr(namespace, fixture.as(ALICE), "vol",
+                "/f").getCtimeNs()).isGreaterThan(before.getCtimeNs());
+        RemovexattrOp.removexattr(namespace, fixture.as(ALICE), "vol", "/f", "user.a");
         expectErrno(Errno.ENODATA, () -> get(ALICE, "user.a"));
-        expectErrno(Errno.ENODATA, () -> namespace.removexattr(fixture.as(ALICE), "vol", "/f", "user.a"));
+        expectErrno(Errno.ENODATA, () -> RemovexattrOp.removexattr(namespace, fixture.as(ALICE), "vol", "/f",
+                "user.a"));
     }
 
     @Test
     void createAndReplaceFlags() throws Exception {
         // XATTR_CREATE on an existing name is EEXIST; XATTR_REPLACE on a missing one ENODATA.
-        set(ALICE, "user.a", "1", Namespace.XATTR_CREATE);
-        expectErrno(Errno.EEXIST, () -> set(ALICE, "user.a", "2", Namespace.XATTR_CREATE));
-        expectErrno(Errno.ENODATA, () -> set(ALICE, "user.b", "2", Namespace.XATTR_REPLACE));
-        set(ALICE, "user.a", "3", Namespace.XATTR_REPLACE);
+        set(ALICE, "user.a", "1", SetxattrOp.XATTR_CREATE);
+        expectErrno(Errno.EEXIST, () -> set(ALICE, "user.a", "2", SetxattrOp.XATTR_CREATE));
+        expectErrno(Errno.ENODATA, () -> set(ALICE, "user.b", "2", SetxattrOp.XATTR_REPLACE));
+        set(ALICE, "user.a", "3", SetxattrOp.XATTR_REPLACE);
         assertThat(get(ALICE, "user.a")).isEqualTo("3");
     }
 
@@ -64,7 +72,8 @@ class XattrTest {
                 .contains(file.record().xlocs().getReplicas(0).getOsdUuids(0));
         expectErrno(Errno.ENODATA, () -> get(ALICE, "xtreemfs.unknown"));
         expectErrno(Errno.EPERM, () -> set(ALICE, "xtreemfs.file_id", "x", 0));
-        expectErrno(Errno.EPERM, () -> namespace.removexattr(fixture.as(ALICE), "vol", "/f", "xtreemfs.file_id"));
+        expectErrno(Errno.EPERM, () -> RemovexattrOp.removexattr(namespace, fixture.as(ALICE), "vol", "/f",
+                "xtreemfs.file_id"));
         expectErrno(Errno.ENOTSUP, () -> set(ALICE, "security.selinux", "x", 0));
         expectErrno(Errno.ENOTSUP, () -> set(ALICE, "trusted.x", "x", 0));
     }
@@ -74,10 +83,11 @@ class XattrTest {
         // Setting needs write access, reading user.* needs read access; oversized values are E2BIG.
         set(ALICE, "user.a", "1", 0);
         expectErrno(Errno.EACCES, () -> set(BOB, "user.a", "2", 0));
-        namespace.setattr(fixture.as(ALICE), "vol", "/f", Stat.newBuilder().setMode(0600).build(), 1);
+        SetattrOp.setattr(namespace, fixture.as(ALICE), "vol", "/f", Stat.newBuilder().setMode(0600).build(), 1);
         expectErrno(Errno.EACCES, () -> get(BOB, "user.a"));
         assertThat(get(ROOT, "user.a")).isEqualTo("1");
-        expectErrno(Namespace.E2BIG, () -> set(ALICE, "user.big", "x".repeat(Namespace.XATTR_VALUE_BYTES_MAX + 1), 0));
+        expectErrno(SetxattrOp.E2BIG, () -> set(ALICE, "user.big", "x".repeat(SetxattrOp.XATTR_VALUE_BYTES_MAX + 1),
+                0));
         expectErrno(Errno.ERANGE, () -> set(ALICE, "user." + "n".repeat(300), "x", 0));
     }
 
@@ -85,8 +95,7 @@ class XattrTest {
     void attributesGoAwayWithTheFile() throws Exception {
         // Unlinking the last link deletes the inode's attributes from the store.
         set(ALICE, "user.a", "1", 0);
-        namespace.unlink(fixture.as(ALICE), "vol", "/f");
-        assertThat(fixture.store.scan(org.xtreemfs.foundation.kv.KeyRange.prefix(
-                KvLayout.xattrPrefix(file.volumeId(), file.record().inode())), 10)).isEmpty();
+        UnlinkOp.unlink(namespace, fixture.as(ALICE), "vol", "/f");
+        assertThat(namespace.xattrNames(file.volumeId(), file.record().inode())).isEmpty();
     }
 }

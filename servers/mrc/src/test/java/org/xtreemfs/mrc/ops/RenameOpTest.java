@@ -1,8 +1,8 @@
-package org.xtreemfs.mrc.metadata;
+package org.xtreemfs.mrc.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.ROOT;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.expectErrno;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.expectErrno;
 
 import java.util.List;
 import java.util.Optional;
@@ -12,8 +12,11 @@ import org.xtreemfs.foundation.kv.KeyRange;
 import org.xtreemfs.foundation.kv.KvEntry;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.mrc.metadata.DeletedFile;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OperationContext;
 
-class RenameTest {
+class RenameOpTest {
     private final NamespaceFixture fixture = new NamespaceFixture();
     private final Namespace namespace = fixture.namespace;
 
@@ -28,19 +31,19 @@ class RenameTest {
     }
 
     private Stat stat(String path) throws Exception {
-        return namespace.getattr(root(), "vol", path);
+        return GetattrOp.getattr(namespace, root(), "vol", path);
     }
 
     private OpenResult create(String path) throws Exception {
-        return namespace.open(root(), "vol", path, NamespaceTest.CREAT | NamespaceTest.WRONLY, 0644);
+        return fixture.open(root(), "vol", path, NamespaceFixture.CREAT | NamespaceFixture.WRONLY, 0644);
     }
 
     private void mkdir(String path) throws Exception {
-        namespace.mkdir(root(), "vol", path, 0755);
+        MkdirOp.mkdir(namespace, root(), "vol", path, 0755);
     }
 
     private Optional<DeletedFile> rename(String from, String to) throws Exception {
-        return namespace.rename(root(), "vol", from, to, 0, "");
+        return RenameOp.rename(namespace, root(), "vol", from, to, 0, "");
     }
 
     @Test
@@ -68,7 +71,7 @@ class RenameTest {
         assertThat(deleted).isPresent();
         assertThat(deleted.get().inode()).isEqualTo(victim.record().inode());
         create("/src2");
-        namespace.link(root(), "vol", "/dst", "/dst-link");
+        LinkOp.link(namespace, root(), "vol", "/dst", "/dst-link");
         assertThat(rename("/src2", "/dst")).isEmpty();
         assertThat(stat("/dst-link").getNlink()).isEqualTo(1);
     }
@@ -120,7 +123,7 @@ class RenameTest {
     void crossVolumeIsExdev() throws Exception {
         // A target in another volume is EXDEV naming both volumes.
         create("/f");
-        assertThat(expectErrno(Errno.EXDEV, () -> namespace.rename(root(), "vol", "/f", "/f", 0, "other")))
+        assertThat(expectErrno(Errno.EXDEV, () -> RenameOp.rename(namespace, root(), "vol", "/f", "/f", 0, "other")))
                 .contains("'vol'").contains("'other'");
     }
 
@@ -130,19 +133,21 @@ class RenameTest {
         long first = create("/x").record().inode();
         mkdir("/y");
         long second = stat("/y").getInode();
-        expectErrno(Errno.EEXIST, () -> namespace.rename(root(), "vol", "/x", "/y", Namespace.RENAME_NOREPLACE, ""));
-        namespace.rename(root(), "vol", "/x", "/y", Namespace.RENAME_EXCHANGE, "");
+        expectErrno(Errno.EEXIST, () -> RenameOp.rename(namespace, root(), "vol", "/x", "/y",
+                RenameOp.RENAME_NOREPLACE, ""));
+        RenameOp.rename(namespace, root(), "vol", "/x", "/y", RenameOp.RENAME_EXCHANGE, "");
         assertThat(stat("/x").getInode()).isEqualTo(second);
         assertThat(stat("/y").getInode()).isEqualTo(first);
-        expectErrno(Errno.ENOENT, () -> namespace.rename(root(), "vol", "/x", "/none", Namespace.RENAME_EXCHANGE, ""));
-        expectErrno(Errno.EINVAL, () -> namespace.rename(root(), "vol", "/x", "/y", 3, ""));
+        expectErrno(Errno.ENOENT, () -> RenameOp.rename(namespace, root(), "vol", "/x", "/none",
+                RenameOp.RENAME_EXCHANGE, ""));
+        expectErrno(Errno.EINVAL, () -> RenameOp.rename(namespace, root(), "vol", "/x", "/y", 3, ""));
     }
 
     @Test
     void renameOntoOwnHardLinkIsANoOp() throws Exception {
         // Source and target naming the same inode leave both names in place.
         create("/f");
-        namespace.link(root(), "vol", "/f", "/g");
+        LinkOp.link(namespace, root(), "vol", "/f", "/g");
         assertThat(rename("/f", "/g")).isEmpty();
         assertThat(stat("/f").getNlink()).isEqualTo(2);
         assertThat(stat("/g").getNlink()).isEqualTo(2);

@@ -1,10 +1,10 @@
-package org.xtreemfs.mrc.metadata;
+package org.xtreemfs.mrc.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.ALICE;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.BOB;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.ROOT;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.expectErrno;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ALICE;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.BOB;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.expectErrno;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,6 +12,11 @@ import org.xtreemfs.foundation.kv.InMemoryKvStore;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.interfaces.mrc.SetattrField;
 import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.mrc.metadata.AtimePolicy;
+import org.xtreemfs.mrc.metadata.Caller;
+import org.xtreemfs.mrc.metadata.FileModes;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OperationContext;
 
 /**
  * The POSIX metadata rules of issue 3, one test per rule: ctime on every metadata change, directory link
@@ -44,15 +49,15 @@ class PosixMetadataTest {
     }
 
     private Stat stat(String path) throws Exception {
-        return namespace.getattr(as(ROOT), "vol", path);
+        return GetattrOp.getattr(namespace, as(ROOT), "vol", path);
     }
 
     private OpenResult file(Caller owner, String path, int mode) throws Exception {
-        return namespace.open(as(owner), "vol", path, NamespaceTest.CREAT | NamespaceTest.WRONLY, mode);
+        return fixture.open(as(owner), "vol", path, NamespaceFixture.CREAT | NamespaceFixture.WRONLY, mode);
     }
 
     private Stat setMode(Caller caller, String path, int mode) throws Exception {
-        return namespace.setattr(as(caller), "vol", path, Stat.newBuilder().setMode(mode).build(), MODE);
+        return SetattrOp.setattr(namespace, as(caller), "vol", path, Stat.newBuilder().setMode(mode).build(), MODE);
     }
 
     /** Runs the change and asserts that the path's ctime advanced (the fixture's clock moves 1 s a call). */
@@ -73,25 +78,27 @@ class PosixMetadataTest {
         // write all stamp the inode's ctime; a plain open or getattr does not.
         OpenResult created = file(ALICE, "/f", 0644);
         assertCtimeAdvances("chmod", "/f", () -> setMode(ALICE, "/f", 0600));
-        assertCtimeAdvances("chown", "/f", () -> namespace.setattr(as(ROOT), "vol", "/f",
+        assertCtimeAdvances("chown", "/f", () -> SetattrOp.setattr(namespace, as(ROOT), "vol", "/f",
                 Stat.newBuilder().setUid(BOB.uid()).build(), UID));
-        assertCtimeAdvances("link", "/f", () -> namespace.link(as(ROOT), "vol", "/f", "/f2"));
-        assertCtimeAdvances("unlink of the other link", "/f", () -> namespace.unlink(as(ROOT), "vol", "/f2"));
+        assertCtimeAdvances("link", "/f", () -> LinkOp.link(namespace, as(ROOT), "vol", "/f", "/f2"));
+        assertCtimeAdvances("unlink of the other link", "/f", () -> UnlinkOp.unlink(namespace, as(ROOT), "vol", "/f2"));
         long beforeRename = stat("/f").getCtimeNs();
-        namespace.rename(as(ROOT), "vol", "/f", "/g", 0, "");
+        RenameOp.rename(namespace, as(ROOT), "vol", "/f", "/g", 0, "");
         assertThat(stat("/g").getCtimeNs()).as("ctime of the renamed inode").isGreaterThan(beforeRename);
-        assertCtimeAdvances("truncate", "/g", () -> namespace.setattr(as(ROOT), "vol", "/g",
+        assertCtimeAdvances("truncate", "/g", () -> SetattrOp.setattr(namespace, as(ROOT), "vol", "/g",
                 Stat.newBuilder().setSizeBytes(10).build(), SIZE));
-        assertCtimeAdvances("utimens now", "/g", () -> namespace.setattr(as(ROOT), "vol", "/g",
+        assertCtimeAdvances("utimens now", "/g", () -> SetattrOp.setattr(namespace, as(ROOT), "vol", "/g",
                 Stat.getDefaultInstance(), TIMES_NOW));
-        assertCtimeAdvances("setxattr", "/g", () -> namespace.setxattr(as(ROOT), "vol", "/g", "user.k",
+        assertCtimeAdvances("setxattr", "/g", () -> SetxattrOp.setxattr(namespace, as(ROOT), "vol", "/g", "user.k",
                 new byte[] {1}, 0));
-        assertCtimeAdvances("removexattr", "/g", () -> namespace.removexattr(as(ROOT), "vol", "/g", "user.k"));
+        assertCtimeAdvances("removexattr", "/g", () -> RemovexattrOp.removexattr(namespace, as(ROOT), "vol", "/g",
+                "user.k"));
         long inode = created.record().inode();
-        assertCtimeAdvances("a write that keeps the size (close)", "/g", () -> namespace.updateFileSize(as(ROOT),
+        assertCtimeAdvances("a write that keeps the size (close)", "/g",
+                () -> UpdateFileSizeOp.updateFileSize(namespace, as(ROOT),
                 created.volumeId(), inode, 10, stat("/g").getTruncateEpoch(), true));
         long ctime = stat("/g").getCtimeNs();
-        namespace.open(as(ROOT), "vol", "/g", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/g", RDONLY, 0);
         assertThat(stat("/g").getCtimeNs()).as("open for reading leaves ctime").isEqualTo(ctime);
     }
 
@@ -101,15 +108,17 @@ class PosixMetadataTest {
         // a report under a truncate epoch older than the newest issued one is ignored entirely.
         OpenResult created = file(ROOT, "/f", 0644);
         long inode = created.record().inode();
-        namespace.updateFileSize(as(ROOT), created.volumeId(), inode, 100, 0, false);
+        UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), inode, 100, 0, false);
         Stat before = stat("/f");
-        assertThat(namespace.updateFileSize(as(ROOT), created.volumeId(), inode, 100, 0, false)).isFalse();
+        assertThat(UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), inode, 100, 0,
+                false)).isFalse();
         Stat overwritten = stat("/f");
         assertThat(overwritten.getSizeBytes()).isEqualTo(100);
         assertThat(overwritten.getMtimeNs()).isGreaterThan(before.getMtimeNs());
         assertThat(overwritten.getCtimeNs()).isGreaterThan(before.getCtimeNs());
-        namespace.beginTruncate(created.volumeId(), inode);
-        assertThat(namespace.updateFileSize(as(ROOT), created.volumeId(), inode, 100, 0, false)).isFalse();
+        FtruncateOp.beginTruncate(namespace, created.volumeId(), inode);
+        assertThat(UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), inode, 100, 0,
+                false)).isFalse();
         assertThat(stat("/f").getMtimeNs()).as("stale report").isEqualTo(overwritten.getMtimeNs());
     }
 
@@ -117,26 +126,26 @@ class PosixMetadataTest {
     void directoryLinkCountIsTwoPlusSubdirectories() throws Exception {
         // mkdir/rmdir, renames across parents (both parents change), replacing an empty directory and
         // RENAME_EXCHANGE of a directory with a file keep nlink = 2 + subdirectories everywhere.
-        namespace.mkdir(as(ROOT), "vol", "/a", 0755);
-        namespace.mkdir(as(ROOT), "vol", "/b", 0755);
-        namespace.mkdir(as(ROOT), "vol", "/a/x", 0755);
-        namespace.mkdir(as(ROOT), "vol", "/a/y", 0755);
+        MkdirOp.mkdir(namespace, as(ROOT), "vol", "/a", 0755);
+        MkdirOp.mkdir(namespace, as(ROOT), "vol", "/b", 0755);
+        MkdirOp.mkdir(namespace, as(ROOT), "vol", "/a/x", 0755);
+        MkdirOp.mkdir(namespace, as(ROOT), "vol", "/a/y", 0755);
         file(ROOT, "/a/file", 0644);
         assertThat(stat("/").getNlink()).isEqualTo(4);
         assertThat(stat("/a").getNlink()).isEqualTo(4);
         assertThat(stat("/b").getNlink()).isEqualTo(2);
-        namespace.rename(as(ROOT), "vol", "/a/x", "/b/x", 0, "");
+        RenameOp.rename(namespace, as(ROOT), "vol", "/a/x", "/b/x", 0, "");
         assertThat(stat("/a").getNlink()).isEqualTo(3);
         assertThat(stat("/b").getNlink()).isEqualTo(3);
-        namespace.mkdir(as(ROOT), "vol", "/b/empty", 0755);
-        namespace.rename(as(ROOT), "vol", "/a/y", "/b/empty", 0, "");
+        MkdirOp.mkdir(namespace, as(ROOT), "vol", "/b/empty", 0755);
+        RenameOp.rename(namespace, as(ROOT), "vol", "/a/y", "/b/empty", 0, "");
         assertThat(stat("/a").getNlink()).as("source parent lost y").isEqualTo(2);
         assertThat(stat("/b").getNlink()).as("target parent: x and y (empty was replaced)").isEqualTo(4);
-        namespace.rename(as(ROOT), "vol", "/b/x", "/a/file", Namespace.RENAME_EXCHANGE, "");
+        RenameOp.rename(namespace, as(ROOT), "vol", "/b/x", "/a/file", RenameOp.RENAME_EXCHANGE, "");
         assertThat(stat("/a").getNlink()).as("a gained directory x by exchange").isEqualTo(3);
         assertThat(stat("/b").getNlink()).as("b got a file for x").isEqualTo(3);
         assertThat(stat("/a/file").getNlink()).isEqualTo(2);
-        namespace.rmdir(as(ROOT), "vol", "/a/file");
+        RmdirOp.rmdir(namespace, as(ROOT), "vol", "/a/file");
         assertThat(stat("/a").getNlink()).isEqualTo(2);
         assertThat(stat("/").getNlink()).isEqualTo(4);
     }
@@ -157,7 +166,7 @@ class PosixMetadataTest {
         expectErrno(Errno.EPERM, () -> setMode(BOB, "/f", 04777));
         file(ALICE, "/readonly", 06755);
         expectErrno(Errno.EPERM, () -> setMode(BOB, "/readonly", 0755));
-        namespace.mkdir(as(ALICE), "vol", "/shared", 02777);
+        MkdirOp.mkdir(namespace, as(ALICE), "vol", "/shared", 02777);
         expectErrno(Errno.EPERM, () -> setMode(BOB, "/shared", 0777));
     }
 
@@ -166,39 +175,43 @@ class PosixMetadataTest {
         // Linux: any chown of a non-directory drops setuid; setgid goes with group-execute, and stays
         // without it (mandatory-locking mark) for root and for an owner in the file's group.
         file(ALICE, "/exec", 06755);
-        Stat byRoot = namespace.setattr(as(ROOT), "vol", "/exec", Stat.newBuilder().setUid(BOB.uid()).build(), UID);
+        Stat byRoot = SetattrOp.setattr(namespace, as(ROOT), "vol", "/exec",
+                Stat.newBuilder().setUid(BOB.uid()).build(), UID);
         assertThat(byRoot.getMode() & 07777).isEqualTo(0755);
         file(ALICE, "/lockmark", 06745);
-        Stat sameOwner = namespace.setattr(as(ROOT), "vol", "/lockmark",
+        Stat sameOwner = SetattrOp.setattr(namespace, as(ROOT), "vol", "/lockmark",
                 Stat.newBuilder().setUid(ALICE.uid()).build(), UID);
         assertThat(sameOwner.getMode() & 07777).as("chown to the same owner still drops setuid").isEqualTo(02745);
         file(ALICE, "/owned", 06745);
-        Stat byOwner = namespace.setattr(as(ALICE), "vol", "/owned", Stat.newBuilder().setGid(50).build(), GID);
+        Stat byOwner = SetattrOp.setattr(namespace, as(ALICE), "vol", "/owned", Stat.newBuilder().setGid(50).build(),
+                GID);
         assertThat(byOwner.getMode() & 07777).as("owner in the group keeps the locking mark").isEqualTo(02745);
-        namespace.setattr(as(ROOT), "vol", "/owned", Stat.newBuilder().setGid(77).build(), GID);
+        SetattrOp.setattr(namespace, as(ROOT), "vol", "/owned", Stat.newBuilder().setGid(77).build(), GID);
         setMode(ROOT, "/owned", 06745);
-        Stat notInGroup = namespace.setattr(as(ALICE), "vol", "/owned", Stat.newBuilder().setGid(50).build(), GID);
+        Stat notInGroup = SetattrOp.setattr(namespace, as(ALICE), "vol", "/owned",
+                Stat.newBuilder().setGid(50).build(), GID);
         assertThat(notInGroup.getMode() & 07777).as("owner outside the old group loses setgid").isEqualTo(0745);
-        namespace.mkdir(as(ALICE), "vol", "/dir", 06755);
-        Stat directory = namespace.setattr(as(ROOT), "vol", "/dir", Stat.newBuilder().setUid(BOB.uid()).build(), UID);
+        MkdirOp.mkdir(namespace, as(ALICE), "vol", "/dir", 06755);
+        Stat directory = SetattrOp.setattr(namespace, as(ROOT), "vol", "/dir",
+                Stat.newBuilder().setUid(BOB.uid()).build(), UID);
         assertThat(directory.getMode() & 07777).as("directories keep their bits").isEqualTo(06755);
     }
 
     @Test
     void setgidDirectoryGroupAndBitAreInherited() throws Exception {
         // New entries take the setgid directory's group; only subdirectories inherit the setgid bit.
-        namespace.mkdir(as(ROOT), "vol", "/shared", 02777);
-        namespace.setattr(as(ROOT), "vol", "/shared", Stat.newBuilder().setGid(50).build(), GID);
+        MkdirOp.mkdir(namespace, as(ROOT), "vol", "/shared", 02777);
+        SetattrOp.setattr(namespace, as(ROOT), "vol", "/shared", Stat.newBuilder().setGid(50).build(), GID);
         Stat created = file(BOB, "/shared/f", 0644).record().stat();
         assertThat(created.getGid()).isEqualTo(50);
         assertThat(created.getMode() & FileModes.S_ISGID).isZero();
-        Stat sub = namespace.mkdir(as(BOB), "vol", "/shared/sub", 0755);
+        Stat sub = MkdirOp.mkdir(namespace, as(BOB), "vol", "/shared/sub", 0755);
         assertThat(sub.getGid()).isEqualTo(50);
         assertThat(sub.getMode() & 07777).isEqualTo(02755);
-        Stat deeper = namespace.mkdir(as(BOB), "vol", "/shared/sub/deeper", 0700);
+        Stat deeper = MkdirOp.mkdir(namespace, as(BOB), "vol", "/shared/sub/deeper", 0700);
         assertThat(deeper.getGid()).isEqualTo(50);
         assertThat(deeper.getMode() & 07777).isEqualTo(02700);
-        Stat outside = namespace.mkdir(as(BOB), "vol", "/plain", 0755);
+        Stat outside = MkdirOp.mkdir(namespace, as(BOB), "vol", "/plain", 0755);
         assertThat(outside.getGid()).isEqualTo(BOB.gid());
     }
 
@@ -208,34 +221,34 @@ class PosixMetadataTest {
         // not; a reported write (mtime) or 24 h make the next open update it again. ctime never moves.
         OpenResult created = file(ROOT, "/f", 0644);
         long createdAtime = stat("/f").getAtimeNs();
-        namespace.open(as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         Stat afterFirst = stat("/f");
         assertThat(afterFirst.getAtimeNs()).isGreaterThan(createdAtime);
         assertThat(afterFirst.getCtimeNs()).isEqualTo(created.record().stat().getCtimeNs());
-        namespace.open(as(ROOT), "vol", "/f", NamespaceTest.RDWR, 0);
+        fixture.open(as(ROOT), "vol", "/f", NamespaceFixture.RDWR, 0);
         assertThat(stat("/f").getAtimeNs()).as("second open within 24 h").isEqualTo(afterFirst.getAtimeNs());
-        namespace.open(as(ROOT), "vol", "/f", NamespaceTest.WRONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", NamespaceFixture.WRONLY, 0);
         assertThat(stat("/f").getAtimeNs()).as("open for writing").isEqualTo(afterFirst.getAtimeNs());
-        namespace.updateFileSize(as(ROOT), created.volumeId(), created.record().inode(), 5, 0, true);
-        namespace.open(as(ROOT), "vol", "/f", RDONLY, 0);
+        UpdateFileSizeOp.updateFileSize(namespace, as(ROOT), created.volumeId(), created.record().inode(), 5, 0, true);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         long afterWrite = stat("/f").getAtimeNs();
         assertThat(afterWrite).as("first open after a write").isGreaterThan(afterFirst.getAtimeNs());
         fixture.nowMs += AtimePolicy.RELATIME_MAX_AGE_NS / 1_000_000L;
-        namespace.open(as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         assertThat(stat("/f").getAtimeNs()).as("open a day later").isGreaterThan(afterWrite);
     }
 
     @Test
     void relatimeAppliesToDirectoryListings() throws Exception {
         // readdir from offset 0 is a directory's access; later pages are not.
-        namespace.mkdir(as(ROOT), "vol", "/d", 0755);
+        MkdirOp.mkdir(namespace, as(ROOT), "vol", "/d", 0755);
         file(ROOT, "/d/f", 0644);
         Stat before = stat("/d");
-        namespace.readdir(as(ROOT), "vol", "/d", 0, 0, false);
+        ReaddirOp.readdir(namespace, as(ROOT), "vol", "/d", 0, 0, false);
         Stat listed = stat("/d");
         assertThat(listed.getAtimeNs()).isGreaterThan(before.getAtimeNs());
         assertThat(listed.getCtimeNs()).isEqualTo(before.getCtimeNs());
-        namespace.readdir(as(ROOT), "vol", "/d", 0, 0, false);
+        ReaddirOp.readdir(namespace, as(ROOT), "vol", "/d", 0, 0, false);
         assertThat(stat("/d").getAtimeNs()).isEqualTo(listed.getAtimeNs());
     }
 
@@ -244,13 +257,13 @@ class PosixMetadataTest {
         useAtimePolicy(AtimePolicy.NOATIME);
         file(ROOT, "/f", 0644);
         long atime = stat("/f").getAtimeNs();
-        namespace.open(as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         assertThat(stat("/f").getAtimeNs()).isEqualTo(atime);
         useAtimePolicy(AtimePolicy.STRICTATIME);
         file(ROOT, "/f", 0644);
-        namespace.open(as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         long first = stat("/f").getAtimeNs();
-        namespace.open(as(ROOT), "vol", "/f", RDONLY, 0);
+        fixture.open(as(ROOT), "vol", "/f", RDONLY, 0);
         assertThat(stat("/f").getAtimeNs()).isGreaterThan(first);
     }
 

@@ -1,13 +1,15 @@
-package org.xtreemfs.mrc.metadata;
+package org.xtreemfs.mrc.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.ROOT;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.expectInvalidArgs;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.expectInvalidArgs;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.mrc.metadata.Namespace;
 
+/** UpdateFileSizeOp.updateFileSize and FtruncateOp.beginTruncate: the truncate-epoch rules of file sizes. */
 class FileSizeTest {
     private final NamespaceFixture fixture = new NamespaceFixture();
     private final Namespace namespace = fixture.namespace;
@@ -17,17 +19,18 @@ class FileSizeTest {
     @BeforeEach
     void createFile() throws Exception {
         fixture.createVolume("vol");
-        OpenResult file = namespace.open(fixture.as(ROOT), "vol", "/f", NamespaceTest.CREAT | NamespaceTest.RDWR, 0644);
+        OpenResult file = fixture.open(fixture.as(ROOT), "vol", "/f", NamespaceFixture.CREAT | NamespaceFixture.RDWR,
+                0644);
         volumeId = file.volumeId();
         inode = file.record().inode();
     }
 
     private boolean update(long size, int epoch) throws Exception {
-        return namespace.updateFileSize(fixture.as(ROOT), volumeId, inode, size, epoch, false);
+        return UpdateFileSizeOp.updateFileSize(namespace, fixture.as(ROOT), volumeId, inode, size, epoch, false);
     }
 
     private Stat stat() throws Exception {
-        return namespace.getattr(fixture.as(ROOT), "vol", "/f");
+        return GetattrOp.getattr(namespace, fixture.as(ROOT), "vol", "/f");
     }
 
     @Test
@@ -43,7 +46,7 @@ class FileSizeTest {
     void truncateEpochRule() throws Exception {
         // After a truncate (epoch 1) a report of epoch 0 is ignored; a newer epoch sets the size outright.
         update(1000, 0);
-        int epoch = namespace.beginTruncate(volumeId, inode);
+        int epoch = FtruncateOp.beginTruncate(namespace, volumeId, inode);
         assertThat(epoch).isEqualTo(1);
         assertThat(update(5000, 0)).isFalse();
         assertThat(stat().getSizeBytes()).isEqualTo(1000);
@@ -59,7 +62,8 @@ class FileSizeTest {
     void pathTruncateSetsSizeAndEpochAtOnce() throws Exception {
         // SETATTR_SIZE truncates immediately under a new epoch; older reports cannot undo it.
         update(1000, 0);
-        Stat truncated = namespace.setattr(fixture.as(ROOT), "vol", "/f", Stat.newBuilder().setSizeBytes(3).build(), 8);
+        Stat truncated = SetattrOp.setattr(namespace, fixture.as(ROOT), "vol", "/f",
+                Stat.newBuilder().setSizeBytes(3).build(), 8);
         assertThat(truncated.getSizeBytes()).isEqualTo(3);
         assertThat(truncated.getTruncateEpoch()).isEqualTo(1);
         assertThat(update(1000, 0)).isFalse();

@@ -1,4 +1,4 @@
-package org.xtreemfs.mrc.metadata;
+package org.xtreemfs.mrc.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -16,15 +16,29 @@ import org.xtreemfs.interfaces.dir.OsdAttributes;
 import org.xtreemfs.interfaces.dir.Service;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
 import org.xtreemfs.interfaces.dir.ServiceType;
+import org.xtreemfs.interfaces.mrc.OpenFlag;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.mrc.admission.OsdReport;
+import org.xtreemfs.mrc.admission.ReservationLedger;
+import org.xtreemfs.mrc.metadata.AtimePolicy;
+import org.xtreemfs.mrc.metadata.Caller;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OperationContext;
 import org.xtreemfs.mrc.placement.OsdCandidate;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.qos.model.OsdProfiles;
+import org.xtreemfs.qos.scheduler.ReservationScheduler;
 
-/** A namespace on an in-memory store with one volume "vol" (mode 0777, owned by root) and three OSDs. */
+/** A namespace core (and reservation ledger) on an in-memory store with one volume "vol" (mode 0777,
+        owned by root) and three OSDs. */
 class NamespaceFixture {
+    static final int CREAT = OpenFlag.O_CREAT_FLAG_VALUE;
+    static final int EXCL = OpenFlag.O_EXCL_FLAG_VALUE;
+    static final int TRUNC = OpenFlag.O_TRUNC_FLAG_VALUE;
+    static final int WRONLY = OpenFlag.O_WRONLY_FLAG_VALUE;
+    static final int RDWR = OpenFlag.O_RDWR_FLAG_VALUE;
+    static final int APPEND = OpenFlag.O_APPEND_FLAG_VALUE;
     static final Caller ROOT = Caller.root();
     static final Caller ALICE = new Caller("alice", 1000, 1000, List.of(1000, 50));
     static final Caller BOB = new Caller("bob", 1001, 1001, List.of(1001));
@@ -33,7 +47,8 @@ class NamespaceFixture {
             new OsdCandidate("osd-b", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5),
             new OsdCandidate("osd-c", OsdUsageType.OSD_BEST_EFFORT, 100L << 30, 200L << 30, 5));
     /** What admissions see: the best-effort OSDs above plus three sequential and one random SSD, all alive. */
-    static final List<OsdReport> OSD_REPORTS = OsdReport.of(List.of(typed("osd-a", org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
+    static final List<OsdReport> OSD_REPORTS = OsdReport.of(List.of(typed("osd-a",
+            org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
             typed("osd-b", org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
             typed("osd-c", org.xtreemfs.qos.model.OsdUsageType.BEST_EFFORT),
             typed("seq-1", org.xtreemfs.qos.model.OsdUsageType.SEQUENTIAL),
@@ -50,6 +65,8 @@ class NamespaceFixture {
 
     final KvStore store;
     final Namespace namespace;
+    final ReservationLedger ledger;
+    final OsdSelectionPolicies policies = OsdSelectionPolicies.standard(0);
     long nowMs = 1_767_225_600_000L;
 
     NamespaceFixture() {
@@ -62,7 +79,8 @@ class NamespaceFixture {
 
     NamespaceFixture(KvStore store, AtimePolicy atimePolicy) {
         this.store = store;
-        this.namespace = new Namespace(store, OsdSelectionPolicies.standard(0), Durability.BUFFERED, atimePolicy);
+        this.namespace = new Namespace(store, Durability.BUFFERED, atimePolicy);
+        this.ledger = ReservationLedger.load(store, new ReservationScheduler());
     }
 
     OperationContext as(Caller caller) {
@@ -71,8 +89,24 @@ class NamespaceFixture {
     }
 
     Volume createVolume(String name) throws RpcException {
-        return namespace.createVolume(as(ROOT), Volume.newBuilder().setName(name).setMode(0777).build(),
+        return createVolume(as(ROOT), Volume.newBuilder().setName(name).setMode(0777).build(),
                 "00000000-0000-0000-0000-00000000000" + (namespace.listVolumes().size() + 1));
+    }
+
+    /** {@link OpenOp#open} with this fixture's ledger and placement policies. */
+    OpenResult open(OperationContext context, String volumeName, String path, int flags, int mode)
+            throws RpcException {
+        return OpenOp.open(namespace, ledger, policies, context, volumeName, path, flags, mode);
+    }
+
+    /** {@link VolumeCreateOp#createVolume} with this fixture's ledger and placement policies. */
+    Volume createVolume(OperationContext context, Volume request, String volumeId) throws RpcException {
+        return VolumeCreateOp.createVolume(namespace, ledger, policies, context, request, volumeId);
+    }
+
+    /** {@link VolumeDeleteOp#deleteVolume} with this fixture's ledger. */
+    Volume deleteVolume(OperationContext context, String volumeName) throws RpcException {
+        return VolumeDeleteOp.deleteVolume(namespace, ledger, context, volumeName);
     }
 
     static RpcException failure(ThrowingCallable call) {

@@ -1,11 +1,11 @@
-package org.xtreemfs.mrc.metadata;
+package org.xtreemfs.mrc.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.ALICE;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.BOB;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.ROOT;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.expectErrno;
-import static org.xtreemfs.mrc.metadata.NamespaceFixture.expectInvalidArgs;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ALICE;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.BOB;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.expectErrno;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.expectInvalidArgs;
 
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.rpc.Errno;
@@ -15,13 +15,17 @@ import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.mrc.OpenFlag;
 import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.metadata.FileModes;
+import org.xtreemfs.mrc.metadata.InodeRecord;
+import org.xtreemfs.mrc.metadata.Namespace;
 
+/** VolumeCreateOp.createVolume and VolumeDeleteOp.deleteVolume: defaults, validation, admission, deletion. */
 class VolumeTest {
     private final NamespaceFixture fixture = new NamespaceFixture();
     private final Namespace namespace = fixture.namespace;
 
     private Volume create(Volume.Builder request) throws Exception {
-        return namespace.createVolume(fixture.as(ALICE), request.build(), "11111111-2222-3333-4444-555555555555");
+        return fixture.createVolume(fixture.as(ALICE), request.build(), "11111111-2222-3333-4444-555555555555");
     }
 
     @Test
@@ -34,7 +38,7 @@ class VolumeTest {
         assertThat(volume.getMode()).isEqualTo(0777);
         assertThat(volume.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(131072);
         assertThat(volume.getDefaultStripingPolicy().getWidth()).isEqualTo(1);
-        Stat root = namespace.getattr(fixture.as(ALICE), "data", "/");
+        Stat root = GetattrOp.getattr(namespace, fixture.as(ALICE), "data", "/");
         assertThat(root.getMode()).isEqualTo(FileModes.S_IFDIR | 0777);
         assertThat(root.getUid()).isEqualTo(1000);
         assertThat(root.getNlink()).isEqualTo(2);
@@ -55,12 +59,12 @@ class VolumeTest {
         assertThat(volume.getReservation()).isEqualTo(reservation);
         assertThat(namespace.volume("seq")).isEqualTo(volume);
         assertThat(volume.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(1 << 20);
-        java.util.List<String> stripe = namespace.ledger().stripeOsds(volume.getId()).orElseThrow();
+        java.util.List<String> stripe = fixture.ledger.stripeOsds(volume.getId()).orElseThrow();
         assertThat(volume.getDefaultStripingPolicy().getWidth()).isEqualTo(stripe.size());
         assertThat(stripe).allMatch(uuid -> uuid.startsWith("seq-"));
-        namespace.open(fixture.as(ROOT), "seq", "/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_RDWR_FLAG_VALUE, 0644);
-        assertThat(namespace.lookupRecord(fixture.as(ROOT), "seq", "/f").xlocs().getReplicas(0).getOsdUuidsList())
-                .isEqualTo(stripe);
+        fixture.open(fixture.as(ROOT), "seq", "/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_RDWR_FLAG_VALUE, 0644);
+        InodeRecord file = namespace.resolve(namespace.begin(), namespace.volume("seq"), ROOT, "/f");
+        assertThat(file.xlocs().getReplicas(0).getOsdUuidsList()).isEqualTo(stripe);
     }
 
     @Test
@@ -88,7 +92,7 @@ class VolumeTest {
         create(Volume.newBuilder().setName("data"));
         assertThat(expectErrno(Errno.EEXIST, () -> create(Volume.newBuilder().setName("data")))).contains("'data'");
         assertThat(expectErrno(Errno.ENOENT, () -> namespace.volume("nope"))).contains("'nope'");
-        assertThat(expectErrno(Errno.ENOENT, () -> namespace.deleteVolume(fixture.as(ROOT), "nope")))
+        assertThat(expectErrno(Errno.ENOENT, () -> fixture.deleteVolume(fixture.as(ROOT), "nope")))
                 .contains("'nope'");
     }
 
@@ -113,10 +117,9 @@ class VolumeTest {
     void consistentReservationsOfEveryTypeAreAccepted() throws Exception {
         // Each type with exactly its own fields is accepted.
         create(reservation(QosType.SEQUENTIAL, 1 << 30, 100, 0).setName("s"));
-        namespace.createVolume(fixture.as(ALICE), reservation(QosType.RANDOM, 1 << 30, 0, 2000).setName("r").build(),
+        fixture.createVolume(fixture.as(ALICE), reservation(QosType.RANDOM, 1 << 30, 0, 2000).setName("r").build(),
                 "r-id");
-        namespace.createVolume(fixture.as(ALICE), reservation(QosType.COLD, 1 << 30, 0, 0).setName("c").build(),
-                "c-id");
+        fixture.createVolume(fixture.as(ALICE), reservation(QosType.COLD, 1 << 30, 0, 0).setName("c").build(), "c-id");
         assertThat(namespace.listVolumes()).extracting(Volume::getName).containsExactly("c", "r", "s");
     }
 
@@ -135,13 +138,13 @@ class VolumeTest {
     void deleteRemovesEverythingAndOnlyOwnerOrRootMay() throws Exception {
         // Only owner/root may delete; afterwards the name is free and no record of the volume remains.
         Volume volume = create(Volume.newBuilder().setName("data"));
-        namespace.mkdir(fixture.as(ALICE), "data", "/d", 0755);
-        expectErrno(Errno.EPERM, () -> namespace.deleteVolume(fixture.as(BOB), "data"));
-        namespace.deleteVolume(fixture.as(ALICE), "data");
+        MkdirOp.mkdir(namespace, fixture.as(ALICE), "data", "/d", 0755);
+        expectErrno(Errno.EPERM, () -> fixture.deleteVolume(fixture.as(BOB), "data"));
+        fixture.deleteVolume(fixture.as(ALICE), "data");
         assertThat(namespace.listVolumes()).isEmpty();
         assertThat(namespace.volumeById(volume.getId())).isEmpty();
         create(Volume.newBuilder().setName("data"));
-        expectErrno(Errno.ENOENT, () -> namespace.getattr(fixture.as(ALICE), "data", "/d"));
+        expectErrno(Errno.ENOENT, () -> GetattrOp.getattr(namespace, fixture.as(ALICE), "data", "/d"));
     }
 
     private static Volume.Builder reservation(QosType type, long capacity, long throughput, long iops) {

@@ -1,0 +1,11 @@
+package org.xtreemfs.mrc.ops;
+
+import org.xtreemfs.interfaces.common.AccessMode;
+import org.xtreemfs.mrc.metadata.InodeRecord;
+
+/**
+ * What an open's apply step hands to its answer, which issues the capability: the file's record after
+ * the open (layout allocated for regular files) and the access mode the open flags ask for.
+ * {@code credentialsNeeded} is false for directories and special files, which have no objects on OSDs.
+ */
+public record OpenResult(String volumeId, InodeRecord record, AccessMode accessMode, boolean credentialsNeeded) {}

@@ -1,0 +1,48 @@
+package org.xtreemfs.mrc.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.CREAT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.WRONLY;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.expectErrno;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OperationContext;
+
+/** GetattrOp.getattr and the core's path resolution: trailing slashes, dot entries. */
+class GetattrOpTest {
+    private final NamespaceFixture fixture = new NamespaceFixture();
+    private final Namespace namespace = fixture.namespace;
+
+    @BeforeEach
+    void createVolume() throws Exception {
+        fixture.createVolume("vol");
+    }
+
+    private OperationContext root() {
+        return fixture.as(ROOT);
+    }
+
+    private Stat stat(String path) throws Exception {
+        return GetattrOp.getattr(namespace, root(), "vol", path);
+    }
+
+    private OpenResult create(String path) throws Exception {
+        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
+    }
+
+    @Test
+    void trailingSlashNeedsADirectory() throws Exception {
+        // "file/" is ENOTDIR for lookups and removals; "dir/" works.
+        create("/f");
+        MkdirOp.mkdir(namespace, root(), "vol", "/d", 0755);
+        expectErrno(Errno.ENOTDIR, () -> stat("/f/"));
+        expectErrno(Errno.ENOTDIR, () -> UnlinkOp.unlink(namespace, root(), "vol", "/f/"));
+        assertThat(stat("/d/").getInode()).isEqualTo(stat("/d").getInode());
+        RmdirOp.rmdir(namespace, root(), "vol", "/d/");
+    }
+}

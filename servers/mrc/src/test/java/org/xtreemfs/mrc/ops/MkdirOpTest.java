@@ -1,0 +1,69 @@
+package org.xtreemfs.mrc.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.CREAT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.WRONLY;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.expectErrno;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.mrc.metadata.FileModes;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OperationContext;
+
+/** MkdirOp.mkdir: new directories, the parent's nlink and times, and the errors of a name to create. */
+class MkdirOpTest {
+    private final NamespaceFixture fixture = new NamespaceFixture();
+    private final Namespace namespace = fixture.namespace;
+
+    @BeforeEach
+    void createVolume() throws Exception {
+        fixture.createVolume("vol");
+    }
+
+    private OperationContext root() {
+        return fixture.as(ROOT);
+    }
+
+    private Stat stat(String path) throws Exception {
+        return GetattrOp.getattr(namespace, root(), "vol", path);
+    }
+
+    private OpenResult create(String path) throws Exception {
+        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
+    }
+
+    @Test
+    void mkdirCreatesDirectoryAndUpdatesParent() throws Exception {
+        // mkdir gives nlink 2, raises the parent's nlink and its mtime/ctime.
+        Stat rootBefore = stat("/");
+        Stat created = MkdirOp.mkdir(namespace, root(), "vol", "/a", 0755);
+        assertThat(created.getMode()).isEqualTo(FileModes.S_IFDIR | 0755);
+        assertThat(created.getNlink()).isEqualTo(2);
+        Stat rootAfter = stat("/");
+        assertThat(rootAfter.getNlink()).isEqualTo(3);
+        assertThat(rootAfter.getMtimeNs()).isGreaterThan(rootBefore.getMtimeNs());
+        assertThat(rootAfter.getCtimeNs()).isGreaterThan(rootBefore.getCtimeNs());
+        assertThat(stat("/a")).isEqualTo(created);
+        assertThat(stat("/a/.")).isEqualTo(created);
+        assertThat(stat("/a/..").getInode()).isEqualTo(Namespace.ROOT_INODE);
+    }
+
+    @Test
+    void mkdirErrors() throws Exception {
+        // Existing names are EEXIST, missing parents ENOENT, file parents ENOTDIR, long names ENAMETOOLONG.
+        MkdirOp.mkdir(namespace, root(), "vol", "/a", 0755);
+        create("/f");
+        expectErrno(Errno.EEXIST, () -> MkdirOp.mkdir(namespace, root(), "vol", "/a", 0755));
+        expectErrno(Errno.EEXIST, () -> MkdirOp.mkdir(namespace, root(), "vol", "/f", 0755));
+        expectErrno(Errno.EEXIST, () -> MkdirOp.mkdir(namespace, root(), "vol", "/", 0755));
+        expectErrno(Errno.ENOENT, () -> MkdirOp.mkdir(namespace, root(), "vol", "/missing/b", 0755));
+        expectErrno(Errno.ENOTDIR, () -> MkdirOp.mkdir(namespace, root(), "vol", "/f/b", 0755));
+        expectErrno(Errno.ENAMETOOLONG, () -> MkdirOp.mkdir(namespace, root(), "vol", "/" + "n".repeat(256), 0755));
+        MkdirOp.mkdir(namespace, root(), "vol", "/" + "n".repeat(255), 0755);
+        expectErrno(Errno.ENAMETOOLONG, () -> GetattrOp.getattr(namespace, root(), "vol", "/a".repeat(2048)));
+    }
+}
