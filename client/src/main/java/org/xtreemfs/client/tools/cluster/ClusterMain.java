@@ -95,7 +95,7 @@ public final class ClusterMain implements Callable<Integer> {
 
     static void printStatus(LocalCluster cluster, PrintWriter out) {
         for (ServerStatus server : cluster.status()) {
-            out.printf("%-8s %-7s %-11s %-21s %-24s %-18s %-36s %s%n", server.name(),
+            out.printf("%-11s %-7s %-11s %-21s %-24s %-18s %-36s %s%n", server.name(),
                     server.running() ? "running" : "stopped", server.running() ? "pid " + server.pid() : "",
                     "pbrpc://" + ClusterLayout.LOOPBACK + ":" + server.port(),
                     server.statusPort() > 0 ? "http://" + ClusterLayout.LOOPBACK + ":" + server.statusPort() + "/" : "",
