@@ -363,6 +363,19 @@ public final class LocalCluster implements AutoCloseable {
         startAndAwait(List.of(name));
     }
 
+    /**
+     * Starts one stopped server again on its data and UUID but on a new port, and waits until it is registered
+     * there: clients must then find it through the DIR (what a server moved to another port looks like).
+     */
+    public void startServerOnNewPort(String name) {
+        Member member = member(name);
+        if (member.running != null && member.running.alive()) {
+            throw new ClusterException(name + " is already running (pid " + member.pid + ")");
+        }
+        member.spec = member.spec.withSetting(member.spec.kind().portKey(), "0");
+        startAndAwait(List.of(name));
+    }
+
     /** Stops the server if it runs, then starts it again on the same port and data and waits until it is ready. */
     public void restart(String name) {
         stopServer(name);
