@@ -76,7 +76,13 @@ final class TestCluster implements AutoCloseable {
 
     /** The same as {@link #start(int)} with every server in its own process (OsdMain etc., test classpath). */
     static TestCluster startProcesses(int osdCount) throws Exception {
-        return start(java.util.Collections.nCopies(osdCount, Map.of()), Map.of(),
+        return startProcesses(java.util.Collections.nCopies(osdCount, Map.of()), Map.of());
+    }
+
+    /** The same as {@link #start(List, Map)} with every server in its own process. */
+    static TestCluster startProcesses(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
+            throws Exception {
+        return start(perOsdOverrides, mrcOverrides,
                 ProcessRunner.classpath(System.getProperty("java.class.path"), PROCESS_JVM_OPTIONS));
     }
 
