@@ -49,7 +49,8 @@ public final class ClusterMain implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        commandSpec.commandLine().usage(commandSpec.commandLine().getOut());
+        commandSpec.commandLine().getErr().println("xtreemfs-cluster: a command is needed (start, status, kill, "
+                + "restart or stop); try 'xtreemfs-cluster --help'");
         return ToolRunner.EXIT_USAGE;
     }
 
@@ -192,6 +193,10 @@ public final class ClusterMain implements Callable<Integer> {
                 LocalCluster.wipe(parent.state, runner);
             }
             if (LocalCluster.exists(parent.state)) {
+                if (!described.isEmpty() || !dirSettings.isEmpty() || !mrcSettings.isEmpty() || statusPorts) {
+                    throw new IllegalArgumentException(parent.state + " holds a cluster already: start it again "
+                            + "without describing servers, or describe a new one with --fresh");
+                }
                 cluster = LocalCluster.open(parent.state, runner);
                 if (cluster.status().stream().allMatch(ServerStatus::running)) {
                     throw new ClusterException("a cluster already runs in " + cluster.state()
@@ -295,7 +300,7 @@ public final class ClusterMain implements Callable<Integer> {
     }
 
     @Command(name = "stop", mixinStandardHelpOptions = true,
-            description = "Unmounts the FUSE mounts below STATE/mnt and stops every server of the cluster (OSDs first). "
+            description = "Unmounts the FUSE mounts below STATE/mnt and stops every server of the cluster. "
                     + "The data stays: start starts the cluster again, start --fresh a new one.")
     static final class Stop implements Callable<Integer> {
         @ParentCommand
