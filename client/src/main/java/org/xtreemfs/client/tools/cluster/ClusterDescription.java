@@ -24,15 +24,4 @@ public record ClusterDescription(List<OsdDescription> osds, Map<String, String> 
             }
         }
     }
-
-    /** {@code count} OSDs named osd0, osd1, ... with the same settings. */
-    public static ClusterDescription uniform(int count, Map<String, String> osdSettings,
-            Map<String, String> mrcSettings) {
-        if (count < 0) {
-            throw new IllegalArgumentException("OSD count " + count + " is negative");
-        }
-        List<OsdDescription> osds = java.util.stream.IntStream.range(0, count)
-                .mapToObj(index -> new OsdDescription("osd" + index, osdSettings)).toList();
-        return new ClusterDescription(osds, Map.of(), mrcSettings, false);
-    }
 }

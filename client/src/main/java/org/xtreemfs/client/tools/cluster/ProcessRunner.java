@@ -112,11 +112,15 @@ public final class ProcessRunner implements ServerRunner {
             this.handle = handle;
         }
 
-        /** The data folder setting holds the cluster's state folder: no other process has it on its command line. */
+        /**
+         * The data folder setting names a folder inside the cluster's state folder: no other process has it on its
+         * command line (followed by a space or at the end, so osd1 does not match osd10's folder).
+         */
         static boolean isServerOf(ProcessHandle handle, ServerSpec spec) {
-            String marker = spec.settings().get(ClusterLayout.dataKey(spec.kind()));
+            String key = ClusterLayout.dataKey(spec.kind());
+            String marker = key + "=" + spec.settings().get(key);
             return handle.isAlive() && handle.info().commandLine()
-                    .map(line -> line.contains(marker)).orElse(false);
+                    .map(line -> line.contains(marker + " ") || line.endsWith(marker)).orElse(false);
         }
 
         @Override
