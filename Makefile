@@ -46,14 +46,14 @@ sim: java        ## every simulation scenario, with CSV output and plots under s
 bench: java cpp  ## benchmarks (never part of make test); figures go to state/bench
 	bin/xtreemfs-bench --out $(STATE)/bench
 
-run: build       ## start a local cluster (DIR, MRC, three typed OSDs) and a demo volume
-	bin/xtreemfs-local-cluster start --state $(STATE)
+run: build       ## start a local cluster (DIR, MRC, three typed OSDs), three volumes and their mounts
+	bin/xtreemfs-demo --state $(STATE)
 
-stop:            ## stop the local cluster started by make run
-	bin/xtreemfs-local-cluster stop --state $(STATE)
+stop:            ## unmount and stop the local cluster started by make run
+	bin/xtreemfs-cluster stop --state $(STATE)
 
 status:          ## what of the local cluster runs, and where
-	bin/xtreemfs-local-cluster status --state $(STATE)
+	bin/xtreemfs-cluster status --state $(STATE)
 
 clean:           ## remove build output (not state/)
 	$(MVN) -q clean

@@ -96,7 +96,7 @@ assert after.st_ctime_ns > before.st_ctime_ns, ("ctime", before.st_ctime_ns, aft
 
 echo "== OSD errors of buffered writes"
 # The mount uses --timeout-ms 3000 --retries 1 (lib.sh), so a stopped OSD fails a call in ~6-9 s.
-# ${pids[2]} is osd0; with stripe width 2 every file has objects on it.
+# OSD 0 is stopped; with stripe width 2 every file has objects on it.
 stopped_write_py='
 import os, sys
 path, how = sys.argv[1], sys.argv[2]
@@ -111,7 +111,7 @@ except OSError as error:
     sys.exit(0)
 print("%s succeeded although an OSD is stopped" % how, file=sys.stderr)
 sys.exit(1)'
-kill -STOP "${pids[2]}"
+kill_osd 0 STOP
 for how in fsync close; do
   started_s=$(date +%s)
   check "a write to a stopped OSD fails on $how" timeout 60 /usr/bin/python3 -c "$stopped_write_py" \
@@ -119,7 +119,7 @@ for how in fsync close; do
   elapsed_s=$(( $(date +%s) - started_s ))
   check "the $how failure came within 30 s (took ${elapsed_s} s)" test "$elapsed_s" -lt 30
 done
-kill -CONT "${pids[2]}"
+kill_osd 0 CONT
 check "after the OSD continues, a new file is written and read back" bash -c "
   head -c 3000000 '$state/big.bin' > '$mount_point/after.bin' && cmp -n 3000000 '$state/big.bin' '$mount_point/after.bin'"
 

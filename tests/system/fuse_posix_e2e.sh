@@ -212,12 +212,12 @@ check "a file written by the Java client (xtfscp put) reads back identical throu
 check "umount.xtreemfs of the second volume" "$cpp_build/umount.xtreemfs" "$other"
 
 # A stopped OSD must give an error within the RPC timeout (3 s, one retry), never a hang.
-kill -STOP "${pids[2]}"
+kill_osd 0 STOP
 started_s=$(date +%s)
 check "a write to a stopped OSD fails instead of hanging" bash -c \
   "! timeout 60 dd if=/dev/zero of='$mount_point/stalled' bs=128k count=8 2>/dev/null"
 elapsed_s=$(( $(date +%s) - started_s ))
-kill -CONT "${pids[2]}"
+kill_osd 0 CONT
 check "the failure came within 20 s (took ${elapsed_s} s)" test "$elapsed_s" -lt 20
 
 check "umount.xtreemfs" "$cpp_build/umount.xtreemfs" "$mount_point"

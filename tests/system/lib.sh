@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # Shared pieces of the system tests (tests/system/*_e2e.sh), sourced, not run:
 #   source "$(dirname "$0")/lib.sh"; system_setup REPOSITORY CPP_BUILD; start_cluster 2; ...; system_finish
-# Provides: $repository $cpp_build $state $dir_port $mrc_port $osd_ports[] $secret $pids[],
-#   start NAME LOG COMMAND...      run a service in the background and wait for its READY line
-#   start_cluster OSD_COUNT [OSD_ARGS...]  a DIR, an MRC and OSD_COUNT OSDs on free loopback ports
-#   kill_osd I [SIGNAL], start_osd I, osd_pid I   stop, restart (same port and data) and find OSD I
+# The cluster is bin/xtreemfs-cluster's (the project's one launcher), with its state in $state: servers as
+# processes on free loopback ports, ready (READY line, MRC and OSDs registered at the DIR) when start returns.
+# Provides: $repository $cpp_build $state $dir_port $mrc_port $osd_names[] $osd_ports[] $osd_uuids[] $pids[],
+#   start_cluster OSD_COUNT [-Dkey=value...]   a DIR, an MRC and OSD_COUNT OSDs (osd0..), the settings on every OSD
+#   start_typed_cluster LAUNCHER_OPTIONS...   the same from xtreemfs-cluster start options (--osd SPEC, ...)
+#   cluster VERB [ARGS...]          bin/xtreemfs-cluster VERB --state $state ARGS
+#   kill_osd I [SIGNAL], start_osd I, osd_pid I   signal (default KILL), restart (same port and data), pid of OSD I
 #   kill_mrc [SIGNAL], start_mrc   the same for the MRC
 #   mount_volume VOLUME MOUNTPOINT [mount.xtreemfs options...]   mount (and unmount at exit)
 #   check DESCRIPTION COMMAND...   run COMMAND, print PASS/FAIL, count
 #   errno_is ERRNO PYTHON_CODE ARG...   pass only if the python code raises OSError with that errno
-#   system_finish                  print the summary line and exit 1 on any failure
-# Cleanup on exit unmounts every mount it made and stops exactly the processes it started; a passing
-# run removes its state folder, a failing one keeps it (XTREEMFS_E2E_KEEP=1 always keeps it).
+#   system_finish                  print the summary line and exit 1 on any failure (or when nothing was checked)
+# $pids[] holds processes a script starts itself (e.g. a mount in the foreground); cleanup on exit stops them,
+# unmounts every mount it made and stops the cluster. A passing run removes its state folder, a failing one
+# keeps it (XTREEMFS_E2E_KEEP=1 always keeps it).
 set -euo pipefail
 
 system_setup() {
   repository="$(cd "$1" && pwd)"
   cpp_build="$(cd "$2" && pwd)"
   state="$(mktemp -d /tmp/xtreemfs-e2e.XXXXXX)"
-  secret="e2e-secret-$$-0123456789abcdef"
   pids=()
   mounts=()
   failures=0
@@ -36,104 +39,51 @@ system_cleanup() {
   done
   for pid in "${pids[@]}"; do kill -CONT "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ -f "$state/cluster.properties" ]; then cluster stop >/dev/null || status=1; fi
   if [ "$status" -eq 0 ] && [ "${XTREEMFS_E2E_KEEP:-0}" != 1 ]; then
     rm -rf "$state"
   else
-    echo "logs and state kept in $state"
+    echo "logs and state kept in $state (server logs in $state/log)"
   fi
 }
 
-# free_ports N: N TCP ports the kernel reports free right now (bound to port 0, then released), so
-# parallel runs and other services do not collide; the servers bind them a moment later.
-free_ports() {
-  /usr/bin/python3 -c '
-import socket, sys
-sockets = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in sockets:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in sockets))' "$1"
-}
+cluster() { "$repository/bin/xtreemfs-cluster" "$1" --state "$state" "${@:2}"; }
 
-start() {
-  local name="$1" log="$2"; shift 2
-  "$@" >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 1 300); do
-    if grep -q "^READY" "$log"; then echo "started $name: $(grep -m1 '^READY' "$log")"; return 0; fi
-    if ! kill -0 "${pids[-1]}" 2>/dev/null; then echo "$name exited:"; cat "$log"; return 1; fi
-    sleep 0.1
-  done
-  echo "$name not READY within 30 s:"; cat "$log"; return 1
-}
+# Reads ports, names, UUIDs and pids of the running cluster into the shell's variables.
+load_cluster() { eval "$(cluster status --shell)"; }
 
 start_cluster() {
   local osd_count="$1"; shift
-  local ports
-  read -r -a ports < <(free_ports $((osd_count + 2)))
-  dir_port="${ports[0]}"
-  mrc_port="${ports[1]}"
-  osd_ports=("${ports[@]:2}")
-  start dir "$state/dir.log" "$repository/bin/xtreemfs-dir" -Ddir.port="$dir_port" -Ddir.status.port=0 \
-    -Ddir.database.path="$state/dir" -Ddir.bindAddress=127.0.0.1
-  start_mrc
-  osd_extra_args=("$@")
-  osd_pid_index=()
-  local i
-  for ((i = 0; i < osd_count; i++)); do
-    start_osd "$i"
+  local options=(--osds "$osd_count") setting
+  for setting in "$@"; do
+    case "$setting" in
+      -D?*=*) options+=(--osd-setting "${setting#-D}") ;;
+      *) echo "start_cluster: OSD settings are -Dkey=value, not '$setting'" >&2; return 2 ;;
+    esac
   done
-  sleep 1  # let the OSDs heartbeat so the MRC's placement sees them
+  start_typed_cluster "${options[@]}"
 }
 
-# start_mrc: starts the MRC (again, after kill_mrc: same port and database). $mrc_pid_index is its
-# index in $pids.
-start_mrc() {
-  mrc_pid_index=${#pids[@]}
-  keep_previous_log "$state/mrc.log"
-  start mrc "$state/mrc.log" "$repository/bin/xtreemfs-mrc" -Dcapability.secret="$secret" -Dmrc.port="$mrc_port" \
-    -Dmrc.status.port=0 -Dmrc.database.path="$state/mrc" -Dmrc.dir.address="127.0.0.1:$dir_port" \
-    -Dmrc.bindAddress=127.0.0.1 -Dmrc.advertisedAddress=127.0.0.1 -Dmrc.heartbeat.periodMs=500 \
-    -Dmrc.placement.osdCacheTtlMs=100
+start_typed_cluster() {
+  cluster start "$@"
+  load_cluster
 }
 
-# kill_mrc [SIGNAL]: stops the MRC (default SIGKILL) and waits for it to exit.
-kill_mrc() {
-  local pid="${pids[$mrc_pid_index]}"
-  kill "-${1:-KILL}" "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
+# start_mrc: starts the MRC again after kill_mrc (same port and database) and waits until it is registered.
+start_mrc() { cluster restart mrc >/dev/null; load_cluster; }
 
-# A restarted service writes a fresh log; the previous one is kept beside it as LOG.N.
-keep_previous_log() {
-  local log="$1" n=1
-  [ -e "$log" ] || return 0
-  while [ -e "$log.$n" ]; do n=$((n + 1)); done
-  mv "$log" "$log.$n"
-}
+# kill_mrc [SIGNAL]: signals the MRC (default SIGKILL; KILL and TERM wait for it to exit).
+kill_mrc() { cluster kill mrc --signal "${1:-KILL}"; }
 
-# start_osd I: starts OSD number I (again, after kill_osd: same port, UUID and object folder; the
-# previous log is kept as osdI.log.N). $osd_pid_index[I] is its index in $pids.
-start_osd() {
-  local i="$1"
-  osd_pid_index[$i]=${#pids[@]}
-  keep_previous_log "$state/osd$i.log"
-  start "osd$i" "$state/osd$i.log" "$repository/bin/xtreemfs-osd" -Dcapability.secret="$secret" \
-    -Dosd.port="${osd_ports[$i]}" -Dosd.status.port=0 -Dosd.object.path="$state/osd$i" \
-    -Dosd.dir.address="127.0.0.1:$dir_port" -Dosd.bindAddress=127.0.0.1 \
-    -Dosd.advertised.address=127.0.0.1 -Dosd.heartbeat.periodMs=500 -Dosd.deletion.delayMs=0 \
-    "${osd_extra_args[@]}"
-}
+# start_osd I: starts OSD number I again (same port, UUID and object folder; the previous log is kept as
+# log/osdI.log.N) and waits until it is registered at the DIR.
+start_osd() { cluster restart "${osd_names[$1]}" >/dev/null; load_cluster; }
 
 # osd_pid I: the process id of OSD number I.
-osd_pid() { echo "${pids[${osd_pid_index[$1]}]}"; }
+osd_pid() { echo "${osd_pids[$1]}"; }
 
-# kill_osd I [SIGNAL]: stops OSD number I (default SIGKILL) and waits for it to exit.
-kill_osd() {
-  local pid
-  pid="$(osd_pid "$1")"
-  kill "-${2:-KILL}" "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
+# kill_osd I [SIGNAL]: signals OSD number I (default SIGKILL; KILL and TERM wait for it to exit).
+kill_osd() { cluster kill "${osd_names[$1]}" --signal "${2:-KILL}"; }
 
 mount_volume() {
   local volume="$1" mount_point="$2"; shift 2
@@ -174,5 +124,6 @@ nobody_errno_is() { setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/
 system_finish() {
   echo "system $(basename "$0"): $passes passed, $failures failed"
   if [ "$failures" -ne 0 ]; then exit 1; fi
+  if [ "$passes" -eq 0 ]; then echo "system $(basename "$0"): no check ran" >&2; exit 1; fi
   exit 0
 }

@@ -1,41 +1,26 @@
 """A throw-away local cluster (DIR, MRC, N OSDs) and FUSE mounts for the benchmark.
 
-The servers run from the repository's bin/ launchers with the shipped etc/*.properties, overridden
-only where a private cluster needs it: free loopback ports, data under the state folder, a random
-capability secret and short heartbeats (so the MRC sees the OSDs within a second; heartbeats are not
-on the data path). Every process runs in its own session, so Ctrl-C on the terminal reaches the
-benchmark (and fio) only; the benchmark then unmounts first and stops exactly the processes it
-started, in that order, so nothing is flushed to a dead server.
+The cluster is bin/xtreemfs-cluster's (the project's one launcher): servers as processes from bin/ with
+free loopback ports, data and logs under STATE/cluster, short heartbeats, each in its own session (so
+Ctrl-C on the terminal reaches the benchmark and fio only), ready once the MRC and every OSD are
+registered at the DIR. The benchmark unmounts first and then stops the cluster, so nothing is flushed to
+a dead server.
 """
 import os
-import secrets
+import re
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 from typing import List, Optional
 
-READY_TIMEOUT_S = 90      # three JVMs starting at once on a busy 2-core machine
-STOP_TIMEOUT_S = 20       # a server gets this long after SIGTERM before SIGKILL
+STOP_TIMEOUT_S = 20       # a process gets this long after SIGTERM before SIGKILL
 MOUNT_TIMEOUT_S = 30
 UNMOUNT_TIMEOUT_S = 120   # unmounting flushes buffered writes to the OSDs
 
 
 class ClusterError(RuntimeError):
     pass
-
-
-def free_ports(count: int) -> List[int]:
-    """Ports the kernel reports free right now (bound to port 0 together, then released)."""
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for bound in sockets:
-            bound.bind(("127.0.0.1", 0))
-        return [bound.getsockname()[1] for bound in sockets]
-    finally:
-        for bound in sockets:
-            bound.close()
 
 
 def _tail(path: Path, lines: int = 20) -> str:
@@ -58,70 +43,46 @@ def _stop_process(process: subprocess.Popen, timeout_s: float) -> None:
 
 
 class Cluster:
-    """DIR, MRC and OSDs started from `repository`, logs and data under `state`."""
+    """A DIR, an MRC and `osd_count` default OSDs started by bin/xtreemfs-cluster in `state`/cluster."""
 
     def __init__(self, repository: Path, state: Path, osd_count: int):
-        self.repository = repository
-        self.state = state
+        self.launcher = repository / "bin" / "xtreemfs-cluster"
+        self.mkfs = repository / "bin" / "mkfs.xtreemfs"
+        self.cluster_state = state / "cluster"
         self.osd_count = osd_count
-        self.secret = "bench-" + secrets.token_hex(16)
-        self.processes: List[subprocess.Popen] = []
-        ports = free_ports(osd_count + 2)
-        self.dir_port, self.mrc_port, self.osd_ports = ports[0], ports[1], ports[2:]
+        self.dir_port = 0
+        self.started = False
+
+    def _run(self, verb: str, *arguments: str) -> str:
+        result = subprocess.run([str(self.launcher), verb, "--state", str(self.cluster_state)] + list(arguments),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                stdin=subprocess.DEVNULL)
+        if result.returncode != 0:
+            raise ClusterError("xtreemfs-cluster %s failed (%d): %s" % (verb, result.returncode, result.stdout.strip()))
+        return result.stdout
 
     def start(self) -> None:
-        etc = self.repository / "etc"
-        loopback = "127.0.0.1"
-        self._start("dir", "xtreemfs-dir", etc / "dirconfig.properties", {
-            "dir.port": self.dir_port, "dir.status.port": 0, "dir.bindAddress": loopback,
-            "dir.database.path": self.state / "dir"})
-        dir_address = "%s:%d" % (loopback, self.dir_port)
-        self._start("mrc", "xtreemfs-mrc", etc / "mrcconfig.properties", {
-            "mrc.port": self.mrc_port, "mrc.status.port": 0, "mrc.bindAddress": loopback,
-            "mrc.advertisedAddress": loopback, "mrc.database.path": self.state / "mrc",
-            "mrc.dir.address": dir_address, "mrc.heartbeat.periodMs": 500,
-            "mrc.placement.osdCacheTtlMs": 100, "capability.secret": self.secret})
-        for index, port in enumerate(self.osd_ports):
-            self._start("osd%d" % index, "xtreemfs-osd", etc / "osdconfig.properties", {
-                "osd.port": port, "osd.status.port": 0, "osd.bindAddress": loopback,
-                "osd.advertised.address": loopback, "osd.object.path": self.state / ("osd%d" % index),
-                "osd.dir.address": dir_address, "osd.heartbeat.periodMs": 500,
-                "capability.secret": self.secret})
-        time.sleep(1.5)  # a few heartbeats, so the MRC's placement sees every OSD
-
-    def _start(self, name: str, launcher: str, config: Path, settings: dict) -> None:
-        log = self.state / (name + ".log")
-        command = [str(self.repository / "bin" / launcher), "--config", str(config)]
-        for key, value in settings.items():
-            command += ["-D", "%s=%s" % (key, value)]
-        with open(log, "wb") as output:
-            process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, start_new_session=True)
-        self.processes.append(process)
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if any(line.startswith("READY") for line in log.read_text(errors="replace").splitlines()):
-                return
-            if process.poll() is not None:
-                raise ClusterError("%s exited with %d during start-up:\n%s" % (name, process.returncode, _tail(log)))
-            time.sleep(0.2)
-        raise ClusterError("%s not READY within %d s:\n%s" % (name, READY_TIMEOUT_S, _tail(log)))
+        self.started = True  # from here on stop() has something to stop, even if start fails half-way
+        self._run("start", "--osds", str(self.osd_count))
+        match = re.search(r"^dir_port=(\d+)$", self._run("status", "--shell"), re.MULTILINE)
+        if match is None:
+            raise ClusterError("xtreemfs-cluster status --shell printed no dir_port")
+        self.dir_port = int(match.group(1))
 
     def volume_url(self, volume: str) -> str:
         return "pbrpc://127.0.0.1:%d/%s" % (self.dir_port, volume)
 
     def create_volume(self, volume: str, stripe_width: int) -> None:
-        command = [str(self.repository / "bin" / "mkfs.xtreemfs"), "--striping-width", str(stripe_width),
-                   self.volume_url(volume)]
+        command = [str(self.mkfs), "--striping-width", str(stripe_width), self.volume_url(volume)]
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if result.returncode != 0:
             raise ClusterError("mkfs.xtreemfs failed (%d): %s" % (result.returncode, result.stdout.strip()))
 
     def stop(self) -> None:
-        """Stops exactly the processes this object started, the OSDs first."""
-        for process in reversed(self.processes):
-            _stop_process(process, STOP_TIMEOUT_S)
-        self.processes.clear()
+        """Stops exactly the servers of this cluster (xtreemfs-cluster stop)."""
+        if self.started and (self.cluster_state / "cluster.properties").exists():
+            self._run("stop")
+        self.started = False
 
 
 class Mount:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """FUSE benchmark: fio and metadata operations through mount.xtreemfs and on the raw local disk.
 
-Starts its own cluster (DIR, MRC, N OSDs on free loopback ports, state in a temporary folder), mounts
+Starts its own cluster with bin/xtreemfs-cluster (DIR, MRC, N OSDs on free loopback ports, state in a
+temporary folder), mounts
 a volume with cpp/build/mount.xtreemfs and runs every workload once on the mount and once on a folder
 of the local disk, one right after the other, so machine noise hits both sides. Prints and writes
 (markdown and JSON) one row per workload: mount | raw disk | ratio. See README.md in this folder.

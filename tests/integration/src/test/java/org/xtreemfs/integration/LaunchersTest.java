@@ -57,7 +57,7 @@ class LaunchersTest {
     // Each script answers --help with exit 0.
     @Test
     void everyScriptHasHelp() throws Exception {
-        for (String script : List.of("mkfs.xtreemfs", "rmfs.xtreemfs", "lsfs.xtreemfs", "xtfsutil")) {
+        for (String script : List.of("mkfs.xtreemfs", "rmfs.xtreemfs", "lsfs.xtreemfs", "xtfsutil", "xtreemfs-cluster")) {
             Result help = run(script, "--help");
             assertThat(help.exitCode()).as(script + ": " + help.err()).isZero();
             assertThat(help.out()).contains("Usage: " + script);
@@ -89,5 +89,30 @@ class LaunchersTest {
         Result gone = run("rmfs.xtreemfs", volumeUrl);
         assertThat(gone.exitCode()).isEqualTo(1);
         assertThat(gone.err()).contains("scripted");
+    }
+
+    // The cluster launcher names bad values: a bad OSD description exits 2 before anything starts; a setting the
+    // OSD rejects exits 1 with the OSD's own one-line error, and nothing it started is left running.
+    @Test
+    void clusterLauncherNamesBadValues() throws Exception {
+        Path state = Files.createTempDirectory("launcher-test-");
+        try {
+            Result badSpec = run("xtreemfs-cluster", "start", "--state", state.toString(), "--osd", "usage=random,colour=blue");
+            assertThat(badSpec.exitCode()).isEqualTo(2);
+            assertThat(badSpec.err()).contains("unknown key 'colour'");
+            assertThat(state.resolve("cluster.properties")).doesNotExist();
+
+            Result badSetting = run("xtreemfs-cluster", "start", "--state", state.toString(), "--osd",
+                    "name=wrong,osd.no.such.key=1");
+            assertThat(badSetting.exitCode()).as(badSetting.err()).isEqualTo(1);
+            assertThat(badSetting.err()).contains("wrong exited during start-up").contains("osd.no.such.key");
+            Result status = run("xtreemfs-cluster", "status", "--state", state.toString());
+            assertThat(status.exitCode()).isZero();
+            assertThat(status.out()).contains("dir ").contains("wrong ").doesNotContain("running");
+        } finally {
+            try (var paths = Files.walk(state)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
     }
 }

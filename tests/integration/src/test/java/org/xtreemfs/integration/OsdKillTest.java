@@ -3,9 +3,7 @@ package org.xtreemfs.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,30 +23,22 @@ class OsdKillTest {
     private static final int SYNCED_BYTES = 2 << 20;
     private static final int PIECE_BYTES = 64 << 10;
     private TestCluster cluster;
-    private OsdProcess osd;
 
     @BeforeEach
     void startCluster() throws Exception {
-        cluster = TestCluster.start(0);
+        cluster = TestCluster.startProcesses(1);
     }
 
     @AfterEach
-    void stopCluster() throws Exception {
-        if (osd != null) {
-            osd.close();
-        }
+    void stopCluster() {
         cluster.close();
     }
 
     // Data fsynced before the OSD process is killed with SIGKILL mid-write is intact after it restarts on the
-    // same folder (same UUID, new port), read through a new client.
+    // same folder (same UUID, same port), read through a new client.
     @Test
     void fsyncedWritesSurviveKillDashNine() throws Exception {
-        Path data = cluster.root().resolve("external-osd");
-        String dir = TestCluster.hostPort(cluster.dirAddress());
-        osd = OsdProcess.start(data, dir, Map.of());
         String osdUuid;
-        int killedPort;
         byte[] synced = new byte[SYNCED_BYTES];
         new Random(5).nextBytes(synced);
         try (Client client = cluster.client(ClientOptions.builder().retryAttemptsMax(2).requestTimeoutMs(3_000))) {
@@ -56,7 +46,7 @@ class OsdKillTest {
             Volumes.create(client, "crash", 1);
             FileHandle file = client.openVolume("crash").open("/f", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
             osdUuid = file.stripeOsdUuids().get(0);
-            killedPort = cluster.mappedPort(osdUuid);
+            assertThat(osdUuid).isEqualTo(cluster.osdUuids().get(0));
             file.write(0, synced);
             file.fsync();
 
@@ -77,15 +67,13 @@ class OsdKillTest {
             }, "writer-during-kill");
             writer.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> unsyncedWrites.get() >= 5);
-            osd.kill();
+            cluster.kill("osd0", "KILL");
             stop.set(true);
             writer.join(30_000);
             assertThat(writer.isAlive()).isFalse();
         }
 
-        osd = OsdProcess.start(data, dir, Map.of());
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .until(() -> cluster.mappedPort(osdUuid) != killedPort);
+        cluster.restart("osd0"); // returns once the new process is registered at the DIR
         try (Client fresh = cluster.client()) {
             try (FileHandle file = fresh.openVolume("crash").open("/f", OpenFlags.O_RDONLY, 0)) {
                 Bytes.assertSameBytes(file.read(0, SYNCED_BYTES), synced);

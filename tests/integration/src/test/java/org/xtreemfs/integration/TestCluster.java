@@ -12,50 +12,51 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.stream.Stream;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.ClientOptions;
-import org.xtreemfs.dir.DirConfig;
+import org.xtreemfs.client.tools.cluster.ClusterDescription;
+import org.xtreemfs.client.tools.cluster.LocalCluster;
+import org.xtreemfs.client.tools.cluster.OsdDescription;
+import org.xtreemfs.client.tools.cluster.ProcessRunner;
+import org.xtreemfs.client.tools.cluster.ServerRunner;
 import org.xtreemfs.dir.DirServer;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.interfaces.dir.Service;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
 import org.xtreemfs.interfaces.dir.ServiceType;
-import org.xtreemfs.mrc.MrcConfig;
 import org.xtreemfs.mrc.MrcServer;
-import org.xtreemfs.osd.OsdConfig;
 import org.xtreemfs.osd.OsdServer;
 
 /**
- * A DIR, an MRC and N OSDs in this JVM on loopback ports chosen at run time, with their data under one
- * temporary folder. The MRC and the OSDs can be stopped and restarted on the same data (new ports: clients
- * must find them again through the DIR). Heartbeats are fast so a restarted service is visible quickly.
+ * The integration tests' cluster: a DIR, an MRC and N OSDs started by the project's launcher
+ * ({@link LocalCluster}, the same code as bin/xtreemfs-cluster) under one temporary folder. By default the
+ * servers run inside this JVM ({@link InProcessRunner}: fast, and {@link #mrc()}/{@link #osd} give the server
+ * objects); {@link #startProcesses} runs them as separate processes from the test classpath, for SIGKILL.
+ * {@link #startMrc}/{@link #startOsd} start a stopped server on the same data but a new port, so clients
+ * must find it again through the DIR; {@link #kill}/{@link #restart} (processes) keep the port.
+ * Heartbeats are fast so a restarted service is visible quickly.
  */
 final class TestCluster implements AutoCloseable {
+    /** The MRC's and OSDs' capability secret, fixed so a test can sign or check capabilities itself. */
     static final String CAPABILITY_SECRET = "integration-test-secret";
-    private static final long HEARTBEAT_PERIOD_MS = 300;
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+    private static final String HEARTBEAT_PERIOD_MS = "300";
+    /** The servers' JVM flags when they run as processes: small heaps, fast start. */
+    private static final List<String> PROCESS_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1");
 
     private final Path root;
-    private final int osdCount;
-    /** One settings map per OSD, on top of the test defaults; its size is the number of OSDs. */
-    private final List<Map<String, String>> perOsdOverrides;
-    private final Map<String, String> mrcOverrides;
-    private DirServer dir;
-    private InetSocketAddress dirAddress;
-    private MrcServer mrc;
-    private final List<OsdServer> osds = new ArrayList<>();
-    private final List<String> osdUuids = new ArrayList<>();
-    private RpcClient probeRpc;
-    private DirServiceClient probe;
+    private final LocalCluster cluster;
+    private final RpcClient probeRpc;
+    private final DirServiceClient probe;
 
-    private TestCluster(Path root, List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides) {
+    private TestCluster(Path root, LocalCluster cluster) {
         this.root = root;
-        this.osdCount = perOsdOverrides.size();
-        this.perOsdOverrides = List.copyOf(perOsdOverrides);
-        this.mrcOverrides = mrcOverrides;
+        this.cluster = cluster;
+        this.probeRpc = new RpcClient("test-cluster-probe");
+        this.probe = new DirServiceClient(probeRpc, cluster.dirSocketAddress(), 5_000);
     }
 
     /** Starts a cluster with {@code osdCount} OSDs and waits until the DIR lists all of them and the MRC. */
@@ -69,126 +70,125 @@ final class TestCluster implements AutoCloseable {
         return start(java.util.Collections.nCopies(osdCount, osdOverrides), mrcOverrides);
     }
 
-    /**
-     * Starts a cluster with one OSD per settings map, each on top of the test defaults (e.g. typed OSDs:
-     * Map.of("osd.usage.type", "sequential", "osd.device.class", "hdd")), and the MRC with these settings.
-     */
+    /** Starts a cluster with one OSD per map (typed OSDs: each map holds that OSD's settings). */
     static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
             throws Exception {
-        TestCluster cluster = new TestCluster(Files.createTempDirectory("xtreemfs-it-"), perOsdOverrides,
-                mrcOverrides);
+        return start(perOsdOverrides, mrcOverrides, new InProcessRunner());
+    }
+
+    /** The same as {@link #start(int)} with every server in its own process (OsdMain etc., test classpath). */
+    static TestCluster startProcesses(int osdCount) throws Exception {
+        return startProcesses(java.util.Collections.nCopies(osdCount, Map.of()), Map.of());
+    }
+
+    /** The same as {@link #start(List, Map)} with every server in its own process. */
+    static TestCluster startProcesses(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
+            throws Exception {
+        return start(perOsdOverrides, mrcOverrides,
+                ProcessRunner.classpath(System.getProperty("java.class.path"), PROCESS_JVM_OPTIONS));
+    }
+
+    private static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides,
+            ServerRunner runner) throws Exception {
+        List<OsdDescription> osds = new ArrayList<>();
+        for (Map<String, String> overrides : perOsdOverrides) {
+            Map<String, String> settings = new HashMap<>(Map.of("osd.heartbeat.periodMs", HEARTBEAT_PERIOD_MS,
+                    "osd.storage.threads", "2", "capability.secret", CAPABILITY_SECRET));
+            settings.putAll(overrides);
+            osds.add(new OsdDescription("osd" + osds.size(), settings));
+        }
+        Map<String, String> mrcSettings = new HashMap<>(Map.of("mrc.heartbeat.periodMs", HEARTBEAT_PERIOD_MS,
+                "capability.secret", CAPABILITY_SECRET));
+        mrcSettings.putAll(mrcOverrides);
+        Path root = Files.createTempDirectory("xtreemfs-it-");
         try {
-            cluster.startAll();
-        } catch (Exception | Error e) {
-            cluster.close();
+            return new TestCluster(root, LocalCluster.start(new ClusterDescription(osds, Map.of(), mrcSettings, false),
+                    root, runner));
+        } catch (RuntimeException | Error e) {
+            deleteRecursively(root);
             throw e;
         }
+    }
+
+    /** The launcher's cluster: names "dir", "mrc", "osd0", ... */
+    LocalCluster launcher() {
         return cluster;
     }
 
-    private void startAll() throws Exception {
-        Properties dirProperties = new Properties();
-        dirProperties.putAll(Map.of("dir.bindAddress", "127.0.0.1", "dir.port", "0", "dir.status.port", "0",
-                "dir.database.path", root.resolve("dir").toString()));
-        dir = new DirServer(DirConfig.from(dirProperties));
-        dirAddress = dir.start().rpc();
-        probeRpc = new RpcClient("test-cluster-probe");
-        probe = new DirServiceClient(probeRpc, dirAddress, 5_000);
-        for (int index = 0; index < osdCount; index++) {
-            osds.add(null);
-            osdUuids.add(null);
-            startOsd(index);
-        }
-        startMrc();
-        awaitServicesAvailable();
+    private static String osdName(int index) {
+        return "osd" + index;
     }
 
-    void startMrc() throws Exception {
-        Map<String, String> settings = new HashMap<>(Map.of(
-                "mrc.bindAddress", "127.0.0.1",
-                "mrc.port", "0",
-                "mrc.status.port", "0",
-                "mrc.database.path", root.resolve("mrc").toString(),
-                "mrc.dir.address", hostPort(dirAddress),
-                "mrc.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS),
-                "mrc.placement.osdCacheTtlMs", "100",
-                "capability.secret", CAPABILITY_SECRET));
-        settings.putAll(mrcOverrides);
-        mrc = new MrcServer(MrcConfig.of(settings));
-        mrc.start();
+    void startMrc() {
+        cluster.startServerOnNewPort("mrc");
     }
 
     void stopMrc() {
-        mrc.close();
+        cluster.stopServer("mrc");
     }
 
-    void startOsd(int index) throws Exception {
-        Map<String, String> settings = new HashMap<>(Map.of(
-                "osd.bindAddress", "127.0.0.1",
-                "osd.port", "0",
-                "osd.status.port", "0",
-                "osd.object.path", root.resolve("osd" + index).toString(),
-                "osd.dir.address", hostPort(dirAddress),
-                "osd.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS),
-                "osd.deletion.delayMs", "0",
-                "osd.storage.threads", "2",
-                "capability.secret", CAPABILITY_SECRET));
-        settings.putAll(perOsdOverrides.get(index));
-        OsdServer osd = new OsdServer(OsdConfig.of(settings));
-        osd.start();
-        osds.set(index, osd);
-        osdUuids.set(index, osd.uuid());
+    void startOsd(int index) {
+        cluster.startServerOnNewPort(osdName(index));
     }
 
     void stopOsd(int index) {
-        osds.get(index).close();
+        cluster.stopServer(osdName(index));
+    }
+
+    /** Sends a signal (KILL, TERM; STOP and CONT with processes only) to a server: "mrc", "osd0", ... */
+    void kill(String name, String signal) {
+        cluster.kill(name, signal);
+    }
+
+    /** Starts a (killed) server again on the same port and data and waits until it is registered. */
+    void restart(String name) {
+        cluster.restart(name);
     }
 
     /** Stops the MRC and every OSD, starts them again on the same data and waits until the DIR lists them. */
-    void restartMrcAndOsds() throws Exception {
+    void restartMrcAndOsds() {
         stopMrc();
-        for (int index = 0; index < osdCount; index++) {
-            stopOsd(index);
-        }
-        for (int index = 0; index < osdCount; index++) {
-            startOsd(index);
-        }
+        List<String> osds = cluster.osdNames();
+        osds.forEach(cluster::stopServer);
+        osds.forEach(cluster::startServerOnNewPort);
         startMrc();
         awaitServicesAvailable();
     }
 
     /** Waits until the DIR lists the current MRC and every OSD as available at their current addresses. */
     void awaitServicesAvailable() {
+        List<String> osdUuids = osdUuids();
         await().atMost(READY_TIMEOUT).pollInterval(Duration.ofMillis(50)).until(() -> {
             List<Service> services = RpcClient.await(probe.serviceGetByType(ServiceType.SERVICE_TYPE_UNSPECIFIED,
                     false)).getServicesList();
             long mrcs = services.stream().filter(service -> service.getType() == ServiceType.SERVICE_TYPE_MRC
-                    && service.getUuid().equals(mrc.uuid())
+                    && service.getUuid().equals(cluster.uuid("mrc"))
                     && service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE).count();
             long osdsAvailable = services.stream().filter(service -> service.getType() == ServiceType.SERVICE_TYPE_OSD
                     && osdUuids.contains(service.getUuid())
                     && service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE).count();
-            return mrcs == 1 && osdsAvailable == osdCount && mappedTo(mrc.uuid(), mrc.address())
+            return mrcs == 1 && osdsAvailable == osdUuids.size() && mappedPort(cluster.uuid("mrc")) == cluster.port("mrc")
                     && allOsdsMapped();
         });
     }
 
     private boolean allOsdsMapped() throws Exception {
-        for (OsdServer osd : osds) {
-            if (!mappedTo(osd.uuid(), osd.addresses().rpc())) {
+        for (String name : cluster.osdNames()) {
+            if (mappedPort(cluster.uuid(name)) != cluster.port(name)) {
                 return false;
             }
         }
         return true;
     }
 
-    private boolean mappedTo(String uuid, InetSocketAddress address) throws Exception {
-        return RpcClient.await(probe.addressMappingsGet(uuid)).getMappingsList().stream()
-                .anyMatch(mapping -> mapping.getPort() == address.getPort());
+    private <T> T inProcess(String name, Class<T> type) {
+        return cluster.running(name).filter(InProcessRunner.InProcessServer.class::isInstance)
+                .map(running -> type.cast(((InProcessRunner.InProcessServer) running).server()))
+                .orElseThrow(() -> new IllegalStateException(name + " does not run in this JVM"));
     }
 
     DirServer dir() {
-        return dir;
+        return inProcess("dir", DirServer.class);
     }
 
     Path root() {
@@ -202,33 +202,33 @@ final class TestCluster implements AutoCloseable {
     }
 
     InetSocketAddress dirAddress() {
-        return dirAddress;
+        return cluster.dirSocketAddress();
     }
 
     /** The DIR as a tool URL, without a volume: "pbrpc://127.0.0.1:PORT". */
     String dirUrl() {
-        return "pbrpc://" + hostPort(dirAddress);
+        return "pbrpc://" + hostPort(dirAddress());
     }
 
     List<String> osdUuids() {
-        return List.copyOf(osdUuids);
+        return cluster.osdNames().stream().map(cluster::uuid).toList();
     }
 
     OsdServer osd(int index) {
-        return osds.get(index);
+        return inProcess(osdName(index), OsdServer.class);
     }
 
     Path osdDataFolder(int index) {
-        return root.resolve("osd" + index);
+        return cluster.dataFolder(osdName(index));
     }
 
     MrcServer mrc() {
-        return mrc;
+        return inProcess("mrc", MrcServer.class);
     }
 
     /** A client acting as {@code user} with a short metadata TTL and test-friendly timeouts. */
     Client client(ClientOptions.Builder options) {
-        return Client.connect(dirAddress, options.requestTimeoutMs(15_000).retryBackoffInitialMs(20)
+        return Client.connect(dirAddress(), options.requestTimeoutMs(15_000).retryBackoffInitialMs(20)
                 .retryBackoffMaxMs(500).build());
     }
 
@@ -242,21 +242,12 @@ final class TestCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        if (mrc != null) {
-            mrc.close();
-        }
-        for (OsdServer osd : osds) {
-            if (osd != null) {
-                osd.close();
-            }
-        }
-        if (probeRpc != null) {
+        try {
+            cluster.stop();
+        } finally {
             probeRpc.close();
+            deleteRecursively(root);
         }
-        if (dir != null) {
-            dir.close();
-        }
-        deleteRecursively(root);
     }
 
     private static void deleteRecursively(Path folder) {

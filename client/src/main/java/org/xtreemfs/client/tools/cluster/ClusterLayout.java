@@ -1,0 +1,79 @@
+package org.xtreemfs.client.tools.cluster;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Where a cluster keeps things under its state folder, and the settings the launcher chooses for each server
+ * before the description's own settings are applied on top:
+ * <pre>
+ *   STATE/cluster.properties   what runs: every server's settings, port, UUID and pid (written by the launcher)
+ *   STATE/data/NAME/           a server's database or object folder
+ *   STATE/log/NAME.log         its output (READY line, errors); earlier runs' logs as NAME.log.1, .2, ...
+ *   STATE/mnt/                 mount points (make run); stop unmounts whatever is mounted below it
+ * </pre>
+ * Servers listen on loopback only and start on port 0; the port from their READY line is then kept in the
+ * state, so a restart binds the same port. Heartbeats are short so a (re)started server is registered and
+ * visible to the MRC's placement within a second.
+ */
+final class ClusterLayout {
+    static final String STATE_FILE = "cluster.properties";
+    static final String LOOPBACK = "127.0.0.1";
+    static final long HEARTBEAT_PERIOD_MS = 500;
+    static final long OSD_CACHE_TTL_MS = 100;
+
+    private ClusterLayout() {}
+
+    static Path dataFolder(Path state, String name) {
+        return state.resolve("data").resolve(name);
+    }
+
+    static Path log(Path state, String name) {
+        return state.resolve("log").resolve(name + ".log");
+    }
+
+    static Path mountFolder(Path state) {
+        return state.resolve("mnt");
+    }
+
+    /** The setting that names the server's data folder (also what identifies its process). */
+    static String dataKey(ServerKind kind) {
+        return switch (kind) {
+            case DIR -> "dir.database.path";
+            case MRC -> "mrc.database.path";
+            case OSD -> "osd.object.path";
+        };
+    }
+
+    /** The launcher's settings for one server; {@code dirAddress} is "host:port" (unused for the DIR). */
+    static Map<String, String> defaults(ServerKind kind, Path state, String name, String uuid, String dirAddress,
+            String secret, int statusPort) {
+        Map<String, String> settings = new HashMap<>();
+        settings.put(kind.portKey(), "0");
+        settings.put(kind.statusPortKey(), Integer.toString(statusPort));
+        settings.put(dataKey(kind), dataFolder(state, name).toString());
+        switch (kind) {
+            case DIR -> settings.put("dir.bindAddress", LOOPBACK);
+            case MRC -> {
+                settings.put("mrc.bindAddress", LOOPBACK);
+                settings.put("mrc.advertisedAddress", LOOPBACK);
+                settings.put("mrc.uuid", uuid);
+                settings.put("mrc.dir.address", dirAddress);
+                settings.put("mrc.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS));
+                settings.put("mrc.placement.osdCacheTtlMs", Long.toString(OSD_CACHE_TTL_MS));
+                settings.put("capability.secret", secret);
+            }
+            case OSD -> {
+                settings.put("osd.bindAddress", LOOPBACK);
+                settings.put("osd.advertised.address", LOOPBACK);
+                settings.put("osd.uuid", uuid);
+                settings.put("osd.dir.address", dirAddress);
+                settings.put("osd.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS));
+                settings.put("osd.deletion.delayMs", "0");
+                settings.put("capability.secret", secret);
+            }
+        }
+        return settings;
+    }
+}

@@ -1,0 +1,515 @@
+package org.xtreemfs.client.tools.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import org.xtreemfs.client.tools.cluster.ServerRunner.RunningServer;
+import org.xtreemfs.foundation.rpc.RpcClient;
+import org.xtreemfs.foundation.stubs.DirServiceClient;
+import org.xtreemfs.interfaces.dir.ServiceStatus;
+
+/**
+ * A local cluster of one DIR, one MRC and typed OSDs, with everything under one state folder
+ * ({@link ClusterLayout}). The one way this project starts a cluster: the CLI {@code bin/xtreemfs-cluster}
+ * (make run, system tests, benchmarks) and the integration tests use this class.
+ *
+ * <p>Ready means: the server printed its READY line (for the DIR), and, for the MRC and every OSD,
+ * also that the DIR lists it as available with a heartbeat from after this (re)start at the port it
+ * announced. No fixed sleeps: once {@link #start} or {@link #restart} returns, mkfs places on every OSD.
+ *
+ * <p>The state file is rewritten after every change, so another process (the next CLI call) can
+ * {@link #open} the cluster to stop, kill, restart or show it. Not thread-safe: one caller at a time.
+ */
+public final class LocalCluster implements AutoCloseable {
+    static final Duration READY_TIMEOUT = Duration.ofSeconds(90);  // several JVMs starting on 2 busy cores
+    static final Duration REGISTRATION_TIMEOUT = Duration.ofSeconds(60);
+    private static final long POLL_MS = 50;
+    private static final long DIR_TIMEOUT_MS = 5_000;
+
+    private final Path state;
+    private final ServerRunner runner;
+    private final String clusterId;
+    /** dir, mrc, then the OSDs in description order. */
+    private final Map<String, Member> members = new LinkedHashMap<>();
+
+    private static final class Member {
+        ServerSpec spec;
+        final String uuid;
+        final String summary;
+        RunningServer running;
+        long pid = -1;
+
+        Member(ServerSpec spec, String uuid, String summary) {
+            this.spec = spec;
+            this.uuid = uuid;
+            this.summary = summary;
+        }
+
+        int port() {
+            return Integer.parseInt(spec.settings().get(spec.kind().portKey()));
+        }
+    }
+
+    /** One line of {@link #status}: {@code port} is 0 before the server was ever ready. */
+    public record ServerStatus(String name, ServerKind kind, boolean running, long pid, int port, int statusPort,
+            String uuid, String summary, Path log) {
+    }
+
+    private LocalCluster(Path state, ServerRunner runner, String clusterId) {
+        this.state = state;
+        this.runner = runner;
+        this.clusterId = clusterId;
+    }
+
+    /** Whether {@code state} holds a cluster (running or not). */
+    public static boolean exists(Path state) {
+        return Files.exists(state.resolve(ClusterLayout.STATE_FILE));
+    }
+
+    /**
+     * Starts a new cluster in {@code state} (which must not hold one: {@link #open} that, or wipe it) and returns
+     * once every server is ready and registered. On failure everything started so far is stopped again.
+     */
+    public static LocalCluster start(ClusterDescription description, Path state, ServerRunner runner) {
+        state = state.toAbsolutePath().normalize();
+        if (exists(state)) {
+            throw new ClusterException(state + " already holds a cluster; stop it and start it again, or wipe it");
+        }
+        byte[] random = new byte[16];
+        new SecureRandom().nextBytes(random);
+        String hex = HexFormat.of().formatHex(random);
+        LocalCluster cluster = new LocalCluster(state, runner, hex.substring(0, 6));
+        String secret = "cluster-" + hex;
+        try {
+            Files.createDirectories(state);
+            cluster.add("dir", ServerKind.DIR, "", secret, description.dirSettings(), description.statusPorts(), "");
+            cluster.startAndAwait(List.of("dir"));
+            String dirAddress = cluster.dirAddress();
+            cluster.add("mrc", ServerKind.MRC, dirAddress, secret, description.mrcSettings(), description.statusPorts(),
+                    "");
+            List<String> names = new ArrayList<>(List.of("mrc"));
+            for (OsdDescription osd : description.osds()) {
+                cluster.add(osd.name(), ServerKind.OSD, dirAddress, secret, osd.settings(), description.statusPorts(),
+                        osd.summary());
+                names.add(osd.name());
+            }
+            cluster.startAndAwait(names);
+            return cluster;
+        } catch (IOException | RuntimeException e) {
+            cluster.stop();
+            if (e instanceof ClusterException clusterException) {
+                throw clusterException;
+            }
+            throw new ClusterException("cannot start the cluster in " + state + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void add(String name, ServerKind kind, String dirAddress, String secret, Map<String, String> overrides,
+            boolean statusPorts, String summary) throws IOException {
+        String uuid = kind == ServerKind.DIR ? "" : name + "-" + clusterId;
+        Map<String, String> settings = ClusterLayout.defaults(kind, state, name, uuid, dirAddress, secret,
+                statusPorts ? freePort() : 0);
+        settings.putAll(overrides);
+        String effectiveUuid = settings.getOrDefault(kind.shortName() + ".uuid", uuid);
+        members.put(name, new Member(new ServerSpec(name, kind, settings, ClusterLayout.log(state, name)),
+                effectiveUuid, summary));
+    }
+
+    /** A port the kernel reports free now (only for status pages: a clash there fails loudly at start). */
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName(ClusterLayout.LOOPBACK))) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Opens the cluster a state folder holds (started by this or another process) to stop, kill or show it. */
+    public static LocalCluster open(Path state, ServerRunner runner) {
+        state = state.toAbsolutePath().normalize();
+        Path file = state.resolve(ClusterLayout.STATE_FILE);
+        Properties properties = new Properties();
+        try (InputStream input = Files.newInputStream(file)) {
+            properties.load(input);
+        } catch (IOException e) {
+            throw new ClusterException("no cluster in " + state + " (cannot read " + file + ": " + e.getMessage() + ")");
+        }
+        LocalCluster cluster = new LocalCluster(state, runner, properties.getProperty("cluster.id", ""));
+        for (String name : properties.getProperty("servers", "").split(",")) {
+            if (name.isEmpty()) {
+                continue;
+            }
+            String prefix = "server." + name + ".";
+            Map<String, String> settings = new TreeMap<>();
+            properties.stringPropertyNames().stream().filter(key -> key.startsWith(prefix + "setting."))
+                    .forEach(key -> settings.put(key.substring((prefix + "setting.").length()), properties.getProperty(key)));
+            ServerKind kind = ServerKind.parse(properties.getProperty(prefix + "kind", ""));
+            Member member = new Member(new ServerSpec(name, kind, settings, ClusterLayout.log(state, name)),
+                    properties.getProperty(prefix + "uuid", ""), properties.getProperty(prefix + "summary", ""));
+            member.pid = Long.parseLong(properties.getProperty(prefix + "pid", "-1"));
+            member.running = member.pid > 0 ? runner.find(member.spec, member.pid).orElse(null) : null;
+            cluster.members.put(name, member);
+        }
+        return cluster;
+    }
+
+    private void save() {
+        Properties properties = new Properties() {
+            @Override
+            public synchronized java.util.Set<Map.Entry<Object, Object>> entrySet() {
+                // Sorted, so the file reads top to bottom server by server.
+                java.util.Set<Map.Entry<Object, Object>> sorted = new java.util.TreeSet<>(
+                        (a, b) -> a.getKey().toString().compareTo(b.getKey().toString()));
+                sorted.addAll(super.entrySet());
+                return sorted;
+            }
+        };
+        properties.setProperty("cluster.id", clusterId);
+        properties.setProperty("servers", String.join(",", members.keySet()));
+        members.forEach((name, member) -> {
+            String prefix = "server." + name + ".";
+            properties.setProperty(prefix + "kind", member.spec.kind().shortName());
+            properties.setProperty(prefix + "uuid", member.uuid);
+            properties.setProperty(prefix + "summary", member.summary);
+            properties.setProperty(prefix + "pid", Long.toString(member.pid));
+            member.spec.settings().forEach((key, value) -> properties.setProperty(prefix + "setting." + key, value));
+        });
+        Path file = state.resolve(ClusterLayout.STATE_FILE);
+        Path temporary = state.resolve(ClusterLayout.STATE_FILE + ".tmp");
+        try (OutputStream output = Files.newOutputStream(temporary)) {
+            properties.store(output, "written by the cluster launcher (bin/xtreemfs-cluster); do not edit while it runs");
+        } catch (IOException e) {
+            throw new ClusterException("cannot write " + temporary + ": " + e.getMessage(), e);
+        }
+        try {
+            Files.move(temporary, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new ClusterException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Starts these (stopped) servers together and waits until each is ready and registered. */
+    private void startAndAwait(List<String> names) {
+        long startedAtMs = System.currentTimeMillis();
+        for (String name : names) {
+            Member member = member(name);
+            try {
+                member.running = runner.start(member.spec);
+            } catch (IOException e) {
+                throw new ClusterException("cannot start " + name + ": " + e.getMessage(), e);
+            }
+            member.pid = member.running.pid();
+        }
+        save();
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        for (String name : names) {
+            Member member = member(name);
+            Optional<Integer> port;
+            while ((port = member.running.readyPort()).isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new ClusterException(name + " not ready (no READY line) within " + READY_TIMEOUT.toSeconds()
+                            + " s; last lines of " + member.spec.log() + ":\n" + ProcessRunner.tail(member.spec.log()));
+                }
+                pause();
+            }
+            // Port 0 became a real port: kept, so a restart binds the same one and clients' addresses stay valid.
+            member.spec = member.spec.withSetting(member.spec.kind().portKey(), Integer.toString(port.get()));
+        }
+        save();
+        awaitRegistered(names.stream().filter(name -> member(name).spec.kind() != ServerKind.DIR).toList(),
+                startedAtMs);
+    }
+
+    /**
+     * Waits until the DIR lists each named server as available, at its port, with a heartbeat from after
+     * {@code sinceMs} (so a killed server's old registration does not count).
+     */
+    private void awaitRegistered(List<String> names, long sinceMs) {
+        if (names.isEmpty()) {
+            return;
+        }
+        long deadline = System.nanoTime() + REGISTRATION_TIMEOUT.toNanos();
+        try (RpcClient rpc = new RpcClient("cluster-launcher")) {
+            DirServiceClient dir = new DirServiceClient(rpc, dirSocketAddress(), DIR_TIMEOUT_MS);
+            List<String> missing = new ArrayList<>(names);
+            while (true) {
+                missing.removeIf(name -> registered(dir, member(name), sinceMs));
+                if (missing.isEmpty()) {
+                    return;
+                }
+                for (String name : missing) {
+                    if (!member(name).running.alive()) {
+                        throw new ClusterException(name + " exited before it registered at the DIR; last lines of "
+                                + member(name).spec.log() + ":\n" + ProcessRunner.tail(member(name).spec.log()));
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new ClusterException("not registered at the DIR " + dirAddress() + " within "
+                            + REGISTRATION_TIMEOUT.toSeconds() + " s: " + String.join(", ", missing));
+                }
+                pause();
+            }
+        }
+    }
+
+    private static boolean registered(DirServiceClient dir, Member member, long sinceMs) {
+        try {
+            boolean available = RpcClient.await(dir.serviceGetByUuid(member.uuid)).getServicesList().stream()
+                    .anyMatch(service -> service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE
+                            && service.getLastHeartbeatMs() >= sinceMs);
+            return available && RpcClient.await(dir.addressMappingsGet(member.uuid)).getMappingsList().stream()
+                    .anyMatch(mapping -> mapping.getPort() == member.port());
+        } catch (Exception e) {
+            return false; // the DIR itself may be restarting: ask again
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(POLL_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClusterException("interrupted while waiting for the cluster", e);
+        }
+    }
+
+    private Member member(String name) {
+        Member member = members.get(name);
+        if (member == null) {
+            throw new IllegalArgumentException("no server named '" + name + "' in " + state + " (servers: "
+                    + String.join(", ", members.keySet()) + ")");
+        }
+        return member;
+    }
+
+    public Path state() {
+        return state;
+    }
+
+    /** "127.0.0.1:PORT" of the DIR. */
+    public String dirAddress() {
+        return ClusterLayout.LOOPBACK + ":" + member("dir").port();
+    }
+
+    public InetSocketAddress dirSocketAddress() {
+        return new InetSocketAddress(ClusterLayout.LOOPBACK, member("dir").port());
+    }
+
+    /** Every server's name: dir, mrc, then the OSDs in description order. */
+    public List<String> names() {
+        return List.copyOf(members.keySet());
+    }
+
+    public List<String> osdNames() {
+        return members.values().stream().filter(member -> member.spec.kind() == ServerKind.OSD)
+                .map(member -> member.spec.name()).toList();
+    }
+
+    public int port(String name) {
+        return member(name).port();
+    }
+
+    public String uuid(String name) {
+        return member(name).uuid;
+    }
+
+    /** The server's data folder (database or objects). */
+    public Path dataFolder(String name) {
+        return Path.of(member(name).spec.settings().get(ClusterLayout.dataKey(member(name).spec.kind())));
+    }
+
+    /** The running server as its runner sees it (for an in-process runner: the server object), if it runs. */
+    public Optional<RunningServer> running(String name) {
+        Member member = member(name);
+        return Optional.ofNullable(member.running).filter(RunningServer::alive);
+    }
+
+    /** Sends a signal to one server (KILL, TERM, STOP, CONT, ...); KILL and TERM return once it has ended. */
+    public void kill(String name, String signal) {
+        Member member = member(name);
+        if (member.running == null || !member.running.alive()) {
+            throw new ClusterException(name + " is not running");
+        }
+        member.running.signal(signal);
+    }
+
+    /** Stops one server gracefully; nothing happens if it does not run. */
+    public void stopServer(String name) {
+        Member member = member(name);
+        if (member.running != null) {
+            member.running.stop();
+        }
+    }
+
+    /** Starts one stopped (or killed) server again on the same port, data and UUID, and waits until it is ready. */
+    public void startServer(String name) {
+        Member member = member(name);
+        if (member.running != null && member.running.alive()) {
+            throw new ClusterException(name + " is already running (pid " + member.pid + ")");
+        }
+        startAndAwait(List.of(name));
+    }
+
+    /**
+     * Starts one stopped server again on its data and UUID but on a new port, and waits until it is registered
+     * there: clients must then find it through the DIR (what a server moved to another port looks like).
+     */
+    public void startServerOnNewPort(String name) {
+        Member member = member(name);
+        if (member.running != null && member.running.alive()) {
+            throw new ClusterException(name + " is already running (pid " + member.pid + ")");
+        }
+        member.spec = member.spec.withSetting(member.spec.kind().portKey(), "0");
+        startAndAwait(List.of(name));
+    }
+
+    /** Stops the server if it runs, then starts it again on the same port and data and waits until it is ready. */
+    public void restart(String name) {
+        stopServer(name);
+        startServer(name);
+    }
+
+    /** Starts every server that does not run (DIR first), e.g. a cluster stopped earlier, on its data and ports. */
+    public void startStopped() {
+        List<String> stopped = members.keySet().stream().filter(name -> running(name).isEmpty()).toList();
+        if (stopped.contains("dir")) {
+            startAndAwait(List.of("dir"));
+        }
+        List<String> others = stopped.stream().filter(name -> !name.equals("dir")).toList();
+        if (!others.isEmpty()) {
+            startAndAwait(others);
+        }
+    }
+
+    public List<ServerStatus> status() {
+        List<ServerStatus> lines = new ArrayList<>();
+        members.forEach((name, member) -> {
+            boolean running = member.running != null && member.running.alive();
+            lines.add(new ServerStatus(name, member.spec.kind(), running, running ? member.pid : -1, member.port(),
+                    Integer.parseInt(member.spec.settings().get(member.spec.kind().statusPortKey())), member.uuid,
+                    member.summary, member.spec.log()));
+        });
+        return lines;
+    }
+
+    /** The FUSE mounts below STATE/mnt (from /proc/self/mounts). */
+    public List<Path> mounts() {
+        Path mountFolder = ClusterLayout.mountFolder(state);
+        List<Path> mounted = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/mounts"))) {
+                String[] fields = line.split(" ");
+                if (fields.length > 2 && fields[2].startsWith("fuse")) {
+                    Path point = Path.of(fields[1].replace("\\040", " "));
+                    if (point.startsWith(mountFolder)) {
+                        mounted.add(point);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // No /proc: nothing to unmount that we could know of.
+        }
+        return mounted;
+    }
+
+    /**
+     * Unmounts every FUSE mount below STATE/mnt first (the clients flush to servers that still run), then
+     * stops every server at once (each takes seconds to close its network; one after another adds up).
+     */
+    public void stop() {
+        for (Path mount : mounts()) {
+            unmount(mount);
+        }
+        List<Thread> stopping = new ArrayList<>();
+        List<RuntimeException> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (String name : members.keySet()) {
+            Thread thread = new Thread(() -> {
+                try {
+                    stopServer(name);
+                } catch (RuntimeException e) {
+                    failures.add(e);
+                }
+            }, "stop-" + name);
+            thread.start();
+            stopping.add(thread);
+        }
+        for (Thread thread : stopping) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ClusterException("interrupted while stopping the cluster", e);
+            }
+        }
+        if (!failures.isEmpty()) {
+            throw failures.get(0);
+        }
+    }
+
+    private static void unmount(Path mount) {
+        try {
+            Process process = new ProcessBuilder("fusermount3", "-u", mount.toString()).inheritIO().start();
+            if (process.waitFor() != 0) {
+                new ProcessBuilder("fusermount3", "-uz", mount.toString()).inheritIO().start().waitFor();
+            }
+        } catch (IOException e) {
+            throw new ClusterException("cannot unmount " + mount + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClusterException("interrupted while unmounting " + mount, e);
+        }
+    }
+
+    /**
+     * Removes what a stopped cluster left in {@code state} (its data, logs and state file; nothing else), so a new
+     * one can start there. Refuses while one of its servers runs or something is mounted below STATE/mnt.
+     */
+    public static void wipe(Path state, ServerRunner runner) {
+        state = state.toAbsolutePath().normalize();
+        if (!exists(state)) {
+            return;
+        }
+        LocalCluster cluster = open(state, runner);
+        cluster.status().stream().filter(ServerStatus::running).findFirst().ifPresent(running -> {
+            throw new ClusterException("cannot wipe " + cluster.state + ": " + running.name() + " runs (pid "
+                    + running.pid() + "); stop the cluster first");
+        });
+        if (!cluster.mounts().isEmpty()) {
+            throw new ClusterException("cannot wipe " + cluster.state + ": " + cluster.mounts().get(0) + " is mounted");
+        }
+        for (Path path : List.of(state.resolve("data"), state.resolve("log"), state.resolve(ClusterLayout.STATE_FILE))) {
+            deleteRecursively(path);
+        }
+    }
+
+    private static void deleteRecursively(Path path) {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(path)) {
+            for (Path each : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(each);
+            }
+        } catch (IOException e) {
+            throw new ClusterException("cannot delete " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+}
