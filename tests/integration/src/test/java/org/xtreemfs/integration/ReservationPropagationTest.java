@@ -129,7 +129,11 @@ class ReservationPropagationTest {
             // The XCap issued before the change is signed with the old share; nothing rewrites it in place.
             assertThat(heldShare(file)).isEqualTo(before);
 
-            // Keep writing; the first write at or after the stated delay must carry the new share.
+            // Keep writing; the first write at or after the stated delay must carry the new share. Exact, not
+            // a timing guess: the XCap held at the change was signed and received before it, so it expires by
+            // changedAtMs + timeout and the client renews it on any use after (expiry + receipt) / 2, which is
+            // at most changedAtMs + timeout / 2 (the 50 ms only absorb clock granularity); every XCap this
+            // thread obtains after the change is signed after the ledger committed it.
             long deadlineMs = changedAtMs + STATED_DELAY_MS + 50;
             long offset = 1;
             while (System.currentTimeMillis() < deadlineMs) {
