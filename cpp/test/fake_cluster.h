@@ -98,6 +98,13 @@ class FakeCluster : public rpc::Transport {
   std::map<std::string, int> lock_calls_by_osd;
   std::uint64_t mrc_size_of(const std::string& path) { return files_.at(path).size_bytes; }
   std::uint32_t mrc_epoch_of(const std::string& path) { return files_.at(path).truncate_epoch; }
+  // Moves a file to another path in the fake MRC (a rename by another client).
+  void RenameForTest(const std::string& from, const std::string& to) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto node = files_.extract(from);
+    node.key() = to;
+    files_.insert(std::move(node));
+  }
 
  private:
   struct File {
@@ -206,6 +213,10 @@ class FakeCluster : public rpc::Transport {
         const auto renew = Parse<XCapRequest>(bytes);
         File* file = FileById(renew.xcap().file_id());
         if (file == nullptr) throw rpc::RpcError::Errno(ENOENT, renew.xcap().file_id());
+        // Like the real MRC: an expired capability is not renewed.
+        if (static_cast<std::int64_t>(renew.xcap().expires_ms()) <= clock_.WallMs()) {
+          throw rpc::RpcError::Of(rpc::ErrorKind::kAuthFailed, "capability expired");
+        }
         XCapResponse response;
         *response.mutable_xcap() = renew.xcap();
         response.mutable_xcap()->set_expires_ms(static_cast<std::uint64_t>(clock_.WallMs()) +

@@ -167,6 +167,39 @@ TEST_F(FileHandleTest, XCapIsRenewedBeforeItExpires) {
   EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
 }
 
+TEST_F(FileHandleTest, XCapThatExpiredWhileIdleIsReplacedByOpeningTheFileAgain) {
+  // The MRC refuses to renew an expired cap; a handle that sat idle past the expiry opens the file
+  // again by path (without O_CREAT/O_TRUNC: the content stays) and goes on with the new cap.
+  auto file = Create("/idle");
+  file->Write(0, "before");
+  file->Flush();
+  const int opens = cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_OPEN);
+  clock.Advance(FakeCluster::kXCapLifetimeMs + 1000);
+  file->Write(6, "after");
+  file->Flush();
+  EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_OPEN), opens + 1);
+  EXPECT_GT(static_cast<std::int64_t>(file->CurrentXCap().expires_ms()), clock.WallMs());
+  EXPECT_EQ(file->Read(0, 11), "beforeafter");
+}
+
+TEST_F(FileHandleTest, ReopenThatFindsAnotherFileFailsWithEio) {
+  // When the path names another file by the time the expired cap is replaced, the handle fails
+  // rather than writing into the other file.
+  auto file = Create("/moved");
+  file->Write(0, "x");
+  file->Flush();
+  cluster.RenameForTest("/moved", "/elsewhere");
+  Create("/moved")->Close();
+  clock.Advance(FakeCluster::kXCapLifetimeMs + 1000);
+  try {
+    file->Write(1, "y");
+    file->Flush();
+    FAIL() << "expected an error";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), EIO);
+  }
+}
+
 TEST_F(FileHandleTest, AuthFailedFromAnOsdRenewsOnceAndRetries) {
   // One AUTH_FAILED leads to a renewal and a successful repeat; a second one reaches the caller
   // (with write-behind at the flush that sends the write).

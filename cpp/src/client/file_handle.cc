@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <exception>
+#include <fcntl.h>
 #include <optional>
 
 #include "client/volume.h"
@@ -14,10 +15,13 @@ namespace xtreemfs::client {
 
 FileHandle::FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
                        xtreemfs::common::FileCredentials credentials,
-                       std::shared_ptr<FileState> state)
+                       std::shared_ptr<FileState> state, std::string path,
+                       std::uint32_t open_flags)
     : volume_(volume),
       user_(std::move(user)),
       file_id_(credentials.xcap().file_id()),
+      path_(std::move(path)),
+      reopen_flags_(open_flags & ~static_cast<std::uint32_t>(O_CREAT | O_EXCL | O_TRUNC)),
       state_(std::move(state)),
       credentials_(std::move(credentials)),
       io_(volume.io_) {
@@ -62,10 +66,29 @@ void FileHandle::RenewXCap() {
   std::lock_guard<std::mutex> renew_lock(renew_mutex_);
   xtreemfs::mrc::XCapRequest request;
   *request.mutable_xcap() = CurrentXCap();
-  const auto response = volume_.CallMrc<xtreemfs::mrc::XCapResponse>(
-      xtreemfs::mrc::MRC_RENEW_CAPABILITY, user_, request, true);
+  xtreemfs::common::XCap renewed;
+  try {
+    renewed = volume_.CallMrc<xtreemfs::mrc::XCapResponse>(xtreemfs::mrc::MRC_RENEW_CAPABILITY,
+                                                           user_, request, true)
+                  .xcap();
+  } catch (const rpc::RpcError& error) {
+    if (error.kind() != rpc::ErrorKind::kAuthFailed || path_.empty()) throw;
+    xtreemfs::mrc::OpenRequest reopen;
+    reopen.set_volume_name(volume_.volume_name_);
+    reopen.set_path(path_);
+    reopen.set_flags(reopen_flags_);
+    renewed = volume_.CallMrc<xtreemfs::mrc::OpenResponse>(xtreemfs::mrc::MRC_OPEN, user_, reopen,
+                                                           true)
+                  .credentials()
+                  .xcap();
+    if (renewed.file_id() != file_id_) {
+      throw rpc::RpcError::Errno(EIO, "'" + path_ + "' now names file " + renewed.file_id() +
+                                          ", not the open file " + file_id_ +
+                                          "; its capability expired and cannot be renewed");
+    }
+  }
   std::lock_guard<std::mutex> lock(credentials_mutex_);
-  *credentials_.mutable_xcap() = response.xcap();
+  *credentials_.mutable_xcap() = renewed;
 }
 
 xtreemfs::common::FileCredentials FileHandle::FreshCredentials() {

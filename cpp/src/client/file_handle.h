@@ -50,8 +50,11 @@ struct FileState {
 
 class FileHandle {
  public:
+  // `path` and `open_flags` (as sent to the MRC) let the handle open the file again when its XCap
+  // expired while it sat idle (see RenewXCap).
   FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
-             xtreemfs::common::FileCredentials credentials, std::shared_ptr<FileState> state);
+             xtreemfs::common::FileCredentials credentials, std::shared_ptr<FileState> state,
+             std::string path, std::uint32_t open_flags);
   // Closes the handle if Close() was not called; errors are swallowed there (call Close to see them).
   // Buffered writes are sent and answered before the handle goes away.
   ~FileHandle();
@@ -102,6 +105,10 @@ class FileHandle {
   friend class LockClient;
 
   xtreemfs::common::FileCredentials FreshCredentials();
+  // MRC_RENEW_CAPABILITY; the renewed XCap also carries the volume's current reservation share. The
+  // MRC renews only unexpired XCaps: when it refuses (AUTH_FAILED, the handle sat idle past the
+  // expiry), the file is opened again by path, without create, exclusive or truncate, and the new
+  // XCap is taken if it names the same file (EIO otherwise: the path now names another file).
   void RenewXCap();
   // Calls an OSD of the stripe; after AUTH_FAILED renews the XCap once and repeats the call.
   template <typename BuildRequest>
@@ -139,6 +146,8 @@ class FileHandle {
   Volume& volume_;
   const xtreemfs::rpc::UserCredentials user_;
   const std::string file_id_;
+  const std::string path_;              // the path the file was opened by; empty: no reopen
+  const std::uint32_t reopen_flags_;    // the open flags without O_CREAT, O_EXCL and O_TRUNC
   StripingLayout layout_;
   std::vector<std::string> osd_uuids_;  // replicas[0]; position i holds objects n with n mod width == i
   std::shared_ptr<FileState> state_;

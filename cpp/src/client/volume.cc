@@ -101,6 +101,8 @@ template xtreemfs::mrc::XCapResponse Volume::CallMrc<xtreemfs::mrc::XCapResponse
     std::uint32_t, const UserCredentials&, const google::protobuf::MessageLite&, bool);
 template xtreemfs::rpc::Empty Volume::CallMrc<xtreemfs::rpc::Empty>(
     std::uint32_t, const UserCredentials&, const google::protobuf::MessageLite&, bool);
+template xtreemfs::mrc::OpenResponse Volume::CallMrc<xtreemfs::mrc::OpenResponse>(
+    std::uint32_t, const UserCredentials&, const google::protobuf::MessageLite&, bool);
 
 rpc::CallResponse Volume::CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
                                   const UserCredentials& user,
@@ -509,7 +511,8 @@ std::unique_ptr<FileHandle> Volume::OpenFile(const UserCredentials& user, const 
   }
   auto state = StateOfFile(credentials.xcap().file_id(), response.stat().size_bytes(),
                            credentials.xcap().truncate_epoch());
-  auto handle = std::make_unique<FileHandle>(*this, user, credentials, std::move(state));
+  auto handle = std::make_unique<FileHandle>(*this, user, credentials, std::move(state), path,
+                                             flags & kOpenFlagsForwarded);
   // On O_TRUNC of an existing file the MRC set the size to 0 under a new truncate epoch (carried by
   // this XCap); the objects of the old content must go too, or a later hole would show them. Epoch 0
   // means no truncate ever happened: the file was just created and has no objects, so the common

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.rpc.RpcServer;
 import org.xtreemfs.interfaces.common.OsdUsageType;
 import org.xtreemfs.interfaces.dir.AddressMappingSet;
@@ -64,6 +65,16 @@ final class FakeDir implements AutoCloseable {
                 .setStatus(ServiceStatus.SERVICE_STATUS_AVAILABLE)
                 .setOsdAttributes(OsdAttributes.newBuilder().setUsageType(OsdUsageType.OSD_BEST_EFFORT)
                         .setFreeBytes(freeBytes).setTotalBytes(2 * freeBytes))
+                .build());
+    }
+
+    /** An OSD of a reservation type, reporting {@code profile} as admission reads it. */
+    void addTypedOsd(String uuid, org.xtreemfs.qos.model.OsdProfile profile) {
+        osds.add(Service.newBuilder().setType(ServiceType.SERVICE_TYPE_OSD).setUuid(uuid).setName(uuid)
+                .setStatus(ServiceStatus.SERVICE_STATUS_AVAILABLE)
+                .setOsdAttributes(OsdAttributes.newBuilder().setUsageType(QosWire.toWire(profile.usageType()))
+                        .setFreeBytes(profile.capacityBytes()).setTotalBytes(profile.capacityBytes())
+                        .setProfile(QosWire.toWire(profile)))
                 .build());
     }
 

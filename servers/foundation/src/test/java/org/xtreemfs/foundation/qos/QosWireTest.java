@@ -3,10 +3,14 @@ package org.xtreemfs.foundation.qos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.interfaces.common.QosShare;
 import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.common.XCap;
+import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.InvalidQosValueException;
 import org.xtreemfs.qos.model.OsdProfile;
@@ -15,6 +19,7 @@ import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.ThroughputCurve;
+import org.xtreemfs.qos.scheduler.Placement;
 
 class QosWireTest {
 
@@ -85,5 +90,61 @@ class QosWireTest {
         OsdProfile custom = new OsdProfile(OsdUsageType.RANDOM, DeviceClass.SSD, 12345,
                 new ThroughputCurve(new long[] {300, 200, 100}, 50), 777);
         assertThat(QosWire.profile(QosWire.toWire(custom).build())).isEqualTo(custom);
+    }
+
+    // A sequential share is the placement's per-OSD throughput (rounded up), without capacity or IOPS.
+    @Test
+    void sequentialShareIsThePlacementsPerOsdThroughput() {
+        Placement placement = new Placement("v1", Reservation.sequential(3L << 30, 100_000_001L),
+                List.of("osd-a", "osd-b", "osd-c"));
+        OsdShare share = OsdShare.of(placement);
+        assertThat(share).isEqualTo(new OsdShare(ReservationType.SEQUENTIAL, 33_333_334L, 0));
+        assertThat(share.throughputBytesPerSecond()).isEqualTo(placement.sharePerOsd().throughputBytesPerSecond());
+        QosShare wire = QosWire.toWire(share);
+        assertThat(wire.getType()).isEqualTo(QosType.SEQUENTIAL);
+        assertThat(wire.getThroughputBytesPerSecond()).isEqualTo(33_333_334L);
+        assertThat(wire.getIops()).isZero();
+        assertThat(QosWire.share(XCap.newBuilder().setQosShare(wire).build())).contains(share);
+    }
+
+    @Test
+    void randomShareIsThePlacementsPerOsdIops() {
+        OsdShare share = OsdShare.of(new Placement("v2", Reservation.random(1L << 30, 2001), List.of("a", "b")));
+        assertThat(share).isEqualTo(new OsdShare(ReservationType.RANDOM, 0, 1001));
+        assertThat(QosWire.share(QosWire.toWire(share))).contains(share);
+    }
+
+    // Cold and best-effort reservations have no rate to guarantee: the share names the type only.
+    @Test
+    void coldAndBestEffortSharesCarryTheTypeOnly() {
+        for (Reservation reservation : List.of(Reservation.cold(1L << 40), Reservation.bestEffort(1L << 40))) {
+            OsdShare share = OsdShare.of(new Placement("v3", reservation, List.of("a")));
+            assertThat(share).isEqualTo(new OsdShare(reservation.type(), 0, 0));
+            QosShare wire = QosWire.toWire(share);
+            assertThat(wire.getThroughputBytesPerSecond()).isZero();
+            assertThat(wire.getIops()).isZero();
+            assertThat(QosWire.share(wire)).contains(share);
+        }
+    }
+
+    // No reservation: the XCap carries no share (absent field), and an empty message also means none.
+    @Test
+    void absentShareMeansNoReservation() {
+        assertThat(QosWire.share(XCap.getDefaultInstance())).isEmpty();
+        assertThat(QosWire.share(XCap.newBuilder().setQosShare(QosShare.getDefaultInstance()).build())).isEmpty();
+    }
+
+    // A share whose rates do not fit its type is refused with the field and the value, never guessed.
+    @Test
+    void malformedSharesAreRefusedNamingTheValue() {
+        assertThatThrownBy(() -> QosWire.share(QosShare.newBuilder().setType(QosType.SEQUENTIAL).build()))
+                .isInstanceOf(InvalidQosValueException.class)
+                .hasMessageStartingWith("qos_share.throughput: \"0B/s\"");
+        assertThatThrownBy(() -> QosWire.share(QosShare.newBuilder().setType(QosType.COLD).setIops(5).build()))
+                .isInstanceOf(InvalidQosValueException.class).hasMessageStartingWith("qos_share.iops:");
+        assertThatThrownBy(() -> QosWire.share(QosShare.newBuilder().setIops(5).build()))
+                .isInstanceOf(InvalidQosValueException.class).hasMessageStartingWith("qos_share.type:");
+        assertThatThrownBy(() -> QosWire.share(QosShare.newBuilder().setType(QosType.RANDOM).setIops(-1L).build()))
+                .isInstanceOf(InvalidQosValueException.class).hasMessageStartingWith("qos_share.iops:");
     }
 }

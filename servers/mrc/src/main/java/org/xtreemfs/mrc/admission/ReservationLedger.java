@@ -195,6 +195,15 @@ public final class ReservationLedger {
                 .build()).orElse(volume);
     }
 
+    /**
+     * The share each stripe OSD holds of the volume's admitted reservation, as capabilities carry it; empty
+     * for a volume without reservation. Read on the metadata thread (in apply), so a capability issued after
+     * a committed change carries the new share.
+     */
+    public Optional<QosWire.OsdShare> share(String volumeId) {
+        return state.placement(volumeId).map(QosWire.OsdShare::of);
+    }
+
     /** The stripe OSDs of a volume's placement, empty for a volume without reservation. */
     public Optional<List<String>> stripeOsds(String volumeId) {
         return state.placement(volumeId).map(Placement::osdUuids);

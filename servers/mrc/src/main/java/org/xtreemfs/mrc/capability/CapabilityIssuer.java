@@ -1,7 +1,10 @@
 package org.xtreemfs.mrc.capability;
 
 import org.xtreemfs.foundation.capability.XCapSigner;
+import java.util.Optional;
 import org.xtreemfs.foundation.clock.Clock;
+import org.xtreemfs.foundation.qos.QosWire;
+import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.interfaces.common.FileCredentials;
@@ -12,6 +15,11 @@ import org.xtreemfs.mrc.metadata.FileIds;
 /**
  * Issues, verifies and renews XCaps. A capability is valid while its HMAC matches its fields and the
  * wall clock is before {@code expires_ms}; the MRC and every OSD share the secret.
+ *
+ * <p>Every capability this class signs carries the volume's reservation share as the caller read it from
+ * the ledger (on the metadata thread, in apply): {@code qos_share} set for a reserved volume, cleared for
+ * one without reservation. Renewal and truncation replace the share rather than copy the old one, so a
+ * reservation changed online reaches the OSDs with the next capability a client obtains.
  */
 public final class CapabilityIssuer {
     private final XCapSigner signer;
@@ -27,8 +35,9 @@ public final class CapabilityIssuer {
         this.timeoutMs = timeoutMs;
     }
 
-    public XCap issue(String volumeId, long inode, AccessMode accessMode, int truncateEpoch, String clientIdentity) {
-        return signer.sign(XCap.newBuilder()
+    public XCap issue(String volumeId, long inode, AccessMode accessMode, int truncateEpoch, String clientIdentity,
+            Optional<OsdShare> share) {
+        return signer.sign(withShare(XCap.newBuilder(), share)
                 .setFileId(FileIds.fileId(volumeId, inode))
                 .setVolumeId(volumeId)
                 .setAccessMode(accessMode)
@@ -72,14 +81,19 @@ public final class CapabilityIssuer {
         return fileId;
     }
 
-    /** The same capability with a new expiry, signed again; the caller verified it first. */
-    public XCap renew(XCap capability) {
-        return signer.sign(capability.toBuilder().setExpiresMs(clock.wallClockMillis() + timeoutMs).build());
+    /** The same capability with a new expiry and the volume's current share, signed again; the caller verified it first. */
+    public XCap renew(XCap capability, Optional<OsdShare> share) {
+        return signer.sign(withShare(capability.toBuilder(), share)
+                .setExpiresMs(clock.wallClockMillis() + timeoutMs).build());
     }
 
-    /** The same capability under a new truncate epoch, with a fresh expiry. */
-    public XCap withTruncateEpoch(XCap capability, int truncateEpoch) {
-        return signer.sign(capability.toBuilder().setTruncateEpoch(truncateEpoch)
+    /** The same capability under a new truncate epoch, with a fresh expiry and the volume's current share. */
+    public XCap withTruncateEpoch(XCap capability, int truncateEpoch, Optional<OsdShare> share) {
+        return signer.sign(withShare(capability.toBuilder(), share).setTruncateEpoch(truncateEpoch)
                 .setExpiresMs(clock.wallClockMillis() + timeoutMs).build());
+    }
+
+    private static XCap.Builder withShare(XCap.Builder capability, Optional<OsdShare> share) {
+        return share.isPresent() ? capability.setQosShare(QosWire.toWire(share.get())) : capability.clearQosShare();
     }
 }

@@ -33,7 +33,8 @@ import org.xtreemfs.mrc.placement.OsdSelectionPolicy;
 /**
  * MRC_OPEN: opens or creates a file. Prepare fetches the online OSDs (cached) in case the file needs a
  * layout; apply creates/truncates and places it; the answer carries the XLoc and a signed XCap (issued in
- * the answer, not in apply) whose truncate epoch is the file's current one. Directories and special files
+ * the answer, not in apply) whose truncate epoch is the file's current one and which carries the volume's
+ * reservation share as the ledger holds it now. Directories and special files
  * get a Stat and no credentials.
  */
 public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
@@ -57,7 +58,7 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
         OpenResponse.Builder response = OpenResponse.newBuilder().setStat(opened.record().stat());
         if (opened.credentialsNeeded()) {
             XCap capability = services.capabilities().issue(opened.volumeId(), opened.record().inode(),
-                    opened.accessMode(), opened.record().issuedTruncateEpoch(), call.remoteAddress());
+                    opened.accessMode(), opened.record().issuedTruncateEpoch(), call.remoteAddress(), opened.share());
             response.setCredentials(services.capabilities().credentials(capability, opened.record().xlocs()));
         }
         return response.build();
@@ -166,7 +167,7 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
             namespace.putInode(transaction, volume.getId(), record);
         }
         transaction.commit();
-        return new OpenResult(volume.getId(), record, accessMode, record.isRegularFile());
+        return new OpenResult(volume.getId(), record, accessMode, record.isRegularFile(), ledger.share(volume.getId()));
     }
 
     /**

@@ -21,7 +21,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
  * MRC_RENAME: atomic rename within a volume (EXDEV across volumes). When it replaces the last link of a
  * file the answer carries {@code deleted_file}, as for unlink.
  */
-public final class RenameOp extends MetadataOp<RenameRequest, Optional<DeletedFile>> {
+public final class RenameOp extends MetadataOp<RenameRequest, WithShare<Optional<DeletedFile>>> {
     public static final int RENAME_NOREPLACE = 1;
     public static final int RENAME_EXCHANGE = 2;
 
@@ -30,13 +30,14 @@ public final class RenameOp extends MetadataOp<RenameRequest, Optional<DeletedFi
     }
 
     @Override
-    protected Optional<DeletedFile> apply(OperationContext context, RenameRequest request) throws RpcException {
-        return rename(services.namespace(), context, request.getVolumeName(), request.getSourcePath(),
-                request.getTargetPath(), request.getFlags(), request.getTargetVolumeName());
+    protected WithShare<Optional<DeletedFile>> apply(OperationContext context, RenameRequest request)
+            throws RpcException {
+        return UnlinkOp.withShare(services.ledger(), rename(services.namespace(), context, request.getVolumeName(),
+                request.getSourcePath(), request.getTargetPath(), request.getFlags(), request.getTargetVolumeName()));
     }
 
     @Override
-    protected MessageLite answer(RpcCall call, Optional<DeletedFile> deleted) {
+    protected MessageLite answer(RpcCall call, WithShare<Optional<DeletedFile>> deleted) {
         return UnlinkOp.response(services.capabilities(), deleted, call.remoteAddress());
     }
 

@@ -11,10 +11,11 @@ import org.xtreemfs.mrc.metadata.OperationContext;
 
 /**
  * MRC_RENEW_CAPABILITY: a valid (signed, unexpired: checked in prepare) XCap of a file that still exists
- * (checked in apply) comes back with a new expiry (signed in the answer); every other field, including the
- * truncate epoch, is kept.
+ * (checked in apply) comes back with a new expiry (signed in the answer) and the volume's reservation share
+ * as the ledger holds it now (read in apply), so a reservation changed online reaches the OSDs with the next
+ * renewal; every other field, including the truncate epoch, is kept.
  */
-public final class RenewCapabilityOp extends MetadataOp<XCapRequest, XCapRequest> {
+public final class RenewCapabilityOp extends MetadataOp<XCapRequest, WithShare<XCapRequest>> {
     public RenewCapabilityOp(OpServices services) {
         super(services, "MRC_RENEW_CAPABILITY", XCapRequest.parser());
     }
@@ -25,14 +26,15 @@ public final class RenewCapabilityOp extends MetadataOp<XCapRequest, XCapRequest
     }
 
     @Override
-    protected XCapRequest apply(OperationContext context, XCapRequest request) throws RpcException {
+    protected WithShare<XCapRequest> apply(OperationContext context, XCapRequest request) throws RpcException {
         FileIds.ParsedFileId file = FileIds.parse(request.getXcap().getFileId());
         services.namespace().inodeOf(services.namespace().begin(), file.volumeId(), file.inode());
-        return request;
+        return new WithShare<>(request, services.ledger().share(file.volumeId()));
     }
 
     @Override
-    protected MessageLite answer(RpcCall call, XCapRequest request) {
-        return XCapResponse.newBuilder().setXcap(services.capabilities().renew(request.getXcap())).build();
+    protected MessageLite answer(RpcCall call, WithShare<XCapRequest> renewal) {
+        return XCapResponse.newBuilder().setXcap(services.capabilities().renew(renewal.value().getXcap(),
+                renewal.share())).build();
     }
 }

@@ -10,6 +10,7 @@ import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.mrc.PathRequest;
 import org.xtreemfs.interfaces.mrc.UnlinkResponse;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.capability.CapabilityIssuer;
 import org.xtreemfs.mrc.metadata.Caller;
 import org.xtreemfs.mrc.metadata.DeletedFile;
@@ -22,27 +23,35 @@ import org.xtreemfs.mrc.metadata.Transaction;
  * and a write XCap (issued in the answer, after apply) with which the client sends OSD_UNLINK to every
  * OSD of the stripe.
  */
-public final class UnlinkOp extends MetadataOp<PathRequest, Optional<DeletedFile>> {
+public final class UnlinkOp extends MetadataOp<PathRequest, WithShare<Optional<DeletedFile>>> {
     public UnlinkOp(OpServices services) {
         super(services, "MRC_UNLINK", PathRequest.parser());
     }
 
     @Override
-    protected Optional<DeletedFile> apply(OperationContext context, PathRequest request) throws RpcException {
-        return unlink(services.namespace(), context, request.getVolumeName(), request.getPath());
+    protected WithShare<Optional<DeletedFile>> apply(OperationContext context, PathRequest request)
+            throws RpcException {
+        return withShare(services.ledger(), unlink(services.namespace(), context, request.getVolumeName(),
+                request.getPath()));
     }
 
     @Override
-    protected MessageLite answer(RpcCall call, Optional<DeletedFile> deleted) {
+    protected MessageLite answer(RpcCall call, WithShare<Optional<DeletedFile>> deleted) {
         return response(services.capabilities(), deleted, call.remoteAddress());
     }
 
+    /** A deleted file with its volume's reservation share, for the capability of its answer; on the metadata thread. */
+    static WithShare<Optional<DeletedFile>> withShare(ReservationLedger ledger, Optional<DeletedFile> deleted) {
+        return new WithShare<>(deleted, deleted.flatMap(file -> ledger.share(file.volumeId())));
+    }
+
     /** The answer of unlink and rename: {@code deleted_file} with a READ_WRITE XCap when a file went away. */
-    static UnlinkResponse response(CapabilityIssuer capabilities, Optional<DeletedFile> deleted, String client) {
+    static UnlinkResponse response(CapabilityIssuer capabilities, WithShare<Optional<DeletedFile>> deleted,
+            String client) {
         UnlinkResponse.Builder response = UnlinkResponse.newBuilder();
-        deleted.ifPresent(file -> {
+        deleted.value().ifPresent(file -> {
             XCap capability = capabilities.issue(file.volumeId(), file.inode(), AccessMode.ACCESS_MODE_READ_WRITE,
-                    file.truncateEpoch(), client);
+                    file.truncateEpoch(), client, deleted.share());
             response.setDeletedFile(capabilities.credentials(capability, file.xlocs()));
         });
         return response.build();
