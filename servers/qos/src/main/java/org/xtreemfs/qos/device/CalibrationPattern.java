@@ -63,12 +63,17 @@ public record CalibrationPattern(long fileBytes, long warmupNanos, long windowNa
     }
 
     /**
-     * File id of calibration file {@code index}; {@link DeviceLayout} puts the {@value #FILE_COUNT} of them in
-     * distinct regions of any device of at least 64 GiB (a test checks the emulated models).
+     * File id of calibration file {@code index}: {@code calibration-<index>}, except file 0, the lone stream's file,
+     * which is named {@value #FIRST_FILE_ID} because {@link DeviceLayout} puts that name in the last region of a
+     * 1 TiB device (both models' size): the innermost, slowest zone of a disk, so that the one-stream figure holds
+     * wherever a volume's file lies. The {@value #FILE_COUNT} files lie in distinct regions (a test checks it).
      */
     public static String fileId(int index) {
-        return "calibration-" + index;
+        return index == 0 ? FIRST_FILE_ID : "calibration-" + index;
     }
+
+    /** See {@link #fileId}. */
+    public static final String FIRST_FILE_ID = "calibration-0-174";
 
     /** A phase's direction and shape. */
     public enum Shape { FILL, SEQUENTIAL, RANDOM }

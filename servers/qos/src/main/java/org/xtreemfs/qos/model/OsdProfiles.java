@@ -22,15 +22,16 @@ public final class OsdProfiles {
 
   /**
    * HDD minimum of read and write at 1..16 streams (measured at 1, 2, 4, 8, 16, straight lines between), bytes per
-   * second. One stream streams at the media rate of its zone; two or more pay a seek and a rotation for every
-   * 128 KiB write (the model is write-through, one request per stream), so the total drops to about 7.5 MiB/s.
+   * second. One stream runs at the media rate of the innermost zone (where the calibration's lone stream
+   * lies); two or more pay a seek and a rotation for every 128 KiB write (the model is write-through, one request
+   * per stream), so the total drops to 6.4 to 8.3 MiB/s.
    */
-  private static final long[] HDD_7200_CURVE_BYTES_PER_SECOND = {110329856, 7864320, 7847936, 7831552, 8093696,
-      8355840, 8617984, 8880128, 8873984, 8867840, 8861696, 8855552, 8849408, 8843264, 8837120, 8830976};
-  /** The smallest point: random 128 KiB accesses (about 9.3 MiB/s) deliver more than several streams do. */
-  private static final long HDD_7200_FLOOR_BYTES_PER_SECOND = 7831552;
+  private static final long[] HDD_7200_CURVE_BYTES_PER_SECOND = {92569600, 6717440, 6979584, 7241728, 7553024,
+      7864320, 8175616, 8486912, 8513536, 8540160, 8566784, 8593408, 8620032, 8646656, 8673280, 8699904};
+  /** The smallest point: random 128 KiB accesses (about 9.3 MiB/s) deliver more than two streams do. */
+  private static final long HDD_7200_FLOOR_BYTES_PER_SECOND = 6717440;
   /** Random 4 KiB over the calibration files, spread over the whole disk: seek plus half a rotation. */
-  private static final long HDD_7200_RANDOM_IOPS = 82;
+  private static final long HDD_7200_RANDOM_IOPS = 80;
 
   /**
    * SATA SSD at 1..16 streams: one 128 KiB request uses 2 of the 8 channels, so throughput grows with streams

@@ -52,6 +52,8 @@ class DeviceLayoutTest {
             highest = Math.max(highest, start);
         }
         assertThat(regions).hasSize(CalibrationPattern.FILE_COUNT);
+        assertThat(DeviceLayout.regionStartBytes(CalibrationPattern.fileId(0), TIB))
+                .as("the lone stream's file lies in the innermost region").isEqualTo(TIB - DeviceLayout.REGION_BYTES);
         assertThat(highest - lowest).isGreaterThan(TIB / 2);
     }
 
