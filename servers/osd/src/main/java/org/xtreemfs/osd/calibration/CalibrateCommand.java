@@ -198,8 +198,8 @@ public final class CalibrateCommand {
      */
     public static Calibration.Outcome measure(Path work, DeviceEmulation emulation, boolean directIo,
             CalibrationPattern pattern, Clock clock, PrintStream out) throws IOException, InterruptedException {
-        Calibration.Stores stores = measured -> ObjectStore.open(work,
-                measured ? emulation.device(clock) : StorageDevice.NONE, directIo);
+        Calibration.Stores stores = (measured, arrivalOrder) -> ObjectStore.open(work,
+                arrivalOrder.apply(measured ? emulation.device(clock) : StorageDevice.NONE), directIo);
         return new Calibration(stores, pattern, clock, out).run();
     }
 

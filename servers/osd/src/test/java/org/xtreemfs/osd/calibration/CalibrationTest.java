@@ -60,10 +60,14 @@ class CalibrationTest {
         for (int streams : CalibrationPattern.STREAM_COUNTS) {
             long measuredPoint = measured.sequentialThroughput().bytesPerSecond(streams);
             long expectedPoint = expected.sequentialThroughput().bytesPerSecond(streams);
+            System.out.printf("%s %2d streams: measured %.2f MiB/s, model %.2f MiB/s (%.3f)%n", emulation, streams,
+                    measuredPoint / 1048576.0, expectedPoint / 1048576.0, (double) measuredPoint / expectedPoint);
             assertThat((double) measuredPoint).as("%s at %d streams: measured %d B/s, model %d B/s%n%s",
                     emulation, streams, measuredPoint, expectedPoint, report)
                     .isBetween(expectedPoint * (1 - TOLERANCE), expectedPoint * (1 + TOLERANCE));
         }
+        System.out.printf("%s random IOPS: measured %d, model %d (%.3f)%n", emulation, measured.randomIops(),
+                expected.randomIops(), (double) measured.randomIops() / expected.randomIops());
         assertThat((double) measured.randomIops()).as("%s random IOPS: measured %d, model %d%n%s", emulation,
                 measured.randomIops(), expected.randomIops(), report)
                 .isBetween(expected.randomIops() * (1 - TOLERANCE), expected.randomIops() * (1 + TOLERANCE));
