@@ -11,7 +11,7 @@ import java.util.List;
  * <ol>
  *   <li><b>Fill</b>: {@value #FILE_COUNT} files ({@link #fileId}) of {@code fileBytes} each are written in full,
  *       one after the other in {@value #OBJECT_SIZE_BYTES}-byte requests by one client, so every later read finds
- *       data on a real disk. Not measured.
+ *       data on a real disk. Not measured, and not charged to an emulated device.
  *   <li><b>Sequential</b>, for N = 1, 2, 4, 8, 16: N streams, stream s on file s, in requests of the OSD's
  *       default object size {@value #OBJECT_SIZE_BYTES} bytes from offset 0 (wrapping at the file's end), one
  *       request outstanding per stream (a stream sends its next request when the previous one completes): the

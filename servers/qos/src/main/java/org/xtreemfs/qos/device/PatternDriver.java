@@ -16,18 +16,23 @@ import java.util.PriorityQueue;
 public final class PatternDriver {
     private PatternDriver() {}
 
-    /** The model's figures under {@code pattern}: every phase in order on one device state from idle. */
+    /**
+     * The model's figures under {@code pattern}: every measured phase in order on one device state from idle. The
+     * fill phase is skipped: it only puts data on a real disk, and the OSD's calibration does not charge it to an
+     * emulated device either.
+     */
     public static <S extends DeviceState> CalibrationResult derive(DeviceModel<S> model, CalibrationPattern pattern) {
         S state = model.initialState();
         long nowNanos = 0;
         Map<String, Double> rates = new HashMap<>();
         for (CalibrationPattern.Phase phase : pattern.phases()) {
+            if (!phase.measured()) {
+                continue;
+            }
             PhaseOutcome<S> outcome = run(model, pattern, phase, state, nowNanos);
             state = outcome.state();
             nowNanos = outcome.endNanos();
-            if (phase.measured()) {
-                rates.put(phase.name(), outcome.requestsPerSecond());
-            }
+            rates.put(phase.name(), outcome.requestsPerSecond());
         }
         return CalibrationResult.fromPhaseRates(pattern, rates);
     }
@@ -52,7 +57,7 @@ public final class PatternDriver {
             long[] next = sent.poll();
             long sentNanos = next[0];
             int client = (int) next[1];
-            if (phase.measured() ? sentNanos >= windowEndNanos : nextIndex[client] >= phase.requestCount()) {
+            if (sentNanos >= windowEndNanos) {
                 continue; // this client stops: it would send after the window closed
             }
             IoRequest request = phase.access(client, nextIndex[client]++).deviceRequest(model.capacityBytes());
