@@ -10,6 +10,8 @@ import org.xtreemfs.foundation.config.SettingTypes;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
 import org.xtreemfs.foundation.config.SettingsSchema;
+import org.xtreemfs.osd.calibration.ProfileFile;
+import org.xtreemfs.osd.storage.DeviceEmulation;
 import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.OsdUsageType;
 
@@ -53,7 +55,13 @@ public final class OsdConfig {
     public static final Setting<OsdUsageType> USAGE_TYPE = Setting.enumeration("osd.usage.type",
             OsdUsageType.class, OsdUsageType.BEST_EFFORT, "reservation type this OSD serves");
     public static final Setting<DeviceClass> DEVICE_CLASS = Setting.enumeration("osd.device.class",
-            DeviceClass.class, DeviceClass.HDD, "device class of the object folder's disk");
+            DeviceClass.class, DeviceClass.HDD,
+            "device class of the object folder's disk; with osd.device.emulation the emulated model's class instead");
+    public static final Setting<DeviceEmulation> DEVICE_EMULATION = Setting.enumeration("osd.device.emulation",
+            DeviceEmulation.class, DeviceEmulation.NONE,
+            "storage behaves like this device model (each object access held for its service time); none: the real disk");
+    public static final Setting<String> PROFILE_PATH = new Setting<>("osd.profile.path", ProfileFile.SETTING_TYPE, "",
+            "profile file written by xtreemfs-osd --calibrate, registered at the DIR; empty: the device model's profile");
     public static final Setting<Long> LOCKS_LEASE_MS = Setting.longInteger("osd.locks.leaseMs", 30_000, 500,
             3_600_000, "advisory locks of a client (mount) are dropped when it has not renewed them for this long");
     public static final Setting<Integer> LOCKS_PER_FILE_MAX = Setting.integer("osd.locks.perFileMax", 1024, 1,
@@ -66,7 +74,7 @@ public final class OsdConfig {
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
             ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, STORAGE_THREADS, PREPROCESSING_THREADS,
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, HEARTBEAT_PERIOD_MS,
-            DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
+            DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION, PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
             CAPABILITY_SECRET));
 
     private final Settings settings;
@@ -160,8 +168,28 @@ public final class OsdConfig {
         return settings.get(USAGE_TYPE);
     }
 
+    /**
+     * The device class: the emulated model's when {@code osd.device.emulation} is set (the configured
+     * {@code osd.device.class} is then ignored, and the OSD logs a warning when it differs), else the configured one.
+     */
     public DeviceClass deviceClass() {
+        DeviceEmulation emulation = deviceEmulation();
+        return emulation.emulated() ? emulation.deviceClass() : settings.get(DEVICE_CLASS);
+    }
+
+    /** The configured {@code osd.device.class}, whatever the emulation. */
+    public DeviceClass configuredDeviceClass() {
         return settings.get(DEVICE_CLASS);
+    }
+
+    public DeviceEmulation deviceEmulation() {
+        return settings.get(DEVICE_EMULATION);
+    }
+
+    /** The calibrated profile file to register; empty when the device model's profile is registered. */
+    public java.util.Optional<Path> profilePath() {
+        String path = settings.get(PROFILE_PATH);
+        return path.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(Path.of(path));
     }
 
     public long locksLeaseMs() {

@@ -48,6 +48,8 @@ import org.xtreemfs.osd.stages.QosStage;
 import org.xtreemfs.osd.stages.StorageStage;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.DeletionQueue;
+import org.xtreemfs.osd.calibration.ProfileFile;
+import org.xtreemfs.osd.storage.DeviceEmulation;
 import org.xtreemfs.osd.storage.ObjectStore;
 import org.xtreemfs.osd.storage.OsdUuidFile;
 import org.xtreemfs.qos.model.OsdProfile;
@@ -78,6 +80,9 @@ public final class OsdServer implements RunningServer {
     private RpcServer rpcServer;
     private DirHeartbeat heartbeat;
     private Addresses addresses;
+    /** The profile registered at the DIR before the folder's capacity cap, and where it comes from. */
+    private OsdProfile baseProfile;
+    private String profileSource;
 
     /** The addresses the OSD serves on (ports resolved when the configuration asked for port 0). */
     public record Addresses(InetSocketAddress rpc, InetSocketAddress status) {}
@@ -109,7 +114,8 @@ public final class OsdServer implements RunningServer {
         Path dataFolder = config.objectPath();
         Files.createDirectories(dataFolder);
         uuid = OsdUuidFile.loadOrCreate(dataFolder, config.uuid());
-        store = started(ObjectStore.open(dataFolder));
+        loadProfile();
+        store = started(ObjectStore.open(dataFolder, config.deviceEmulation().device(clock), false));
         deletions = new DeletionQueue(store.metadataStore(), dataFolder.resolve(LEGACY_DELETION_QUEUE_FOLDER),
                 clock, config.deletionDelayMs(), config.deletionPendingMax());
 
@@ -190,16 +196,52 @@ public final class OsdServer implements RunningServer {
     }
 
     /**
-     * The profile the MRC admits reservations against: the built-in model of the configured device class
-     * with the object folder's real capacity (a disk smaller than the model's must not be promised more).
+     * Chooses the profile once at start: the calibrated profile file ({@code osd.profile.path}, source
+     * "calibrated"); else the emulated model's derived profile (source "model hdd7200" / "model ssd"); else the
+     * built-in profile of the configured device class (source "model hdd" / "model ssd").
+     */
+    private void loadProfile() throws IOException {
+        DeviceEmulation emulation = config.deviceEmulation();
+        if (emulation.emulated() && emulation.deviceClass() != config.configuredDeviceClass()) {
+            org.slf4j.LoggerFactory.getLogger(OsdServer.class).warn(
+                    "osd.device.class = {} is ignored: osd.device.emulation = {} implies device class {}",
+                    config.configuredDeviceClass().name().toLowerCase(Locale.ROOT), emulation.configName(),
+                    emulation.deviceClass().name().toLowerCase(Locale.ROOT));
+        }
+        if (config.profilePath().isPresent()) {
+            Path file = config.profilePath().get();
+            baseProfile = ProfileFile.read(file, config.usageType());
+            if (baseProfile.deviceClass() != config.deviceClass()) {
+                throw new IllegalArgumentException("osd.profile.path: " + file + " profiles a "
+                        + baseProfile.deviceClass().name().toLowerCase(Locale.ROOT) + " but osd.device.class"
+                        + (emulation.emulated() ? " (implied by osd.device.emulation = " + emulation.configName() + ")"
+                        : "") + " is " + config.deviceClass().name().toLowerCase(Locale.ROOT));
+            }
+            profileSource = ProfileFile.source(file);
+        } else if (emulation.emulated()) {
+            baseProfile = emulation.derivedProfile(config.usageType());
+            profileSource = "model " + emulation.configName();
+        } else {
+            baseProfile = OsdProfiles.builtIn(config.deviceClass(), config.usageType());
+            profileSource = "model " + config.deviceClass().name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * The profile the MRC admits reservations against, with the object folder's real capacity when that is
+     * smaller (a disk smaller than the profile's must not be promised more).
      */
     private org.xtreemfs.interfaces.common.OsdProfile profile(long totalBytes) {
-        OsdProfile model = OsdProfiles.builtIn(config.deviceClass(), config.usageType());
-        long capacityBytes = totalBytes > 0 ? Math.min(totalBytes, model.capacityBytes()) : model.capacityBytes();
-        OsdProfile profile = new OsdProfile(model.usageType(), model.deviceClass(), capacityBytes,
-                model.sequentialThroughput(), model.randomIops());
-        return QosWire.toWire(profile).setSource("model " + config.deviceClass().name().toLowerCase(Locale.ROOT))
-                .build();
+        OsdProfile base = baseProfile;
+        long capacityBytes = totalBytes > 0 ? Math.min(totalBytes, base.capacityBytes()) : base.capacityBytes();
+        OsdProfile profile = new OsdProfile(base.usageType(), base.deviceClass(), capacityBytes,
+                base.sequentialThroughput(), base.randomIops());
+        return QosWire.toWire(profile).setSource(profileSource).build();
+    }
+
+    /** The profile chosen at start (before the capacity cap); null before {@link #start()}. */
+    synchronized OsdProfile baseProfile() {
+        return baseProfile;
     }
 
     /** Counters and queue lengths for the status page, in display order. */
@@ -208,6 +250,8 @@ public final class OsdServer implements RunningServer {
         status.put("uuid", uuid);
         status.put("usageType", config.usageType());
         status.put("deviceClass", config.deviceClass());
+        status.put("deviceEmulation", config.deviceEmulation().configName());
+        status.put("profileSource", profileSource);
         status.put("objectPath", config.objectPath().toString());
         status.put("rpcPendingCalls", rpcServer.pendingCalls());
         status.put("rpcMalformedFrames", rpcServer.malformedFrames());

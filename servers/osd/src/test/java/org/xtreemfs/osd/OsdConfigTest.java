@@ -48,6 +48,37 @@ class OsdConfigTest {
     }
 
     @Test
+    void badEmulationAndProfilePathExitWithUsageNamingKeyAndValue(@org.junit.jupiter.api.io.TempDir Path folder)
+            throws IOException {
+        // Proves the new keys: an unknown model and a missing or invalid profile file exit 2 naming key and value.
+        assertUsageError(new String[] {"-D", "osd.device.emulation=floppy"},
+                "osd.device.emulation: \"floppy\" is not one of none|hdd7200|ssd");
+        Path missing = folder.resolve("missing.properties");
+        assertUsageError(new String[] {"-D", "osd.profile.path=" + missing},
+                "osd.profile.path: \"" + missing + "\" is not a readable profile file");
+        Path invalid = folder.resolve("invalid.properties");
+        Files.writeString(invalid, "source = calibrated\ndevice_class = hdd\ncapacity = 1TiB\n"
+                + "sequential_throughput_curve = 100MiB/s\nsequential_throughput_floor = 1MiB/s\nrandom_iops = many\n");
+        assertUsageError(new String[] {"-D", "osd.profile.path=" + invalid}, "random_iops: \"many\"");
+        assertUsageError(new String[] {"--calibrate", "-D", "osd.device.emulation=floppy"},
+                "osd.device.emulation: \"floppy\"");
+    }
+
+    private static void assertUsageError(String[] args, String expected) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
+        PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
+        int exitCode = org.xtreemfs.osd.calibration.CalibrateCommand.requested(args)
+                ? org.xtreemfs.osd.calibration.CalibrateCommand.run(args,
+                        org.xtreemfs.foundation.clock.SystemClock.INSTANCE, outStream, errStream)
+                : OsdMain.LAUNCHER.launch(args, OsdMain::start, outStream, errStream, new ShutdownSignal());
+        assertThat(exitCode).isEqualTo(ServerLauncher.EXIT_USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains(expected).doesNotContain("\tat ");
+        assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("READY");
+    }
+
+    @Test
     void theLauncherExitsNonZeroNamingTheBadSetting() {
         // Proves bin/xtreemfs-osd's entry refuses a bad value with a usage exit code and one clear line.
         ByteArrayOutputStream err = new ByteArrayOutputStream();

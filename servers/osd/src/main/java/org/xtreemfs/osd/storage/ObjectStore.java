@@ -7,18 +7,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import com.sun.nio.file.ExtendedOpenOption;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KvException;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.RocksKvOptions;
 import org.xtreemfs.foundation.kv.RocksKvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
+import org.xtreemfs.qos.device.IoKind;
 
 /**
  * A file's objects as files of the local file system:
@@ -32,6 +35,11 @@ import org.xtreemfs.foundation.kv.WriteBatch;
  * the object files, the new folder entries and the metadata (a synced KV write, atomic by the store's WAL)
  * before returning, so what they acknowledge survives a crash. Other writes reach the OS page cache and the
  * KV store's log, which survive a process crash but not a power loss.
+ *
+ * <p>Every object read and write passes through the {@link StorageDevice} (an emulated disk holds it for its
+ * model's service time; the real disk adds nothing). With direct I/O (the calibration's choice) object files
+ * are opened with O_DIRECT, bypassing the page cache; offsets, lengths and buffers must then be aligned to the
+ * file system's block size.
  */
 public final class ObjectStore implements AutoCloseable {
     /** Folder of the metadata store inside the root; not a two-hex-digit name, so no file folder clashes. */
@@ -40,23 +48,42 @@ public final class ObjectStore implements AutoCloseable {
     private final Path root;
     private final KvStore metadataStore;
     private final boolean ownsMetadataStore;
+    private final StorageDevice device;
+    private final OpenOption[] readOptions;
+    private final OpenOption[] writeOptions;
 
     /** Uses {@code metadataStore} for file metadata; the caller closes it. */
     public ObjectStore(Path root, KvStore metadataStore) throws IOException {
-        this(root, metadataStore, false);
+        this(root, metadataStore, false, StorageDevice.NONE, false);
     }
 
-    private ObjectStore(Path root, KvStore metadataStore, boolean ownsMetadataStore) throws IOException {
+    private ObjectStore(Path root, KvStore metadataStore, boolean ownsMetadataStore, StorageDevice device,
+            boolean directIo) throws IOException {
         this.root = root;
         this.metadataStore = metadataStore;
         this.ownsMetadataStore = ownsMetadataStore;
+        this.device = device;
+        this.readOptions = directIo ? new OpenOption[] {StandardOpenOption.READ, ExtendedOpenOption.DIRECT}
+                : new OpenOption[] {StandardOpenOption.READ};
+        this.writeOptions = directIo
+                ? new OpenOption[] {StandardOpenOption.CREATE, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT}
+                : new OpenOption[] {StandardOpenOption.CREATE, StandardOpenOption.WRITE};
         Files.createDirectories(root);
     }
 
     /** Opens the objects under {@code root} with their RocksDB metadata store; {@link #close()} closes it. */
     public static ObjectStore open(Path root) throws IOException {
+        return open(root, StorageDevice.NONE, false);
+    }
+
+    /**
+     * As {@link #open(Path)}, with object data accesses passing through {@code device}, and with O_DIRECT object
+     * files when {@code directIo}.
+     */
+    public static ObjectStore open(Path root, StorageDevice device, boolean directIo) throws IOException {
         Files.createDirectories(root);
-        return new ObjectStore(root, RocksKvStore.open(RocksKvOptions.defaults(root.resolve(METADATA_FOLDER))), true);
+        return new ObjectStore(root, RocksKvStore.open(RocksKvOptions.defaults(root.resolve(METADATA_FOLDER))), true,
+                device, directIo);
     }
 
     @Override
@@ -105,7 +132,9 @@ public final class ObjectStore implements AutoCloseable {
                     + length + " needed");
         }
         Path object = objectPath(fileId, objectNumber);
-        try (FileChannel channel = FileChannel.open(object, StandardOpenOption.READ)) {
+        long completionNanos = length == 0 ? 0 : device.begin(fileId, objectNumber / layout.width(),
+                layout.objectSizeBytes(), offset, length, IoKind.READ);
+        try (FileChannel channel = FileChannel.open(object, readOptions)) {
             int wanted = (int) Math.min(length, Math.max(0, channel.size() - offset));
             ByteBuffer window = target.slice().limit(wanted);
             while (window.hasRemaining()) {
@@ -117,6 +146,8 @@ public final class ObjectStore implements AutoCloseable {
             return window.position();
         } catch (NoSuchFileException e) {
             return 0;
+        } finally {
+            device.end(completionNanos);
         }
     }
 
@@ -137,7 +168,9 @@ public final class ObjectStore implements AutoCloseable {
         }
         Path object = folder.resolve(Long.toString(objectNumber));
         boolean objectCreated = !Files.exists(object);
-        try (FileChannel channel = FileChannel.open(object, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        long completionNanos = length == 0 ? 0 : device.begin(fileId, objectNumber / layout.width(),
+                layout.objectSizeBytes(), offset, length, IoKind.WRITE);
+        try (FileChannel channel = FileChannel.open(object, writeOptions)) {
             long position = offset;
             while (data.hasRemaining()) {
                 position += channel.write(data, position);
@@ -145,6 +178,8 @@ public final class ObjectStore implements AutoCloseable {
             if (sync) {
                 channel.force(true);
             }
+        } finally {
+            device.end(completionNanos);
         }
         FileMetadata before = metadata(fileId);
         long endOffset = layout.objectStartOffset(objectNumber) + offset + length;

@@ -5,11 +5,12 @@ import java.util.Map;
 /**
  * Built-in device profiles and the pure factory that builds a profile from configuration strings.
  *
- * <p>The built-in figures are representative values for a 7200 rpm SATA HDD and a SATA SSD, shaped after
- * the measurements of the HARNESS report D5.1 (one file per stream, minimum of read and write): HDD
- * sequential throughput rises slightly from 1 to 2 streams and then falls steadily; SSD throughput is
- * nearly flat; random IOPS are constant. They were not measured on this project's hardware; the OSD's own
- * calibration benchmark or configuration should replace them in production.
+ * <p>The built-in figures are exactly what the device models of {@code org.xtreemfs.qos.device} deliver under
+ * the calibration pattern ({@code CalibrationPattern.standard()}, derived by {@code PatternDriver}):
+ * {@code HddModel.desktop7200Rpm()} and {@code SsdModel.sata()}. They are constants so that reading a profile
+ * costs nothing; {@code BuiltInProfilesTest} derives them again and fails if a model or the pattern changes
+ * without them. The models are data-sheet shaped, not measurements of this project's hardware; an OSD's own
+ * calibration ({@code xtreemfs-osd --calibrate}) replaces them.
  */
 public final class OsdProfiles {
   public static final String KEY_USAGE_TYPE = "usage_type";
@@ -19,38 +20,44 @@ public final class OsdProfiles {
   public static final String KEY_SEQUENTIAL_THROUGHPUT_FLOOR = "sequential_throughput_floor";
   public static final String KEY_RANDOM_IOPS = "random_iops";
 
-  /** HDD minimum of read and write at 1..16 streams, MiB/s: a small gain at 2 streams, then a steady fall. */
-  private static final long[] HDD_7200_CURVE_MIBPS = {140, 146, 128, 112, 100, 91, 84, 78, 73, 69, 66, 63, 61, 59, 57,
-      55};
   /**
-   * All-random bound for the HDD: each 128 KiB object access costs at most an average seek (8.5 ms), half a
-   * rotation at 7200 rpm (4.2 ms) and its transfer (0.9 ms), about 74 accesses or 9 MiB per second.
+   * HDD minimum of read and write at 1..16 streams (measured at 1, 2, 4, 8, 16, straight lines between), bytes per
+   * second. One stream runs at the media rate of the innermost zone (where the calibration's lone stream
+   * lies); two or more pay a seek and a rotation for every 128 KiB write (the model is write-through, one request
+   * per stream), so the total drops to 6.4 to 8.3 MiB/s.
    */
-  private static final long HDD_7200_FLOOR_MIBPS = 9;
-  /** Full-span random 4 KiB IOPS at queue depth 32 (HARNESS: HDD IOPS fall with the seek span, not tenants). */
-  private static final long HDD_7200_RANDOM_IOPS = 150;
-  private static final long HDD_7200_CAPACITY_TIB = 2;
+  private static final long[] HDD_7200_CURVE_BYTES_PER_SECOND = {92569600, 6717440, 6979584, 7241728, 7553024,
+      7864320, 8175616, 8486912, 8513536, 8540160, 8566784, 8593408, 8620032, 8646656, 8673280, 8699904};
+  /** The smallest point: random 128 KiB accesses (about 9.3 MiB/s) deliver more than two streams do. */
+  private static final long HDD_7200_FLOOR_BYTES_PER_SECOND = 6717440;
+  /** Random 4 KiB over the calibration files, spread over the whole disk: seek plus half a rotation. */
+  private static final long HDD_7200_RANDOM_IOPS = 80;
 
-  /** SATA SSD minimum of read and write at 1..8 streams, MiB/s: a drop of a few percent. */
-  private static final long[] SATA_SSD_CURVE_MIBPS = {480, 478, 475, 472, 469, 466, 463, 460};
-  /** 128 KiB random reads on a SATA SSD still run near the interface limit; 400 MiB/s is well below it. */
-  private static final long SATA_SSD_FLOOR_MIBPS = 400;
-  /** Sustained random 4 KiB writes at queue depth 32 (reads reach about twice that); the minimum is kept. */
-  private static final long SATA_SSD_RANDOM_IOPS = 40_000;
-  private static final long SATA_SSD_CAPACITY_TIB = 1;
+  /**
+   * SATA SSD at 1..16 streams: one 128 KiB request uses 2 of the 8 channels, so throughput grows with streams
+   * up to 4 and then stays at the write bandwidth (the minimum of read and write).
+   */
+  private static final long[] SATA_SSD_CURVE_BYTES_PER_SECOND = {116785152, 233570304, 350355456, 467140608,
+      467140608, 467140608, 467140608, 467140608, 467140608, 467140608, 467140608, 467140608, 467140608, 467140608,
+      467140608, 467140608};
+  private static final long SATA_SSD_FLOOR_BYTES_PER_SECOND = 116785152;
+  /** Random 4 KiB reads at queue depth 32 (writes, absorbed by the write cache, reach about 81,000). */
+  private static final long SATA_SSD_RANDOM_IOPS = 56866;
+  /** Both models are 1 TiB devices. */
+  private static final long MODEL_CAPACITY_TIB = 1;
 
   private OsdProfiles() {}
 
-  /** The representative 7200 rpm HDD dedicated to {@code usageType}. */
+  /** The 7200 rpm HDD model's profile ({@code HddModel.desktop7200Rpm()}) dedicated to {@code usageType}. */
   public static OsdProfile hdd7200(OsdUsageType usageType) {
-    return new OsdProfile(usageType, DeviceClass.HDD, Units.tebibytes(HDD_7200_CAPACITY_TIB),
-        curveFromMebibytesPerSecond(HDD_7200_CURVE_MIBPS, HDD_7200_FLOOR_MIBPS), HDD_7200_RANDOM_IOPS);
+    return new OsdProfile(usageType, DeviceClass.HDD, Units.tebibytes(MODEL_CAPACITY_TIB),
+        new ThroughputCurve(HDD_7200_CURVE_BYTES_PER_SECOND, HDD_7200_FLOOR_BYTES_PER_SECOND), HDD_7200_RANDOM_IOPS);
   }
 
-  /** The representative SATA SSD dedicated to {@code usageType}. */
+  /** The SATA SSD model's profile ({@code SsdModel.sata()}) dedicated to {@code usageType}. */
   public static OsdProfile sataSsd(OsdUsageType usageType) {
-    return new OsdProfile(usageType, DeviceClass.SSD, Units.tebibytes(SATA_SSD_CAPACITY_TIB),
-        curveFromMebibytesPerSecond(SATA_SSD_CURVE_MIBPS, SATA_SSD_FLOOR_MIBPS), SATA_SSD_RANDOM_IOPS);
+    return new OsdProfile(usageType, DeviceClass.SSD, Units.tebibytes(MODEL_CAPACITY_TIB),
+        new ThroughputCurve(SATA_SSD_CURVE_BYTES_PER_SECOND, SATA_SSD_FLOOR_BYTES_PER_SECOND), SATA_SSD_RANDOM_IOPS);
   }
 
   public static OsdProfile builtIn(DeviceClass deviceClass, OsdUsageType usageType) {
@@ -103,14 +110,5 @@ public final class OsdProfiles {
     } catch (IllegalArgumentException badFloor) {
       throw new InvalidQosValueException(KEY_SEQUENTIAL_THROUGHPUT_FLOOR, floorText, badFloor.getMessage());
     }
-  }
-
-  private static ThroughputCurve curveFromMebibytesPerSecond(long[] pointsMebibytesPerSecond,
-      long floorMebibytesPerSecond) {
-    long[] pointsBytesPerSecond = new long[pointsMebibytesPerSecond.length];
-    for (int index = 0; index < pointsBytesPerSecond.length; index++) {
-      pointsBytesPerSecond[index] = Units.mebibytes(pointsMebibytesPerSecond[index]);
-    }
-    return new ThroughputCurve(pointsBytesPerSecond, Units.mebibytes(floorMebibytesPerSecond));
   }
 }

@@ -1,0 +1,117 @@
+package org.xtreemfs.osd.storage;
+
+import java.util.concurrent.locks.LockSupport;
+import org.xtreemfs.foundation.clock.Clock;
+import org.xtreemfs.qos.device.DeviceLayout;
+import org.xtreemfs.qos.device.DeviceModel;
+import org.xtreemfs.qos.device.DeviceState;
+import org.xtreemfs.qos.device.IoKind;
+import org.xtreemfs.qos.device.IoRequest;
+import org.xtreemfs.qos.device.ServiceResult;
+
+/**
+ * A disk that behaves like a qos.device model: every access is served by the model one at a time, in the
+ * order the accesses arrive, at max(now, the device's next start), with its device offset from
+ * {@link DeviceLayout} (the same mapping the calibration pattern's derivation uses); the caller then waits
+ * until the model's completion time. The model's state advances under this object's monitor; waiting happens
+ * outside it, so an SSD model's channels serve several accesses at once and an HDD's queue behind its head.
+ * Time is the {@link Clock}'s monotonic time; the {@link Waiter} lets a test with a ManualClock move time
+ * itself instead of sleeping.
+ *
+ * <p><b>Host turnaround.</b> A stream that sends its next request when the previous one completes reaches the
+ * device a little later than the completion: the waiting thread must wake and the real I/O must run, on this
+ * project's shared 2-core machines often for several milliseconds under load. A real drive hides such a gap for a
+ * sequential stream (read-ahead for reads, its write cache for writes); a write-through model would instead
+ * charge a full rotation per request. So an access that continues exactly where one of the last
+ * {@value #RECENT_ENDS_MAX} accesses ended, arriving at most {@value #TURNAROUND_TOLERANCE_NANOS} ns after that
+ * access completed, is served as if it had arrived at that completion (never earlier than the device's next
+ * start). This removes only the host's own gap; it never makes the device faster than its model
+ * ({@code PatternDriver}, which has no gap, derives the same figures), and a host slower than the device still
+ * gets only what it sends.
+ */
+public final class EmulatedDevice<S extends DeviceState> implements StorageDevice {
+    /** Blocks until the clock reaches a time. */
+    public interface Waiter {
+        void awaitNanos(long monotonicNanos);
+    }
+
+    /** The longest host gap forgiven to a sequential continuation (see the class comment). */
+    public static final long TURNAROUND_TOLERANCE_NANOS = 20_000_000;
+    /** How many recent accesses' end offsets are remembered: more than the streams of a calibration. */
+    static final int RECENT_ENDS_MAX = 64;
+
+    private final DeviceModel<S> model;
+    private final Clock clock;
+    private final Waiter waiter;
+    private S state; // guarded by this
+    private long accesses; // guarded by this
+    private long busyUntilNanos; // guarded by this
+    /** End offset → completion time of the last {@link #RECENT_ENDS_MAX} accesses, oldest first; guarded by this. */
+    private final java.util.LinkedHashMap<Long, Long> recentEnds = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<Long, Long> eldest) {
+            return size() > RECENT_ENDS_MAX;
+        }
+    };
+
+    public EmulatedDevice(DeviceModel<S> model, Clock clock, Waiter waiter) {
+        this.model = model;
+        this.clock = clock;
+        this.waiter = waiter;
+        this.state = model.initialState();
+    }
+
+    /** Waits on the real clock: parks until the monotonic time is reached (an interrupt ends the wait early). */
+    public static Waiter parking(Clock clock) {
+        return monotonicNanos -> {
+            for (long remaining = monotonicNanos - clock.monotonicNanos(); remaining > 0;
+                    remaining = monotonicNanos - clock.monotonicNanos()) {
+                LockSupport.parkNanos(remaining);
+                if (Thread.currentThread().isInterrupted()) {
+                    return; // shutting down: the caller's I/O is done, only the emulated delay is cut short
+                }
+            }
+        };
+    }
+
+    @Override
+    public long begin(String fileId, long localObjectIndex, int objectSizeBytes, long offsetInObjectBytes,
+            long lengthBytes, IoKind kind) {
+        IoRequest request = DeviceLayout.request(kind, fileId, localObjectIndex, objectSizeBytes,
+                offsetInObjectBytes, lengthBytes, model.capacityBytes());
+        synchronized (this) {
+            long arrivalNanos = clock.monotonicNanos();
+            Long previousCompletionNanos = recentEnds.remove(request.offsetBytes());
+            if (previousCompletionNanos != null && arrivalNanos > previousCompletionNanos
+                    && arrivalNanos - previousCompletionNanos <= TURNAROUND_TOLERANCE_NANOS) {
+                arrivalNanos = previousCompletionNanos;
+            }
+            long startNanos = Math.max(arrivalNanos, state.nextStartNanos());
+            ServiceResult<S> result = model.serve(request, state, startNanos);
+            state = result.nextState();
+            recentEnds.put(request.endBytes(), result.completionNanos());
+            accesses++;
+            busyUntilNanos = Math.max(busyUntilNanos, result.completionNanos());
+            return result.completionNanos();
+        }
+    }
+
+    @Override
+    public void end(long completionNanos) {
+        waiter.awaitNanos(completionNanos);
+    }
+
+    public DeviceModel<S> model() {
+        return model;
+    }
+
+    /** Accesses served so far (status page). */
+    public synchronized long accesses() {
+        return accesses;
+    }
+
+    /** The latest completion time handed out so far. */
+    public synchronized long busyUntilNanos() {
+        return busyUntilNanos;
+    }
+}

@@ -1,0 +1,149 @@
+package org.xtreemfs.osd.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.xtreemfs.foundation.clock.ManualClock;
+import org.xtreemfs.qos.device.DeviceLayout;
+import org.xtreemfs.qos.device.HddModel;
+import org.xtreemfs.qos.device.HddState;
+import org.xtreemfs.qos.device.IoKind;
+import org.xtreemfs.qos.device.IoRequest;
+import org.xtreemfs.qos.device.ServiceResult;
+import org.xtreemfs.qos.device.SsdModel;
+import org.xtreemfs.qos.device.SsdState;
+
+class EmulatedDeviceTest {
+    private static final int OBJECT = 128 * 1024;
+    private static final HddModel HDD = HddModel.desktop7200Rpm();
+
+    /** A waiter that moves the manual clock to the awaited time, recording what it was asked. */
+    private static final class MovingWaiter implements EmulatedDevice.Waiter {
+        final ManualClock clock;
+        final List<Long> awaited = new ArrayList<>();
+
+        MovingWaiter(ManualClock clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public void awaitNanos(long monotonicNanos) {
+            awaited.add(monotonicNanos);
+            long stepNanos = monotonicNanos - clock.monotonicNanos();
+            if (stepNanos > 0) {
+                clock.advance(java.time.Duration.ofNanos(stepNanos));
+            }
+        }
+    }
+
+    @Test
+    void eachAccessIsServedByTheModelInArrivalOrderAtTheLayoutsOffset() {
+        // Proves the emulation is the model: the same requests, offsets and start times give the same completions.
+        ManualClock clock = new ManualClock();
+        MovingWaiter waiter = new MovingWaiter(clock);
+        EmulatedDevice<HddState> device = new EmulatedDevice<>(HDD, clock, waiter);
+        HddState expected = HDD.initialState();
+        for (long object = 0; object < 8; object++) {
+            long completion = device.begin("file-a", object, OBJECT, 0, OBJECT, IoKind.WRITE);
+            IoRequest request = DeviceLayout.request(IoKind.WRITE, "file-a", object, OBJECT, 0, OBJECT,
+                    HDD.capacityBytes());
+            ServiceResult<HddState> result = HDD.serve(request, expected,
+                    Math.max(clock.monotonicNanos(), expected.nextStartNanos()));
+            expected = result.nextState();
+            assertThat(completion).isEqualTo(result.completionNanos());
+            device.end(completion);
+            assertThat(clock.monotonicNanos()).isEqualTo(completion);
+        }
+        assertThat(device.accesses()).isEqualTo(8);
+    }
+
+    @Test
+    void backToBackObjectsOfOneFileStreamAndAnotherFileSeeks() {
+        // Proves the layout makes a file sequential on the device and puts another file a seek away.
+        ManualClock clock = new ManualClock();
+        EmulatedDevice<HddState> device = new EmulatedDevice<>(HDD, clock, new MovingWaiter(clock));
+        device.end(device.begin("file-a", 0, OBJECT, 0, OBJECT, IoKind.WRITE));
+        long before = clock.monotonicNanos();
+        device.end(device.begin("file-a", 1, OBJECT, 0, OBJECT, IoKind.WRITE));
+        long sequentialNanos = clock.monotonicNanos() - before;
+        before = clock.monotonicNanos();
+        device.end(device.begin("file-b", 0, OBJECT, 0, OBJECT, IoKind.WRITE));
+        long seekingNanos = clock.monotonicNanos() - before;
+        assertThat(sequentialNanos).isLessThan(1_500_000); // 128 KiB at 100..210 MB/s plus the command overhead
+        assertThat(seekingNanos).isGreaterThan(sequentialNanos + HDD.trackToTrackSeekNanos());
+    }
+
+    @Test
+    void aRequestArrivingWhileTheDeviceIsBusyStartsWhenItIsFree() {
+        // Proves max(now, next start): a second file's access queues behind the first, the waits happen outside.
+        ManualClock clock = new ManualClock();
+        EmulatedDevice<HddState> device = new EmulatedDevice<>(HDD, clock, new MovingWaiter(clock));
+        long first = device.begin("file-a", 0, OBJECT, 0, OBJECT, IoKind.READ);
+        long second = device.begin("file-b", 0, OBJECT, 0, OBJECT, IoKind.READ);
+        assertThat(first).isGreaterThan(clock.monotonicNanos());
+        assertThat(second).isGreaterThan(first);
+        assertThat(device.busyUntilNanos()).isGreaterThanOrEqualTo(second);
+    }
+
+    @Test
+    void anSsdServesSeveralAccessesAtOnce() {
+        // Proves the state is only advanced under the lock: 8 small reads on 8 channels finish together.
+        ManualClock clock = new ManualClock();
+        SsdModel ssd = SsdModel.sata();
+        EmulatedDevice<SsdState> device = new EmulatedDevice<>(ssd, clock, new MovingWaiter(clock));
+        List<Long> completions = new ArrayList<>();
+        for (int object = 0; object < ssd.channelCount(); object++) {
+            completions.add(device.begin("file-" + object, 0, OBJECT, 0, 4096, IoKind.READ));
+        }
+        assertThat(completions).containsOnly(completions.get(0));
+        assertThat(device.begin("file-x", 0, OBJECT, 0, 4096, IoKind.READ)).isGreaterThan(completions.get(0));
+    }
+
+    @Test
+    void theHostsTurnaroundIsForgivenToASequentialContinuationOnly() {
+        // Proves the documented tolerance: a continuation 1 ms late starts as if on time; 30 ms late it does not.
+        ManualClock clock = new ManualClock();
+        EmulatedDevice<HddState> device = new EmulatedDevice<>(HDD, clock, new MovingWaiter(clock));
+        device.end(device.begin("file-a", 0, OBJECT, 0, OBJECT, IoKind.WRITE));
+        long onTime = clock.monotonicNanos();
+        clock.advanceMillis(1);
+        long late = device.begin("file-a", 1, OBJECT, 0, OBJECT, IoKind.WRITE);
+        device.end(late);
+        assertThat(late - onTime).isLessThan(1_500_000); // served from the previous completion, no rotation lost
+        clock.advanceMillis(30);
+        long tooLate = device.begin("file-a", 2, OBJECT, 0, OBJECT, IoKind.WRITE);
+        assertThat(tooLate).isGreaterThan(clock.monotonicNanos());
+        clock.advanceMillis(30);
+        long otherFile = device.begin("file-c", 0, OBJECT, 0, OBJECT, IoKind.WRITE);
+        assertThat(otherFile).isGreaterThan(clock.monotonicNanos() + HDD.trackToTrackSeekNanos());
+    }
+
+    @Test
+    void theObjectStoreChargesReadsAndWritesAndStillDoesTheRealIo(@TempDir Path folder) throws Exception {
+        // Proves the store passes each object access through the device while the bytes still reach the disk.
+        ManualClock clock = new ManualClock();
+        MovingWaiter waiter = new MovingWaiter(clock);
+        EmulatedDevice<HddState> device = new EmulatedDevice<>(HDD, clock, waiter);
+        try (ObjectStore store = ObjectStore.open(folder, device, false)) {
+            StripeLayout layout = new StripeLayout(OBJECT, 2, 1);
+            byte[] data = new byte[OBJECT];
+            data[5] = 42;
+            store.write("file-a", layout, 3, 0, ByteBuffer.wrap(data), 0, false);
+            assertThat(store.read("file-a", layout, 3, 0, OBJECT)).isEqualTo(data);
+            store.truncate("file-a", layout, 10, 1);
+            store.fsync("file-a");
+            assertThat(device.accesses()).isEqualTo(2); // truncate and fsync are not charged
+            assertThat(waiter.awaited).hasSize(2);
+            assertThat(clock.monotonicNanos()).isEqualTo(waiter.awaited.get(1));
+        }
+        // Object 3 of a width-2 stripe is this OSD's second object (local index 1): right after the first.
+        IoRequest expected = DeviceLayout.request(IoKind.WRITE, "file-a", 1, OBJECT, 0, OBJECT, HDD.capacityBytes());
+        assertThat(expected.offsetBytes()).isEqualTo(DeviceLayout.regionStartBytes("file-a", HDD.capacityBytes())
+                + OBJECT);
+    }
+}
