@@ -133,13 +133,13 @@ class CapabilityShareTest {
     void afterAnOnlineChangeEveryNewlySignedCapabilityCarriesTheNewShare() throws Exception {
         // An XCap from before the change keeps its old share (it is signed); renewal, ftruncate, a new open,
         // unlink and rename answers all carry the re-admitted share.
-        createVolume("seq", sequential(50));
+        createVolume("seq", sequential(20));
         XCap before = open("seq", "/f");
         long oldShare = placement("seq").getShareThroughputBytesPerSecond();
         assertThat(QosWire.share(before).orElseThrow().throughputBytesPerSecond()).isEqualTo(oldShare);
 
         RpcClient.await(client.volumeSetReservation(address, ALICE, VolumeSetReservationRequest.newBuilder()
-                .setVolumeName("seq").setReservation(sequential(100)).build()));
+                .setVolumeName("seq").setReservation(sequential(40)).build()));
         long newShare = placement("seq").getShareThroughputBytesPerSecond();
         assertThat(newShare).isGreaterThan(oldShare);
         Optional<OsdShare> expected = Optional.of(new OsdShare(ReservationType.SEQUENTIAL, newShare, 0));

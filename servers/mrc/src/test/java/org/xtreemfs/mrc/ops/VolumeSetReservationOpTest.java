@@ -35,7 +35,7 @@ class VolumeSetReservationOpTest {
     @BeforeEach
     void createReservedVolume() throws Exception {
         volume = fixture.createVolume(fixture.as(ALICE), Volume.newBuilder().setName("seq")
-                .setReservation(sequential(100)).build(), "11111111-2222-3333-4444-555555555555");
+                .setReservation(sequential(40)).build(), "11111111-2222-3333-4444-555555555555");
     }
 
     private QosPlacement placement() {
@@ -48,19 +48,19 @@ class VolumeSetReservationOpTest {
         // demand, and the volume record, the live ledger and a ledger reloaded from the store agree.
         QosPlacement before = placement();
         Volume grown = VolumeSetReservationOp.changeReservation(namespace, fixture.ledger, fixture.as(ALICE), "seq",
-                sequential(200));
-        assertThat(grown.getReservation()).isEqualTo(sequential(200));
-        assertThat(namespace.volume("seq").getReservation()).isEqualTo(sequential(200));
+                sequential(80));
+        assertThat(grown.getReservation()).isEqualTo(sequential(80));
+        assertThat(namespace.volume("seq").getReservation()).isEqualTo(sequential(80));
         QosPlacement after = placement();
         assertThat(after.getOsdUuidsList()).isEqualTo(before.getOsdUuidsList());
         assertThat(after.getShareThroughputBytesPerSecond()).isGreaterThan(before.getShareThroughputBytesPerSecond());
         ReservationLedger reloaded = ReservationLedger.load(fixture.store, new ReservationScheduler());
         assertThat(reloaded.placement(volume.getId(), Set.of())).contains(after);
 
-        VolumeSetReservationOp.changeReservation(namespace, fixture.ledger, fixture.as(ROOT), "seq", sequential(50));
+        VolumeSetReservationOp.changeReservation(namespace, fixture.ledger, fixture.as(ROOT), "seq", sequential(20));
         assertThat(placement().getShareThroughputBytesPerSecond())
                 .isLessThan(before.getShareThroughputBytesPerSecond());
-        assertThat(namespace.volume("seq").getReservation()).isEqualTo(sequential(50));
+        assertThat(namespace.volume("seq").getReservation()).isEqualTo(sequential(20));
     }
 
     @Test
@@ -70,7 +70,7 @@ class VolumeSetReservationOpTest {
         String message = expectErrno(Errno.ENOSPC, () -> VolumeSetReservationOp.changeReservation(namespace,
                 fixture.ledger, fixture.as(ALICE), "seq", sequential(1_000_000)));
         assertThat(message).contains("seq");
-        assertThat(namespace.volume("seq").getReservation()).isEqualTo(sequential(100));
+        assertThat(namespace.volume("seq").getReservation()).isEqualTo(sequential(40));
         assertThat(placement()).isEqualTo(before);
         assertThat(ReservationLedger.load(fixture.store, new ReservationScheduler())
                 .placement(volume.getId(), Set.of())).contains(before);
@@ -81,7 +81,7 @@ class VolumeSetReservationOpTest {
         // Others get EPERM naming the owner; the type cannot change online and a reservation cannot be
         // dropped; an unknown volume is ENOENT naming it.
         assertThat(expectErrno(Errno.EPERM, () -> VolumeSetReservationOp.changeReservation(namespace,
-                fixture.ledger, fixture.as(BOB), "seq", sequential(200)))).contains("uid 1000").contains("'seq'");
+                fixture.ledger, fixture.as(BOB), "seq", sequential(80)))).contains("uid 1000").contains("'seq'");
         QosReservation random = QosReservation.newBuilder().setType(QosType.RANDOM).setCapacityBytes(1L << 30)
                 .setIops(10).build();
         assertThat(expectInvalidArgs(() -> VolumeSetReservationOp.changeReservation(namespace, fixture.ledger,
@@ -89,7 +89,7 @@ class VolumeSetReservationOpTest {
         assertThat(expectInvalidArgs(() -> VolumeSetReservationOp.changeReservation(namespace, fixture.ledger,
                 fixture.as(ALICE), "seq", QosReservation.getDefaultInstance()))).contains("cannot be removed");
         assertThat(expectErrno(Errno.ENOENT, () -> VolumeSetReservationOp.changeReservation(namespace,
-                fixture.ledger, fixture.as(ALICE), "nope", sequential(200)))).contains("'nope'");
-        assertThat(namespace.volume("seq").getReservation()).isEqualTo(sequential(100));
+                fixture.ledger, fixture.as(ALICE), "nope", sequential(80)))).contains("'nope'");
+        assertThat(namespace.volume("seq").getReservation()).isEqualTo(sequential(40));
     }
 }
