@@ -69,8 +69,6 @@ public final class OsdServer implements RunningServer {
     private static final long DIR_CALL_TIMEOUT_MS = 10_000;
     private static final long DELETION_POLL_MS_MAX = 1_000;
     private static final int ADDRESS_MAPPING_TTL_S = 3_600;
-    /** A volume's fair-queue state is dropped after this long without requests (bounded memory). */
-    private static final long FLOW_IDLE_FORGET_NANOS = 10_000_000_000L;
 
     private final OsdConfig config;
     private final Clock clock;
@@ -196,8 +194,10 @@ public final class OsdServer implements RunningServer {
     private QueueingPolicy<AuthorizedRequest> queueingPolicy() {
         return switch (config.qosPolicy()) {
             case FIFO -> new FifoPolicy<>(config.qosQueueCapacity());
-            case FAIR -> new FairPolicy<>(ShareRule.forOsd(OsdProfiles.builtIn(config.deviceClass(), config.usageType())),
-                    new QueueBounds(config.qosVolumeQueueCapacity(), config.qosQueueCapacity()), FLOW_IDLE_FORGET_NANOS);
+            case FAIR -> new FairPolicy<>(
+                    ShareRule.forOsd(OsdProfiles.builtIn(config.deviceClass(), config.usageType())),
+                    new QueueBounds(config.qosVolumeQueueCapacity(), config.qosQueueCapacity()),
+                    FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT);
         };
     }
 

@@ -6,10 +6,10 @@ import java.util.Optional;
 import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
-import org.xtreemfs.qos.wfq.FairQueue;
-import org.xtreemfs.qos.wfq.FlowSpec;
+import org.xtreemfs.qos.wfq.FairPolicy;
+import org.xtreemfs.qos.wfq.VolumeShare;
 
-/** The QoS stage of a simulated OSD: plain FIFO (what an OSD without QoS does) or the real fair queue. */
+/** The QoS stage of a simulated OSD: plain FIFO (what an OSD without QoS does) or the OSD's fair policy. */
 sealed interface OsdQueue {
     EnqueueResult offer(IoOp op, long nowNanos);
 
@@ -77,31 +77,31 @@ sealed interface OsdQueue {
         }
     }
 
-    /** The library's fair queue, one flow per tenant. It keeps its requests: taking one out would break its tags. */
+    /**
+     * The OSD's own fair policy (qos.wfq.FairPolicy, the class the OSD's QoS stage runs), one flow per tenant;
+     * the scenario's rule supplies each tenant's flow (weights and limits the capability does not carry) and
+     * charges with the scenario's cost rule. It keeps its requests: taking one out would break its tags.
+     */
     final class Fair implements OsdQueue {
-        private final FairQueue<IoOp> queue;
+        private final FairPolicy<IoOp> policy;
 
-        Fair(FairQueue<IoOp> queue) {
-            this.queue = queue;
-        }
-
-        void configure(String tenantId, FlowSpec spec) {
-            queue.configureFlow(tenantId, spec);
+        Fair(FairPolicy<IoOp> policy) {
+            this.policy = policy;
         }
 
         @Override
         public EnqueueResult offer(IoOp op, long nowNanos) {
-            return queue.enqueue(op.tenantId(), op, op.cost(), nowNanos);
+            return policy.enqueue(op, op.tenantId(), VolumeShare.BEST_EFFORT, op.request().lengthBytes(), nowNanos);
         }
 
         @Override
         public Decision<IoOp> poll(long nowNanos) {
-            return queue.dequeue(nowNanos);
+            return policy.next(nowNanos);
         }
 
         @Override
         public int size() {
-            return queue.size();
+            return policy.size();
         }
 
         @Override

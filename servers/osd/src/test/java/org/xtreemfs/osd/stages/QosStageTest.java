@@ -184,7 +184,7 @@ class QosStageTest {
         // schedules one wake-up at the time the policy names, and that wake-up alone releases the request.
         FlowRule limitedTo10PerSecond = new FlowRule() {
             @Override
-            public FlowSpec flowSpec(VolumeShare share) {
+            public FlowSpec flowSpec(String volumeId, VolumeShare share) {
                 return FlowSpec.bestEffort(1).withLimit(10);
             }
 

@@ -18,6 +18,9 @@ import java.util.Objects;
  * anyway, and an idle flow's weight tag restarts at the virtual time.
  */
 public final class FairPolicy<R> implements QueueingPolicy<R> {
+    /** What the OSD (and the simulator, to match it) uses: a volume idle for 10 s is forgotten. */
+    public static final long FLOW_IDLE_FORGET_NANOS_DEFAULT = 10_000_000_000L;
+
     private final FlowRule rule;
     private final FairQueue<R> queue;
     private final long flowIdleForgetNanos;
@@ -36,7 +39,7 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
     @Override
     public EnqueueResult enqueue(R request, String volumeId, VolumeShare share, long payloadBytes, long nowNanos) {
         Objects.requireNonNull(volumeId, "volumeId");
-        FlowSpec spec = rule.flowSpec(Objects.requireNonNull(share, "share"));
+        FlowSpec spec = rule.flowSpec(volumeId, Objects.requireNonNull(share, "share"));
         FlowState state = flows.get(volumeId);
         if (state == null) {
             if (flows.size() >= queue.bounds().requestsTotalMax()) {

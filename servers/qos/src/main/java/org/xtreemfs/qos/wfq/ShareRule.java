@@ -47,6 +47,10 @@ public record ShareRule(OsdUsageType usageType, CostRule costRule) implements Fl
     }
 
     @Override
+    public FlowSpec flowSpec(String volumeId, VolumeShare share) {
+        return flowSpec(share);
+    }
+
     public FlowSpec flowSpec(VolumeShare share) {
         return switch (share.type()) {
             case SEQUENTIAL -> usageType == OsdUsageType.SEQUENTIAL && share.throughputBytesPerSecond() > 0

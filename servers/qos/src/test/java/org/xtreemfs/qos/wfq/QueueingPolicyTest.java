@@ -140,7 +140,7 @@ class QueueingPolicyTest {
         // Proves the time-aware answer: with only limited work queued, next() names the time it becomes eligible.
         FlowRule limited = new FlowRule() {
             @Override
-            public FlowSpec flowSpec(VolumeShare share) {
+            public FlowSpec flowSpec(String volumeId, VolumeShare share) {
                 return FlowSpec.bestEffort(1).withLimit(10);
             }
 
