@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
-import org.xtreemfs.qos.wfq.FairPolicy;
+import org.xtreemfs.qos.wfq.QueueingPolicy;
 import org.xtreemfs.qos.wfq.VolumeShare;
 
 /** The QoS stage of a simulated OSD: plain FIFO (what an OSD without QoS does) or the OSD's fair policy. */
@@ -23,7 +23,10 @@ sealed interface OsdQueue {
     /** Gives up the oldest waiting read to a stealing peer. */
     Optional<IoOp> removeOldestRead();
 
-    /** Arrival order, one bounded queue for all tenants. */
+    /**
+     * Arrival order, one bounded queue for all tenants, from which a peer may steal reads (the FAST replica
+     * scenarios); the OSD scenario's FIFO variant runs the OSD's own {@code FifoPolicy} through {@link Policy}.
+     */
     final class Fifo implements OsdQueue {
         private final ArrayDeque<IoOp> requests = new ArrayDeque<>();
         private final int requestsMax;
@@ -50,7 +53,7 @@ sealed interface OsdQueue {
                 return new Decision.Empty<>();
             }
             reads -= op.request().kind() == IoKind.READ ? 1 : 0;
-            return new Decision.Dispatch<>(op.tenantId(), op, op.cost(), Decision.Phase.WEIGHT);
+            return new Decision.Dispatch<>(op.tenantId(), op, op.cost(), Decision.Phase.ARRIVAL);
         }
 
         @Override
@@ -78,14 +81,15 @@ sealed interface OsdQueue {
     }
 
     /**
-     * The OSD's own fair policy (qos.wfq.FairPolicy, the class the OSD's QoS stage runs), one flow per tenant;
-     * the scenario's rule supplies each tenant's flow (weights and limits the capability does not carry) and
-     * charges with the scenario's cost rule. It keeps its requests: taking one out would break its tags.
+     * A policy the OSD's QoS stage runs (qos.wfq.FairPolicy or FifoPolicy, the same classes), one flow per
+     * tenant; for the fair policy the scenario's rule supplies each tenant's flow (weights and limits the
+     * capability does not carry) and charges with the scenario's cost rule. It keeps its requests: taking one
+     * out would break the fair queue's tags, so no read stealing.
      */
-    final class Fair implements OsdQueue {
-        private final FairPolicy<IoOp> policy;
+    final class Policy implements OsdQueue {
+        private final QueueingPolicy<IoOp> policy;
 
-        Fair(FairPolicy<IoOp> policy) {
+        Policy(QueueingPolicy<IoOp> policy) {
             this.policy = policy;
         }
 

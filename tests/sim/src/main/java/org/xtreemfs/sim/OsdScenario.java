@@ -13,6 +13,7 @@ import org.xtreemfs.qos.device.IoRequest;
 import org.xtreemfs.qos.routing.AccessPattern;
 import org.xtreemfs.qos.wfq.CostRule;
 import org.xtreemfs.qos.wfq.FairPolicy;
+import org.xtreemfs.qos.wfq.FifoPolicy;
 import org.xtreemfs.qos.wfq.FlowRule;
 import org.xtreemfs.qos.wfq.FlowClass;
 import org.xtreemfs.qos.wfq.FlowSpec;
@@ -113,7 +114,7 @@ final class OsdScenario {
     private List<TenantMetrics> runVariant(QueueKind queueKind) {
         Simulation simulation = new Simulation((long) config.number("events.max", 50_000_000));
         OsdQueue queue = queueKind == QueueKind.FIFO
-                ? new OsdQueue.Fifo((int) config.number("queue.fifo.requests.max"))
+                ? new OsdQueue.Policy(new FifoPolicy<>((int) config.number("queue.fifo.requests.max")))
                 : fairQueue();
         Device<?> device = config.choice("device", DeviceKind.class).newDevice();
         OsdNode osd = new OsdNode("osd", simulation, device, queue, null, null);
@@ -185,7 +186,7 @@ final class OsdScenario {
                 return costRule.costOf(payloadBytes);
             }
         };
-        return new OsdQueue.Fair(new FairPolicy<>(scenarioRule, new QueueBounds(
+        return new OsdQueue.Policy(new FairPolicy<>(scenarioRule, new QueueBounds(
                 (int) config.number("queue.flow.requests.max"), (int) config.number("queue.total.requests.max")),
                 FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT));
     }
