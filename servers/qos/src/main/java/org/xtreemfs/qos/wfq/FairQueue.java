@@ -31,8 +31,8 @@ import org.xtreemfs.qos.wfq.EnqueueResult.Rejected;
  * device was serving another request when the tag became due) instead of re-basing on the dispatch time, which
  * would lose that wait on every request (a flow with limit = reservation got about 83 % of it). Invariant: from
  * the arrival that starts a flow's backlog, its service up to any time t is at most limit·(t − arrival) plus one
- * request's cost; in a window that starts while the flow is behind its tags it may catch up by its lag. Work-conserving: if any queued request is eligible,
- * one is dispatched; otherwise {@link Decision.WaitUntil} names the earliest time one becomes eligible.
+ * request's cost; in a window that starts while the flow is behind its tags it may catch up by its lag.
+ * Work-conserving: if any queued request is eligible, one is dispatched; otherwise {@link Decision.WaitUntil} names the earliest time one becomes eligible.
  *
  * <p>Starvation bound (weight phase, SFQ): while flows f and g stay backlogged, their weight-phase service
  * differs by at most one maximal request of each: |W_f/w_f − W_g/w_g| <= c_f/w_f + c_g/w_g. The constraint
@@ -232,8 +232,14 @@ public final class FairQueue<T> {
             return Math.max(reservationClockNanos, pending.peekFirst().arrivalNanos());
         }
 
-        /** mClock's L tag of the head request: max(L_prev + cost/limit, arrival); eligible when <= now. */
+        /**
+         * mClock's L tag of the head request: max(L_prev + cost/limit, arrival); eligible when <= now. An
+         * unlimited flow has none (always eligible), whatever time its requests carry.
+         */
         private long limitTagNanos() {
+            if (!spec.limited()) {
+                return Long.MIN_VALUE;
+            }
             return Math.max(limitClockNanos, pending.peekFirst().arrivalNanos());
         }
 
