@@ -11,6 +11,7 @@ import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
 import org.xtreemfs.foundation.config.SettingsSchema;
 import org.xtreemfs.osd.calibration.ProfileFile;
+import org.xtreemfs.osd.stages.QueueingPolicyKind;
 import org.xtreemfs.osd.storage.DeviceEmulation;
 import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.OsdUsageType;
@@ -46,6 +47,13 @@ public final class OsdConfig {
             1_000_000, "requests waiting in the QoS stage; more are rejected with OVERLOADED");
     public static final Setting<Integer> QOS_IN_FLIGHT_MAX = Setting.integer("osd.qos.inFlightMax", 16, 1, 4096,
             "requests the QoS stage releases to storage at once (small: the QoS order is the disk's order)");
+    public static final Setting<Integer> QOS_VOLUME_QUEUE_CAPACITY = Setting.integer("osd.qos.volumeQueueCapacity",
+            250, 1, 1_000_000, "requests of one volume waiting in the QoS stage (fair policy; at most"
+                    + " osd.qos.queueCapacity); more are rejected with OVERLOADED, so one volume cannot fill the queue");
+    public static final Setting<QueueingPolicyKind> QOS_POLICY = Setting.enumeration("osd.qos.policy",
+            QueueingPolicyKind.class, QueueingPolicyKind.FAIR, "order of the QoS stage: fair (per-volume fair queue:"
+                    + " the reservation in the capability, the rest shared equally, cold volumes last) or fifo"
+                    + " (arrival order, for comparisons)");
     public static final Setting<Long> HEARTBEAT_PERIOD_MS = Setting.longInteger("osd.heartbeat.periodMs", 5000,
             100, 3_600_000, "period of re-registering at the DIR with space and load (the heartbeat)");
     public static final Setting<Long> DELETION_DELAY_MS = Setting.longInteger("osd.deletion.delayMs", 60_000, 0,
@@ -73,8 +81,9 @@ public final class OsdConfig {
 
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
             ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, STORAGE_THREADS, PREPROCESSING_THREADS,
-            PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, HEARTBEAT_PERIOD_MS,
-            DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION, PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
+            PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, QOS_VOLUME_QUEUE_CAPACITY, QOS_POLICY,
+            HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION,
+            PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
             CAPABILITY_SECRET));
 
     private final Settings settings;
@@ -150,6 +159,15 @@ public final class OsdConfig {
 
     public int qosInFlightMax() {
         return settings.get(QOS_IN_FLIGHT_MAX);
+    }
+
+    /** Per-volume bound of the fair queue, never above {@link #qosQueueCapacity()}. */
+    public int qosVolumeQueueCapacity() {
+        return Math.min(settings.get(QOS_VOLUME_QUEUE_CAPACITY), qosQueueCapacity());
+    }
+
+    public QueueingPolicyKind qosPolicy() {
+        return settings.get(QOS_POLICY);
     }
 
     public long heartbeatPeriodMs() {

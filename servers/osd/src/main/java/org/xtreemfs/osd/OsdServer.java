@@ -41,7 +41,7 @@ import org.xtreemfs.osd.ops.TruncateOp;
 import org.xtreemfs.osd.ops.UnlinkOp;
 import org.xtreemfs.osd.ops.WriteOp;
 import org.xtreemfs.osd.stages.DeletionScheduler;
-import org.xtreemfs.osd.stages.FifoQueueingPolicy;
+import org.xtreemfs.osd.stages.ExecutorWakeUps;
 import org.xtreemfs.osd.stages.LockService;
 import org.xtreemfs.osd.stages.PreprocessingStage;
 import org.xtreemfs.osd.stages.QosStage;
@@ -54,6 +54,11 @@ import org.xtreemfs.osd.storage.ObjectStore;
 import org.xtreemfs.osd.storage.OsdUuidFile;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdProfiles;
+import org.xtreemfs.qos.wfq.FairPolicy;
+import org.xtreemfs.qos.wfq.FifoPolicy;
+import org.xtreemfs.qos.wfq.QueueBounds;
+import org.xtreemfs.qos.wfq.QueueingPolicy;
+import org.xtreemfs.qos.wfq.ShareRule;
 
 /**
  * Wires the OSD: RPC ops → preprocessing → QoS → storage, the deletion scheduler, the DIR heartbeat and
@@ -69,6 +74,9 @@ public final class OsdServer implements RunningServer {
 
     private final OsdConfig config;
     private final Clock clock;
+    private final SlowDevice slowDevice;
+    /** The emulated device's one thread when {@link #slowDevice} is set; holds at most inFlightMax requests. */
+    private java.util.concurrent.ExecutorService slowDeviceThread;
     private final List<AutoCloseable> started = new ArrayList<>();
     private String uuid;
     private ObjectStore store;
@@ -93,8 +101,24 @@ public final class OsdServer implements RunningServer {
 
     /** @param clock checks capability expiry and deletion due times; tests pass a ManualClock */
     public OsdServer(OsdConfig config, Clock clock) {
+        this(config, clock, null);
+    }
+
+    /**
+     * A slow device for tests: each request released by the QoS stage first occupies one emulated device (a
+     * single thread) for {@link #serviceNanos} before storage runs it, so the QoS order meets a device of known
+     * capacity. Until the OSD has a device emulation of its own, this is how tests overload an OSD.
+     */
+    @FunctionalInterface
+    interface SlowDevice {
+        long serviceNanos(AuthorizedRequest request);
+    }
+
+    /** @param slowDevice null in production; see {@link SlowDevice} */
+    OsdServer(OsdConfig config, Clock clock, SlowDevice slowDevice) {
         this.config = config;
         this.clock = clock;
+        this.slowDevice = slowDevice;
     }
 
     /** Opens the data folder, starts every stage and binds the ports. Fails if already started. */
@@ -122,8 +146,16 @@ public final class OsdServer implements RunningServer {
         int inFlightMax = config.qosInFlightMax();
         storage = started(new StorageStage(store, deletions, config.storageThreads(), inFlightMax + 64, clock,
                 () -> qos.completed()));
-        qos = started(new QosStage(new FifoQueueingPolicy<>(), config.qosQueueCapacity(), inFlightMax,
-                this::releaseToStorage,
+        if (slowDevice != null) {
+            slowDeviceThread = java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "osd-slow-device");
+                thread.setDaemon(true);
+                return thread;
+            });
+            started(slowDeviceThread::shutdownNow);
+        }
+        ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
+        qos = started(new QosStage(queueingPolicy(), inFlightMax, clock, wakeUps, this::releaseToStorage,
                 waiting -> waiting.request().call().fail(RpcException.internal("OSD is shutting down"))));
         locks = new LockManager(clock, config.locksLeaseMs(), config.locksPerFileMax(), config.locksMax());
         LockService lockService = new LockService(locks);
@@ -164,7 +196,33 @@ public final class OsdServer implements RunningServer {
         return addresses;
     }
 
+    /** The policy osd.qos.policy names; the fair one charges by this OSD's registered profile (ShareRule). */
+    private QueueingPolicy<AuthorizedRequest> queueingPolicy() {
+        return switch (config.qosPolicy()) {
+            case FIFO -> new FifoPolicy<>(config.qosQueueCapacity());
+            case FAIR -> new FairPolicy<>(
+                    ShareRule.forOsd(baseProfile),
+                    new QueueBounds(config.qosVolumeQueueCapacity(), config.qosQueueCapacity()),
+                    FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT);
+        };
+    }
+
     private void releaseToStorage(AuthorizedRequest request) {
+        if (slowDeviceThread == null) {
+            offerToStorage(request);
+            return;
+        }
+        slowDeviceThread.execute(() -> {
+            long busyUntilNanos = System.nanoTime() + slowDevice.serviceNanos(request);
+            for (long leftNanos = busyUntilNanos - System.nanoTime(); leftNanos > 0;
+                    leftNanos = busyUntilNanos - System.nanoTime()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(leftNanos);
+            }
+            offerToStorage(request);
+        });
+    }
+
+    private void offerToStorage(AuthorizedRequest request) {
         if (!storage.offer(request)) {
             request.request().call().fail(RpcException.overloaded("OSD storage lane of file " + request.fileId()
                     + " is full; retry later"));
@@ -257,10 +315,13 @@ public final class OsdServer implements RunningServer {
         status.put("rpcMalformedFrames", rpcServer.malformedFrames());
         status.put("preprocessing", preprocessing.metrics());
         status.put("qosQueueLength", qos.queueLength());
-        status.put("qosQueueCapacity", qos.queueCapacity());
+        status.put("qosPolicy", config.qosPolicy());
+        status.put("qosQueueCapacity", config.qosQueueCapacity());
+        status.put("qosVolumeQueueCapacity", config.qosVolumeQueueCapacity());
         status.put("qosInFlight", qos.inFlight());
         status.put("qosAdmittedCount", qos.admittedCount());
         status.put("qosRejectedCount", qos.rejectedCount());
+        status.put("qosWakeUpCount", qos.wakeUpCount());
         status.put("storage", storage.metrics());
         status.put("storageBytesRead", storage.bytesRead());
         status.put("storageBytesWritten", storage.bytesWritten());

@@ -6,10 +6,10 @@ import java.util.Optional;
 import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
-import org.xtreemfs.qos.wfq.FairQueue;
-import org.xtreemfs.qos.wfq.FlowSpec;
+import org.xtreemfs.qos.wfq.QueueingPolicy;
+import org.xtreemfs.qos.wfq.VolumeShare;
 
-/** The QoS stage of a simulated OSD: plain FIFO (what an OSD without QoS does) or the real fair queue. */
+/** The QoS stage of a simulated OSD: plain FIFO (what an OSD without QoS does) or the OSD's fair policy. */
 sealed interface OsdQueue {
     EnqueueResult offer(IoOp op, long nowNanos);
 
@@ -23,7 +23,10 @@ sealed interface OsdQueue {
     /** Gives up the oldest waiting read to a stealing peer. */
     Optional<IoOp> removeOldestRead();
 
-    /** Arrival order, one bounded queue for all tenants. */
+    /**
+     * Arrival order, one bounded queue for all tenants, from which a peer may steal reads (the FAST replica
+     * scenarios); the OSD scenario's FIFO variant runs the OSD's own {@code FifoPolicy} through {@link Policy}.
+     */
     final class Fifo implements OsdQueue {
         private final ArrayDeque<IoOp> requests = new ArrayDeque<>();
         private final int requestsMax;
@@ -50,7 +53,7 @@ sealed interface OsdQueue {
                 return new Decision.Empty<>();
             }
             reads -= op.request().kind() == IoKind.READ ? 1 : 0;
-            return new Decision.Dispatch<>(op.tenantId(), op, op.cost(), Decision.Phase.WEIGHT);
+            return new Decision.Dispatch<>(op.tenantId(), op, op.cost(), Decision.Phase.ARRIVAL);
         }
 
         @Override
@@ -77,31 +80,32 @@ sealed interface OsdQueue {
         }
     }
 
-    /** The library's fair queue, one flow per tenant. It keeps its requests: taking one out would break its tags. */
-    final class Fair implements OsdQueue {
-        private final FairQueue<IoOp> queue;
+    /**
+     * A policy the OSD's QoS stage runs (qos.wfq.FairPolicy or FifoPolicy, the same classes), one flow per
+     * tenant; for the fair policy the scenario's rule supplies each tenant's flow (weights and limits the
+     * capability does not carry) and charges with the scenario's cost rule. It keeps its requests: taking one
+     * out would break the fair queue's tags, so no read stealing.
+     */
+    final class Policy implements OsdQueue {
+        private final QueueingPolicy<IoOp> policy;
 
-        Fair(FairQueue<IoOp> queue) {
-            this.queue = queue;
-        }
-
-        void configure(String tenantId, FlowSpec spec) {
-            queue.configureFlow(tenantId, spec);
+        Policy(QueueingPolicy<IoOp> policy) {
+            this.policy = policy;
         }
 
         @Override
         public EnqueueResult offer(IoOp op, long nowNanos) {
-            return queue.enqueue(op.tenantId(), op, op.cost(), nowNanos);
+            return policy.enqueue(op, op.tenantId(), VolumeShare.BEST_EFFORT, op.request().lengthBytes(), nowNanos);
         }
 
         @Override
         public Decision<IoOp> poll(long nowNanos) {
-            return queue.dequeue(nowNanos);
+            return policy.next(nowNanos);
         }
 
         @Override
         public int size() {
-            return queue.size();
+            return policy.size();
         }
 
         @Override

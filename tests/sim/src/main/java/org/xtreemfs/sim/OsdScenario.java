@@ -1,6 +1,7 @@
 package org.xtreemfs.sim;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -11,10 +12,13 @@ import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.device.IoRequest;
 import org.xtreemfs.qos.routing.AccessPattern;
 import org.xtreemfs.qos.wfq.CostRule;
-import org.xtreemfs.qos.wfq.FairQueue;
+import org.xtreemfs.qos.wfq.FairPolicy;
+import org.xtreemfs.qos.wfq.FifoPolicy;
+import org.xtreemfs.qos.wfq.FlowRule;
 import org.xtreemfs.qos.wfq.FlowClass;
 import org.xtreemfs.qos.wfq.FlowSpec;
 import org.xtreemfs.qos.wfq.QueueBounds;
+import org.xtreemfs.qos.wfq.VolumeShare;
 
 /**
  * {@code kind=osd}: tenants with reservations on one OSD, run once per queue variant (fifo, fair). Invariant:
@@ -110,7 +114,7 @@ final class OsdScenario {
     private List<TenantMetrics> runVariant(QueueKind queueKind) {
         Simulation simulation = new Simulation((long) config.number("events.max", 50_000_000));
         OsdQueue queue = queueKind == QueueKind.FIFO
-                ? new OsdQueue.Fifo((int) config.number("queue.fifo.requests.max"))
+                ? new OsdQueue.Policy(new FifoPolicy<>((int) config.number("queue.fifo.requests.max")))
                 : fairQueue();
         Device<?> device = config.choice("device", DeviceKind.class).newDevice();
         OsdNode osd = new OsdNode("osd", simulation, device, queue, null, null);
@@ -165,14 +169,26 @@ final class OsdScenario {
         }
     }
 
+    /** The OSD's fair policy with a rule that gives each tenant its declared flow and charges by the scenario. */
     private OsdQueue fairQueue() {
-        FairQueue<IoOp> queue = new FairQueue<>(new QueueBounds((int) config.number("queue.flow.requests.max"),
-                (int) config.number("queue.total.requests.max")));
-        OsdQueue.Fair fair = new OsdQueue.Fair(queue);
+        Map<String, FlowSpec> flows = new HashMap<>();
         for (TenantPlan tenant : tenants) {
-            fair.configure(tenant.id(), tenant.flow());
+            flows.put(tenant.id(), tenant.flow());
         }
-        return fair;
+        FlowRule scenarioRule = new FlowRule() {
+            @Override
+            public FlowSpec flowSpec(String volumeId, VolumeShare share) {
+                return flows.get(volumeId);
+            }
+
+            @Override
+            public long costOf(long payloadBytes) {
+                return costRule.costOf(payloadBytes);
+            }
+        };
+        return new OsdQueue.Policy(new FairPolicy<>(scenarioRule, new QueueBounds(
+                (int) config.number("queue.flow.requests.max"), (int) config.number("queue.total.requests.max")),
+                FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT));
     }
 
     private List<TenantOutcome> summarize(List<TenantMetrics> metrics) {

@@ -12,12 +12,16 @@ import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.stage.StageShutdownException;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.AccessMode;
+import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.interfaces.common.FileCredentials;
+import org.xtreemfs.interfaces.common.QosShare;
+import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.StripeLayout;
+import org.xtreemfs.qos.wfq.VolumeShare;
 
 /**
  * First stage after the network: checks each request's capability (signature, expiry against the clock,
@@ -143,8 +147,25 @@ public final class PreprocessingStage implements AutoCloseable {
             throw RpcException.authFailed("capability for file " + fileId + " grants " + mode + " but "
                     + request.getClass().getSimpleName() + " needs write access");
         }
-        return new AuthorizedRequest(request, capability.getVolumeId(), capability.getTruncateEpoch(),
-                layout(credentials, fileId, ownUuid));
+        return new AuthorizedRequest(request, capability.getVolumeId(), share(capability),
+                capability.getTruncateEpoch(), layout(credentials, fileId, ownUuid));
+    }
+
+    /**
+     * The volume's share of this OSD as the (verified) capability carries it; best-effort when it carries none,
+     * an unspecified or unknown type, or a figure beyond a signed long (no real device delivers 2^63 per
+     * second, so such a value can only be a mistake, and the volume is then served, not refused).
+     */
+    static VolumeShare share(XCap capability) {
+        if (!capability.hasQosShare()) {
+            return VolumeShare.BEST_EFFORT;
+        }
+        QosShare wire = capability.getQosShare();
+        if (wire.getType() == QosType.QOS_TYPE_UNSPECIFIED || wire.getType() == QosType.UNRECOGNIZED) {
+            return VolumeShare.BEST_EFFORT;
+        }
+        return new VolumeShare(QosWire.reservationType(wire.getType()), wire.getThroughputBytesPerSecond(),
+                wire.getIops());
     }
 
     /** This OSD's view of the file's striping: object size, width and its own position. */

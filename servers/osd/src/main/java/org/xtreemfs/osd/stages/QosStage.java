@@ -5,77 +5,102 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
+import org.xtreemfs.qos.wfq.Decision;
+import org.xtreemfs.qos.wfq.EnqueueResult;
+import org.xtreemfs.qos.wfq.QueueingPolicy;
 
 /**
  * Decides the order in which authorized requests reach storage. Requests wait here, ordered by a
- * {@link QueueingPolicy}, and are released only while fewer than {@code inFlightMax} are in storage: the
+ * {@link QueueingPolicy} (the fair queue of servers/qos, or FIFO), each charged to its volume with the share
+ * its capability carries, and are released only while fewer than {@code inFlightMax} are in storage: the
  * storage stage's own queues stay short, so the policy's order is the order the device sees.
  *
  * <p>No thread of its own: a request is released by the thread that makes its release possible — the
- * submitting (preprocessing) thread when a slot is free, else the storage thread whose {@link #completed}
- * frees one. A dispatcher thread would add a wake-up to every request, which on a busy machine costs more
- * than the policy decision itself.
+ * submitting (preprocessing) thread when a slot is free, the storage thread whose {@link #completed} frees
+ * one, or the wake-up scheduler's thread when the policy answered "nothing now, ask again at t" (a limited
+ * volume whose next request is not yet eligible). A dispatcher thread would add a wake-up to every request,
+ * which on a busy machine costs more than the policy decision itself.
  *
- * <p>Invariants: at most {@code queueCapacity} requests wait (more are rejected with OVERLOADED naming the
- * bound); at most {@code inFlightMax} are released and not yet {@link #completed}; no request waits while
- * a slot is free (work-conserving); requests are handed to storage one at a time under the lock, in the
- * policy's order.
+ * <p>Invariants: the policy's bounds hold (more requests are rejected with OVERLOADED naming the bound); at
+ * most {@code inFlightMax} are released and not yet {@link #completed}; no eligible request waits while a
+ * slot is free (work-conserving), and while requests wait that are not yet eligible, a wake-up is scheduled
+ * at the earliest time one becomes eligible, so no volume stalls; requests are handed to storage one at a time
+ * under the lock, in the policy's order.
  */
 public final class QosStage implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(QosStage.class);
 
     private final QueueingPolicy<AuthorizedRequest> policy;
-    private final int queueCapacity;
     private final int inFlightMax;
+    private final Clock clock;
+    private final WakeUpScheduler wakeUps;
     private final Consumer<AuthorizedRequest> storage;
     private final Consumer<AuthorizedRequest> onDiscarded;
     private final ReentrantLock lock = new ReentrantLock();
     private final AtomicLong admittedCount = new AtomicLong();
     private final AtomicLong rejectedCount = new AtomicLong();
+    private final AtomicLong wakeUpCount = new AtomicLong();
     private int inFlight;
     private boolean closed;
     /** True while {@link #releaseWhilePossible} runs; a completion from inside {@code storage} only counts. */
     private boolean releasing;
+    /** The one pending wake-up (earliest "ask again at" time), or null; replaced only by an earlier one. */
+    private WakeUpScheduler.Cancellable wakeUp;
+    private long wakeUpAtNanos;
 
     /**
-     * @param storage receives released requests, under this stage's lock, on the thread of {@link #submit}
-     *     or {@link #completed}; it must not block, and every released request must eventually be reported
-     *     through {@link #completed()} (it may do so from inside the call)
+     * @param policy owns the queue bounds; only this stage calls it, under the stage's lock
+     * @param clock its monotonic time is the policy's time
+     * @param wakeUps schedules the stage's wake-ups for "ask again at t"
+     * @param storage receives released requests, under this stage's lock, on the thread of {@link #submit},
+     *     {@link #completed} or a wake-up; it must not block, and every released request must eventually be
+     *     reported through {@link #completed()} (it may do so from inside the call)
      * @param onDiscarded receives each request still waiting at {@link #close()} (the server fails its call)
      */
-    public QosStage(QueueingPolicy<AuthorizedRequest> policy, int queueCapacity, int inFlightMax,
+    public QosStage(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax, Clock clock, WakeUpScheduler wakeUps,
             Consumer<AuthorizedRequest> storage, Consumer<AuthorizedRequest> onDiscarded) {
-        if (queueCapacity < 1 || inFlightMax < 1) {
-            throw new IllegalArgumentException("QoS stage needs queueCapacity >= 1 and inFlightMax >= 1, got "
-                    + queueCapacity + " and " + inFlightMax);
+        if (inFlightMax < 1) {
+            throw new IllegalArgumentException("QoS stage needs inFlightMax >= 1, got " + inFlightMax);
         }
         this.policy = policy;
-        this.queueCapacity = queueCapacity;
         this.inFlightMax = inFlightMax;
+        this.clock = clock;
+        this.wakeUps = wakeUps;
         this.storage = storage;
         this.onDiscarded = onDiscarded;
     }
 
-    /** Queues a request under the policy; OVERLOADED naming the bound when {@code queueCapacity} wait. */
+    /** Queues a request under the policy; OVERLOADED naming the bound when the queue or the volume is full. */
     public void submit(AuthorizedRequest request) throws RpcException {
         lock.lock();
         try {
             if (closed) {
                 throw RpcException.internal("OSD is shutting down: QoS stage closed");
             }
-            if (policy.size() >= queueCapacity) {
+            EnqueueResult result = policy.enqueue(request, request.volumeId(), request.share(),
+                    request.request().costBytes(), clock.monotonicNanos());
+            if (result instanceof EnqueueResult.Rejected rejected) {
                 rejectedCount.incrementAndGet();
-                throw RpcException.overloaded("OSD QoS queue is full at " + queueCapacity
-                        + " requests (osd.qos.queueCapacity); retry later");
+                throw RpcException.overloaded(overloadMessage(rejected));
             }
-            policy.enqueue(request, request.volumeId(), request.request().costBytes());
             admittedCount.incrementAndGet();
             releaseWhilePossible();
         } finally {
             lock.unlock();
         }
+    }
+
+    private static String overloadMessage(EnqueueResult.Rejected rejected) {
+        return switch (rejected.reason()) {
+            case QUEUE_FULL -> "OSD QoS queue is full at " + rejected.boundRequests()
+                    + " requests (osd.qos.queueCapacity); retry later";
+            case FLOW_QUEUE_FULL -> "OSD QoS queue already holds " + rejected.boundRequests() + " requests of volume "
+                    + rejected.flowId() + " (osd.qos.volumeQueueCapacity); retry later";
+            case UNKNOWN_FLOW -> "OSD QoS queue refused volume " + rejected.flowId() + ": " + rejected.message();
+        };
     }
 
     /** A released request left storage: frees its slot and releases the next waiting request, if any. */
@@ -92,6 +117,20 @@ public final class QosStage implements AutoCloseable {
         }
     }
 
+    /** A scheduled wake-up: the time the policy named has come. */
+    private void wakeUp(long atNanos) {
+        lock.lock();
+        try {
+            if (wakeUp != null && wakeUpAtNanos == atNanos) {
+                wakeUp = null;
+            }
+            wakeUpCount.incrementAndGet();
+            releaseWhilePossible();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Called with the lock held. */
     private void releaseWhilePossible() {
         if (releasing) {
@@ -99,20 +138,43 @@ public final class QosStage implements AutoCloseable {
         }
         releasing = true;
         try {
-            while (!closed && policy.size() > 0 && inFlight < inFlightMax) {
-                AuthorizedRequest next = policy.dequeue();
-                inFlight++;
-                try {
-                    storage.accept(next);
-                } catch (RuntimeException e) {
-                    LOG.error("QoS stage: storage refused a released request", e);
-                    next.request().call().fail(RpcException.internal("storage refused the request: " + e));
-                    inFlight--;
+            while (!closed && inFlight < inFlightMax) {
+                Decision<AuthorizedRequest> decision = policy.next(clock.monotonicNanos());
+                if (decision instanceof Decision.Dispatch<AuthorizedRequest> dispatch) {
+                    release(dispatch.request());
+                } else {
+                    if (decision instanceof Decision.WaitUntil<AuthorizedRequest> wait) {
+                        scheduleWakeUp(wait.eligibleNanos());
+                    }
+                    return;
                 }
             }
         } finally {
             releasing = false;
         }
+    }
+
+    private void release(AuthorizedRequest next) {
+        inFlight++;
+        try {
+            storage.accept(next);
+        } catch (RuntimeException e) {
+            LOG.error("QoS stage: storage refused a released request", e);
+            next.request().call().fail(RpcException.internal("storage refused the request: " + e));
+            inFlight--;
+        }
+    }
+
+    /** Keeps one wake-up, at the earliest time asked for; a later request for a later time changes nothing. */
+    private void scheduleWakeUp(long atNanos) {
+        if (wakeUp != null && wakeUpAtNanos <= atNanos) {
+            return;
+        }
+        if (wakeUp != null) {
+            wakeUp.cancel();
+        }
+        wakeUpAtNanos = atNanos;
+        wakeUp = wakeUps.schedule(atNanos, () -> wakeUp(atNanos));
     }
 
     public int queueLength() {
@@ -133,10 +195,6 @@ public final class QosStage implements AutoCloseable {
         }
     }
 
-    public int queueCapacity() {
-        return queueCapacity;
-    }
-
     public long admittedCount() {
         return admittedCount.get();
     }
@@ -145,13 +203,22 @@ public final class QosStage implements AutoCloseable {
         return rejectedCount.get();
     }
 
+    /** Scheduled wake-ups that ran (a limited volume's request became eligible with no other event). */
+    public long wakeUpCount() {
+        return wakeUpCount.get();
+    }
+
     /** Stops dispatching and hands every waiting request to {@code onDiscarded}. */
     @Override
     public void close() {
         lock.lock();
         try {
             closed = true;
-            for (AuthorizedRequest waiting = policy.dequeue(); waiting != null; waiting = policy.dequeue()) {
+            if (wakeUp != null) {
+                wakeUp.cancel();
+                wakeUp = null;
+            }
+            for (AuthorizedRequest waiting : policy.removeAll()) {
                 onDiscarded.accept(waiting);
             }
         } finally {

@@ -9,6 +9,8 @@ import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.interfaces.common.FileCredentials;
+import org.xtreemfs.interfaces.common.QosShare;
+import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.XCap;
@@ -16,6 +18,7 @@ import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.StripeLayout;
+import org.xtreemfs.qos.wfq.VolumeShare;
 
 class PreprocessingStageTest {
     private static final String SECRET = "unit-test-secret";
@@ -61,6 +64,25 @@ class PreprocessingStageTest {
         assertThat(authorized.volumeId()).isEqualTo("vol-a");
         assertThat(authorized.truncateEpoch()).isEqualTo(4);
         assertThat(authorized.layout()).isEqualTo(new StripeLayout(65536, 3, 1));
+    }
+
+    @Test
+    void theVolumesShareComesFromTheSignedCapabilityAndItsAbsenceMeansBestEffort() throws RpcException {
+        // Proves the QoS stage learns a volume's reservation share from the capability, with no metadata lookup.
+        XCap reserved = signer.sign(XCap.newBuilder().setFileId(FILE).setVolumeId("vol-a")
+                .setAccessMode(AccessMode.ACCESS_MODE_READ).setExpiresMs(NOW_MS + 1)
+                .setQosShare(QosShare.newBuilder().setType(QosType.RANDOM).setIops(250)).build());
+        assertThat(authorize(read(credentials(reserved, "osd-2"), FILE)).share()).isEqualTo(VolumeShare.random(250));
+        XCap sequential = signer.sign(reserved.toBuilder().clearSignature().setQosShare(QosShare.newBuilder()
+                .setType(QosType.SEQUENTIAL).setThroughputBytesPerSecond(40_000_000)).build());
+        assertThat(authorize(read(credentials(sequential, "osd-2"), FILE)).share())
+                .isEqualTo(VolumeShare.sequential(40_000_000));
+        XCap none = capability(FILE, AccessMode.ACCESS_MODE_READ, NOW_MS + 1);
+        assertThat(authorize(read(credentials(none, "osd-2"), FILE)).share()).isEqualTo(VolumeShare.BEST_EFFORT);
+        XCap unspecified = signer.sign(none.toBuilder().clearSignature().setQosShare(QosShare.newBuilder()
+                .setIops(5)).build());
+        assertThat(authorize(read(credentials(unspecified, "osd-2"), FILE)).share())
+                .isEqualTo(VolumeShare.BEST_EFFORT);
     }
 
     @Test

@@ -2,31 +2,109 @@ package org.xtreemfs.osd.stages;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.clock.ManualClock;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.StripeLayout;
+import org.xtreemfs.qos.model.OsdProfiles;
+import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.wfq.FairPolicy;
+import org.xtreemfs.qos.wfq.FifoPolicy;
+import org.xtreemfs.qos.wfq.FlowRule;
+import org.xtreemfs.qos.wfq.FlowSpec;
+import org.xtreemfs.qos.wfq.QueueBounds;
+import org.xtreemfs.qos.wfq.QueueingPolicy;
+import org.xtreemfs.qos.wfq.ShareRule;
+import org.xtreemfs.qos.wfq.VolumeShare;
 
+/** The QoS stage with a ManualClock and hand-run wake-ups: nothing here depends on real time. */
 class QosStageTest {
+    private static final long SECOND_NANOS = 1_000_000_000L;
+    private static final ShareRule RANDOM_OSD = ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.RANDOM));
+
+    /** Wake-ups kept in a list; {@link #runDue} runs those due at the manual clock's time. */
+    private static final class ManualWakeUps implements WakeUpScheduler {
+        private record Pending(long atNanos, Runnable action, boolean[] cancelled) {}
+
+        private final ManualClock clock;
+        private final List<Pending> pending = new ArrayList<>();
+
+        ManualWakeUps(ManualClock clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public synchronized Cancellable schedule(long atNanos, Runnable action) {
+            Pending wakeUp = new Pending(atNanos, action, new boolean[1]);
+            pending.add(wakeUp);
+            return () -> wakeUp.cancelled()[0] = true;
+        }
+
+        synchronized List<Long> scheduledNanos() {
+            return pending.stream().filter(one -> !one.cancelled()[0]).map(Pending::atNanos).toList();
+        }
+
+        /** Runs every wake-up due now; returns how many ran. */
+        int runDue() {
+            List<Pending> due;
+            synchronized (this) {
+                due = pending.stream().filter(one -> one.atNanos() <= clock.monotonicNanos()).toList();
+                pending.removeAll(due);
+            }
+            due.stream().filter(one -> !one.cancelled()[0]).forEach(one -> one.action().run());
+            return due.size();
+        }
+    }
+
+    /** A stage with a manual clock, manual wake-ups and a device that only records what it was given. */
+    private static final class Harness implements AutoCloseable {
+        final ManualClock clock = new ManualClock();
+        final ManualWakeUps wakeUps = new ManualWakeUps(clock);
+        final List<AuthorizedRequest> released = new ArrayList<>();
+        final List<AuthorizedRequest> discarded = new ArrayList<>();
+        final QosStage stage;
+
+        Harness(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax) {
+            stage = new QosStage(policy, inFlightMax, clock, wakeUps, released::add, discarded::add);
+        }
+
+        @Override
+        public void close() {
+            stage.close();
+        }
+    }
+
     private static AuthorizedRequest request(String fileId) {
-        return new AuthorizedRequest(new OsdRequest.GetFileSize(null, FileCredentials.getDefaultInstance(), fileId),
-                "volume", 0, StripeLayout.single(4096));
+        return request(fileId, "volume", VolumeShare.BEST_EFFORT, 0);
+    }
+
+    private static AuthorizedRequest request(String fileId, String volumeId, VolumeShare share, int payloadBytes) {
+        OsdRequest request = new OsdRequest.ReadObject(null, FileCredentials.getDefaultInstance(), fileId, 0, 0,
+                payloadBytes);
+        return new AuthorizedRequest(request, volumeId, share, 0, StripeLayout.single(4096));
+    }
+
+    private static FairPolicy<AuthorizedRequest> fair(FlowRule rule) {
+        return new FairPolicy<>(rule, new QueueBounds(64, 256), 10 * SECOND_NANOS);
     }
 
     @Test
     void aFullQueueRejectsWithOverloadedNamingTheBound() throws RpcException {
         // Proves the QoS stage never grows past osd.qos.queueCapacity and says so in the error.
-        List<AuthorizedRequest> released = new CopyOnWriteArrayList<>();
-        try (QosStage stage = new QosStage(new FifoQueueingPolicy<>(), 2, 1, released::add, discarded -> { })) {
+        try (Harness harness = new Harness(new FifoPolicy<>(2), 1)) {
+            QosStage stage = harness.stage;
             stage.submit(request("v:0"));
-            await().until(() -> released.size() == 1);
+            assertThat(harness.released).hasSize(1);
             stage.submit(request("v:1"));
             stage.submit(request("v:2"));
             assertThatThrownBy(() -> stage.submit(request("v:3"))).isInstanceOfSatisfying(RpcException.class,
@@ -38,25 +116,40 @@ class QosStageTest {
     }
 
     @Test
+    void oneVolumeCannotFillTheFairQueueAndTheErrorNamesTheVolume() throws RpcException {
+        // Proves the per-volume bound: a flooding volume is refused while another volume still gets in.
+        try (Harness harness = new Harness(new FairPolicy<>(RANDOM_OSD, new QueueBounds(2, 10), SECOND_NANOS), 1)) {
+            QosStage stage = harness.stage;
+            for (int index = 0; index < 3; index++) {
+                stage.submit(request("f:" + index, "flood", VolumeShare.BEST_EFFORT, 4096));
+            }
+            assertThatThrownBy(() -> stage.submit(request("f:3", "flood", VolumeShare.BEST_EFFORT, 4096)))
+                    .isInstanceOfSatisfying(RpcException.class,
+                            e -> assertThat(e.errorType()).isEqualTo(ErrorType.OVERLOADED))
+                    .hasMessageContaining("2 requests of volume flood (osd.qos.volumeQueueCapacity)");
+            stage.submit(request("r:0", "reserved", VolumeShare.random(100), 4096));
+            assertThat(stage.queueLength()).isEqualTo(3);
+        }
+    }
+
+    @Test
     void requestsAreReleasedInFifoOrderOnlyWhileSlotsAreFree() throws RpcException {
         // Proves at most inFlightMax requests are in storage and completions release the next in order.
-        List<AuthorizedRequest> released = new CopyOnWriteArrayList<>();
-        try (QosStage stage = new QosStage(new FifoQueueingPolicy<>(), 10, 2, released::add, discarded -> { })) {
+        try (Harness harness = new Harness(new FifoPolicy<>(10), 2)) {
+            QosStage stage = harness.stage;
             for (int i = 0; i < 5; i++) {
                 stage.submit(request("v:" + i));
             }
-            await().until(() -> released.size() == 2);
+            assertThat(harness.released).hasSize(2);
             assertThat(stage.inFlight()).isEqualTo(2);
             assertThat(stage.queueLength()).isEqualTo(3);
             for (int expectedReleased = 3; expectedReleased <= 5; expectedReleased++) {
                 stage.completed();
-                int expected = expectedReleased;
-                await().until(() -> released.size() == expected);
+                assertThat(harness.released).hasSize(expectedReleased);
                 assertThat(stage.inFlight()).isEqualTo(2);
             }
-            assertThat(released).extracting(AuthorizedRequest::fileId)
+            assertThat(harness.released).extracting(AuthorizedRequest::fileId)
                     .containsExactly("v:0", "v:1", "v:2", "v:3", "v:4");
-            assertThat(stage.inFlight()).isEqualTo(2);
         }
     }
 
@@ -64,9 +157,10 @@ class QosStageTest {
     void aRequestRefusedInsideStorageFreesItsSlotAndTheNextOneIsReleased() throws RpcException {
         // Proves a completion reported from inside the storage callback (a full lane refuses the request and
         // the server completes it at once) keeps the in-flight count right and releases the requests behind it.
-        List<AuthorizedRequest> released = new CopyOnWriteArrayList<>();
+        List<AuthorizedRequest> released = new ArrayList<>();
         AtomicReference<QosStage> stageReference = new AtomicReference<>();
-        try (QosStage stage = new QosStage(new FifoQueueingPolicy<>(), 10, 1, request -> {
+        ManualClock clock = new ManualClock();
+        try (QosStage stage = new QosStage(new FifoPolicy<>(10), 1, clock, new ManualWakeUps(clock), request -> {
             released.add(request);
             if (request.fileId().equals("v:refused")) {
                 stageReference.get().completed();
@@ -81,6 +175,136 @@ class QosStageTest {
             assertThat(released).extracting(AuthorizedRequest::fileId).containsExactly("v:0", "v:refused", "v:2");
             assertThat(stage.inFlight()).isEqualTo(1);
             assertThat(stage.queueLength()).isZero();
+        }
+    }
+
+    @Test
+    void aLimitedVolumeIsReleasedByAScheduledWakeUpWithNoOtherEvent() throws RpcException {
+        // Proves the stage never stalls a limited volume: with free slots and only not-yet-eligible work, it
+        // schedules one wake-up at the time the policy names, and that wake-up alone releases the request.
+        FlowRule limitedTo10PerSecond = new FlowRule() {
+            @Override
+            public FlowSpec flowSpec(String volumeId, VolumeShare share) {
+                return FlowSpec.bestEffort(1).withLimit(10);
+            }
+
+            @Override
+            public long costOf(long payloadBytes) {
+                return 1;
+            }
+        };
+        try (Harness harness = new Harness(fair(limitedTo10PerSecond), 4)) {
+            QosStage stage = harness.stage;
+            for (int index = 0; index < 3; index++) {
+                stage.submit(request("l:" + index, "limited", VolumeShare.BEST_EFFORT, 4096));
+            }
+            assertThat(harness.released).extracting(AuthorizedRequest::fileId).containsExactly("l:0");
+            assertThat(harness.wakeUps.scheduledNanos()).containsExactly(SECOND_NANOS / 10);
+            harness.clock.advance(Duration.ofMillis(99));
+            assertThat(harness.wakeUps.runDue()).isZero();
+            harness.clock.advance(Duration.ofMillis(1));
+            assertThat(harness.wakeUps.runDue()).isEqualTo(1);
+            assertThat(harness.released).extracting(AuthorizedRequest::fileId).containsExactly("l:0", "l:1");
+            assertThat(harness.wakeUps.scheduledNanos()).containsExactly(2 * SECOND_NANOS / 10);
+            harness.clock.advance(Duration.ofMillis(100));
+            harness.wakeUps.runDue();
+            assertThat(harness.released).hasSize(3);
+            assertThat(harness.wakeUps.scheduledNanos()).as("nothing waits, nothing scheduled").isEmpty();
+            assertThat(stage.wakeUpCount()).isEqualTo(2);
+            assertThat(stage.inFlight()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void reservationsHoldInEverySecondThroughACapacityDropWhileABestEffortVolumeFloods() throws RpcException {
+        // Proves, through the stage, a reserved volume (300 IOPS share on a random OSD) gets >= 300 requests in
+        // every 1 s window while the device falls from 1000 to 400 requests/s, next to a volume keeping 60
+        // requests queued; and that with FIFO the same load leaves it far below.
+        Map<Long, Long> fair = reservedPerSecond(fair(RANDOM_OSD));
+        for (long second = 1; second < 20; second++) {
+            assertThat(fair.getOrDefault(second, 0L)).as("reserved requests in second %d", second)
+                    .isGreaterThanOrEqualTo(300);
+        }
+        Map<Long, Long> fifo = reservedPerSecond(new FifoPolicy<>(256));
+        assertThat(fifo.getOrDefault(15L, 0L)).as("FIFO after the drop").isLessThan(150);
+    }
+
+    /** Device of 1 slot at 1000 requests/s, 400/s from t = 10 s; "reserved" keeps 4 queued, "flood" 60. */
+    private static Map<Long, Long> reservedPerSecond(QueueingPolicy<AuthorizedRequest> policy) throws RpcException {
+        Map<Long, Long> reservedPerSecond = new HashMap<>();
+        try (Harness harness = new Harness(policy, 1)) {
+            Map<String, Integer> waiting = new HashMap<>(Map.of("reserved", 0, "flood", 0));
+            int sequence = 0;
+            while (harness.clock.monotonicNanos() < 20 * SECOND_NANOS) {
+                for (String volume : List.of("flood", "reserved")) {
+                    int depth = volume.equals("flood") ? 60 : 4;
+                    VolumeShare share = volume.equals("flood") ? VolumeShare.BEST_EFFORT : VolumeShare.random(300);
+                    while (waiting.get(volume) < depth) {
+                        harness.stage.submit(request(volume + ":" + sequence++, volume, share, 4096));
+                        waiting.merge(volume, 1, Integer::sum);
+                    }
+                }
+                assertThat(harness.released).hasSize(1);
+                AuthorizedRequest served = harness.released.remove(0);
+                waiting.merge(served.volumeId(), -1, Integer::sum);
+                if (served.volumeId().equals("reserved")) {
+                    reservedPerSecond.merge(harness.clock.monotonicNanos() / SECOND_NANOS, 1L, Long::sum);
+                }
+                long capacity = harness.clock.monotonicNanos() < 10 * SECOND_NANOS ? 1000 : 400;
+                harness.clock.advance(Duration.ofNanos(SECOND_NANOS / capacity));
+                harness.stage.completed();
+            }
+        }
+        return reservedPerSecond;
+    }
+
+    @Test
+    void coldRequestsRunOnlyWhenNothingElseIsEligible() throws RpcException {
+        // Proves cold work waits behind every best-effort or reserved request and then uses the idle device.
+        try (Harness harness = new Harness(fair(RANDOM_OSD), 1)) {
+            QosStage stage = harness.stage;
+            stage.submit(request("b:0", "hot", VolumeShare.BEST_EFFORT, 4096));
+            stage.submit(request("c:0", "archive", VolumeShare.cold(), 4096));
+            stage.submit(request("c:1", "archive", VolumeShare.cold(), 4096));
+            stage.submit(request("b:1", "hot", VolumeShare.BEST_EFFORT, 4096));
+            stage.submit(request("r:0", "db", VolumeShare.random(50), 4096));
+            for (int index = 0; index < 4; index++) {
+                stage.completed();
+            }
+            assertThat(harness.released).extracting(AuthorizedRequest::fileId)
+                    .containsExactly("b:0", "r:0", "b:1", "c:0", "c:1");
+        }
+    }
+
+    @Test
+    void anUnknownVolumeIsServedBestEffortAndSharesEquallyWithAnotherBestEffortVolume() throws RpcException {
+        // Proves a volume whose capability carries no share is never refused and gets an equal share.
+        try (Harness harness = new Harness(fair(RANDOM_OSD), 1)) {
+            QosStage stage = harness.stage;
+            stage.submit(request("k:0", "known", VolumeShare.BEST_EFFORT, 4096));
+            for (int index = 1; index <= 4; index++) {
+                stage.submit(request("k:" + index, "known", VolumeShare.BEST_EFFORT, 4096));
+                stage.submit(new AuthorizedRequest(new OsdRequest.ReadObject(null, FileCredentials.getDefaultInstance(),
+                        "u:" + index, 0, 0, 4096), "never-seen", 0, StripeLayout.single(4096)));
+            }
+            for (int index = 0; index < 8; index++) {
+                stage.completed();
+            }
+            assertThat(harness.released).extracting(AuthorizedRequest::fileId)
+                    .containsExactly("k:0", "k:1", "u:1", "k:2", "u:2", "k:3", "u:3", "k:4", "u:4");
+        }
+    }
+
+    @Test
+    void closingDiscardsEveryWaitingRequestAndCancelsTheWakeUp() throws RpcException {
+        // Proves shutdown fails waiting calls instead of dropping them silently.
+        try (Harness harness = new Harness(fair(RANDOM_OSD), 1)) {
+            for (int index = 0; index < 3; index++) {
+                harness.stage.submit(request("v:" + index, "v", VolumeShare.BEST_EFFORT, 4096));
+            }
+            harness.stage.close();
+            assertThat(harness.discarded).extracting(AuthorizedRequest::fileId).containsExactlyInAnyOrder("v:1", "v:2");
+            assertThatThrownBy(() -> harness.stage.submit(request("late"))).hasMessageContaining("shutting down");
         }
     }
 }

@@ -1,6 +1,6 @@
 package org.xtreemfs.qos.wfq;
 
-/** What the device should do next, as decided by {@link FairQueue#dequeue(long)}. */
+/** What the device should do next, as decided by {@link FairQueue#dequeue(long)} or a {@link QueueingPolicy}. */
 public sealed interface Decision<T> {
 
     /** Serve this request now; {@code phase} says which rule picked it. */
@@ -18,6 +18,8 @@ public sealed interface Decision<T> {
         /** Spare capacity, shared by weight among reserved and best-effort flows. */
         WEIGHT,
         /** Nothing else was eligible, so a cold flow was served. */
-        COLD
+        COLD,
+        /** FIFO policy: arrival order, no QoS; cost in bytes. */
+        ARRIVAL
     }
 }

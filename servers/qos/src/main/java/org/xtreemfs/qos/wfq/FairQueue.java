@@ -26,9 +26,13 @@ import org.xtreemfs.qos.wfq.EnqueueResult.Rejected;
  *       service by weight never counts against a future reservation.</li>
  *   <li>Cold phase: cold flows, by P tag, only when no other request is eligible.</li>
  * </ol>
- * A flow whose limit clock is in the future is not eligible in any phase; in any window of length T a limited
- * flow receives at most limit·T plus one request's cost. Work-conserving: if any queued request is eligible,
- * one is dispatched; otherwise {@link Decision.WaitUntil} names the earliest time one becomes eligible.
+ * A flow whose head request's L tag is in the future is not eligible in any phase. L tags follow mClock:
+ * L = max(L_prev + cost/limit, arrival), so the limit clock keeps the lag of a dispatch that came late (the
+ * device was serving another request when the tag became due) instead of re-basing on the dispatch time, which
+ * would lose that wait on every request (a flow with limit = reservation got about 83 % of it). Invariant: from
+ * the arrival that starts a flow's backlog, its service up to any time t is at most limit·(t − arrival) plus one
+ * request's cost; in a window that starts while the flow is behind its tags it may catch up by its lag.
+ * Work-conserving: if any queued request is eligible, one is dispatched; otherwise {@link Decision.WaitUntil} names the earliest time one becomes eligible.
  *
  * <p>Starvation bound (weight phase, SFQ): while flows f and g stay backlogged, their weight-phase service
  * differs by at most one maximal request of each: |W_f/w_f − W_g/w_g| <= c_f/w_f + c_g/w_g. The constraint
@@ -115,8 +119,9 @@ public final class FairQueue<T> {
             if (flow.pending.isEmpty()) {
                 continue;
             }
-            if (flow.limitClockNanos > nowNanos) {
-                eligibleNanos = Math.min(eligibleNanos, flow.limitClockNanos);
+            long limitTag = flow.limitTagNanos();
+            if (limitTag > nowNanos) {
+                eligibleNanos = Math.min(eligibleNanos, limitTag);
                 continue;
             }
             double weightTag = flow.weightStartTag(virtualTime);
@@ -169,7 +174,9 @@ public final class FairQueue<T> {
         }
         if (spec.limited()) {
             long limitIncrementNanos = ceilDiv(head.cost() * NANOS_PER_SECOND, spec.limitCostPerSecond());
-            flow.limitClockNanos = Math.max(flow.limitClockNanos, nowNanos) + limitIncrementNanos;
+            // mClock's rule: the next L tag follows this one, not the dispatch time, so a decision that comes
+            // late (the device was busy) does not cost the flow its limit.
+            flow.limitClockNanos = flow.limitTagNanos() + limitIncrementNanos;
         }
         flow.pending.removeFirst();
         size--;
@@ -223,6 +230,17 @@ public final class FairQueue<T> {
 
         private long reservationTagNanos() {
             return Math.max(reservationClockNanos, pending.peekFirst().arrivalNanos());
+        }
+
+        /**
+         * mClock's L tag of the head request: max(L_prev + cost/limit, arrival); eligible when <= now. An
+         * unlimited flow has none (always eligible), whatever time its requests carry.
+         */
+        private long limitTagNanos() {
+            if (!spec.limited()) {
+                return Long.MIN_VALUE;
+            }
+            return Math.max(limitClockNanos, pending.peekFirst().arrivalNanos());
         }
 
         private double weightStartTag(double virtualTime) {

@@ -1,0 +1,34 @@
+package org.xtreemfs.qos.wfq;
+
+import java.util.List;
+
+/**
+ * The order in which an OSD's QoS stage releases waiting requests to the device; the OSD and the simulator run
+ * the same implementations. Time-aware and pure: time is a parameter (monotonic nanoseconds, never
+ * decreasing between calls), and {@link #next(long)} may answer "nothing now, ask again at t"
+ * ({@link Decision.WaitUntil}) so the caller can schedule a wake-up instead of polling. Not thread-safe: one
+ * owner (the QoS stage, under its lock) calls it.
+ *
+ * <p>Invariants: bounded (a request beyond the policy's bounds is refused, never stored); nothing is lost or
+ * duplicated (every accepted request comes out of {@link #next} or {@link #removeAll} exactly once).
+ *
+ * @param <R> the queued request type
+ */
+public interface QueueingPolicy<R> {
+
+    /**
+     * Offers a request charged to {@code volumeId}, whose share of this OSD is {@code share} (use
+     * {@link VolumeShare#BEST_EFFORT} when unknown: unknown volumes are served best-effort, never refused for
+     * being unknown), carrying {@code payloadBytes} (a write's data, a read's requested range; 0 for
+     * metadata-only work). A rejected request was not stored; the caller owns it.
+     */
+    EnqueueResult enqueue(R request, String volumeId, VolumeShare share, long payloadBytes, long nowNanos);
+
+    /** The request to release now, or when the next one becomes eligible, or that nothing waits. */
+    Decision<R> next(long nowNanos);
+
+    int size();
+
+    /** Removes and returns every waiting request (shutdown), in no particular order. */
+    List<R> removeAll();
+}

@@ -1,0 +1,69 @@
+package org.xtreemfs.qos.wfq;
+
+import java.util.Objects;
+import org.xtreemfs.qos.model.OsdProfile;
+import org.xtreemfs.qos.model.OsdUsageType;
+
+/**
+ * The one rule mapping a volume's share of an OSD (from its capability) and the OSD's usage type to a flow of
+ * the fair queue and the cost of a request. One cost unit per OSD, so all flows of its queue compare:
+ * <ul>
+ *   <li>SEQUENTIAL and BEST_EFFORT OSDs charge bytes: a request costs its payload (a write's data, a read's
+ *       requested range), so a 1 MiB request costs 256 times a 4 KiB one; metadata-only requests (truncate,
+ *       fsync, size) cost 1.</li>
+ *   <li>RANDOM OSDs charge 4 KiB-equivalent I/Os ({@link CostRule.FourKibIos}): a request up to 4 KiB costs 1,
+ *       and every further {@code bytesPerRandomIo} (started) 1 more, where bytesPerRandomIo is what the device
+ *       transfers sequentially in the time of one random I/O (single-stream throughput / random IOPS of its
+ *       profile, at least 4 KiB): a large random request costs one positioning plus its transfer.</li>
+ * </ul>
+ * Flows: a SEQUENTIAL share on a SEQUENTIAL OSD reserves its throughput in bytes/s, a RANDOM share on a RANDOM
+ * OSD its IOPS; a COLD volume is a cold flow on any OSD (served only when nothing else is eligible); everything
+ * else — best-effort volumes, volumes without a share (unknown to this OSD), a share of the other type or of
+ * zero (placement never puts one there; the OSD cannot honour a reservation in another unit) — is a
+ * best-effort flow, never refused. All flows have weight {@link #WEIGHT}: what the reservations leave is shared
+ * equally, and a reserved flow competes for it like a best-effort one on top of its reservation. No limits:
+ * the capability carries none (a {@link FlowRule} of its own may add them).
+ */
+public record ShareRule(OsdUsageType usageType, CostRule costRule) implements FlowRule {
+    public static final long WEIGHT = 1;
+
+    public ShareRule {
+        Objects.requireNonNull(usageType, "usageType");
+        Objects.requireNonNull(costRule, "costRule");
+    }
+
+    /** The rule for an OSD with this profile: its usage type and the cost unit that type reserves in. */
+    public static ShareRule forOsd(OsdProfile profile) {
+        return switch (profile.usageType()) {
+            case RANDOM -> new ShareRule(OsdUsageType.RANDOM, new CostRule.FourKibIos(bytesPerRandomIo(profile)));
+            case SEQUENTIAL, BEST_EFFORT -> new ShareRule(profile.usageType(), new CostRule.Bytes());
+        };
+    }
+
+    /** Bytes the device transfers sequentially (one stream) in the time of one random I/O; >= 4 KiB. */
+    public static long bytesPerRandomIo(OsdProfile profile) {
+        long streamBytesPerSecond = profile.sequentialThroughput().bytesPerSecond(1);
+        return Math.max(CostRule.FourKibIos.IO_BYTES, streamBytesPerSecond / Math.max(1, profile.randomIops()));
+    }
+
+    @Override
+    public FlowSpec flowSpec(String volumeId, VolumeShare share) {
+        return flowSpec(share);
+    }
+
+    public FlowSpec flowSpec(VolumeShare share) {
+        return switch (share.type()) {
+            case SEQUENTIAL -> usageType == OsdUsageType.SEQUENTIAL && share.throughputBytesPerSecond() > 0
+                    ? FlowSpec.reserved(share.throughputBytesPerSecond(), WEIGHT) : FlowSpec.bestEffort(WEIGHT);
+            case RANDOM -> usageType == OsdUsageType.RANDOM && share.iops() > 0
+                    ? FlowSpec.reserved(share.iops(), WEIGHT) : FlowSpec.bestEffort(WEIGHT);
+            case COLD -> FlowSpec.cold(WEIGHT);
+            case BEST_EFFORT -> FlowSpec.bestEffort(WEIGHT);
+        };
+    }
+
+    @Override
+    public long costOf(long payloadBytes) {
+        return Math.min(FairQueue.COST_MAX, costRule.costOf(Math.max(0, payloadBytes)));
+    }
+}
