@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.client.Client;
@@ -15,6 +16,7 @@ import org.xtreemfs.client.FileHandle;
 import org.xtreemfs.client.OpenFlags;
 import org.xtreemfs.client.Volume;
 import org.xtreemfs.client.tools.MkfsMain;
+import org.xtreemfs.client.tools.RmfsMain;
 import org.xtreemfs.client.tools.XtfsutilMain;
 import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.qos.QosWire.OsdShare;
@@ -38,6 +40,8 @@ class ReservationPropagationTest {
     private static final long STATED_DELAY_MS = CAPABILITY_TIMEOUT_MS - CAPABILITY_TIMEOUT_MS / 2;
     private static TestCluster cluster;
     private static Client client;
+    /** Volumes this test made; removed after it, so every test finds the sequential OSD empty. */
+    private final List<String> volumes = new java.util.ArrayList<>();
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -65,11 +69,22 @@ class ReservationPropagationTest {
                 .findFirst().map(OsdQosState::getLimitThroughputBytesPerSecond).orElseThrow();
     }
 
-    private static void mkfs(String volume, String... options) {
+    @AfterEach
+    void removeVolumes() {
+        // A second sequential volume on the HDD OSD would lower what one stream may reserve (the derived
+        // hdd7200 curve falls steeply with the stream count), so each test starts from an empty ledger.
+        for (String volume : volumes) {
+            ToolRun removed = ToolRun.of(new RmfsMain(), cluster.dirUrl() + "/" + volume);
+            assertThat(removed.exitCode()).as(removed.err()).isZero();
+        }
+    }
+
+    private void mkfs(String volume, String... options) {
         String[] arguments = java.util.Arrays.copyOf(options, options.length + 1);
         arguments[options.length] = cluster.dirUrl() + "/" + volume;
         ToolRun made = ToolRun.of(new MkfsMain(), arguments);
         assertThat(made.exitCode()).as(made.err()).isZero();
+        volumes.add(volume);
     }
 
     private static Optional<OsdShare> placedShare(Volume volume) throws Exception {
