@@ -74,9 +74,6 @@ public final class OsdServer implements RunningServer {
 
     private final OsdConfig config;
     private final Clock clock;
-    private final SlowDevice slowDevice;
-    /** The emulated device's one thread when {@link #slowDevice} is set; holds at most inFlightMax requests. */
-    private java.util.concurrent.ExecutorService slowDeviceThread;
     private final List<AutoCloseable> started = new ArrayList<>();
     private String uuid;
     private ObjectStore store;
@@ -101,24 +98,8 @@ public final class OsdServer implements RunningServer {
 
     /** @param clock checks capability expiry and deletion due times; tests pass a ManualClock */
     public OsdServer(OsdConfig config, Clock clock) {
-        this(config, clock, null);
-    }
-
-    /**
-     * A slow device for tests: each request released by the QoS stage first occupies one emulated device (a
-     * single thread) for {@link #serviceNanos} before storage runs it, so the QoS order meets a device of known
-     * capacity. Until the OSD has a device emulation of its own, this is how tests overload an OSD.
-     */
-    @FunctionalInterface
-    interface SlowDevice {
-        long serviceNanos(AuthorizedRequest request);
-    }
-
-    /** @param slowDevice null in production; see {@link SlowDevice} */
-    OsdServer(OsdConfig config, Clock clock, SlowDevice slowDevice) {
         this.config = config;
         this.clock = clock;
-        this.slowDevice = slowDevice;
     }
 
     /** Opens the data folder, starts every stage and binds the ports. Fails if already started. */
@@ -146,14 +127,6 @@ public final class OsdServer implements RunningServer {
         int inFlightMax = config.qosInFlightMax();
         storage = started(new StorageStage(store, deletions, config.storageThreads(), inFlightMax + 64, clock,
                 () -> qos.completed()));
-        if (slowDevice != null) {
-            slowDeviceThread = java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
-                Thread thread = new Thread(runnable, "osd-slow-device");
-                thread.setDaemon(true);
-                return thread;
-            });
-            started(slowDeviceThread::shutdownNow);
-        }
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         qos = started(new QosStage(queueingPolicy(), inFlightMax, clock, wakeUps, this::releaseToStorage,
                 waiting -> waiting.request().call().fail(RpcException.internal("OSD is shutting down"))));
@@ -208,21 +181,6 @@ public final class OsdServer implements RunningServer {
     }
 
     private void releaseToStorage(AuthorizedRequest request) {
-        if (slowDeviceThread == null) {
-            offerToStorage(request);
-            return;
-        }
-        slowDeviceThread.execute(() -> {
-            long busyUntilNanos = System.nanoTime() + slowDevice.serviceNanos(request);
-            for (long leftNanos = busyUntilNanos - System.nanoTime(); leftNanos > 0;
-                    leftNanos = busyUntilNanos - System.nanoTime()) {
-                java.util.concurrent.locks.LockSupport.parkNanos(leftNanos);
-            }
-            offerToStorage(request);
-        });
-    }
-
-    private void offerToStorage(AuthorizedRequest request) {
         if (!storage.offer(request)) {
             request.request().call().fail(RpcException.overloaded("OSD storage lane of file " + request.fileId()
                     + " is full; retry later"));

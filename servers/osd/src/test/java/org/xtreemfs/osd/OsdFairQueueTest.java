@@ -3,7 +3,10 @@ package org.xtreemfs.osd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.Unpooled;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,21 +26,36 @@ import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.osd.WriteRequest;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
+import org.xtreemfs.osd.storage.DeviceEmulation;
+import org.xtreemfs.qos.model.OsdUsageType;
 
 /**
- * An in-process sequential OSD in front of a slow device (one request at a time, 16 MiB/s), overloaded by a
- * best-effort volume keeping 32 writes outstanding next to a volume with a 6 MiB/s reservation share keeping
- * 4 outstanding. Both policies in the same test, so it can fail: fair keeps >= 90 % of the reservation, FIFO
- * (arrival order: the reserved volume gets about 4/36 of the device) falls below it.
+ * An in-process sequential OSD on the emulated 7200 rpm HDD ({@code osd.device.emulation=hdd7200}, the OSD's one
+ * way to be slow in tests), overloaded by a best-effort volume writing 16 files with 2 writes outstanding each,
+ * next to a volume writing one file with 4 outstanding and a sequential reservation of half the disk's floor
+ * (the least the emulated disk delivers whatever the number of streams, from the profile the OSD registers).
+ * The files lie a seek apart, so the disk serves a few MiB/s of 128 KiB writes (some 40 a second) and requests
+ * wait in the QoS stage (2 in flight), not for the CPU: the service times are the model's milliseconds, which
+ * hold on a loaded machine. Both policies in the same test, so it can fail: fair keeps >= 90 % of the
+ * reservation (the reserved flow is served on its reservation and shares what is left equally with the
+ * flood), FIFO serves in arrival order, so the reserved volume gets about 4 of every 36 writes, about a third
+ * of its reservation.
  */
 class OsdFairQueueTest {
     private static final String SECRET = "osd-fair-queue-test-secret";
     private static final String UUID = "osd-fair";
-    private static final int WRITE_BYTES = 64 * 1024;
-    private static final long DEVICE_BYTES_PER_SECOND = 16L << 20;
-    private static final long RESERVATION_BYTES_PER_SECOND = 6L << 20;
-    private static final long WARM_UP_MS = 1_000;
-    private static final long MEASURE_MS = 4_000;
+    /** The calibration pattern's sequential request size, the one the profile's floor is measured with. */
+    private static final int WRITE_BYTES = 128 * 1024;
+    private static final int FLOOD_FILES = 16;
+    private static final int FLOOD_OUTSTANDING_PER_FILE = 2;
+    private static final int RESERVED_OUTSTANDING = 4;
+    /** Objects written per file before the writer starts over (bounds the data folder: 2 MiB per file). */
+    private static final int OBJECTS_PER_FILE = 16;
+    private static final long FLOOR_BYTES_PER_SECOND = DeviceEmulation.HDD7200
+            .derivedProfile(OsdUsageType.SEQUENTIAL).sequentialThroughput().floorBytesPerSecond();
+    private static final long RESERVATION_BYTES_PER_SECOND = FLOOR_BYTES_PER_SECOND / 2;
+    private static final long WARM_UP_MS = 1_500;
+    private static final long MEASURE_MS = 6_000;
     private static final UserCredentials USER = UserCredentials.newBuilder().setUsername("test").build();
 
     @TempDir
@@ -45,40 +63,53 @@ class OsdFairQueueTest {
 
     @Test
     void aReservedVolumeKeepsNinetyPercentOfItsReservationWithFairAndNotWithFifo() throws Exception {
-        double fair = reservedBytesPerSecond("fair", dataFolder.resolve("fair"));
-        double fifo = reservedBytesPerSecond("fifo", dataFolder.resolve("fifo"));
-        System.out.printf("OsdFairQueueTest: reserved volume got %.1f MiB/s with fair, %.1f MiB/s with fifo "
-                + "(reservation %.1f MiB/s, device %.1f MiB/s)%n", fair / (1 << 20), fifo / (1 << 20),
-                (double) RESERVATION_BYTES_PER_SECOND / (1 << 20), (double) DEVICE_BYTES_PER_SECOND / (1 << 20));
-        assertThat(fair).as("fair: reserved volume's rate").isGreaterThanOrEqualTo(0.9 * RESERVATION_BYTES_PER_SECOND);
-        assertThat(fifo).as("fifo: reserved volume's rate").isLessThan(0.9 * RESERVATION_BYTES_PER_SECOND);
+        Rates fair = rates("fair", dataFolder.resolve("fair"));
+        Rates fifo = rates("fifo", dataFolder.resolve("fifo"));
+        System.out.printf("OsdFairQueueTest: reserved volume got %.2f MiB/s with fair (flood %.2f MiB/s), "
+                + "%.2f MiB/s with fifo (flood %.2f MiB/s); reservation %.2f MiB/s, disk floor %.2f MiB/s%n",
+                mebibytes(fair.reservedBytesPerSecond()), mebibytes(fair.floodBytesPerSecond()),
+                mebibytes(fifo.reservedBytesPerSecond()), mebibytes(fifo.floodBytesPerSecond()),
+                mebibytes(RESERVATION_BYTES_PER_SECOND), mebibytes(FLOOR_BYTES_PER_SECOND));
+        assertThat(fair.reservedBytesPerSecond()).as("fair: reserved volume's rate")
+                .isGreaterThanOrEqualTo(0.9 * RESERVATION_BYTES_PER_SECOND);
+        assertThat(fifo.reservedBytesPerSecond()).as("fifo: reserved volume's rate")
+                .isLessThan(0.9 * RESERVATION_BYTES_PER_SECOND);
     }
 
-    /** Runs both volumes against a fresh OSD with {@code policy}; the reserved volume's achieved bytes/s. */
-    private double reservedBytesPerSecond(String policy, Path folder) throws Exception {
+    /** What each volume achieved, in bytes/s over the measured window. */
+    private record Rates(double reservedBytesPerSecond, double floodBytesPerSecond) {}
+
+    /** Runs both volumes against a fresh emulated-HDD OSD with {@code policy}. */
+    private Rates rates(String policy, Path folder) throws Exception {
         FakeDir dir = new FakeDir();
         OsdServer server = new OsdServer(OsdConfig.of(TestOsdConfigs.loopback(folder, dir.hostPort(), UUID, SECRET,
-                Map.of("osd.usage.type", "sequential", "osd.qos.policy", policy, "osd.qos.inFlightMax", "2",
-                        "osd.heartbeat.periodMs", "60000"))), SystemClock.INSTANCE,
-                request -> request.request().costBytes() * 1_000_000_000L / DEVICE_BYTES_PER_SECOND);
+                Map.of("osd.usage.type", "sequential", "osd.device.emulation", "hdd7200", "osd.qos.policy", policy,
+                        "osd.qos.inFlightMax", "2", "osd.heartbeat.periodMs", "60000"))), SystemClock.INSTANCE);
         RpcClient rpcClient = new RpcClient("osd-fair-queue-test");
         AtomicBoolean running = new AtomicBoolean(true);
         try {
-            java.net.InetSocketAddress address = server.start().rpc();
-            OsdServiceClient osd = new OsdServiceClient(rpcClient, 30_000);
-            Writer reserved = new Writer(osd, address, credentials("reserved", RESERVATION_BYTES_PER_SECOND), running);
-            Writer flood = new Writer(osd, address, credentials("flood", 0), running);
-            reserved.start(4);
-            flood.start(32);
+            InetSocketAddress address = server.start().rpc();
+            OsdServiceClient osd = new OsdServiceClient(rpcClient, 60_000);
+            Writer reserved = new Writer(osd, address, credentials("reserved", 1, RESERVATION_BYTES_PER_SECOND),
+                    running);
+            List<Writer> flood = new ArrayList<>();
+            for (int file = 1; file <= FLOOD_FILES; file++) {
+                flood.add(new Writer(osd, address, credentials("flood", file, 0), running));
+            }
+            reserved.start(RESERVED_OUTSTANDING);
+            flood.forEach(writer -> writer.start(FLOOD_OUTSTANDING_PER_FILE));
             Thread.sleep(WARM_UP_MS);
-            long bytesBefore = reserved.bytesWritten.get();
+            long reservedBefore = reserved.bytesWritten.get();
+            long floodBefore = bytesWritten(flood);
             long startNanos = System.nanoTime();
             Thread.sleep(MEASURE_MS);
-            long bytes = reserved.bytesWritten.get() - bytesBefore;
+            long reservedBytes = reserved.bytesWritten.get() - reservedBefore;
+            long floodBytes = bytesWritten(flood) - floodBefore;
             double seconds = (System.nanoTime() - startNanos) / 1e9;
-            assertThat(flood.bytesWritten.get()).as("the best-effort volume was served too").isPositive();
-            assertThat(reserved.failures.get() + flood.failures.get()).as("failed writes").isZero();
-            return bytes / seconds;
+            assertThat(floodBytes).as("the best-effort volume was served too").isPositive();
+            assertThat(reserved.failures.get() + flood.stream().mapToLong(writer -> writer.failures.get()).sum())
+                    .as("failed writes").isZero();
+            return new Rates(reservedBytes / seconds, floodBytes / seconds);
         } finally {
             running.set(false);
             rpcClient.close();
@@ -87,8 +118,16 @@ class OsdFairQueueTest {
         }
     }
 
-    private FileCredentials credentials(String volume, long reservationBytesPerSecond) {
-        XCap.Builder capability = XCap.newBuilder().setFileId(volume + ":1").setVolumeId(volume)
+    private static long bytesWritten(List<Writer> writers) {
+        return writers.stream().mapToLong(writer -> writer.bytesWritten.get()).sum();
+    }
+
+    private static double mebibytes(double bytes) {
+        return bytes / (1 << 20);
+    }
+
+    private FileCredentials credentials(String volume, int file, long reservationBytesPerSecond) {
+        XCap.Builder capability = XCap.newBuilder().setFileId(volume + ":" + file).setVolumeId(volume)
                 .setAccessMode(AccessMode.ACCESS_MODE_READ_WRITE).setExpiresMs(System.currentTimeMillis() + 600_000);
         if (reservationBytesPerSecond > 0) {
             capability.setQosShare(QosShare.newBuilder().setType(QosType.SEQUENTIAL)
@@ -100,10 +139,10 @@ class OsdFairQueueTest {
                 .build();
     }
 
-    /** Keeps a fixed number of writes outstanding: each completion sends the next (a closed loop). */
+    /** Keeps a fixed number of writes to one file outstanding: each completion sends the next (a closed loop). */
     private static final class Writer {
         private final OsdServiceClient osd;
-        private final java.net.InetSocketAddress address;
+        private final InetSocketAddress address;
         private final FileCredentials credentials;
         private final AtomicBoolean running;
         private final AtomicLong objectNumber = new AtomicLong();
@@ -111,8 +150,7 @@ class OsdFairQueueTest {
         final AtomicLong failures = new AtomicLong();
         private final byte[] data = new byte[WRITE_BYTES];
 
-        Writer(OsdServiceClient osd, java.net.InetSocketAddress address, FileCredentials credentials,
-                AtomicBoolean running) {
+        Writer(OsdServiceClient osd, InetSocketAddress address, FileCredentials credentials, AtomicBoolean running) {
             this.osd = osd;
             this.address = address;
             this.credentials = credentials;
@@ -130,8 +168,8 @@ class OsdFairQueueTest {
                 return;
             }
             WriteRequest request = WriteRequest.newBuilder().setCredentials(credentials)
-                    .setFileId(credentials.getXcap().getFileId()).setObjectNumber(objectNumber.getAndIncrement() % 64)
-                    .setOffset(0).build();
+                    .setFileId(credentials.getXcap().getFileId())
+                    .setObjectNumber(objectNumber.getAndIncrement() % OBJECTS_PER_FILE).setOffset(0).build();
             osd.write(address, USER, request, Unpooled.wrappedBuffer(data)).whenComplete((response, error) -> {
                 if (error == null) {
                     bytesWritten.addAndGet(WRITE_BYTES);
