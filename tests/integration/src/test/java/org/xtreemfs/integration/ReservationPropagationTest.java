@@ -17,12 +17,12 @@ import org.xtreemfs.client.Volume;
 import org.xtreemfs.client.tools.MkfsMain;
 import org.xtreemfs.client.tools.XtfsutilMain;
 import org.xtreemfs.foundation.qos.QosWire;
-import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.mrc.OsdQosState;
 import org.xtreemfs.interfaces.mrc.QosPlacement;
 import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.Units;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * Reservation propagation on real servers: the signed XCaps a Java client holds, and sends with every OSD
@@ -72,14 +72,14 @@ class ReservationPropagationTest {
         assertThat(made.exitCode()).as(made.err()).isZero();
     }
 
-    private static Optional<OsdShare> placedShare(Volume volume) throws Exception {
+    private static Optional<VolumeShare> placedShare(Volume volume) throws Exception {
         QosPlacement placement = volume.fileLayout("/").getPlacement();
         assertThat(placement.getOsdUuidsCount()).isPositive();
-        return Optional.of(new OsdShare(ReservationType.SEQUENTIAL, placement.getShareThroughputBytesPerSecond(),
+        return Optional.of(new VolumeShare(ReservationType.SEQUENTIAL, placement.getShareThroughputBytesPerSecond(),
                 0));
     }
 
-    private static Optional<OsdShare> heldShare(FileHandle file) {
+    private static Optional<VolumeShare> heldShare(FileHandle file) {
         XCap capability = file.credentials().getXcap();
         return QosWire.share(capability);
     }
@@ -115,7 +115,7 @@ class ReservationPropagationTest {
         Volume volume = client.openVolume("live");
         try (FileHandle file = volume.open("/f", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644)) {
             file.write(0, new byte[] {1});
-            Optional<OsdShare> before = heldShare(file);
+            Optional<VolumeShare> before = heldShare(file);
             assertThat(before).isEqualTo(placedShare(volume));
 
             ToolRun changed = ToolRun.of(new XtfsutilMain(), "--set-reservation", "--throughput",
@@ -123,7 +123,7 @@ class ReservationPropagationTest {
             assertThat(changed.exitCode()).as(changed.err()).isZero();
             long changedAtMs = System.currentTimeMillis();
             volume.invalidateCache();
-            Optional<OsdShare> after = placedShare(volume);
+            Optional<VolumeShare> after = placedShare(volume);
             assertThat(after).isNotEqualTo(before);
             assertThat(after.orElseThrow().throughputBytesPerSecond()).isEqualTo(oneStream / 4);
             // The XCap issued before the change is signed with the old share; nothing rewrites it in place.
