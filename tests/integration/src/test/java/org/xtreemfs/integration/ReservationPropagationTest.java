@@ -41,7 +41,10 @@ class ReservationPropagationTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = TestCluster.start(List.of(Map.of("osd.usage.type", "sequential", "osd.device.class", "hdd"),
+        // The sequential OSD is an SSD: both tests place a sequential volume on it (in either order), and the
+        // hdd7200 profile admits at two streams only its 6.4 MiB/s floor, less than the two volumes reserve;
+        // the SSD profile's running minimum stays at its one-stream figure.
+        cluster = TestCluster.start(List.of(Map.of("osd.usage.type", "sequential", "osd.device.class", "ssd"),
                 Map.of("osd.usage.type", "best_effort", "osd.device.class", "ssd")),
                 Map.of("mrc.capability.timeoutMs", Long.toString(CAPABILITY_TIMEOUT_MS)));
         client = cluster.client();
