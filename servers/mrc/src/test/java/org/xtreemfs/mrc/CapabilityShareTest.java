@@ -11,7 +11,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.xtreemfs.foundation.qos.QosWire;
-import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.stubs.MrcServiceClient;
@@ -32,6 +31,7 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.ReservationType;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * The reservation share in capabilities, through a real MRC: every XCap the MRC signs for a file of a
@@ -110,12 +110,12 @@ class CapabilityShareTest {
         QosPlacement placement = placement("seq");
         assertThat(placement.getShareThroughputBytesPerSecond()).isPositive();
         XCap capability = open("seq", "/f");
-        assertThat(QosWire.share(capability)).contains(new OsdShare(ReservationType.SEQUENTIAL,
+        assertThat(QosWire.share(capability)).contains(new VolumeShare(ReservationType.SEQUENTIAL,
                 placement.getShareThroughputBytesPerSecond(), 0));
 
         createVolume("rnd", QosReservation.newBuilder().setType(QosType.RANDOM).setCapacityBytes(1L << 30)
                 .setIops(500).build());
-        assertThat(QosWire.share(open("rnd", "/f"))).contains(new OsdShare(ReservationType.RANDOM, 0,
+        assertThat(QosWire.share(open("rnd", "/f"))).contains(new VolumeShare(ReservationType.RANDOM, 0,
                 placement("rnd").getShareIops()));
     }
 
@@ -142,7 +142,7 @@ class CapabilityShareTest {
                 .setVolumeName("seq").setReservation(sequential(40)).build()));
         long newShare = placement("seq").getShareThroughputBytesPerSecond();
         assertThat(newShare).isGreaterThan(oldShare);
-        Optional<OsdShare> expected = Optional.of(new OsdShare(ReservationType.SEQUENTIAL, newShare, 0));
+        Optional<VolumeShare> expected = Optional.of(new VolumeShare(ReservationType.SEQUENTIAL, newShare, 0));
 
         XCapRequest request = XCapRequest.newBuilder().setXcap(before).build();
         XCap renewed = RpcClient.await(client.renewCapability(address, ALICE, request)).getXcap();

@@ -19,12 +19,12 @@ import org.xtreemfs.client.tools.MkfsMain;
 import org.xtreemfs.client.tools.RmfsMain;
 import org.xtreemfs.client.tools.XtfsutilMain;
 import org.xtreemfs.foundation.qos.QosWire;
-import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.mrc.OsdQosState;
 import org.xtreemfs.interfaces.mrc.QosPlacement;
 import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.Units;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * Reservation propagation on real servers: the signed XCaps a Java client holds, and sends with every OSD
@@ -45,7 +45,10 @@ class ReservationPropagationTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = TestCluster.start(List.of(Map.of("osd.usage.type", "sequential", "osd.device.class", "hdd"),
+        // The sequential OSD is an SSD: both tests place a sequential volume on it (in either order), and the
+        // hdd7200 profile admits at two streams only its 6.4 MiB/s floor, less than the two volumes reserve;
+        // the SSD profile's running minimum stays at its one-stream figure.
+        cluster = TestCluster.start(List.of(Map.of("osd.usage.type", "sequential", "osd.device.class", "ssd"),
                 Map.of("osd.usage.type", "best_effort", "osd.device.class", "ssd")),
                 Map.of("mrc.capability.timeoutMs", Long.toString(CAPABILITY_TIMEOUT_MS)));
         client = cluster.client();
@@ -87,14 +90,14 @@ class ReservationPropagationTest {
         volumes.add(volume);
     }
 
-    private static Optional<OsdShare> placedShare(Volume volume) throws Exception {
+    private static Optional<VolumeShare> placedShare(Volume volume) throws Exception {
         QosPlacement placement = volume.fileLayout("/").getPlacement();
         assertThat(placement.getOsdUuidsCount()).isPositive();
-        return Optional.of(new OsdShare(ReservationType.SEQUENTIAL, placement.getShareThroughputBytesPerSecond(),
+        return Optional.of(new VolumeShare(ReservationType.SEQUENTIAL, placement.getShareThroughputBytesPerSecond(),
                 0));
     }
 
-    private static Optional<OsdShare> heldShare(FileHandle file) {
+    private static Optional<VolumeShare> heldShare(FileHandle file) {
         XCap capability = file.credentials().getXcap();
         return QosWire.share(capability);
     }
@@ -130,7 +133,7 @@ class ReservationPropagationTest {
         Volume volume = client.openVolume("live");
         try (FileHandle file = volume.open("/f", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644)) {
             file.write(0, new byte[] {1});
-            Optional<OsdShare> before = heldShare(file);
+            Optional<VolumeShare> before = heldShare(file);
             assertThat(before).isEqualTo(placedShare(volume));
 
             ToolRun changed = ToolRun.of(new XtfsutilMain(), "--set-reservation", "--throughput",
@@ -138,7 +141,7 @@ class ReservationPropagationTest {
             assertThat(changed.exitCode()).as(changed.err()).isZero();
             long changedAtMs = System.currentTimeMillis();
             volume.invalidateCache();
-            Optional<OsdShare> after = placedShare(volume);
+            Optional<VolumeShare> after = placedShare(volume);
             assertThat(after).isNotEqualTo(before);
             assertThat(after.orElseThrow().throughputBytesPerSecond()).isEqualTo(oneStream / 4);
             // The XCap issued before the change is signed with the old share; nothing rewrites it in place.

@@ -4,10 +4,10 @@ import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Optional;
 import org.xtreemfs.qos.device.IoKind;
+import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
 import org.xtreemfs.qos.wfq.QueueingPolicy;
-import org.xtreemfs.qos.wfq.VolumeShare;
 
 /** The QoS stage of a simulated OSD: plain FIFO (what an OSD without QoS does) or the OSD's fair policy. */
 sealed interface OsdQueue {

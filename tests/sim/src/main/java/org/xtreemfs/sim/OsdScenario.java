@@ -10,6 +10,7 @@ import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.device.IoRequest;
+import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.routing.AccessPattern;
 import org.xtreemfs.qos.wfq.CostRule;
 import org.xtreemfs.qos.wfq.FairPolicy;
@@ -18,7 +19,6 @@ import org.xtreemfs.qos.wfq.FlowRule;
 import org.xtreemfs.qos.wfq.FlowClass;
 import org.xtreemfs.qos.wfq.FlowSpec;
 import org.xtreemfs.qos.wfq.QueueBounds;
-import org.xtreemfs.qos.wfq.VolumeShare;
 
 /**
  * {@code kind=osd}: tenants with reservations on one OSD, run once per queue variant (fifo, fair). Invariant:

@@ -1,30 +1,26 @@
 package org.xtreemfs.foundation.qos;
 
 import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosShare;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.qos.model.DeviceClass;
-import org.xtreemfs.qos.model.Dimension;
 import org.xtreemfs.qos.model.InvalidQosValueException;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ReservationType;
-import org.xtreemfs.qos.model.ResourceVector;
 import org.xtreemfs.qos.model.ThroughputCurve;
-import org.xtreemfs.qos.scheduler.Placement;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * Converts reservations, OSD usage types, device classes and OSD profiles between protobuf and qos.model.
  * Decoding validates through the model's constructors, so a wire value the model refuses raises the
  * model's {@link InvalidQosValueException}, whose message names the field and the value. The same holds for
- * the reservation share an XCap carries ({@link OsdShare}): this class is its only codec, used by the MRC to
- * fill capabilities and by the OSD to read them. Enum constants map
+ * the reservation share an XCap carries ({@link VolumeShare}, which holds the share's rules): this class is its
+ * only codec, used by the MRC to fill capabilities and by the OSD to read them. Enum constants map
  * by name (the wire prefixes OSD usage types with {@code OSD_}); a test checks that every constant of each
  * side has its counterpart.
  */
@@ -121,42 +117,8 @@ public final class QosWire {
         return wire;
     }
 
-    /**
-     * One OSD's share of a volume's reservation, as the signed XCap carries it to every OSD of the stripe
-     * (all stripe OSDs hold the same share, {@link Placement#sharePerOsd()}). Capacity is not carried: the
-     * OSD schedules I/O, it does not book space.
-     * Invariant: throughput &gt; 0 exactly for SEQUENTIAL, IOPS &gt; 0 exactly for RANDOM; COLD and BEST_EFFORT
-     * carry the type only.
-     */
-    public record OsdShare(ReservationType type, long throughputBytesPerSecond, long iops) {
-        public OsdShare {
-            Objects.requireNonNull(type, "type");
-            checkRate(type, Dimension.THROUGHPUT, throughputBytesPerSecond);
-            checkRate(type, Dimension.IOPS, iops);
-        }
-
-        /** The share of one stripe OSD of an admitted placement. */
-        public static OsdShare of(Placement placement) {
-            ReservationType type = placement.reservation().type();
-            ResourceVector perOsd = placement.sharePerOsd();
-            List<Dimension> dimensions = type.dimensions();
-            return new OsdShare(type,
-                    dimensions.contains(Dimension.THROUGHPUT) ? perOsd.throughputBytesPerSecond() : 0,
-                    dimensions.contains(Dimension.IOPS) ? perOsd.iops() : 0);
-        }
-
-        private static void checkRate(ReservationType type, Dimension dimension, long value) {
-            boolean required = type.dimensions().contains(dimension);
-            if (value < 0 || (required && value == 0) || (!required && value != 0)) {
-                throw new InvalidQosValueException("qos_share." + dimension.fieldName(), dimension.format(value),
-                        required ? "must be positive in a " + type + " share"
-                                : "must be 0 in a " + type + " share");
-            }
-        }
-    }
-
     /** The wire form of a share, for {@link XCap.Builder#setQosShare}. */
-    public static QosShare toWire(OsdShare share) {
+    public static QosShare toWire(VolumeShare share) {
         return QosShare.newBuilder().setType(toWire(share.type()))
                 .setThroughputBytesPerSecond(share.throughputBytesPerSecond()).setIops(share.iops()).build();
     }
@@ -164,14 +126,16 @@ public final class QosWire {
     /**
      * The share a capability carries; empty when the XCap has none (the volume has no reservation, or the
      * XCap was issued by an MRC that does not fill the field), which the OSD serves as best-effort. A share
-     * with an unspecified type but rates, or rates that do not match its type, is refused naming the value.
+     * with an unspecified or unknown type but rates, or rates that do not match its type ({@link VolumeShare}'s
+     * rules), raises {@link InvalidQosValueException} naming {@code qos_share.<field>} and the value; the caller
+     * decides what that means (the OSD serves the volume as best-effort).
      */
-    public static Optional<OsdShare> share(XCap capability) {
+    public static Optional<VolumeShare> share(XCap capability) {
         return capability.hasQosShare() ? share(capability.getQosShare()) : Optional.empty();
     }
 
     /** As {@link #share(XCap)}; a message whose type is unspecified and carries no rates means "no share". */
-    public static Optional<OsdShare> share(QosShare wire) {
+    public static Optional<VolumeShare> share(QosShare wire) {
         if (wire.getType() == QosType.QOS_TYPE_UNSPECIFIED && wire.getThroughputBytesPerSecond() == 0
                 && wire.getIops() == 0) {
             return Optional.empty();
@@ -180,9 +144,9 @@ public final class QosWire {
         try {
             type = reservationType(wire.getType());
         } catch (InvalidQosValueException unknownType) {
-            throw new InvalidQosValueException("qos_share.type", wire.getType().name(),
+            throw new InvalidQosValueException(VolumeShare.FIELD_PREFIX + "type", wire.getType().name(),
                     "is not a reservation type; use one of " + Arrays.toString(ReservationType.values()));
         }
-        return Optional.of(new OsdShare(type, wire.getThroughputBytesPerSecond(), wire.getIops()));
+        return Optional.of(new VolumeShare(type, wire.getThroughputBytesPerSecond(), wire.getIops()));
     }
 }

@@ -10,7 +10,6 @@ import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosShare;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.XCap;
-import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.InvalidQosValueException;
 import org.xtreemfs.qos.model.OsdProfile;
@@ -19,9 +18,15 @@ import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.ThroughputCurve;
+import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.scheduler.Placement;
 
 class QosWireTest {
+
+    /** The share the MRC puts into the XCaps of a placed volume (as ReservationLedger.share does). */
+    private static VolumeShare shareOf(Placement placement) {
+        return VolumeShare.of(placement.reservation().type(), placement.sharePerOsd());
+    }
 
     // Exact units survive the wire: a throughput that is no whole number of MiB/s comes back to the byte.
     @Test
@@ -97,8 +102,8 @@ class QosWireTest {
     void sequentialShareIsThePlacementsPerOsdThroughput() {
         Placement placement = new Placement("v1", Reservation.sequential(3L << 30, 100_000_001L),
                 List.of("osd-a", "osd-b", "osd-c"));
-        OsdShare share = OsdShare.of(placement);
-        assertThat(share).isEqualTo(new OsdShare(ReservationType.SEQUENTIAL, 33_333_334L, 0));
+        VolumeShare share = shareOf(placement);
+        assertThat(share).isEqualTo(new VolumeShare(ReservationType.SEQUENTIAL, 33_333_334L, 0));
         assertThat(share.throughputBytesPerSecond()).isEqualTo(placement.sharePerOsd().throughputBytesPerSecond());
         QosShare wire = QosWire.toWire(share);
         assertThat(wire.getType()).isEqualTo(QosType.SEQUENTIAL);
@@ -109,8 +114,8 @@ class QosWireTest {
 
     @Test
     void randomShareIsThePlacementsPerOsdIops() {
-        OsdShare share = OsdShare.of(new Placement("v2", Reservation.random(1L << 30, 2001), List.of("a", "b")));
-        assertThat(share).isEqualTo(new OsdShare(ReservationType.RANDOM, 0, 1001));
+        VolumeShare share = shareOf(new Placement("v2", Reservation.random(1L << 30, 2001), List.of("a", "b")));
+        assertThat(share).isEqualTo(new VolumeShare(ReservationType.RANDOM, 0, 1001));
         assertThat(QosWire.share(QosWire.toWire(share))).contains(share);
     }
 
@@ -118,8 +123,8 @@ class QosWireTest {
     @Test
     void coldAndBestEffortSharesCarryTheTypeOnly() {
         for (Reservation reservation : List.of(Reservation.cold(1L << 40), Reservation.bestEffort(1L << 40))) {
-            OsdShare share = OsdShare.of(new Placement("v3", reservation, List.of("a")));
-            assertThat(share).isEqualTo(new OsdShare(reservation.type(), 0, 0));
+            VolumeShare share = shareOf(new Placement("v3", reservation, List.of("a")));
+            assertThat(share).isEqualTo(new VolumeShare(reservation.type(), 0, 0));
             QosShare wire = QosWire.toWire(share);
             assertThat(wire.getThroughputBytesPerSecond()).isZero();
             assertThat(wire.getIops()).isZero();

@@ -23,6 +23,7 @@ import org.xtreemfs.interfaces.mrc.QosStatus;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.ResourceVector;
+import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.scheduler.Admission;
 import org.xtreemfs.qos.scheduler.ClusterState;
 import org.xtreemfs.qos.scheduler.FreeResources;
@@ -200,8 +201,9 @@ public final class ReservationLedger {
      * for a volume without reservation. Read on the metadata thread (in apply), so a capability issued after
      * a committed change carries the new share.
      */
-    public Optional<QosWire.OsdShare> share(String volumeId) {
-        return state.placement(volumeId).map(QosWire.OsdShare::of);
+    public Optional<VolumeShare> share(String volumeId) {
+        return state.placement(volumeId)
+                .map(placement -> VolumeShare.of(placement.reservation().type(), placement.sharePerOsd()));
     }
 
     /** The stripe OSDs of a volume's placement, empty for a volume without reservation. */

@@ -1,16 +1,16 @@
 package org.xtreemfs.mrc.capability;
 
-import org.xtreemfs.foundation.capability.XCapSigner;
 import java.util.Optional;
+import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.qos.QosWire;
-import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.mrc.metadata.FileIds;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * Issues, verifies and renews XCaps. A capability is valid while its HMAC matches its fields and the
@@ -36,7 +36,7 @@ public final class CapabilityIssuer {
     }
 
     public XCap issue(String volumeId, long inode, AccessMode accessMode, int truncateEpoch, String clientIdentity,
-            Optional<OsdShare> share) {
+            Optional<VolumeShare> share) {
         return signer.sign(withShare(XCap.newBuilder(), share)
                 .setFileId(FileIds.fileId(volumeId, inode))
                 .setVolumeId(volumeId)
@@ -82,18 +82,18 @@ public final class CapabilityIssuer {
     }
 
     /** The same capability with a new expiry and the volume's current share, signed again; the caller verified it first. */
-    public XCap renew(XCap capability, Optional<OsdShare> share) {
+    public XCap renew(XCap capability, Optional<VolumeShare> share) {
         return signer.sign(withShare(capability.toBuilder(), share)
                 .setExpiresMs(clock.wallClockMillis() + timeoutMs).build());
     }
 
     /** The same capability under a new truncate epoch, with a fresh expiry and the volume's current share. */
-    public XCap withTruncateEpoch(XCap capability, int truncateEpoch, Optional<OsdShare> share) {
+    public XCap withTruncateEpoch(XCap capability, int truncateEpoch, Optional<VolumeShare> share) {
         return signer.sign(withShare(capability.toBuilder(), share).setTruncateEpoch(truncateEpoch)
                 .setExpiresMs(clock.wallClockMillis() + timeoutMs).build());
     }
 
-    private static XCap.Builder withShare(XCap.Builder capability, Optional<OsdShare> share) {
+    private static XCap.Builder withShare(XCap.Builder capability, Optional<VolumeShare> share) {
         return share.isPresent() ? capability.setQosShare(QosWire.toWire(share.get())) : capability.clearQosShare();
     }
 }

@@ -3,7 +3,6 @@ package org.xtreemfs.mrc.ops;
 import com.google.protobuf.MessageLite;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.mrc.XCapRequest;
@@ -13,6 +12,7 @@ import org.xtreemfs.mrc.metadata.InodeRecord;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 import org.xtreemfs.mrc.metadata.Transaction;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * MRC_FTRUNCATE: first step of truncating an open file. Needs a write XCap (verified in prepare); apply
@@ -24,7 +24,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
  */
 public final class FtruncateOp extends MetadataOp<XCapRequest, FtruncateOp.Truncation> {
     /** The verified capability, the epoch apply issued for it and the volume's current reservation share. */
-    public record Truncation(XCapRequest request, int truncateEpoch, Optional<OsdShare> share) {}
+    public record Truncation(XCapRequest request, int truncateEpoch, Optional<VolumeShare> share) {}
 
     public FtruncateOp(OpServices services) {
         super(services, "MRC_FTRUNCATE", XCapRequest.parser());

@@ -1,9 +1,9 @@
 package org.xtreemfs.mrc.ops;
 
 import java.util.Optional;
-import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.mrc.metadata.InodeRecord;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * What an open's apply step hands to its answer, which issues the capability: the file's record after
@@ -12,4 +12,4 @@ import org.xtreemfs.mrc.metadata.InodeRecord;
  * {@code credentialsNeeded} is false for directories and special files, which have no objects on OSDs.
  */
 public record OpenResult(String volumeId, InodeRecord record, AccessMode accessMode, boolean credentialsNeeded,
-        Optional<OsdShare> share) {}
+        Optional<VolumeShare> share) {}

@@ -5,15 +5,15 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.xtreemfs.foundation.qos.QosWire;
-import org.xtreemfs.foundation.qos.QosWire.OsdShare;
 import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.ManualClock;
+import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.qos.model.ReservationType;
+import org.xtreemfs.qos.model.VolumeShare;
 
 class CapabilityIssuerTest {
     private final ManualClock clock = new ManualClock();
@@ -65,8 +65,8 @@ class CapabilityIssuerTest {
     void everySignedCapabilityCarriesTheShareItIsGivenNotTheOldOne() throws Exception {
         // Issue, renew and truncate each put the caller's current share into the signed cap: a grown share
         // replaces the old one, an absent share (reservation gone) clears it, and tampering with it is caught.
-        OsdShare before = new OsdShare(ReservationType.SEQUENTIAL, 50L << 20, 0);
-        OsdShare after = new OsdShare(ReservationType.SEQUENTIAL, 100L << 20, 0);
+        VolumeShare before = new VolumeShare(ReservationType.SEQUENTIAL, 50L << 20, 0);
+        VolumeShare after = new VolumeShare(ReservationType.SEQUENTIAL, 100L << 20, 0);
         XCap capability = issuer.issue("vol-id", 7, AccessMode.ACCESS_MODE_READ_WRITE, 2, "client",
                 Optional.of(before));
         assertThat(QosWire.share(capability)).contains(before);

@@ -14,14 +14,13 @@ import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.interfaces.common.FileCredentials;
-import org.xtreemfs.interfaces.common.QosShare;
-import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.StripeLayout;
-import org.xtreemfs.qos.wfq.VolumeShare;
+import org.xtreemfs.qos.model.InvalidQosValueException;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * First stage after the network: checks each request's capability (signature, expiry against the clock,
@@ -152,20 +151,19 @@ public final class PreprocessingStage implements AutoCloseable {
     }
 
     /**
-     * The volume's share of this OSD as the (verified) capability carries it; best-effort when it carries none,
-     * an unspecified or unknown type, or a figure beyond a signed long (no real device delivers 2^63 per
-     * second, so such a value can only be a mistake, and the volume is then served, not refused).
+     * The volume's share of this OSD as the (verified) capability carries it, decoded by the one codec
+     * ({@link QosWire#share(XCap)}); best-effort when it carries none. A malformed share (an unspecified or
+     * unknown type with rates, rates that do not fit the type, a figure beyond a signed long) is also served
+     * best-effort, not refused: the capability is signed, so such a share can only be a mistake of the MRC
+     * (or of a newer one), and the request it comes with is authorized; refusing it would make a QoS fault a
+     * data-path outage, and no real device delivers what a wrong figure would reserve.
      */
     static VolumeShare share(XCap capability) {
-        if (!capability.hasQosShare()) {
+        try {
+            return QosWire.share(capability).orElse(VolumeShare.BEST_EFFORT);
+        } catch (InvalidQosValueException malformed) {
             return VolumeShare.BEST_EFFORT;
         }
-        QosShare wire = capability.getQosShare();
-        if (wire.getType() == QosType.QOS_TYPE_UNSPECIFIED || wire.getType() == QosType.UNRECOGNIZED) {
-            return VolumeShare.BEST_EFFORT;
-        }
-        return new VolumeShare(QosWire.reservationType(wire.getType()), wire.getThroughputBytesPerSecond(),
-                wire.getIops());
     }
 
     /** This OSD's view of the file's striping: object size, width and its own position. */

@@ -1,7 +1,7 @@
 package org.xtreemfs.osd.stages;
 
 import org.xtreemfs.osd.storage.StripeLayout;
-import org.xtreemfs.qos.wfq.VolumeShare;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /** What the storage stage executes, in order per file id: client requests and garbage collection. */
 public sealed interface StorageWork {

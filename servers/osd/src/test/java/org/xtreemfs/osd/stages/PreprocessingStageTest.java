@@ -18,7 +18,7 @@ import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.StripeLayout;
-import org.xtreemfs.qos.wfq.VolumeShare;
+import org.xtreemfs.qos.model.VolumeShare;
 
 class PreprocessingStageTest {
     private static final String SECRET = "unit-test-secret";
@@ -83,6 +83,25 @@ class PreprocessingStageTest {
                 .setIops(5)).build());
         assertThat(authorize(read(credentials(unspecified, "osd-2"), FILE)).share())
                 .isEqualTo(VolumeShare.BEST_EFFORT);
+    }
+
+    @Test
+    void aMalformedShareIsServedBestEffortAndTheRequestStillAuthorized() throws RpcException {
+        // Proves a signed but malformed share (the codec refuses it) neither fails the request nor reserves.
+        XCap base = capability(FILE, AccessMode.ACCESS_MODE_READ, NOW_MS + 1);
+        for (QosShare malformed : java.util.List.of(
+                QosShare.newBuilder().setType(QosType.SEQUENTIAL).build(),
+                QosShare.newBuilder().setType(QosType.RANDOM).setIops(-1L).build(),
+                QosShare.newBuilder().setType(QosType.SEQUENTIAL).setThroughputBytesPerSecond(1 << 20).setIops(5)
+                        .build(),
+                QosShare.newBuilder().setType(QosType.COLD).setIops(5).build(),
+                QosShare.newBuilder().setTypeValue(99).setIops(5).build())) {
+            XCap capability = signer.sign(base.toBuilder().clearSignature().setQosShare(malformed).build());
+            AuthorizedRequest authorized = authorize(read(credentials(capability, "osd-1", "osd-2"), FILE));
+            assertThat(authorized.share()).as("share %s", malformed).isEqualTo(VolumeShare.BEST_EFFORT);
+            assertThat(authorized.volumeId()).isEqualTo("vol-a");
+            assertThat(authorized.layout()).isEqualTo(new StripeLayout(65536, 2, 1));
+        }
     }
 
     @Test

@@ -18,6 +18,7 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.StripeLayout;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.wfq.FairPolicy;
 import org.xtreemfs.qos.wfq.FifoPolicy;
 import org.xtreemfs.qos.wfq.FlowRule;
@@ -25,7 +26,6 @@ import org.xtreemfs.qos.wfq.FlowSpec;
 import org.xtreemfs.qos.wfq.QueueBounds;
 import org.xtreemfs.qos.wfq.QueueingPolicy;
 import org.xtreemfs.qos.wfq.ShareRule;
-import org.xtreemfs.qos.wfq.VolumeShare;
 
 /** The QoS stage with a ManualClock and hand-run wake-ups: nothing here depends on real time. */
 class QosStageTest {

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * The fair policy: one {@link FairQueue} flow per volume, specified and charged by a {@link FlowRule} (on an OSD, its

@@ -3,6 +3,7 @@ package org.xtreemfs.qos.wfq;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * Arrival order, whatever the volume and cost: the baseline the fair policy is compared with. Never answers

@@ -1,5 +1,7 @@
 package org.xtreemfs.qos.wfq;
 
+import org.xtreemfs.qos.model.VolumeShare;
+
 /**
  * How a {@link FairPolicy} turns a volume's share into a flow and a request into a cost. The OSD uses
  * {@link ShareRule}, which looks only at the share; the simulator's rule looks the volume up in its scenario

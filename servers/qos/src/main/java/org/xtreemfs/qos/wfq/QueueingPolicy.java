@@ -1,6 +1,7 @@
 package org.xtreemfs.qos.wfq;
 
 import java.util.List;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * The order in which an OSD's QoS stage releases waiting requests to the device; the OSD and the simulator run

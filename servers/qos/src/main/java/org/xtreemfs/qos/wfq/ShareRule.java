@@ -3,6 +3,7 @@ package org.xtreemfs.qos.wfq;
 import java.util.Objects;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * The one rule mapping a volume's share of an OSD (from its capability) and the OSD's usage type to a flow of
@@ -18,11 +19,12 @@ import org.xtreemfs.qos.model.OsdUsageType;
  * </ul>
  * Flows: a SEQUENTIAL share on a SEQUENTIAL OSD reserves its throughput in bytes/s, a RANDOM share on a RANDOM
  * OSD its IOPS; a COLD volume is a cold flow on any OSD (served only when nothing else is eligible); everything
- * else — best-effort volumes, volumes without a share (unknown to this OSD), a share of the other type or of
- * zero (placement never puts one there; the OSD cannot honour a reservation in another unit) — is a
- * best-effort flow, never refused. All flows have weight {@link #WEIGHT}: what the reservations leave is shared
- * equally, and a reserved flow competes for it like a best-effort one on top of its reservation. No limits:
- * the capability carries none (a {@link FlowRule} of its own may add them).
+ * else — best-effort volumes, volumes without a share (unknown to this OSD), a share of the other type
+ * (placement never puts one there; the OSD cannot honour a reservation in another unit) — is a best-effort
+ * flow, never refused. A reserved share always has a positive rate ({@link VolumeShare}'s invariant). All
+ * flows have weight {@link #WEIGHT}: what the reservations leave is shared equally, and a reserved flow
+ * competes for it like a best-effort one on top of its reservation. No limits: the capability carries none
+ * (a {@link FlowRule} of its own may add them).
  */
 public record ShareRule(OsdUsageType usageType, CostRule costRule) implements FlowRule {
     public static final long WEIGHT = 1;
@@ -53,9 +55,9 @@ public record ShareRule(OsdUsageType usageType, CostRule costRule) implements Fl
 
     public FlowSpec flowSpec(VolumeShare share) {
         return switch (share.type()) {
-            case SEQUENTIAL -> usageType == OsdUsageType.SEQUENTIAL && share.throughputBytesPerSecond() > 0
+            case SEQUENTIAL -> usageType == OsdUsageType.SEQUENTIAL
                     ? FlowSpec.reserved(share.throughputBytesPerSecond(), WEIGHT) : FlowSpec.bestEffort(WEIGHT);
-            case RANDOM -> usageType == OsdUsageType.RANDOM && share.iops() > 0
+            case RANDOM -> usageType == OsdUsageType.RANDOM
                     ? FlowSpec.reserved(share.iops(), WEIGHT) : FlowSpec.bestEffort(WEIGHT);
             case COLD -> FlowSpec.cold(WEIGHT);
             case BEST_EFFORT -> FlowSpec.bestEffort(WEIGHT);

@@ -1,15 +1,18 @@
 package org.xtreemfs.qos.wfq;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.qos.model.InvalidQosValueException;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.model.VolumeShare;
 
 class QueueingPolicyTest {
     private static final long SECOND_NANOS = 1_000_000_000L;
@@ -26,7 +29,8 @@ class QueueingPolicyTest {
         assertThat(sequential.flowSpec(VolumeShare.random(120))).isEqualTo(FlowSpec.bestEffort(1));
         assertThat(random.flowSpec(VolumeShare.sequential(50_000_000))).isEqualTo(FlowSpec.bestEffort(1));
         assertThat(bestEffort.flowSpec(VolumeShare.sequential(50_000_000))).isEqualTo(FlowSpec.bestEffort(1));
-        assertThat(sequential.flowSpec(VolumeShare.sequential(0))).isEqualTo(FlowSpec.bestEffort(1));
+        // A reserved share of zero, once served as best-effort here, can no longer exist: the share refuses it.
+        assertThatThrownBy(() -> VolumeShare.sequential(0)).isInstanceOf(InvalidQosValueException.class);
         assertThat(sequential.flowSpec(VolumeShare.BEST_EFFORT)).isEqualTo(FlowSpec.bestEffort(1));
         assertThat(random.flowSpec(VolumeShare.cold())).isEqualTo(FlowSpec.cold(1));
         assertThat(sequential.flowSpec(VolumeShare.cold())).isEqualTo(FlowSpec.cold(1));
