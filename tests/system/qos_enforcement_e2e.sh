@@ -19,13 +19,9 @@ warm_up_seconds=5
 measure_seconds=15
 # Attainment (percent of the reservation) the fair queue must reach and FIFO must miss.
 threshold_percent=90
-# Requests the OSD's QoS stage releases to storage at once. With the default (16), one request per storage
-# thread holding work (here up to 5 files, so 5) reaches the emulated disk, which serves its accesses in
-# arrival order, about 16-30 ms each: the fair queue then only picks which request joins that queue, and
-# gentle waits behind flood's requests in it. Measured with this workload and the default: fair 67 % and
-# FIFO 57 % of gentle's reservation (the test fails). With 2 the fair queue's order is the disk's order,
-# which is what a small osd.qos.inFlightMax is for (etc/osdconfig.properties).
-in_flight_max=2
+# The OSD runs with its default osd.qos.inFlightMax, which is 2 on an emulated HDD (OsdConfig.qosInFlightMax):
+# with 16 released at once the emulated disk serves them in arrival order and gentle waits behind flood's
+# requests there (measured with this workload: fair 67 % and FIFO 57 % of the reservation, the test fails).
 
 # osd_status_port: the status page port of seq0 (the cluster is started with --status-ports).
 osd_status_port() { sed -n 's/^server\.seq0\.setting\.osd\.status\.port=//p' "$state/cluster.properties"; }
@@ -35,7 +31,7 @@ osd_status_port() { sed -n 's/^server\.seq0\.setting\.osd\.status\.port=//p' "$s
 run_policy() {
   local policy="$1" dir gentle_mount flood_mount flood_jobs flood_pid placed status_port
   start_typed_cluster --fresh --status-ports \
-    --osd "name=seq0,usage=sequential,device=hdd,emulation=hdd7200,osd.qos.policy=$policy,osd.qos.inFlightMax=$in_flight_max" \
+    --osd "name=seq0,usage=sequential,device=hdd,emulation=hdd7200,osd.qos.policy=$policy" \
     >/dev/null
   dir="127.0.0.1:$dir_port"
   status_port="$(osd_status_port)"

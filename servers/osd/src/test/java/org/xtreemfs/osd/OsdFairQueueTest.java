@@ -83,8 +83,9 @@ class OsdFairQueueTest {
     private Rates rates(String policy, Path folder) throws Exception {
         FakeDir dir = new FakeDir();
         OsdServer server = new OsdServer(OsdConfig.of(TestOsdConfigs.loopback(folder, dir.hostPort(), UUID, SECRET,
+                // osd.qos.inFlightMax stays at its default, which is what an emulated HDD needs (OsdConfig).
                 Map.of("osd.usage.type", "sequential", "osd.device.emulation", "hdd7200", "osd.qos.policy", policy,
-                        "osd.qos.inFlightMax", "2", "osd.heartbeat.periodMs", "60000"))), SystemClock.INSTANCE);
+                        "osd.heartbeat.periodMs", "60000"))), SystemClock.INSTANCE);
         RpcClient rpcClient = new RpcClient("osd-fair-queue-test");
         AtomicBoolean running = new AtomicBoolean(true);
         try {
