@@ -134,16 +134,40 @@ public final class VolumeAccounting {
         return untrackedEventCount;
     }
 
-    /** Every tracked volume at {@code nowNanos}, by volume id; forgets idle volumes first. */
-    public synchronized List<VolumeSnapshot> snapshot(long nowNanos) {
-        forgetIdle(nowNanos);
-        List<VolumeSnapshot> snapshots = new ArrayList<>(volumes.size());
-        for (Volume volume : volumes.values()) {
-            volume.roll(nowNanos);
-            snapshots.add(volume.snapshot());
+    /**
+     * Every tracked volume at {@code nowNanos}, by volume id; forgets idle volumes first. Under the lock (which
+     * the QoS stage waits for) only copies are taken; sorting latencies and ordering volumes happen after.
+     */
+    public List<VolumeSnapshot> snapshot(long nowNanos) {
+        List<Copy> copies;
+        synchronized (this) {
+            forgetIdle(nowNanos);
+            copies = new ArrayList<>(volumes.size());
+            for (Volume volume : volumes.values()) {
+                volume.roll(nowNanos);
+                copies.add(volume.copy());
+            }
+        }
+        List<VolumeSnapshot> snapshots = new ArrayList<>(copies.size());
+        for (Copy copy : copies) {
+            snapshots.add(copy.snapshot());
         }
         snapshots.sort(Comparator.comparing(VolumeSnapshot::volumeId));
         return snapshots;
+    }
+
+    /** A volume's figures copied under the lock, its latency samples not yet sorted. */
+    private record Copy(VolumeSnapshot withoutLatency, long[] latencyNanos) {
+        VolumeSnapshot snapshot() {
+            Arrays.sort(latencyNanos);
+            VolumeSnapshot v = withoutLatency;
+            return new VolumeSnapshot(v.volumeId(), v.reservationCostPerSecond(), v.achievedCostPerWindow(),
+                    v.achievedBytesPerWindow(), v.achievedRequestsPerWindow(), v.queueDepthRequests(),
+                    v.outstandingRequests(), percentileSeconds(latencyNanos, 0.50),
+                    percentileSeconds(latencyNanos, 0.99), latencyNanos.length, v.windowsWithDemand(),
+                    v.windowsMet(), v.attainment(), v.windowsWithDemandTotal(), v.windowsMetTotal(),
+                    v.recentAchievedCostPerWindow());
+        }
     }
 
     /** The closed windows kept for a volume, oldest first; empty for an unknown volume. */
@@ -219,6 +243,9 @@ public final class VolumeAccounting {
         final Window[] closed = new Window[windowsKept];
         int windowNext;
         int windowCount;
+        /** Of the kept windows: how many had demand, how many of those met (kept up to date on eviction). */
+        int keptWithDemand;
+        int keptMet;
         long windowsWithDemandTotal;
         long windowsMetTotal;
         // Latency samples: a ring of latencySamplesKept.
@@ -283,8 +310,18 @@ public final class VolumeAccounting {
                     windowsMetTotal++;
                 }
             }
-            closed[windowNext] = new Window(windowStartNanos, achievedCost, achievedBytes, achievedRequests,
+            Window evicted = closed[windowNext];
+            if (evicted != null && evicted.demand()) {
+                keptWithDemand--;
+                keptMet -= evicted.met() ? 1 : 0;
+            }
+            Window window = new Window(windowStartNanos, achievedCost, achievedBytes, achievedRequests,
                     hadDemand && reservationCostPerSecond > 0, met);
+            if (window.demand()) {
+                keptWithDemand++;
+                keptMet += met ? 1 : 0;
+            }
+            closed[windowNext] = window;
             windowNext = (windowNext + 1) % windowsKept;
             windowCount = Math.min(windowsKept, windowCount + 1);
             windowStartNanos = windowEndNanos;
@@ -304,31 +341,21 @@ public final class VolumeAccounting {
             return oldestFirst;
         }
 
-        VolumeSnapshot snapshot() {
-            List<Window> kept = windows();
-            Window last = kept.isEmpty() ? null : kept.get(kept.size() - 1);
-            int withDemand = 0;
-            int met = 0;
-            List<Long> recent = new ArrayList<>(kept.size());
-            for (Window window : kept) {
-                if (recent.size() == RECENT_WINDOWS_SHOWN) {
-                    recent.remove(0);
-                }
-                recent.add(window.achievedCost());
-                if (window.demand()) {
-                    withDemand++;
-                    if (window.met()) {
-                        met++;
-                    }
-                }
+        /** The figures without latency percentiles, and a copy of the latency samples to sort outside the lock. */
+        Copy copy() {
+            int shown = Math.min(RECENT_WINDOWS_SHOWN, windowCount);
+            List<Long> recent = new ArrayList<>(shown);
+            for (int i = shown; i >= 1; i--) {
+                recent.add(closed[Math.floorMod(windowNext - i, windowsKept)].achievedCost());
             }
-            long[] sorted = Arrays.copyOf(latencyNanos, latencyCount);
-            Arrays.sort(sorted);
-            return new VolumeSnapshot(volumeId, reservationCostPerSecond, last == null ? 0 : last.achievedCost(),
-                    last == null ? 0 : last.achievedBytes(), last == null ? 0 : last.achievedRequests(), queueDepth,
-                    outstandingRequests, percentileSeconds(sorted, 0.50), percentileSeconds(sorted, 0.99),
-                    latencyCount, withDemand, met, withDemand == 0 ? Double.NaN : (double) met / withDemand,
-                    windowsWithDemandTotal, windowsMetTotal, recent);
+            Window last = windowCount == 0 ? null : closed[Math.floorMod(windowNext - 1, windowsKept)];
+            VolumeSnapshot figures = new VolumeSnapshot(volumeId, reservationCostPerSecond,
+                    last == null ? 0 : last.achievedCost(), last == null ? 0 : last.achievedBytes(),
+                    last == null ? 0 : last.achievedRequests(), queueDepth, outstandingRequests, Double.NaN,
+                    Double.NaN, latencyCount, keptWithDemand, keptMet,
+                    keptWithDemand == 0 ? Double.NaN : (double) keptMet / keptWithDemand, windowsWithDemandTotal,
+                    windowsMetTotal, recent);
+            return new Copy(figures, Arrays.copyOf(latencyNanos, latencyCount));
         }
     }
 

@@ -35,11 +35,18 @@ public final class VolumeMetrics {
     }
 
     private static final double MIB = 1024.0 * 1024.0;
+    /**
+     * A scrape reads every metric's callback in turn; they share one snapshot taken at most this long ago, so a
+     * scrape costs one pass over the accounting, not one per metric, and its figures are consistent.
+     */
+    static final long SNAPSHOT_REUSE_NANOS = 100_000_000L;
 
     private final VolumeAccounting accounting;
     private final LongSupplier monotonicNanos;
     private final CostUnit costUnit;
     private final double windowSeconds;
+    private List<VolumeSnapshot> lastSnapshot;
+    private long lastSnapshotNanos;
 
     /**
      * @param monotonicNanos the time the accounting runs on (the OSD clock's monotonic time)
@@ -57,8 +64,15 @@ public final class VolumeMetrics {
         return costUnit;
     }
 
-    public List<VolumeSnapshot> snapshot() {
-        return accounting.snapshot(monotonicNanos.getAsLong());
+    /** The accounting now, or as it was up to {@link #SNAPSHOT_REUSE_NANOS} ago. */
+    public synchronized List<VolumeSnapshot> snapshot() {
+        long nowNanos = monotonicNanos.getAsLong();
+        if (lastSnapshot == null || nowNanos - lastSnapshotNanos >= SNAPSHOT_REUSE_NANOS
+                || nowNanos < lastSnapshotNanos) {
+            lastSnapshot = accounting.snapshot(nowNanos);
+            lastSnapshotNanos = nowNanos;
+        }
+        return lastSnapshot;
     }
 
     /**
