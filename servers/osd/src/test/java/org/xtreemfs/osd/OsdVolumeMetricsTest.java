@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -80,6 +81,9 @@ class OsdVolumeMetricsTest {
         // Window [0 s, 1 s) of the clock's monotonic time: 8 writes of gold (1 MiB), 3 of bronze.
         write(osd, credentials("gold", RESERVATION_BYTES_PER_SECOND), 8);
         write(osd, credentials("bronze", 0), 3);
+        // The reply reaches the client before the storage thread reports the request answered to the QoS
+        // stage: wait for the last report, so that every write is accounted in window 0.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.qos().inFlight() == 0);
         clock.advance(Duration.ofMillis(1_001));
 
         String json = get("/status.json");
