@@ -1,5 +1,6 @@
 package org.xtreemfs.osd;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,6 +29,8 @@ import org.xtreemfs.interfaces.dir.OsdAttributes;
 import org.xtreemfs.interfaces.osd.OsdInterface;
 import org.xtreemfs.interfaces.osd.OsdProcedure;
 import org.xtreemfs.osd.heartbeat.DirHeartbeat;
+import org.xtreemfs.osd.metrics.VolumeAccounting;
+import org.xtreemfs.osd.metrics.VolumeMetrics;
 import org.xtreemfs.osd.ops.FsyncOp;
 import org.xtreemfs.osd.locks.LockManager;
 import org.xtreemfs.osd.ops.GetFileSizeOp;
@@ -54,6 +57,7 @@ import org.xtreemfs.osd.storage.ObjectStore;
 import org.xtreemfs.osd.storage.OsdUuidFile;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdProfiles;
+import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.wfq.FairPolicy;
 import org.xtreemfs.qos.wfq.FifoPolicy;
 import org.xtreemfs.qos.wfq.QueueBounds;
@@ -71,6 +75,11 @@ public final class OsdServer implements RunningServer {
     private static final long DIR_CALL_TIMEOUT_MS = 10_000;
     private static final long DELETION_POLL_MS_MAX = 1_000;
     private static final int ADDRESS_MAPPING_TTL_S = 3_600;
+    /** Volume accounting: 1-s windows (the SLO's), 5 minutes of them, 1024 latency samples per volume. */
+    private static final long ACCOUNTING_WINDOW_NANOS = 1_000_000_000L;
+    private static final int ACCOUNTING_WINDOWS_KEPT = 300;
+    private static final int ACCOUNTING_LATENCY_SAMPLES_KEPT = 1024;
+    private static final int ACCOUNTING_VOLUMES_MAX = 4096;
 
     private final OsdConfig config;
     private final Clock clock;
@@ -80,6 +89,7 @@ public final class OsdServer implements RunningServer {
     private DeletionQueue deletions;
     private StorageStage storage;
     private QosStage qos;
+    private VolumeMetrics volumeMetrics;
     private PreprocessingStage preprocessing;
     private LockManager locks;
     private RpcServer rpcServer;
@@ -126,10 +136,17 @@ public final class OsdServer implements RunningServer {
 
         int inFlightMax = config.qosInFlightMax();
         storage = started(new StorageStage(store, deletions, config.storageThreads(), inFlightMax + 64, clock,
-                () -> qos.completed()));
+                request -> qos.completed(request)));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
-        qos = started(new QosStage(queueingPolicy(), inFlightMax, clock, wakeUps, this::releaseToStorage,
-                waiting -> waiting.request().call().fail(RpcException.internal("OSD is shutting down"))));
+        ShareRule shareRule = ShareRule.forOsd(baseProfile);
+        VolumeAccounting accounting = new VolumeAccounting(ACCOUNTING_WINDOW_NANOS, ACCOUNTING_WINDOWS_KEPT,
+                ACCOUNTING_LATENCY_SAMPLES_KEPT, FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT, ACCOUNTING_VOLUMES_MAX);
+        volumeMetrics = new VolumeMetrics(accounting, clock::monotonicNanos,
+                shareRule.usageType() == OsdUsageType.RANDOM ? VolumeMetrics.CostUnit.FOUR_KIB_IOS
+                        : VolumeMetrics.CostUnit.BYTES, ACCOUNTING_WINDOW_NANOS);
+        qos = started(new QosStage(queueingPolicy(shareRule), inFlightMax, clock, wakeUps, this::releaseToStorage,
+                waiting -> waiting.request().call().fail(RpcException.internal("OSD is shutting down")), shareRule,
+                accounting));
         locks = new LockManager(clock, config.locksLeaseMs(), config.locksPerFileMax(), config.locksMax());
         LockService lockService = new LockService(locks);
         preprocessing = started(new PreprocessingStage(uuid, new XCapSigner(config.capabilitySecret()), clock,
@@ -162,19 +179,21 @@ public final class OsdServer implements RunningServer {
                 .setTtlS(ADDRESS_MAPPING_TTL_S).build();
         heartbeat = started(new DirHeartbeat(dir, uuid, mapping, this::attributes, config.heartbeatPeriodMs()));
         heartbeat.start();
+        PrometheusRegistry metrics = new PrometheusRegistry();
+        volumeMetrics.register(metrics);
         StatusPageServer statusPage = started(new StatusPageServer(
                 new InetSocketAddress(config.bindAddress(), config.statusPort()),
-                () -> OsdStatus.page(status()), this::status));
+                () -> OsdStatus.page(status()), this::status, metrics));
         addresses = new Addresses(rpcAddress, statusPage.address());
         return addresses;
     }
 
     /** The policy osd.qos.policy names; the fair one charges by this OSD's registered profile (ShareRule). */
-    private QueueingPolicy<AuthorizedRequest> queueingPolicy() {
+    private QueueingPolicy<AuthorizedRequest> queueingPolicy(ShareRule shareRule) {
         return switch (config.qosPolicy()) {
             case FIFO -> new FifoPolicy<>(config.qosQueueCapacity());
             case FAIR -> new FairPolicy<>(
-                    ShareRule.forOsd(baseProfile),
+                    shareRule,
                     new QueueBounds(config.qosVolumeQueueCapacity(), config.qosQueueCapacity()),
                     FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT);
         };
@@ -184,7 +203,7 @@ public final class OsdServer implements RunningServer {
         if (!storage.offer(request)) {
             request.request().call().fail(RpcException.overloaded("OSD storage lane of file " + request.fileId()
                     + " is full; retry later"));
-            qos.completed();
+            qos.completed(request);
         }
     }
 
@@ -280,6 +299,9 @@ public final class OsdServer implements RunningServer {
         status.put("qosAdmittedCount", qos.admittedCount());
         status.put("qosRejectedCount", qos.rejectedCount());
         status.put("qosWakeUpCount", qos.wakeUpCount());
+        status.put("qosAccountingWindowSeconds", ACCOUNTING_WINDOW_NANOS / 1e9);
+        status.put("qosAttainedFraction", VolumeAccounting.ATTAINED_FRACTION);
+        status.put("qosVolumes", volumeMetrics.status());
         status.put("storage", storage.metrics());
         status.put("storageBytesRead", storage.bytesRead());
         status.put("storageBytesWritten", storage.bytesWritten());

@@ -74,10 +74,24 @@ class OsdFairQueueTest {
                 .isGreaterThanOrEqualTo(0.9 * RESERVATION_BYTES_PER_SECOND);
         assertThat(fifo.reservedBytesPerSecond()).as("fifo: reserved volume's rate")
                 .isLessThan(0.9 * RESERVATION_BYTES_PER_SECOND);
+        // The OSD's own accounting (status JSON qosVolumes) sees the same in its 1-s windows: the reserved
+        // volume, backlogged throughout, meets 90 % of its reservation in every window with fair (the rates
+        // above are 2x the reservation) and with fifo (a third of it) only in the first, partial window or two,
+        // before the flood's 32 writes fill the queue (measured: 1 of 8).
+        System.out.printf("OsdFairQueueTest: windows met / with demand: fair %d/%d, fifo %d/%d%n",
+                fair.windowsMet(), fair.windowsWithDemand(), fifo.windowsMet(), fifo.windowsWithDemand());
+        assertThat(fair.windowsWithDemand()).isGreaterThanOrEqualTo(6);
+        assertThat(fair.windowsMet()).as("fair: windows meeting the reservation").isEqualTo(fair.windowsWithDemand());
+        assertThat(fifo.windowsWithDemand()).isGreaterThanOrEqualTo(6);
+        assertThat(fifo.windowsMet()).as("fifo: windows meeting the reservation").isLessThanOrEqualTo(2);
     }
 
-    /** What each volume achieved, in bytes/s over the measured window. */
-    private record Rates(double reservedBytesPerSecond, double floodBytesPerSecond) {}
+    /**
+     * What each volume achieved, in bytes/s over the measured window, and the OSD's count of the reserved
+     * volume's 1-s windows with demand and of those meeting its reservation.
+     */
+    private record Rates(double reservedBytesPerSecond, double floodBytesPerSecond, long windowsWithDemand,
+            long windowsMet) {}
 
     /** Runs both volumes against a fresh emulated-HDD OSD with {@code policy}. */
     private Rates rates(String policy, Path folder) throws Exception {
@@ -110,7 +124,13 @@ class OsdFairQueueTest {
             assertThat(floodBytes).as("the best-effort volume was served too").isPositive();
             assertThat(reserved.failures.get() + flood.stream().mapToLong(writer -> writer.failures.get()).sum())
                     .as("failed writes").isZero();
-            return new Rates(reservedBytes / seconds, floodBytes / seconds);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> accounted = ((List<Map<String, Object>>) server.status().get("qosVolumes")).stream()
+                    .filter(volume -> volume.get("volumeId").equals("reserved")).findFirst().orElseThrow();
+            assertThat(accounted.get("reservedCostPerSecond")).isEqualTo(RESERVATION_BYTES_PER_SECOND);
+            return new Rates(reservedBytes / seconds, floodBytes / seconds,
+                    ((Number) accounted.get("windowsWithDemandTotal")).longValue(),
+                    ((Number) accounted.get("windowsMetTotal")).longValue());
         } finally {
             running.set(false);
             rpcClient.close();

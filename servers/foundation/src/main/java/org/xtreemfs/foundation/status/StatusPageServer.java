@@ -2,6 +2,10 @@ package org.xtreemfs.foundation.status;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -16,13 +20,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Serves {@code GET /} (the page supplier's text; HTML if it starts with {@code <}, else plain
- * text) and {@code GET /status.json} (the map supplier as JSON). Suppliers run on a small bounded
+ * text), {@code GET /status.json} (the map supplier as JSON) and {@code GET /metrics} (the
+ * metrics registry in the Prometheus text format, written by the Prometheus client library so the
+ * format is the library's, not ours). Suppliers and metric callbacks run on a small bounded
  * pool, so a slow page cannot pile up threads; requests beyond the pool's bounded queue are
  * dropped with a log line.
  */
 public final class StatusPageServer implements AutoCloseable {
 
     public static final String JSON_PATH = "/status.json";
+    public static final String METRICS_PATH = "/metrics";
 
     private static final int HANDLER_THREAD_COUNT = 2;
     private static final int PENDING_REQUEST_MAX = 32;
@@ -32,17 +39,22 @@ public final class StatusPageServer implements AutoCloseable {
     private final ThreadPoolExecutor executor;
     private final Supplier<String> page;
     private final Supplier<Map<String, Object>> json;
+    private final PrometheusRegistry metrics;
+    private final PrometheusTextFormatWriter metricsWriter =
+            ExpositionFormats.init().getPrometheusTextFormatWriter();
 
     /**
      * Binds and starts serving.
      *
      * @param address port 0 picks a free port; read it back with {@link #port()}
+     * @param metrics scraped at each {@code GET /metrics}; its callbacks run on the handler threads
      * @throws IOException if the address cannot be bound
      */
     public StatusPageServer(InetSocketAddress address, Supplier<String> page,
-            Supplier<Map<String, Object>> json) throws IOException {
+            Supplier<Map<String, Object>> json, PrometheusRegistry metrics) throws IOException {
         this.page = page;
         this.json = json;
+        this.metrics = metrics;
         this.server = HttpServer.create(address, 0);
         this.executor = new ThreadPoolExecutor(HANDLER_THREAD_COUNT, HANDLER_THREAD_COUNT, 0,
                 TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(PENDING_REQUEST_MAX), runnable -> {
@@ -53,6 +65,12 @@ public final class StatusPageServer implements AutoCloseable {
         server.setExecutor(executor);
         server.createContext("/", this::handle);
         server.start();
+    }
+
+    /** A server whose /metrics has no metrics (an empty text). */
+    public StatusPageServer(InetSocketAddress address, Supplier<String> page,
+            Supplier<Map<String, Object>> json) throws IOException {
+        this(address, page, json, new PrometheusRegistry());
     }
 
     /** A server with only a text page; the JSON endpoint returns an empty object. */
@@ -88,6 +106,10 @@ public final class StatusPageServer implements AutoCloseable {
                 respond(exchange, 200, type, body);
             } else if (JSON_PATH.equals(path)) {
                 respond(exchange, 200, "application/json", JsonWriter.write(json.get()));
+            } else if (METRICS_PATH.equals(path)) {
+                ByteArrayOutputStream text = new ByteArrayOutputStream();
+                metricsWriter.write(text, metrics.scrape());
+                respond(exchange, 200, metricsWriter.getContentType(), text.toByteArray());
             } else {
                 respond(exchange, 404, "text/plain", "no such page: " + path + "\n");
             }
@@ -101,8 +123,13 @@ public final class StatusPageServer implements AutoCloseable {
 
     private static void respond(HttpExchange exchange, int status, String type, String body)
             throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
+        respond(exchange, status, type + "; charset=utf-8", body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** @param contentType the full header value, charset included */
+    private static void respond(HttpExchange exchange, int status, String contentType, byte[] bytes)
+            throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", contentType);
         exchange.getResponseHeaders().set("Cache-Control", "no-store");
         boolean head = "HEAD".equals(exchange.getRequestMethod());
         exchange.sendResponseHeaders(status, head ? -1 : bytes.length);

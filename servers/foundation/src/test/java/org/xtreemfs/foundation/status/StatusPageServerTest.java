@@ -2,6 +2,8 @@ package org.xtreemfs.foundation.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -56,6 +58,33 @@ class StatusPageServerTest {
             assertThat(json.body()).isEqualTo("{\"service\":\"osd\",\"load\":0.25,"
                     + "\"stages\":[{\"name\":\"storage\",\"queueLength\":3}]}");
             assertThat(get(server, "/nothing").statusCode()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void metricsPathServesTheRegistryInPrometheusTextFormat() throws Exception {
+        // The callback's value changes between scrapes: proves /metrics scrapes at each request.
+        AtomicInteger scrapes = new AtomicInteger();
+        PrometheusRegistry registry = new PrometheusRegistry();
+        GaugeWithCallback.builder().name("xtreemfs_test_queue_depth_requests").help("test gauge")
+                .labelNames("volume")
+                .callback(callback -> callback.call(scrapes.incrementAndGet(), "vol-a"))
+                .register(registry);
+        try (StatusPageServer server = new StatusPageServer(ephemeralLoopback(), () -> "page",
+                Map::of, registry)) {
+            HttpResponse<String> first = get(server, "/metrics");
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    type -> assertThat(type).startsWith("text/plain; version=0.0.4"));
+            assertThat(first.body()).contains("# TYPE xtreemfs_test_queue_depth_requests gauge")
+                    .contains("xtreemfs_test_queue_depth_requests{volume=\"vol-a\"} 1.0");
+            assertThat(get(server, "/metrics").body())
+                    .contains("xtreemfs_test_queue_depth_requests{volume=\"vol-a\"} 2.0");
+        }
+        try (StatusPageServer plain = new StatusPageServer(ephemeralLoopback(), () -> "page")) {
+            HttpResponse<String> empty = get(plain, "/metrics");
+            assertThat(empty.statusCode()).isEqualTo(200);
+            assertThat(empty.body()).isEmpty();
         }
     }
 

@@ -1,5 +1,7 @@
 package org.xtreemfs.osd.stages;
 
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -7,9 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.osd.metrics.VolumeAccounting;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
+import org.xtreemfs.qos.wfq.FlowRule;
 import org.xtreemfs.qos.wfq.QueueingPolicy;
 
 /**
@@ -29,6 +33,11 @@ import org.xtreemfs.qos.wfq.QueueingPolicy;
  * slot is free (work-conserving), and while requests wait that are not yet eligible, a wake-up is scheduled
  * at the earliest time one becomes eligible, so no volume stalls; requests are handed to storage one at a time
  * under the lock, in the policy's order.
+ *
+ * <p>Accounting: every request entering, refused, released, answered or discarded is reported to a
+ * {@link VolumeAccounting} with its volume, its cost and its reservation as {@code accountingRule} (this OSD's
+ * {@code ShareRule}) computes them — the same rule the fair policy charges by, and also under FIFO, so both
+ * policies are measured in the same unit. Latency runs from {@link #submit} to {@link #completed}.
  */
 public final class QosStage implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(QosStage.class);
@@ -39,6 +48,10 @@ public final class QosStage implements AutoCloseable {
     private final WakeUpScheduler wakeUps;
     private final Consumer<AuthorizedRequest> storage;
     private final Consumer<AuthorizedRequest> onDiscarded;
+    private final FlowRule accountingRule;
+    private final VolumeAccounting accounting;
+    /** When each queued or released request was submitted; bounded by the queue bound + inFlightMax. */
+    private final Map<AuthorizedRequest, Long> submittedNanos = new IdentityHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final AtomicLong admittedCount = new AtomicLong();
     private final AtomicLong rejectedCount = new AtomicLong();
@@ -57,11 +70,14 @@ public final class QosStage implements AutoCloseable {
      * @param wakeUps schedules the stage's wake-ups for "ask again at t"
      * @param storage receives released requests, under this stage's lock, on the thread of {@link #submit},
      *     {@link #completed} or a wake-up; it must not block, and every released request must eventually be
-     *     reported through {@link #completed()} (it may do so from inside the call)
+     *     reported through {@link #completed} (it may do so from inside the call)
      * @param onDiscarded receives each request still waiting at {@link #close()} (the server fails its call)
+     * @param accountingRule gives each request's cost and its volume's reservation for the accounting
+     * @param accounting receives what each volume asks for and gets
      */
     public QosStage(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax, Clock clock, WakeUpScheduler wakeUps,
-            Consumer<AuthorizedRequest> storage, Consumer<AuthorizedRequest> onDiscarded) {
+            Consumer<AuthorizedRequest> storage, Consumer<AuthorizedRequest> onDiscarded, FlowRule accountingRule,
+            VolumeAccounting accounting) {
         if (inFlightMax < 1) {
             throw new IllegalArgumentException("QoS stage needs inFlightMax >= 1, got " + inFlightMax);
         }
@@ -71,6 +87,8 @@ public final class QosStage implements AutoCloseable {
         this.wakeUps = wakeUps;
         this.storage = storage;
         this.onDiscarded = onDiscarded;
+        this.accountingRule = accountingRule;
+        this.accounting = accounting;
     }
 
     /** Queues a request under the policy; OVERLOADED naming the bound when the queue or the volume is full. */
@@ -80,13 +98,20 @@ public final class QosStage implements AutoCloseable {
             if (closed) {
                 throw RpcException.internal("OSD is shutting down: QoS stage closed");
             }
+            long nowNanos = clock.monotonicNanos();
             EnqueueResult result = policy.enqueue(request, request.volumeId(), request.share(),
-                    request.request().costBytes(), clock.monotonicNanos());
+                    request.request().costBytes(), nowNanos);
+            long reservationCostPerSecond = accountingRule.flowSpec(request.volumeId(), request.share())
+                    .reservationCostPerSecond();
+            long cost = costOf(request);
             if (result instanceof EnqueueResult.Rejected rejected) {
                 rejectedCount.incrementAndGet();
+                accounting.refused(request.volumeId(), reservationCostPerSecond, nowNanos);
                 throw RpcException.overloaded(overloadMessage(rejected));
             }
             admittedCount.incrementAndGet();
+            accounting.enqueued(request.volumeId(), reservationCostPerSecond, cost, nowNanos);
+            submittedNanos.put(request, nowNanos);
             releaseWhilePossible();
         } finally {
             lock.unlock();
@@ -103,14 +128,22 @@ public final class QosStage implements AutoCloseable {
         };
     }
 
-    /** A released request left storage: frees its slot and releases the next waiting request, if any. */
-    public void completed() {
+    private long costOf(AuthorizedRequest request) {
+        return accountingRule.costOf(request.request().costBytes());
+    }
+
+    /**
+     * A released request was answered (with its result or an error): frees its slot and releases the next
+     * waiting request, if any.
+     */
+    public void completed(AuthorizedRequest request) {
         lock.lock();
         try {
             if (inFlight <= 0) {
                 throw new IllegalStateException("QoS stage: more completions than released requests");
             }
             inFlight--;
+            answered(request);
             releaseWhilePossible();
         } finally {
             lock.unlock();
@@ -156,13 +189,23 @@ public final class QosStage implements AutoCloseable {
 
     private void release(AuthorizedRequest next) {
         inFlight++;
+        accounting.released(next.volumeId(), clock.monotonicNanos());
         try {
             storage.accept(next);
         } catch (RuntimeException e) {
             LOG.error("QoS stage: storage refused a released request", e);
             next.request().call().fail(RpcException.internal("storage refused the request: " + e));
             inFlight--;
+            answered(next);
         }
+    }
+
+    /** Called with the lock held: the accounting's record of an answered request. */
+    private void answered(AuthorizedRequest request) {
+        long nowNanos = clock.monotonicNanos();
+        Long submitted = submittedNanos.remove(request);
+        accounting.completed(request.volumeId(), costOf(request), request.request().costBytes(),
+                submitted == null ? 0 : nowNanos - submitted, nowNanos);
     }
 
     /** Keeps one wake-up, at the earliest time asked for; a later request for a later time changes nothing. */
@@ -208,6 +251,10 @@ public final class QosStage implements AutoCloseable {
         return wakeUpCount.get();
     }
 
+    public VolumeAccounting accounting() {
+        return accounting;
+    }
+
     /** Stops dispatching and hands every waiting request to {@code onDiscarded}. */
     @Override
     public void close() {
@@ -218,7 +265,10 @@ public final class QosStage implements AutoCloseable {
                 wakeUp.cancel();
                 wakeUp = null;
             }
+            long nowNanos = clock.monotonicNanos();
             for (AuthorizedRequest waiting : policy.removeAll()) {
+                submittedNanos.remove(waiting);
+                accounting.discarded(waiting.volumeId(), costOf(waiting), nowNanos);
                 onDiscarded.accept(waiting);
             }
         } finally {

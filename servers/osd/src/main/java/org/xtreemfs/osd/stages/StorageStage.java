@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
@@ -43,7 +44,7 @@ public final class StorageStage implements AutoCloseable {
 
     private final ObjectStore store;
     private final DeletionQueue deletions;
-    private final Runnable onRequestCompleted;
+    private final Consumer<AuthorizedRequest> onRequestCompleted;
     private final OrderedStage<String, StorageWork> lanes;
     private final AtomicLong bytesRead = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
@@ -52,10 +53,10 @@ public final class StorageStage implements AutoCloseable {
 
     /**
      * @param laneQueueCapacity bound of each lane's queue; the QoS stage keeps the total in flight below it
-     * @param onRequestCompleted called once after each {@link AuthorizedRequest} is answered
+     * @param onRequestCompleted called once with each {@link AuthorizedRequest} after it is answered
      */
     public StorageStage(ObjectStore store, DeletionQueue deletions, int threads, int laneQueueCapacity,
-            Clock clock, Runnable onRequestCompleted) {
+            Clock clock, Consumer<AuthorizedRequest> onRequestCompleted) {
         this.store = store;
         this.deletions = deletions;
         this.onRequestCompleted = onRequestCompleted;
@@ -69,7 +70,7 @@ public final class StorageStage implements AutoCloseable {
             public void onDiscarded(StorageWork work, StageShutdownException reason) {
                 if (work instanceof AuthorizedRequest authorized) {
                     authorized.request().call().fail(RpcException.internal("OSD is shutting down"));
-                    onRequestCompleted.run();
+                    onRequestCompleted.accept(authorized);
                 } else {
                     deletions.retryLater(work.fileId());
                 }
@@ -102,7 +103,7 @@ public final class StorageStage implements AutoCloseable {
                 authorized.request().call().fail(RpcException.internal("storage I/O failed on file "
                         + authorized.fileId() + ": " + e));
             } finally {
-                onRequestCompleted.run();
+                onRequestCompleted.accept(authorized);
             }
         } else if (work instanceof DeleteObjects deletion) {
             try {

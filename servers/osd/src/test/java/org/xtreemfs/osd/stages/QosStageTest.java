@@ -9,11 +9,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.clock.ManualClock;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.rpc.ErrorType;
+import org.xtreemfs.osd.metrics.VolumeAccounting;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.StripeLayout;
 import org.xtreemfs.qos.model.OsdProfiles;
@@ -72,16 +74,28 @@ class QosStageTest {
         final ManualWakeUps wakeUps = new ManualWakeUps(clock);
         final List<AuthorizedRequest> released = new ArrayList<>();
         final List<AuthorizedRequest> discarded = new ArrayList<>();
+        final VolumeAccounting accounting = accounting();
         final QosStage stage;
+        private int completedCount;
 
         Harness(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax) {
-            stage = new QosStage(policy, inFlightMax, clock, wakeUps, released::add, discarded::add);
+            stage = new QosStage(policy, inFlightMax, clock, wakeUps, released::add, discarded::add, RANDOM_OSD,
+                    accounting);
+        }
+
+        /** Storage answers the oldest released request not yet answered. */
+        void completeOldest() {
+            stage.completed(released.get(completedCount++));
         }
 
         @Override
         public void close() {
             stage.close();
         }
+    }
+
+    private static VolumeAccounting accounting() {
+        return new VolumeAccounting(SECOND_NANOS, 60, 128, 10 * SECOND_NANOS, 16);
     }
 
     private static AuthorizedRequest request(String fileId) {
@@ -144,7 +158,7 @@ class QosStageTest {
             assertThat(stage.inFlight()).isEqualTo(2);
             assertThat(stage.queueLength()).isEqualTo(3);
             for (int expectedReleased = 3; expectedReleased <= 5; expectedReleased++) {
-                stage.completed();
+                harness.completeOldest();
                 assertThat(harness.released).hasSize(expectedReleased);
                 assertThat(stage.inFlight()).isEqualTo(2);
             }
@@ -163,15 +177,15 @@ class QosStageTest {
         try (QosStage stage = new QosStage(new FifoPolicy<>(10), 1, clock, new ManualWakeUps(clock), request -> {
             released.add(request);
             if (request.fileId().equals("v:refused")) {
-                stageReference.get().completed();
+                stageReference.get().completed(request);
             }
-        }, discarded -> { })) {
+        }, discarded -> { }, RANDOM_OSD, accounting())) {
             stageReference.set(stage);
             stage.submit(request("v:0"));
             stage.submit(request("v:refused"));
             stage.submit(request("v:2"));
             assertThat(released).extracting(AuthorizedRequest::fileId).containsExactly("v:0");
-            stage.completed();
+            stage.completed(released.get(0));
             assertThat(released).extracting(AuthorizedRequest::fileId).containsExactly("v:0", "v:refused", "v:2");
             assertThat(stage.inFlight()).isEqualTo(1);
             assertThat(stage.queueLength()).isZero();
@@ -220,17 +234,33 @@ class QosStageTest {
         // Proves, through the stage, a reserved volume (300 IOPS share on a random OSD) gets >= 300 requests in
         // every 1 s window while the device falls from 1000 to 400 requests/s, next to a volume keeping 60
         // requests queued; and that with FIFO the same load leaves it far below.
-        Map<Long, Long> fair = reservedPerSecond(fair(RANDOM_OSD));
+        Map<Long, Long> fair = reservedPerSecond(fair(RANDOM_OSD), accounted -> {
+            // The accounting sees the same: every 1-s window with demand met the reservation.
+            assertThat(accounted.reservationCostPerSecond()).isEqualTo(300);
+            assertThat(accounted.windowsWithDemand()).isEqualTo(20);
+            assertThat(accounted.attainment()).isEqualTo(1.0);
+            assertThat(accounted.achievedRequestsPerWindow()).isGreaterThanOrEqualTo(300);
+            assertThat(accounted.queueDepthRequests()).isBetween(1, 4);
+        });
         for (long second = 1; second < 20; second++) {
             assertThat(fair.getOrDefault(second, 0L)).as("reserved requests in second %d", second)
                     .isGreaterThanOrEqualTo(300);
         }
-        Map<Long, Long> fifo = reservedPerSecond(new FifoPolicy<>(256));
+        Map<Long, Long> fifo = reservedPerSecond(new FifoPolicy<>(256), accounted -> {
+            // Under FIFO the reserved volume gets about 4/64 of the device: no window meets 90 % of 300.
+            assertThat(accounted.windowsWithDemand()).isEqualTo(20);
+            assertThat(accounted.windowsMet()).isZero();
+            assertThat(accounted.attainment()).isZero();
+        });
         assertThat(fifo.getOrDefault(15L, 0L)).as("FIFO after the drop").isLessThan(150);
     }
 
-    /** Device of 1 slot at 1000 requests/s, 400/s from t = 10 s; "reserved" keeps 4 queued, "flood" 60. */
-    private static Map<Long, Long> reservedPerSecond(QueueingPolicy<AuthorizedRequest> policy) throws RpcException {
+    /**
+     * Device of 1 slot at 1000 requests/s, 400/s from t = 10 s; "reserved" keeps 4 queued, "flood" 60. Hands
+     * the accounting's figures of "reserved" at t = 20 s to {@code checkAccounting}.
+     */
+    private static Map<Long, Long> reservedPerSecond(QueueingPolicy<AuthorizedRequest> policy,
+            Consumer<VolumeAccounting.VolumeSnapshot> checkAccounting) throws RpcException {
         Map<Long, Long> reservedPerSecond = new HashMap<>();
         try (Harness harness = new Harness(policy, 1)) {
             Map<String, Integer> waiting = new HashMap<>(Map.of("reserved", 0, "flood", 0));
@@ -252,8 +282,10 @@ class QosStageTest {
                 }
                 long capacity = harness.clock.monotonicNanos() < 10 * SECOND_NANOS ? 1000 : 400;
                 harness.clock.advance(Duration.ofNanos(SECOND_NANOS / capacity));
-                harness.stage.completed();
+                harness.stage.completed(served);
             }
+            checkAccounting.accept(harness.accounting.snapshot(harness.clock.monotonicNanos()).stream()
+                    .filter(volume -> volume.volumeId().equals("reserved")).findFirst().orElseThrow());
         }
         return reservedPerSecond;
     }
@@ -269,7 +301,7 @@ class QosStageTest {
             stage.submit(request("b:1", "hot", VolumeShare.BEST_EFFORT, 4096));
             stage.submit(request("r:0", "db", VolumeShare.random(50), 4096));
             for (int index = 0; index < 4; index++) {
-                stage.completed();
+                harness.completeOldest();
             }
             assertThat(harness.released).extracting(AuthorizedRequest::fileId)
                     .containsExactly("b:0", "r:0", "b:1", "c:0", "c:1");
@@ -288,7 +320,7 @@ class QosStageTest {
                         "u:" + index, 0, 0, 4096), "never-seen", 0, StripeLayout.single(4096)));
             }
             for (int index = 0; index < 8; index++) {
-                stage.completed();
+                harness.completeOldest();
             }
             assertThat(harness.released).extracting(AuthorizedRequest::fileId)
                     .containsExactly("k:0", "k:1", "u:1", "k:2", "u:2", "k:3", "u:3", "k:4", "u:4");
