@@ -183,6 +183,27 @@ TEST_F(LockClientTest, TheRenewalThreadRenewsWhileLocksAreHeldAndStopsWithTheCli
   mount.reset();
 }
 
+TEST_F(LockClientTest, ALockTakenBeforeTheFirstRenewalIsRenewedWithinItsLease) {
+  // As in mount.xtreemfs: the renewal thread starts before any lock exists, with a period longer
+  // than the OSD's lease (here 10 min against the fake OSD's 3 s). Learning the lease at the first
+  // acquire must shorten the wait already running, or the lock outlives its lease unrenewed.
+  LockClientOptions options;
+  options.renew_period_ms = 600000;
+  auto mount = std::make_unique<LockClient>(*volume, "mount-d", options);
+  mount->StartRenewal();
+  ASSERT_TRUE(mount->TryAcquire(*file, Posix(1, 0, 0, true)));
+  const auto renewals = [this] {
+    return cluster.CountCalls(xtreemfs::osd::OSD_INTERFACE_ID, xtreemfs::osd::OSD_LOCK_RENEW);
+  };
+  // Due a third of the lease (1 s) after the thread started; the bound is far below the old wait.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (renewals() < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GE(renewals(), 1);
+  mount.reset();
+}
+
 TEST_F(LockClientTest, ClientUuidsDifferPerMountProcess) {
   // Two LockClients of one host never share an identity (each mount is its own lock client).
   EXPECT_NE(LockClient::NewClientUuid(), LockClient::NewClientUuid());

@@ -101,9 +101,17 @@ xtreemfs::osd::LockResponse LockClient::CallHead(FileHandle& file, std::uint32_t
 
 void LockClient::NoteLease(std::uint32_t lease_ms) {
   if (lease_ms == 0) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  // A third of the lease: two renewals may fail or be late before the locks are lost.
-  renew_period_ms_ = std::min(renew_period_ms_, std::max<std::uint32_t>(lease_ms / 3, 1));
+  bool shortened;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // A third of the lease: two renewals may fail or be late before the locks are lost.
+    const std::uint32_t period = std::min(renew_period_ms_, std::max<std::uint32_t>(lease_ms / 3, 1));
+    shortened = period < renew_period_ms_;
+    renew_period_ms_ = period;
+  }
+  // The renewal thread may be waiting out the longer period it knew before any lease (10 s by
+  // default, longer than the OSD's lease): wake it, so it renews once the shorter one has passed.
+  if (shortened) wake_.notify_all();
 }
 
 bool LockClient::TryAcquire(FileHandle& file, const LockSpec& lock) {
@@ -218,9 +226,16 @@ void LockClient::StartRenewal() {
 
 void LockClient::RenewalLoop() {
   std::unique_lock<std::mutex> guard(mutex_);
+  auto last_renewal = std::chrono::steady_clock::now();
   while (!stopping_) {
-    wake_.wait_for(guard, std::chrono::milliseconds(renew_period_ms_), [this] { return stopping_; });
-    if (stopping_) return;
+    // The due time is recomputed after every wake-up: NoteLease may have shortened the period
+    // while this thread waited (a lock taken before the first renewal learns the lease only then).
+    const auto due = last_renewal + std::chrono::milliseconds(renew_period_ms_);
+    if (std::chrono::steady_clock::now() < due) {
+      wake_.wait_until(guard, due);
+      continue;
+    }
+    last_renewal = std::chrono::steady_clock::now();
     const bool anything_held = !maybe_held_.empty();
     guard.unlock();
     if (anything_held) RenewLeases();
