@@ -50,14 +50,17 @@ class MrcKillDuringAdmissionsTest {
         List<String> acknowledged = Collections.synchronizedList(new ArrayList<>());
         List<String> attempted = Collections.synchronizedList(new ArrayList<>());
         AtomicBoolean stop = new AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<String> lastRefusal = new java.util.concurrent.atomic.AtomicReference<>("");
         Thread admissions = new Thread(() -> {
             for (int index = 0; !stop.get(); index++) {
                 String name = "stream" + index;
                 attempted.add(name);
-                ToolRun run = ToolRun.of(new MkfsMain(), "--qos", "sequential", "--throughput", "1MiB/s",
+                ToolRun run = ToolRun.of(new MkfsMain(), "--qos", "sequential", "--throughput", "64KiB/s",
                         "--capacity", "64MiB", "--timeout-ms", "2000", "--retries", "1", cluster.dirUrl() + "/" + name);
                 if (run.exitCode() == 0) {
                     acknowledged.add(name);
+                } else {
+                    lastRefusal.set(name + ": " + run.err().strip());
                 }
             }
         }, "admissions");
@@ -70,8 +73,14 @@ class MrcKillDuringAdmissionsTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> attempted.size() > attemptsAtKill + 1);
             cluster.restart("mrc");
             int acknowledgedAtRestart = acknowledged.size();
-            await().atMost(Duration.ofSeconds(60))
-                    .until(() -> acknowledged.size() >= acknowledgedAtRestart + ACKNOWLEDGED_AFTER_RESTART);
+            try {
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> acknowledged.size() >= acknowledgedAtRestart + ACKNOWLEDGED_AFTER_RESTART);
+            } catch (org.awaitility.core.ConditionTimeoutException timeout) {
+                throw new AssertionError("after the restart " + (acknowledged.size() - acknowledgedAtRestart)
+                        + " of " + ACKNOWLEDGED_AFTER_RESTART + " admissions were acknowledged (" + acknowledged.size()
+                        + " in all, " + attempted.size() + " attempted); last refusal: " + lastRefusal.get(), timeout);
+            }
         } finally {
             stop.set(true);
             admissions.join(60_000);
