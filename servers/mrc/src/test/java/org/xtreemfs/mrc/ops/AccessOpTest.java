@@ -14,23 +14,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** AccessOp.access: the requested bits against the caller. */
-class AccessOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class AccessOpTest extends OnOneVolume {
     @Test
     void accessChecksRequestedBits() throws Exception {
         // access() reports EACCES for missing bits and ENOENT for missing files.

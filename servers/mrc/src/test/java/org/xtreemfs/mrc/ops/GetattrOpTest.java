@@ -14,27 +14,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** GetattrOp.getattr and the core's path resolution: trailing slashes, dot entries. */
-class GetattrOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private Stat stat(String path) throws Exception {
-        return GetattrOp.getattr(namespace, root(), "vol", path);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class GetattrOpTest extends OnOneVolume {
     @Test
     void trailingSlashNeedsADirectory() throws Exception {
         // "file/" is ENOTDIR for lookups and removals; "dir/" works.

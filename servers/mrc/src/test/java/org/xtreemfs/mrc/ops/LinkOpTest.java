@@ -12,23 +12,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** LinkOp.link: hard links to non-directories only. */
-class LinkOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class LinkOpTest extends OnOneVolume {
     @Test
     void hardLinkToDirectoryIsEperm() throws Exception {
         // link(2) refuses directories (EPERM) and existing link names (EEXIST).

@@ -15,27 +15,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** MkdirOp.mkdir: new directories, the parent's nlink and times, and the errors of a name to create. */
-class MkdirOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private Stat stat(String path) throws Exception {
-        return GetattrOp.getattr(namespace, root(), "vol", path);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class MkdirOpTest extends OnOneVolume {
     @Test
     void mkdirCreatesDirectoryAndUpdatesParent() throws Exception {
         // mkdir gives nlink 2, raises the parent's nlink and its mtime/ctime.

@@ -14,19 +14,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** MknodOp.mknod: special files are metadata only; devices need root. */
-class MknodOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
+class MknodOpTest extends OnOneVolume {
     @Test
     void mknodKeepsSpecialFilesAsMetadata() throws Exception {
         // FIFOs, sockets and device nodes are stored with type and rdev; they get no layout on open.

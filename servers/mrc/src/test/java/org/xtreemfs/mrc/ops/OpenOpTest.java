@@ -20,27 +20,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** OpenOp.open: creation, flags, truncation, directories and placement of a file's layout. */
-class OpenOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private Stat stat(String path) throws Exception {
-        return GetattrOp.getattr(namespace, root(), "vol", path);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class OpenOpTest extends OnOneVolume {
     @Test
     void createOpenAllocatesLayoutAndHonoursFlags() throws Exception {
         // O_CREAT creates with a layout on width OSDs; O_EXCL on an existing file is EEXIST; no O_CREAT is ENOENT.

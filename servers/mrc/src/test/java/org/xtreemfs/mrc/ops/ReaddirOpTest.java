@@ -17,23 +17,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** ReaddirOp.readdir: name order, dot entries and paging. */
-class ReaddirOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class ReaddirOpTest extends OnOneVolume {
     @Test
     void readdirPagesInNameOrderWithDotEntries() throws Exception {
         // Entries come as ".", "..", then by name; paging with offset/limit yields each exactly once.

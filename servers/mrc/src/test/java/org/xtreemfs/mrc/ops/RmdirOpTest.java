@@ -14,27 +14,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** RmdirOp.rmdir: only empty directories go; the parent's nlink follows. */
-class RmdirOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private Stat stat(String path) throws Exception {
-        return GetattrOp.getattr(namespace, root(), "vol", path);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class RmdirOpTest extends OnOneVolume {
     @Test
     void rmdirRemovesOnlyEmptyDirectories() throws Exception {
         // rmdir: ENOTEMPTY with entries, ENOTDIR on files, ENOENT when missing; parent nlink drops.

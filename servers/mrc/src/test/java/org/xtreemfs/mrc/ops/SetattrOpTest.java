@@ -15,27 +15,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** SetattrOp.setattr: mode, times, size and owner (permission rules: PermissionTest, PosixMetadataTest). */
-class SetattrOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private Stat stat(String path) throws Exception {
-        return GetattrOp.getattr(namespace, root(), "vol", path);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class SetattrOpTest extends OnOneVolume {
     @Test
     void setattrChangesModeTimesAndSizeAndCtime() throws Exception {
         // chmod keeps the type bits; explicit and _NOW times apply; size via truncate bumps the epoch.

@@ -9,19 +9,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** StatvfsOp.statvfs: space from the prepared OSD list, capped by the reservation. */
-class StatvfsOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
+class StatvfsOpTest extends OnOneVolume {
     @Test
     void statvfsSumsOsdSpace() throws Exception {
         // statvfs reports the OSDs' space in 4 KiB blocks, the volume id and the name limit.

@@ -15,23 +15,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** SymlinkOp.symlink: the stored target, and what readlink and open make of it. */
-class SymlinkOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class SymlinkOpTest extends OnOneVolume {
     @Test
     void symlinkAndReadlink() throws Exception {
         // A symlink stores its target; readlink of a non-link is EINVAL; opening a link is ELOOP.

@@ -16,27 +16,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
 /** UnlinkOp.unlink: link counts, the deleted file handed back, and the errors. */
-class UnlinkOpTest {
-    private final NamespaceFixture fixture = new NamespaceFixture();
-    private final Namespace namespace = fixture.namespace;
-
-    @BeforeEach
-    void createVolume() throws Exception {
-        fixture.createVolume("vol");
-    }
-
-    private OperationContext root() {
-        return fixture.as(ROOT);
-    }
-
-    private Stat stat(String path) throws Exception {
-        return GetattrOp.getattr(namespace, root(), "vol", path);
-    }
-
-    private OpenResult create(String path) throws Exception {
-        return fixture.open(root(), "vol", path, CREAT | WRONLY, 0644);
-    }
-
+class UnlinkOpTest extends OnOneVolume {
     @Test
     void unlinkDropsLinksAndReportsTheDeletedFile() throws Exception {
         // unlink of the last link returns the deleted file's layout; earlier links only lower nlink.
