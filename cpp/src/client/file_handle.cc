@@ -399,7 +399,11 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
       return true;
     });
   }
-  std::shared_ptr<FileState> state = state_;
+  // Borrowed, not shared: the owner holds state_ and waits (Close, DrainWrites) until its queued
+  // bytes are 0, which this task sets as its last step under state->mutex. A shared copy here would
+  // outlive the owner by a moment, so the last close would not find the file unused and the
+  // metadata cache would keep the Stat from before the writes (a stale size after close).
+  FileState* state = state_.get();
   ByteBudget* budget = &io_.budget;
   io_.pool.Submit([state, budget, queued] {
     FileHandle* owner = queued->owner;
