@@ -27,6 +27,7 @@ final class MrcStatusPage {
         values.put("heartbeatsSent", server.dirRegistration().heartbeatsSent());
         values.put("heartbeatsFailed", server.dirRegistration().heartbeatsFailed());
         StageMetrics metadata = server.metadataStage().metrics();
+        values.put("health", StageMetrics.health(metadata));
         values.put("metadataQueueLength", metadata.queueLength());
         values.put("metadataQueueCapacity", metadata.queueCapacity());
         values.put("metadataHandled", metadata.handledCount());

@@ -22,6 +22,7 @@ import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcServer;
+import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.status.StatusPageServer;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.interfaces.dir.AddressMapping;
@@ -283,6 +284,7 @@ public final class OsdServer implements RunningServer {
     Map<String, Object> status() {
         Map<String, Object> status = new LinkedHashMap<>();
         status.put("uuid", uuid);
+        status.put("health", StageMetrics.health(preprocessing.metrics(), storage.metrics()));
         status.put("usageType", config.usageType());
         status.put("deviceClass", config.deviceClass());
         status.put("deviceEmulation", config.deviceEmulation().configName());

@@ -60,6 +60,7 @@ public final class DirStatusPage {
         registryStage.put("rejected", stage.rejectedCount());
         Map<String, Object> status = new LinkedHashMap<>();
         status.put("service", "dir");
+        status.put("health", StageMetrics.health(stage));
         status.put("nowMs", nowMs);
         status.put("heartbeatTimeoutMs", services.heartbeatTimeoutMs());
         status.put("services", serviceList);

@@ -89,6 +89,8 @@ public final class OrderedStage<K, M> implements AutoCloseable {
         long failed = 0;
         long rejected = 0;
         double busy = 0;
+        long errors = 0;
+        String lastError = "";
         for (Stage<M> lane : lanes) {
             StageMetrics metrics = lane.metrics();
             queueLength += metrics.queueLength();
@@ -97,9 +99,13 @@ public final class OrderedStage<K, M> implements AutoCloseable {
             failed += metrics.failedCount();
             rejected += metrics.rejectedCount();
             busy += metrics.busyFraction();
+            errors += metrics.errorCount();
+            if (!metrics.lastError().isEmpty()) {
+                lastError = metrics.lastError();
+            }
         }
         return new StageMetrics(name, queueLength, queueCapacity, lanes.size(), handled, failed,
-                rejected, busy / lanes.size());
+                rejected, busy / lanes.size(), errors, lastError);
     }
 
     /** Shuts all lanes down under one common deadline; see {@link Stage#shutdown}. */

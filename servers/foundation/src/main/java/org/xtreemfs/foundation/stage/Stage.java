@@ -49,6 +49,8 @@ public final class Stage<M> implements AutoCloseable {
     private final AtomicLong handledCount = new AtomicLong();
     private final AtomicLong failedCount = new AtomicLong();
     private final AtomicLong rejectedCount = new AtomicLong();
+    private final AtomicLong errorCount = new AtomicLong();
+    private volatile String lastError = "";
     private final Object sampleLock = new Object();
     private long lastSampleNanos;
     private double lastBusyFraction;
@@ -166,7 +168,8 @@ public final class Stage<M> implements AutoCloseable {
             busyFraction = lastBusyFraction;
         }
         return new StageMetrics(name, queue.size(), queueCapacity, workerThreads.size(),
-                handledCount.get(), failedCount.get(), rejectedCount.get(), busyFraction);
+                handledCount.get(), failedCount.get(), rejectedCount.get(), busyFraction, errorCount.get(),
+                lastError);
     }
 
     /**
@@ -259,17 +262,34 @@ public final class Stage<M> implements AutoCloseable {
         }
     }
 
+    /**
+     * Handles one message and never lets anything escape: a worker that died would leave its queue (and, in
+     * an ordered stage, every key of its lane) unserved for good while the process looks alive. An
+     * {@link Error} (out of memory, stack overflow) fails the message like an exception, through
+     * {@link StageHandler#onFailure} wrapped in a {@link StageHandlerError}, so its caller is answered and
+     * what it held is released; the stage counts it for the status page's health line and goes on.
+     */
     private void handleOne(M message, WorkerLoad load) {
         load.begin(clock.monotonicNanos());
         try {
             handler.handle(message);
             handledCount.incrementAndGet();
-        } catch (Exception e) {
+        } catch (Throwable thrown) {
             failedCount.incrementAndGet();
-            LOG.warn("stage {}: handler failed on {}", name, message.getClass().getSimpleName(), e);
+            Exception error;
+            if (thrown instanceof Exception exception) {
+                error = exception;
+                LOG.warn("stage {}: handler failed on {}", name, message.getClass().getSimpleName(), thrown);
+            } else {
+                errorCount.incrementAndGet();
+                lastError = thrown.toString();
+                error = new StageHandlerError(name, thrown);
+                LOG.error("stage {}: handler ended in {} on {}; the message is failed and the worker goes on",
+                        name, thrown, message.getClass().getSimpleName(), thrown);
+            }
             try {
-                handler.onFailure(message, e);
-            } catch (RuntimeException secondary) {
+                handler.onFailure(message, error);
+            } catch (Throwable secondary) {
                 LOG.warn("stage {}: onFailure failed", name, secondary);
             }
         } finally {

@@ -13,8 +13,10 @@ public interface StageHandler<M> {
     void handle(M message) throws Exception;
 
     /**
-     * Called on the worker thread when {@link #handle} throws; the default ignores the error after
-     * the stage has logged and counted it. Override to send an INTERNAL error reply.
+     * Called on the worker thread when {@link #handle} throws, after the stage has logged and counted it;
+     * also when it ends in an {@link Error} (then {@code error} is a {@link StageHandlerError} whose cause is
+     * the Error). The default ignores it. Override to answer the waiting caller and release what the message
+     * held; it must be safe when the handler had already answered.
      */
     default void onFailure(M message, Exception error) {
     }

@@ -145,6 +145,66 @@ class StageTest {
     }
 
     @Test
+    void aHandlerEndingInAnErrorHasItsMessageFailedAndTheWorkerServesOn() {
+        // An OutOfMemoryError used to end the worker thread: its queue (an OSD storage lane) was never served
+        // again while the process looked healthy. Now the message is failed, the worker stays, health says so.
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        stage = Stage.start("storage#0", 4, 1, SystemClock.INSTANCE, new StageHandler<Request>() {
+            @Override
+            public void handle(Request message) {
+                if (message instanceof Write) {
+                    throw new OutOfMemoryError("Java heap space");
+                }
+                handled.add(message);
+            }
+
+            @Override
+            public void onFailure(Request message, Exception error) {
+                failed.add(message);
+                failures.add(error);
+            }
+        });
+        assertThat(StageMetrics.health(stage.metrics())).isEqualTo("ok");
+        stage.submit(new Write(1));
+        stage.submit(new Read(2));
+        await().until(() -> handled.size() == 1);
+        assertThat(handled).containsExactly(new Read(2));
+        assertThat(failed).containsExactly(new Write(1));
+        assertThat(failures.get(0)).isInstanceOf(StageHandlerError.class)
+                .hasMessage("stage storage#0: java.lang.OutOfMemoryError: Java heap space")
+                .hasCauseInstanceOf(OutOfMemoryError.class);
+        StageMetrics metrics = stage.metrics();
+        assertThat(metrics.errorCount()).isEqualTo(1);
+        assertThat(metrics.failedCount()).isEqualTo(1);
+        assertThat(StageMetrics.health(metrics)).isEqualTo("degraded: stage storage#0 failed 1 message on an error"
+                + " (last: java.lang.OutOfMemoryError: Java heap space)");
+        // An exception is an ordinary failure, not a health problem.
+        assertThat(StageMetrics.health(new StageMetrics("x", 0, 1, 1, 0, 5, 0, 0))).isEqualTo("ok");
+    }
+
+    @Test
+    void anErrorInOnFailureDoesNotEndTheWorkerEither() {
+        stage = Stage.start("preprocessing", 4, 1, SystemClock.INSTANCE, new StageHandler<Request>() {
+            @Override
+            public void handle(Request message) {
+                if (message instanceof Write) {
+                    throw new StackOverflowError();
+                }
+                handled.add(message);
+            }
+
+            @Override
+            public void onFailure(Request message, Exception error) {
+                throw new OutOfMemoryError("while failing");
+            }
+        });
+        stage.submit(new Write(1));
+        stage.submit(new Read(2));
+        await().until(() -> handled.size() == 1);
+        assertThat(stage.metrics().lastError()).isEqualTo("java.lang.StackOverflowError");
+    }
+
+    @Test
     void rejectsNonsenseConstruction() {
         // Proves a zero-capacity queue or zero workers cannot be configured.
         assertThatThrownBy(() -> Stage.start("x", 0, 1, SystemClock.INSTANCE, gatedHandler))

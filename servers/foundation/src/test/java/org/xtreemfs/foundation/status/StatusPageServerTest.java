@@ -123,6 +123,6 @@ class StatusPageServerTest {
                 + "\"missing\":null,\"nan\":null,\"unit\":\"SECONDS\",\"array\":[1,true],"
                 + "\"stage\":{\"stageName\":\"storage\",\"queueLength\":1,\"queueCapacity\":2,"
                 + "\"workerThreadCount\":3,\"handledCount\":4,\"failedCount\":5,"
-                + "\"rejectedCount\":6,\"busyFraction\":0.5}}");
+                + "\"rejectedCount\":6,\"busyFraction\":0.5,\"errorCount\":0,\"lastError\":\"\"}}");
     }
 }

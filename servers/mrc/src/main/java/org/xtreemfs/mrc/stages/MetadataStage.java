@@ -35,6 +35,13 @@ public final class MetadataStage implements AutoCloseable {
             }
 
             @Override
+            public void onFailure(Task<?> task, Exception error) {
+                // Only an Error gets here (run() catches exceptions); its caller must still get an answer.
+                task.result().completeExceptionally(RpcException.internal("MRC failed " + task.procedure()
+                        + ": " + error.getMessage()));
+            }
+
+            @Override
             public void onDiscarded(Task<?> task, StageShutdownException reason) {
                 task.result().completeExceptionally(RpcException.internal("MRC is shutting down: " + task.procedure()
                         + " was not applied"));

@@ -67,6 +67,18 @@ public final class StorageStage implements AutoCloseable {
             }
 
             @Override
+            public void onFailure(StorageWork work, Exception error) {
+                // Only an Error gets here (execute catches exceptions, and its finally already reported the
+                // completion to the QoS stage): answer the caller, or retry a deletion later.
+                if (work instanceof AuthorizedRequest authorized) {
+                    authorized.request().call().fail(RpcException.internal("OSD storage failed on file "
+                            + authorized.fileId() + ": " + error.getMessage()));
+                } else {
+                    deletions.retryLater(work.fileId());
+                }
+            }
+
+            @Override
             public void onDiscarded(StorageWork work, StageShutdownException reason) {
                 if (work instanceof AuthorizedRequest authorized) {
                     authorized.request().call().fail(RpcException.internal("OSD is shutting down"));
