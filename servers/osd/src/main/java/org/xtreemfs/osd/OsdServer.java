@@ -292,6 +292,8 @@ public final class OsdServer implements RunningServer {
         status.put("objectPath", config.objectPath().toString());
         status.put("rpcPendingCalls", rpcServer.pendingCalls());
         status.put("rpcMalformedFrames", rpcServer.malformedFrames());
+        status.put("rpcReadPauses", rpcServer.readPauses());
+        status.put("rpcUnreadReplyClosures", rpcServer.unreadReplyClosures());
         status.put("preprocessing", preprocessing.metrics());
         status.put("qosQueueLength", qos.queueLength());
         status.put("qosPolicy", config.qosPolicy());

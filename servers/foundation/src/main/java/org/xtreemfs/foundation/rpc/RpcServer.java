@@ -2,11 +2,15 @@ package org.xtreemfs.foundation.rpc;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -24,7 +28,9 @@ import org.xtreemfs.interfaces.rpc.MessageType;
 /**
  * Accepts connections and dispatches each request to the handler registered for its (interface,
  * procedure). Invariants: the number of calls in progress never exceeds {@code pendingCallsMax} (excess
- * calls get OVERLOADED at once); a malformed frame closes only the connection that sent it.
+ * calls get OVERLOADED at once); a malformed frame closes only the connection that sent it; the replies a
+ * connection has not taken yet stay bounded in bytes (see {@link ReplyBufferLimits}), so a client that sends
+ * and never reads costs the server at most that much memory and other clients are served meanwhile.
  */
 public final class RpcServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
@@ -36,6 +42,9 @@ public final class RpcServer implements AutoCloseable {
     private final Map<Long, RpcHandler> handlers;
     private final AtomicInteger pendingCalls = new AtomicInteger();
     private final AtomicLong malformedFrames = new AtomicLong();
+    private final ReplyBufferLimits replyBufferLimits;
+    private final AtomicLong readPauses = new AtomicLong();
+    private final AtomicLong unreadReplyClosures = new AtomicLong();
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
@@ -45,6 +54,7 @@ public final class RpcServer implements AutoCloseable {
         this.bindAddress = builder.bindAddress;
         this.frameLimits = builder.frameLimits;
         this.pendingCallsMax = builder.pendingCallsMax;
+        this.replyBufferLimits = builder.replyBufferLimits;
         this.handlers = Map.copyOf(builder.handlers);
     }
 
@@ -64,9 +74,12 @@ public final class RpcServer implements AutoCloseable {
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                        replyBufferLimits.resumeReadingBytes(), replyBufferLimits.pauseReadingBytes()))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
+                        channel.pipeline().addLast("backpressure", new ReplyBackpressure());
                         channel.pipeline().addLast("decoder", new RecordDecoder(frameLimits));
                         channel.pipeline().addLast("dispatcher", new Dispatcher());
                     }
@@ -95,6 +108,16 @@ public final class RpcServer implements AutoCloseable {
         return malformedFrames.get();
     }
 
+    /** How often a connection stopped being read because its unsent replies reached the pause bound. */
+    public long readPauses() {
+        return readPauses.get();
+    }
+
+    /** Connections closed because their unsent replies passed the close bound (a client that does not read). */
+    public long unreadReplyClosures() {
+        return unreadReplyClosures.get();
+    }
+
     @Override
     public synchronized void close() {
         if (serverChannel != null) {
@@ -114,6 +137,53 @@ public final class RpcServer implements AutoCloseable {
 
     static long handlerKey(int interfaceId, int procedureId) {
         return ((long) interfaceId << 32) | (procedureId & 0xffffffffL);
+    }
+
+    /**
+     * Bounds in bytes of the replies written to one connection and not yet taken by the peer (Netty's outbound
+     * buffer plus writes queued for the event loop). At {@code pauseReadingBytes} the server stops reading the
+     * connection's requests until the buffer has drained to {@code resumeReadingBytes}; requests already read
+     * still get answered, so past {@code closeBytes} the connection is closed with a log line and its buffered
+     * replies are freed. A client that reads its replies never comes near: the socket drains at network speed.
+     */
+    public record ReplyBufferLimits(int resumeReadingBytes, int pauseReadingBytes, long closeBytes) {
+        /** 8 MiB / 16 MiB / 256 MiB: room for a burst of 1 MiB read replies, far below any heap. */
+        public static final ReplyBufferLimits DEFAULT = new ReplyBufferLimits(8 << 20, 16 << 20, 256L << 20);
+
+        public ReplyBufferLimits {
+            if (resumeReadingBytes <= 0 || pauseReadingBytes < resumeReadingBytes || closeBytes < pauseReadingBytes) {
+                throw new IllegalArgumentException("reply buffer limits need 0 < resume <= pause <= close bytes, were "
+                        + resumeReadingBytes + ", " + pauseReadingBytes + ", " + closeBytes);
+            }
+        }
+    }
+
+    /** Applies {@link ReplyBufferLimits} to one connection; runs on its event loop. */
+    private final class ReplyBackpressure extends ChannelDuplexHandler {
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext context) {
+            boolean writable = context.channel().isWritable();
+            if (!writable) {
+                readPauses.incrementAndGet();
+            }
+            context.channel().config().setAutoRead(writable);
+            context.fireChannelWritabilityChanged();
+        }
+
+        @Override
+        public void write(ChannelHandlerContext context, Object message, ChannelPromise promise) {
+            context.write(message, promise);
+            ChannelOutboundBuffer buffer = context.channel().unsafe().outboundBuffer();
+            if (buffer != null && buffer.totalPendingWriteBytes() > replyBufferLimits.closeBytes()
+                    && context.channel().isOpen()) {
+                unreadReplyClosures.incrementAndGet();
+                LOG.warn("{}: closing connection from {}: {} bytes of replies not taken by the client, more than {}"
+                        + " (it sends requests and does not read the replies)", serviceName,
+                        context.channel().remoteAddress(), buffer.totalPendingWriteBytes(),
+                        replyBufferLimits.closeBytes());
+                context.close();
+            }
+        }
     }
 
     private final class Dispatcher extends SimpleChannelInboundHandler<RpcRecord> {
@@ -176,6 +246,7 @@ public final class RpcServer implements AutoCloseable {
         private final Map<Long, RpcHandler> handlers = new HashMap<>();
         private FrameLimits frameLimits = FrameLimits.DEFAULT;
         private int pendingCallsMax = 10_000;
+        private ReplyBufferLimits replyBufferLimits = ReplyBufferLimits.DEFAULT;
 
         private Builder(String serviceName, InetSocketAddress bindAddress) {
             this.serviceName = serviceName;
@@ -192,6 +263,11 @@ public final class RpcServer implements AutoCloseable {
                 throw new IllegalArgumentException("pendingCallsMax must be positive: " + pendingCallsMax);
             }
             this.pendingCallsMax = pendingCallsMax;
+            return this;
+        }
+
+        public Builder replyBufferLimits(ReplyBufferLimits limits) {
+            this.replyBufferLimits = java.util.Objects.requireNonNull(limits, "limits");
             return this;
         }
 
