@@ -3,7 +3,7 @@ package org.xtreemfs.mrc;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
-import org.xtreemfs.foundation.capability.XCapSigner;
+import org.xtreemfs.foundation.capability.CapabilitySecret;
 import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Setting;
 import org.xtreemfs.foundation.config.SettingTypes;
@@ -18,8 +18,6 @@ import org.xtreemfs.mrc.metadata.AtimePolicy;
  */
 public final class MrcConfig {
     /** The same default as the OSD's, so a local cluster works out of the box; change it in production. */
-    public static final String DEFAULT_CAPABILITY_SECRET = "xtreemfs-qos-change-this-secret";
-
     public static final Setting<String> UUID = new Setting<>("mrc.uuid", SettingTypes.string(true), "",
             "service UUID at the DIR; empty = generated once and kept in the database");
     public static final Setting<String> NAME = Setting.string("mrc.name", "mrc",
@@ -45,9 +43,6 @@ public final class MrcConfig {
     public static final Setting<Long> CAPABILITY_TIMEOUT_MS = Setting.longInteger("mrc.capability.timeoutMs",
             600_000, 1_000, 86_400_000, "lifetime of an issued XCap, in milliseconds; a reservation changed online reaches the OSDs within"
                     + " this minus the clients' renew margin (servers/mrc/README.md)");
-    public static final Setting<String> CAPABILITY_SECRET = new Setting<String>("capability.secret",
-            SettingTypes.text(XCapSigner.SECRET_LENGTH_MIN), DEFAULT_CAPABILITY_SECRET,
-            "shared secret (at least 8 characters) with which the MRC signs XCaps; same value on every OSD");
     public static final Setting<Integer> METADATA_QUEUE_CAPACITY = Setting.integer("mrc.metadata.queueCapacity",
             10_000, 1, 1_000_000, "operations that may wait for the metadata thread before OVERLOADED");
     public static final Setting<Long> PLACEMENT_FREE_SPACE_MIN_BYTES = Setting.byteSize(
@@ -61,7 +56,7 @@ public final class MrcConfig {
 
     public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, BIND_ADDRESS, PORT,
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
-            HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CAPABILITY_SECRET, METADATA_QUEUE_CAPACITY,
+            HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CapabilitySecret.INLINE, CapabilitySecret.FILE, METADATA_QUEUE_CAPACITY,
             PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, ATIME_POLICY);
 
     private final Settings settings;
@@ -139,7 +134,7 @@ public final class MrcConfig {
     }
 
     public String capabilitySecret() {
-        return settings.get(CAPABILITY_SECRET);
+        return CapabilitySecret.of(settings);
     }
 
     public AtimePolicy atimePolicy() {

@@ -3,7 +3,7 @@ package org.xtreemfs.osd;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.xtreemfs.foundation.capability.XCapSigner;
+import org.xtreemfs.foundation.capability.CapabilitySecret;
 import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Setting;
 import org.xtreemfs.foundation.config.SettingTypes;
@@ -19,8 +19,6 @@ import org.xtreemfs.qos.model.OsdUsageType;
 /** The OSD's settings, each declared once with type, bounds, default and description; immutable. */
 public final class OsdConfig {
     /** The MRC's default too, so a local cluster works out of the box; change it in production. */
-    public static final String DEFAULT_CAPABILITY_SECRET = "xtreemfs-qos-change-this-secret";
-
     public static final Setting<String> UUID = new Setting<>("osd.uuid", SettingTypes.string(true), "",
             "this OSD's UUID; empty: generated once and kept in <osd.object.path>/osd-uuid");
     public static final Setting<String> BIND_ADDRESS = Setting.string("osd.bindAddress", "0.0.0.0",
@@ -82,15 +80,12 @@ public final class OsdConfig {
             1_000_000, "locks one file may hold on its head OSD; more are refused with ENOLCK");
     public static final Setting<Integer> LOCKS_MAX = Setting.integer("osd.locks.max", 100_000, 1, 100_000_000,
             "locks this OSD holds in memory over all files; more are refused with ENOLCK");
-    public static final Setting<String> CAPABILITY_SECRET = new Setting<>("capability.secret", SettingTypes.text(XCapSigner.SECRET_LENGTH_MIN),
-            DEFAULT_CAPABILITY_SECRET, "shared secret checking XCap signatures; the same as the MRC's");
-
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
             ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, STORAGE_THREADS, PREPROCESSING_THREADS,
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, QOS_VOLUME_QUEUE_CAPACITY, QOS_POLICY,
             HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION,
             PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
-            CAPABILITY_SECRET));
+            CapabilitySecret.INLINE, CapabilitySecret.FILE));
 
     private final Settings settings;
 
@@ -241,7 +236,7 @@ public final class OsdConfig {
     }
 
     public String capabilitySecret() {
-        return settings.get(CAPABILITY_SECRET);
+        return CapabilitySecret.of(settings);
     }
 
     /** Every effective value, with secrets masked by {@link Settings#toString()}: safe to log. */

@@ -32,7 +32,9 @@ class OsdConfigTest {
         OsdConfig config = OsdConfig.load(SHIPPED, Map.of());
         assertThat(config.port()).isEqualTo(32640);
         assertThat(config.statusPort()).isEqualTo(30640);
-        assertThat(config.capabilitySecret()).isEqualTo(OsdConfig.DEFAULT_CAPABILITY_SECRET);
+        // The shipped file names a secret file that only exists once an operator made it.
+        assertThatThrownBy(config::capabilitySecret).hasMessage("capability.secretFile /etc/xtreemfs/capability.secret"
+                + " does not exist");
     }
 
     @Test

@@ -115,4 +115,34 @@ class LaunchersTest {
             }
         }
     }
+
+    // The launcher's cluster shares a fresh random capability secret through a file only its user can read; no
+    // server's command line (readable by any local user in /proc) and no state file carries the secret itself.
+    @Test
+    void theClusterSecretIsInAPrivateFileAndNeverOnACommandLine() throws Exception {
+        Path state = Files.createTempDirectory("launcher-secret-");
+        try {
+            Result started = run("xtreemfs-cluster", "start", "--state", state.toString(), "--osds", "1");
+            assertThat(started.exitCode()).as(started.err()).isZero();
+            Path secretFile = state.resolve("capability.secret");
+            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(secretFile)))
+                    .isEqualTo("rw-------");
+            String secret = Files.readString(secretFile, StandardCharsets.UTF_8).strip();
+            assertThat(secret).hasSizeGreaterThanOrEqualTo(32);
+            List<String> serverCommandLines = ProcessHandle.allProcesses()
+                    .map(process -> process.info().commandLine().orElse(""))
+                    .filter(line -> line.contains(state.toString())).toList();
+            assertThat(serverCommandLines).hasSize(3).allSatisfy(line -> assertThat(line).doesNotContain(secret));
+            // The MRC signs capabilities and the OSD checks them; the DIR needs no secret.
+            assertThat(serverCommandLines).filteredOn(line -> line.contains("capability.secretFile=" + secretFile))
+                    .hasSize(2).anyMatch(line -> line.contains("MrcMain")).anyMatch(line -> line.contains("OsdMain"));
+            assertThat(Files.readString(state.resolve("cluster.properties"), StandardCharsets.UTF_8))
+                    .doesNotContain(secret);
+        } finally {
+            run("xtreemfs-cluster", "stop", "--state", state.toString());
+            try (var paths = Files.walk(state)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+    }
 }

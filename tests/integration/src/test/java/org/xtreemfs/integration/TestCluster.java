@@ -39,8 +39,6 @@ import org.xtreemfs.osd.OsdServer;
  * Heartbeats are fast so a restarted service is visible quickly.
  */
 final class TestCluster implements AutoCloseable {
-    /** The MRC's and OSDs' capability secret, fixed so a test can sign or check capabilities itself. */
-    static final String CAPABILITY_SECRET = "integration-test-secret";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
     private static final String HEARTBEAT_PERIOD_MS = "300";
     /** The servers' JVM flags when they run as processes: small heaps, fast start. */
@@ -93,12 +91,11 @@ final class TestCluster implements AutoCloseable {
         List<OsdDescription> osds = new ArrayList<>();
         for (Map<String, String> overrides : perOsdOverrides) {
             Map<String, String> settings = new HashMap<>(Map.of("osd.heartbeat.periodMs", HEARTBEAT_PERIOD_MS,
-                    "osd.storage.threads", "2", "capability.secret", CAPABILITY_SECRET));
+                    "osd.storage.threads", "2"));
             settings.putAll(overrides);
             osds.add(new OsdDescription("osd" + osds.size(), settings));
         }
-        Map<String, String> mrcSettings = new HashMap<>(Map.of("mrc.heartbeat.periodMs", HEARTBEAT_PERIOD_MS,
-                "capability.secret", CAPABILITY_SECRET));
+        Map<String, String> mrcSettings = new HashMap<>(Map.of("mrc.heartbeat.periodMs", HEARTBEAT_PERIOD_MS));
         mrcSettings.putAll(mrcOverrides);
         Path root = Files.createTempDirectory("xtreemfs-it-");
         try {

@@ -19,6 +19,8 @@ import java.util.Map;
  */
 final class ClusterLayout {
     static final String STATE_FILE = "cluster.properties";
+    /** The MRC's and OSDs' capability secret (mode 0600), passed by path: see LocalCluster.writeSecretFile. */
+    static final String SECRET_FILE = "capability.secret";
     static final String LOOPBACK = "127.0.0.1";
     static final long HEARTBEAT_PERIOD_MS = 500;
     static final long OSD_CACHE_TTL_MS = 100;
@@ -48,7 +50,7 @@ final class ClusterLayout {
 
     /** The launcher's settings for one server; {@code dirAddress} is "host:port" (unused for the DIR). */
     static Map<String, String> defaults(ServerKind kind, Path state, String name, String uuid, String dirAddress,
-            String secret, int statusPort) {
+            String secretFile, int statusPort) {
         Map<String, String> settings = new HashMap<>();
         settings.put(kind.portKey(), "0");
         settings.put(kind.statusPortKey(), Integer.toString(statusPort));
@@ -62,7 +64,7 @@ final class ClusterLayout {
                 settings.put("mrc.dir.address", dirAddress);
                 settings.put("mrc.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS));
                 settings.put("mrc.placement.osdCacheTtlMs", Long.toString(OSD_CACHE_TTL_MS));
-                settings.put("capability.secret", secret);
+                settings.put("capability.secretFile", secretFile);
             }
             case OSD -> {
                 settings.put("osd.bindAddress", LOOPBACK);
@@ -71,7 +73,7 @@ final class ClusterLayout {
                 settings.put("osd.dir.address", dirAddress);
                 settings.put("osd.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS));
                 settings.put("osd.deletion.delayMs", "0");
-                settings.put("capability.secret", secret);
+                settings.put("capability.secretFile", secretFile);
             }
         }
         return settings;

@@ -5,8 +5,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,17 +95,17 @@ public final class LocalCluster implements AutoCloseable {
         new SecureRandom().nextBytes(random);
         String hex = HexFormat.of().formatHex(random);
         LocalCluster cluster = new LocalCluster(state, runner, hex.substring(0, 6));
-        String secret = "cluster-" + hex;
         try {
             Files.createDirectories(state);
-            cluster.add("dir", ServerKind.DIR, "", secret, description.dirSettings(), description.statusPorts(), "");
+            String secretFile = writeSecretFile(state, HexFormat.of().formatHex(secretBytes())).toString();
+            cluster.add("dir", ServerKind.DIR, "", secretFile, description.dirSettings(), description.statusPorts(), "");
             cluster.startAndAwait(List.of("dir"));
             String dirAddress = cluster.dirAddress();
-            cluster.add("mrc", ServerKind.MRC, dirAddress, secret, description.mrcSettings(), description.statusPorts(),
+            cluster.add("mrc", ServerKind.MRC, dirAddress, secretFile, description.mrcSettings(), description.statusPorts(),
                     "");
             List<String> names = new ArrayList<>(List.of("mrc"));
             for (OsdDescription osd : description.osds()) {
-                cluster.add(osd.name(), ServerKind.OSD, dirAddress, secret, osd.settings(), description.statusPorts(),
+                cluster.add(osd.name(), ServerKind.OSD, dirAddress, secretFile, osd.settings(), description.statusPorts(),
                         osd.summary());
                 names.add(osd.name());
             }
@@ -118,10 +120,29 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private void add(String name, ServerKind kind, String dirAddress, String secret, Map<String, String> overrides,
+    private static byte[] secretBytes() {
+        byte[] random = new byte[24];
+        new SecureRandom().nextBytes(random);
+        return random;
+    }
+
+    /**
+     * The cluster's capability secret, in a file only this user can read, created with that mode (never
+     * widened afterwards) so no other local user can read it at any moment; servers get its path, never the
+     * secret on their command line (see foundation CapabilitySecret).
+     */
+    private static Path writeSecretFile(Path state, String secret) throws IOException {
+        Path file = state.resolve(ClusterLayout.SECRET_FILE);
+        Files.deleteIfExists(file);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, secret + "\n", StandardCharsets.UTF_8);
+        return file;
+    }
+
+    private void add(String name, ServerKind kind, String dirAddress, String secretFile, Map<String, String> overrides,
             boolean statusPorts, String summary) throws IOException {
         String uuid = kind == ServerKind.DIR ? "" : name + "-" + clusterId;
-        Map<String, String> settings = ClusterLayout.defaults(kind, state, name, uuid, dirAddress, secret,
+        Map<String, String> settings = ClusterLayout.defaults(kind, state, name, uuid, dirAddress, secretFile,
                 statusPorts ? freePort() : 0);
         settings.putAll(overrides);
         String effectiveUuid = settings.getOrDefault(kind.shortName() + ".uuid", uuid);

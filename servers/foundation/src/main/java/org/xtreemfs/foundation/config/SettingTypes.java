@@ -33,8 +33,8 @@ public final class SettingTypes {
         return new StringType(allowEmpty);
     }
 
-    /** A string of at least {@code lengthMin} characters (shared secrets). */
-    public static SettingType<String> text(int lengthMin) {
+    /** Empty (not set) or a string of at least {@code lengthMin} characters (shared secrets). */
+    public static SettingType<String> optionalText(int lengthMin) {
         return new MinimumLengthStringType(lengthMin);
     }
 
@@ -133,7 +133,7 @@ public final class SettingTypes {
     private record MinimumLengthStringType(int lengthMin) implements SettingType<String> {
         @Override
         public String parse(String raw) {
-            if (raw.length() < lengthMin) {
+            if (!raw.isEmpty() && raw.length() < lengthMin) {
                 throw new IllegalArgumentException("is shorter than " + lengthMin + " characters (too short)");
             }
             return raw;
@@ -146,7 +146,7 @@ public final class SettingTypes {
 
         @Override
         public String describe() {
-            return "string of at least " + lengthMin + " characters";
+            return "empty, or a string of at least " + lengthMin + " characters";
         }
     }
 
