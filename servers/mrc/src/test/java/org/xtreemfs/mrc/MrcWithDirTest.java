@@ -65,7 +65,7 @@ class MrcWithDirTest {
         }
         mrc = new MrcServer(MrcConfig.of(Map.of("mrc.bindAddress", "127.0.0.1", "mrc.port", "0",
                 "mrc.status.port", "0", "mrc.database.path", folder.resolve("mrc").toString(),
-                "mrc.dir.address", "127.0.0.1:" + dirAddress.getPort())));
+                "mrc.dir.address", "127.0.0.1:" + dirAddress.getPort(), "capability.secret", "mrc-with-dir-test")));
         mrc.start();
         mrcClient = new MrcServiceClient(rpcClient, 10_000);
     }
