@@ -59,6 +59,13 @@ class CapabilityShareTest {
         dir.addTypedOsd("seq-1", OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
         dir.addTypedOsd("seq-2", OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
         dir.addTypedOsd("rnd-1", OsdProfiles.sataSsd(OsdUsageType.RANDOM));
+        startMrc();
+        rpcClient = new RpcClient("test");
+        client = new MrcServiceClient(rpcClient, 10_000);
+    }
+
+    /** Starts an MRC on this test's database (again after a close: a restart). */
+    private void startMrc() throws Exception {
         mrc = new MrcServer(MrcConfig.of(Map.of(
                 "mrc.bindAddress", "127.0.0.1",
                 "mrc.port", "0",
@@ -67,8 +74,6 @@ class CapabilityShareTest {
                 "mrc.dir.address", "127.0.0.1:" + dir.address.getPort(),
                 "capability.secret", "test-secret-0123456789")));
         address = mrc.start();
-        rpcClient = new RpcClient("test");
-        client = new MrcServiceClient(rpcClient, 10_000);
     }
 
     @AfterEach
@@ -177,14 +182,7 @@ class CapabilityShareTest {
         assertThat(QosWire.share(open("seq", "/f"))).isEqualTo(expected);
 
         mrc.close();
-        mrc = new MrcServer(MrcConfig.of(Map.of(
-                "mrc.bindAddress", "127.0.0.1",
-                "mrc.port", "0",
-                "mrc.status.port", "0",
-                "mrc.database.path", database.toString(),
-                "mrc.dir.address", "127.0.0.1:" + dir.address.getPort(),
-                "capability.secret", "test-secret-0123456789")));
-        address = mrc.start();
+        startMrc();
         assertThat(QosWire.share(open("seq", "/f"))).isEqualTo(expected);
         assertThat(RpcClient.await(client.volumeList(address, ALICE, Empty.getDefaultInstance())).getVolumesList()
                 .stream().filter(volume -> volume.getName().equals("seq")).findFirst().orElseThrow()
