@@ -84,6 +84,15 @@ final class Describe {
         if (reservation.getIops() > 0) {
             text.append(" iops ").append(reservation.getIops());
         }
+        if (reservation.getWeight() > 1) {
+            text.append(" weight ").append(reservation.getWeight());
+        }
+        if (reservation.getLimitThroughputBytesPerSecond() > 0) {
+            text.append(" limit ").append(rate(reservation.getLimitThroughputBytesPerSecond()));
+        }
+        if (reservation.getLimitIops() > 0) {
+            text.append(" limit ").append(reservation.getLimitIops()).append(" iops");
+        }
         return text.toString();
     }
 

@@ -25,7 +25,10 @@ import org.xtreemfs.qos.model.Units;
                 "URL is [pbrpc://]host[:port]/volume; host:port is the DIR's (default port 32638).",
                 "Sizes and rates use binary units only: B, KiB, MiB, GiB, TiB (e.g. 128KiB, 200GiB, 150MiB/s).",
                 "QoS: sequential needs --capacity and --throughput; random needs --capacity and --iops;",
-                "cold needs --capacity; best-effort takes an optional --capacity. Without --qos: no reservation."},
+                "cold needs --capacity; best-effort takes an optional --capacity. Without --qos: no reservation.",
+                "Any reservation takes --weight (its share of what reservations leave, default 1) and --limit (a",
+                "cap at least the reservation: IOPS for random, bytes/s otherwise); a best-effort one needs --capacity",
+                "for them. Admission ignores both: they book nothing."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the volume was created", "1:the servers refused or could not be reached",
                 "2:a bad option or value"})

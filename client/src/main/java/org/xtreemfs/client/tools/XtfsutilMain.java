@@ -34,9 +34,12 @@ import picocli.CommandLine.Spec;
                 "PATH is [pbrpc://]host[:port]/volume[/path/in/volume]; host:port is the DIR's (default 32638),",
                 "or an existing local path inside a mount.xtreemfs mount (found in /proc/self/mountinfo;",
                 "a name that exists locally is taken as a local path, pbrpc:// forces a URL).",
-                "  xtfsutil --set-reservation [--capacity SIZE] [--throughput RATE] [--iops N] PATH",
+                "  xtfsutil --set-reservation [--capacity SIZE] [--throughput RATE] [--iops N] [--weight N]",
+                "           [--limit RATE] PATH",
                 "      changes the reservation of PATH's volume online (figures not given stay as they are);",
                 "      the MRC re-admits it on the OSDs the volume is placed on, or refuses saying why.",
+                "      Weight and limit never need room (admission ignores them); the OSDs enforce a change",
+                "      with the next capability the MRC signs (at the latest one renewal period later).",
                 "  xtfsutil --free DIR_URL",
                 "      per reservation type, the largest reservation the MRC would admit now."},
         exitCodeListHeading = "Exit codes:%n",
@@ -73,8 +76,8 @@ public final class XtfsutilMain implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = commandSpec.commandLine().getOut();
         if (!setReservation && figures.firstGiven() != null) {
-            throw new IllegalArgumentException(figures.firstGiven() + ": --capacity, --throughput and --iops go with"
-                    + " --set-reservation");
+            throw new IllegalArgumentException(figures.firstGiven() + ": --capacity, --throughput, --iops, --weight"
+                    + " and --limit go with --set-reservation");
         }
         if (free) {
             if (setReservation) {
@@ -127,7 +130,7 @@ public final class XtfsutilMain implements Callable<Integer> {
     private int changeReservation(PrintWriter out, VolumeUrl url) throws XtreemFSException {
         if (figures.firstGiven() == null) {
             throw new IllegalArgumentException("--set-reservation needs at least one of --capacity, --throughput,"
-                    + " --iops");
+                    + " --iops, --weight, --limit");
         }
         figures.checkGivenFigures();
         try (Client client = connection.connect(url)) {

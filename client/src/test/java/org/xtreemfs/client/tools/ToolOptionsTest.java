@@ -8,9 +8,11 @@ import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.qos.model.Reservation;
+import org.xtreemfs.qos.model.ReservationType;
 import picocli.CommandLine;
 
 class ToolOptionsTest {
@@ -38,7 +40,9 @@ class ToolOptionsTest {
             assertThat(result.exitCode()).isZero();
             assertThat(result.out()).contains("Usage:").contains("--timeout-ms");
         }
-        assertThat(run(new MkfsMain(), "--help").out()).contains("--qos").contains("--throughput");
+        assertThat(run(new MkfsMain(), "--help").out()).contains("--qos").contains("--throughput")
+                .contains("--weight").contains("--limit");
+        assertThat(run(new XtfsutilMain(), "--help").out()).contains("--weight").contains("--limit");
     }
 
     // Without QoS options mkfs asks for a plain volume with the default striping policy (mission §6).
@@ -82,6 +86,13 @@ class ToolOptionsTest {
             "--qos sequential --capacity 0GiB --throughput 1MiB/s localhost/v|--capacity: '0GiB' must be positive",
             "--capacity 1GiB localhost/v|--capacity: '1GiB' needs --qos",
             "--qos sequential --capacity 200GB --throughput 1MiB/s localhost/v|'200GB'",
+            "--qos sequential --capacity 1GiB --throughput 10MiB/s --weight 0 localhost/v|--weight: '0' must be an integer from 1 to 1000",
+            "--qos random --capacity 1GiB --iops 10 --weight x localhost/v|--weight: 'x' is not an integer",
+            "--qos sequential --capacity 1GiB --throughput 10MiB/s --limit 5MiB/s localhost/v|--limit: '5MiB/s' is below the reservation's 10MiB/s",
+            "--qos random --capacity 1GiB --iops 10 --limit 1MiB/s localhost/v|--limit: '1MiB/s' is not a whole number",
+            "--qos best-effort --weight 3 localhost/v|--weight: '3' needs --capacity on a best-effort volume",
+            "--qos best-effort --limit 5MiB/s localhost/v|--limit: '5MiB/s' needs --capacity",
+            "--weight 2 localhost/v|--weight: '2' needs --qos",
             "--object-size 1000 localhost/v|--object-size: '1000'",
             "--object-size 32MiB localhost/v|--object-size: '32MiB' is not a valid object size",
             "--object-size 16MiB -w 129 localhost/v|--striping-width: '129'",
@@ -104,6 +115,9 @@ class ToolOptionsTest {
             "--capacity 1GiB localhost/v|go with --set-reservation",
             "--set-reservation localhost/v|needs at least one of",
             "--free --set-reservation --iops 5 localhost|exclude each other",
+            "--limit 5MiB/s localhost/v|--limit: '5MiB/s': --capacity, --throughput, --iops, --weight and --limit go with",
+            "--set-reservation --weight 1001 localhost/v|--weight: '1001' must be an integer from 1 to 1000",
+            "--set-reservation --limit fast localhost/v|--limit: 'fast'",
             "--free localhost:x|'localhost:x'"})
     void xtfsutilRefusesBadReservationOptions(String arguments, String expectedMessage) {
         Result result = run(new XtfsutilMain(), arguments.split(" "));
@@ -123,6 +137,47 @@ class ToolOptionsTest {
                 .hasMessageStartingWith("--throughput: '1MiB/s' is not allowed on a random reservation");
         assertThatThrownBy(() -> ReservationOptions.of(null, "0MiB/s", null).changed(sequential))
                 .hasMessageStartingWith("--throughput: '0MiB/s'");
+    }
+
+    // mkfs puts --weight and --limit into the reservation, the limit in the type's unit.
+    @Test
+    void mkfsWeightAndLimit() {
+        QosReservation analytics = mkfsRequest("--qos", "sequential", "--capacity", "200GiB", "--throughput",
+                "150MiB/s", "--weight", "3", "--limit", "300MiB/s", "localhost/analytics").getReservation();
+        assertThat(analytics.getWeight()).isEqualTo(3);
+        assertThat(analytics.getLimitThroughputBytesPerSecond()).isEqualTo(300L << 20);
+        assertThat(analytics.getLimitIops()).isZero();
+        QosReservation db = mkfsRequest("--qos", "random", "--capacity", "50GiB", "--iops", "2000", "--limit", "2000",
+                "localhost/db").getReservation();
+        assertThat(db.getLimitIops()).isEqualTo(2000);
+        assertThat(db.getWeight()).as("the default weight is not sent").isZero();
+        QosReservation scratch = mkfsRequest("--qos", "best-effort", "--capacity", "1GiB", "--weight", "2",
+                "--limit", "20MiB/s", "localhost/scratch").getReservation();
+        assertThat(scratch.getWeight()).isEqualTo(2);
+        assertThat(scratch.getLimitThroughputBytesPerSecond()).isEqualTo(20L << 20);
+        assertThat(Describe.reservation(analytics)).isEqualTo("sequential capacity 200GiB throughput 150MiB/s weight 3"
+                + " limit 300MiB/s");
+        assertThat(Describe.reservation(db)).endsWith("iops 2000 limit 2000 iops");
+    }
+
+    // An online change keeps the weight and limit not given, "--limit 0" removes the limit, and a kept limit
+    // that the new figures outgrow is refused saying it is the volume's, not a typed value.
+    @Test
+    void changedWeightsAndLimitsFollowTheModel() {
+        Reservation current = new Reservation(ReservationType.SEQUENTIAL, 1L << 30, 10L << 20, 0, 2, 40L << 20, 0);
+        assertThat(ReservationOptions.of(null, "20MiB/s", null).changed(current))
+                .isEqualTo(new Reservation(ReservationType.SEQUENTIAL, 1L << 30, 20L << 20, 0, 2, 40L << 20, 0));
+        assertThat(ReservationOptions.of(null, null, null, "5", null).changed(current))
+                .isEqualTo(new Reservation(ReservationType.SEQUENTIAL, 1L << 30, 10L << 20, 0, 5, 40L << 20, 0));
+        assertThat(ReservationOptions.of(null, null, null, null, "0").changed(current))
+                .isEqualTo(new Reservation(ReservationType.SEQUENTIAL, 1L << 30, 10L << 20, 0, 2, 0, 0));
+        assertThatThrownBy(() -> ReservationOptions.of(null, "50MiB/s", null).changed(current))
+                .hasMessage("the volume's limit \"40MiB/s\" is below the reservation's 50MiB/s; a limit must be at"
+                        + " least the reservation; give --limit as well (0 removes it)");
+        assertThatThrownBy(() -> ReservationOptions.of(null, "50MiB/s", null, null, "45MiB/s").changed(current))
+                .hasMessageStartingWith("--limit: '45MiB/s' is below the reservation's 50MiB/s");
+        Reservation random = new Reservation(ReservationType.RANDOM, 1L << 30, 0, 100, 1, 0, 0);
+        assertThat(ReservationOptions.of(null, null, null, null, "300").changed(random).limitIops()).isEqualTo(300);
     }
 
     // The other tools refuse bad URLs with exit 2 and the URL in the message.

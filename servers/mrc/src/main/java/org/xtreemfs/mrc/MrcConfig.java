@@ -41,8 +41,8 @@ public final class MrcConfig {
     public static final Setting<Long> HEARTBEAT_PERIOD_MS = Setting.longInteger("mrc.heartbeat.periodMs", 5_000, 10,
             3_600_000, "how often the MRC re-registers at the DIR (its heartbeat), in milliseconds");
     public static final Setting<Long> CAPABILITY_TIMEOUT_MS = Setting.longInteger("mrc.capability.timeoutMs",
-            600_000, 1_000, 86_400_000, "lifetime of an issued XCap, in milliseconds; a reservation changed online reaches the OSDs within"
-                    + " this minus the clients' renew margin (servers/mrc/README.md)");
+            600_000, 1_000, 86_400_000, "lifetime of an issued XCap, in milliseconds; a reservation, weight or limit changed online"
+                    + " reaches the OSDs within this minus the clients' renew margin (servers/mrc/README.md)");
     public static final Setting<Integer> METADATA_QUEUE_CAPACITY = Setting.integer("mrc.metadata.queueCapacity",
             10_000, 1, 1_000_000, "operations that may wait for the metadata thread before OVERLOADED");
     public static final Setting<Long> PLACEMENT_FREE_SPACE_MIN_BYTES = Setting.byteSize(

@@ -59,6 +59,13 @@ class CapabilityShareTest {
         dir.addTypedOsd("seq-1", OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
         dir.addTypedOsd("seq-2", OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
         dir.addTypedOsd("rnd-1", OsdProfiles.sataSsd(OsdUsageType.RANDOM));
+        startMrc();
+        rpcClient = new RpcClient("test");
+        client = new MrcServiceClient(rpcClient, 10_000);
+    }
+
+    /** Starts an MRC on this test's database (again after a close: a restart). */
+    private void startMrc() throws Exception {
         mrc = new MrcServer(MrcConfig.of(Map.of(
                 "mrc.bindAddress", "127.0.0.1",
                 "mrc.port", "0",
@@ -67,8 +74,6 @@ class CapabilityShareTest {
                 "mrc.dir.address", "127.0.0.1:" + dir.address.getPort(),
                 "capability.secret", "test-secret-0123456789")));
         address = mrc.start();
-        rpcClient = new RpcClient("test");
-        client = new MrcServiceClient(rpcClient, 10_000);
     }
 
     @AfterEach
@@ -158,5 +163,29 @@ class CapabilityShareTest {
                 .getDeletedFile().getXcap())).isEqualTo(expected);
         assertThat(QosWire.share(RpcClient.await(client.unlink(address, ALICE, PathRequest.newBuilder()
                 .setVolumeName("seq").setPath("/f").build())).getDeletedFile().getXcap())).isEqualTo(expected);
+    }
+
+    @Test
+    void weightAndLimitSetOnlineReachEveryNewCapabilityAndSurviveARestart() throws Exception {
+        // The volume's weight travels whole, its limit divided over the stripe width like the reservation;
+        // both are stored with the reservation in the MRC's database.
+        createVolume("seq", sequential(20));
+        long share = placement("seq").getShareThroughputBytesPerSecond();
+        int width = placement("seq").getOsdUuidsCount();
+        QosReservation weighted = sequential(20).toBuilder().setWeight(3)
+                .setLimitThroughputBytesPerSecond(60 * MIB).build();
+        Volume changed = RpcClient.await(client.volumeSetReservation(address, ALICE, VolumeSetReservationRequest
+                .newBuilder().setVolumeName("seq").setReservation(weighted).build()));
+        assertThat(changed.getReservation()).isEqualTo(weighted);
+        Optional<VolumeShare> expected = Optional.of(new VolumeShare(ReservationType.SEQUENTIAL, share, 0, 3,
+                (60 * MIB + width - 1) / width, 0));
+        assertThat(QosWire.share(open("seq", "/f"))).isEqualTo(expected);
+
+        mrc.close();
+        startMrc();
+        assertThat(QosWire.share(open("seq", "/f"))).isEqualTo(expected);
+        assertThat(RpcClient.await(client.volumeList(address, ALICE, Empty.getDefaultInstance())).getVolumesList()
+                .stream().filter(volume -> volume.getName().equals("seq")).findFirst().orElseThrow()
+                .getReservation()).isEqualTo(weighted);
     }
 }

@@ -56,8 +56,8 @@ public final class OsdConfig {
                     + " osd.qos.queueCapacity); more are rejected with OVERLOADED, so one volume cannot fill the queue");
     public static final Setting<QueueingPolicyKind> QOS_POLICY = Setting.enumeration("osd.qos.policy",
             QueueingPolicyKind.class, QueueingPolicyKind.FAIR, "order of the QoS stage: fair (per-volume fair queue:"
-                    + " the reservation in the capability, the rest shared equally, cold volumes last) or fifo"
-                    + " (arrival order, for comparisons)");
+                    + " the reservation, weight and limit in the capability, the rest shared by weight, cold volumes"
+                    + " last) or fifo (arrival order, for comparisons)");
     public static final Setting<Long> HEARTBEAT_PERIOD_MS = Setting.longInteger("osd.heartbeat.periodMs", 5000,
             100, 3_600_000, "period of re-registering at the DIR with space and load (the heartbeat)");
     public static final Setting<Long> DELETION_DELAY_MS = Setting.longInteger("osd.deletion.delayMs", 60_000, 0,

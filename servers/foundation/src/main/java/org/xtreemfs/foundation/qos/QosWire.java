@@ -31,30 +31,49 @@ public final class QosWire {
 
     /**
      * The reservation a wire message asks for; empty for "no reservation" (type unspecified, or best-effort
-     * without capacity: performance as available, nothing booked).
+     * without any figure: performance as available, nothing booked). A weight of 0 (the field absent) is the
+     * default weight; a best-effort volume with a weight or limit needs a capacity, because only a volume with
+     * a reservation has a ledger entry to keep them in (the model refuses capacity 0, naming it).
      */
     public static Optional<Reservation> reservation(QosReservation wire) {
+        boolean anyFigure = wire.getCapacityBytes() != 0 || wire.getThroughputBytesPerSecond() != 0
+                || wire.getIops() != 0 || wire.getWeight() != 0 || wire.getLimitThroughputBytesPerSecond() != 0
+                || wire.getLimitIops() != 0;
         if (wire.getType() == QosType.QOS_TYPE_UNSPECIFIED) {
-            if (wire.getCapacityBytes() != 0 || wire.getThroughputBytesPerSecond() != 0 || wire.getIops() != 0) {
+            if (anyFigure) {
                 throw new InvalidQosValueException("type", "unspecified",
-                        "is required when capacity, throughput or IOPS is given");
+                        "is required when capacity, throughput, IOPS, weight or limit is given");
             }
             return Optional.empty();
         }
         ReservationType type = reservationType(wire.getType());
-        if (type == ReservationType.BEST_EFFORT && wire.getCapacityBytes() == 0
-                && wire.getThroughputBytesPerSecond() == 0 && wire.getIops() == 0) {
+        if (type == ReservationType.BEST_EFFORT && !anyFigure) {
             return Optional.empty();
         }
         return Optional.of(new Reservation(type, wire.getCapacityBytes(), wire.getThroughputBytesPerSecond(),
-                wire.getIops()));
+                wire.getIops(), weight(wire.getWeight()), wire.getLimitThroughputBytesPerSecond(), wire.getLimitIops()));
     }
 
     public static QosReservation toWire(Reservation reservation) {
         return QosReservation.newBuilder().setType(toWire(reservation.type()))
                 .setCapacityBytes(reservation.capacityBytes())
                 .setThroughputBytesPerSecond(reservation.throughputBytesPerSecond())
-                .setIops(reservation.iops()).build();
+                .setIops(reservation.iops()).setWeight(toWireWeight(reservation.weight()))
+                .setLimitThroughputBytesPerSecond(reservation.limitThroughputBytesPerSecond())
+                .setLimitIops(reservation.limitIops()).build();
+    }
+
+    /**
+     * The wire's weight as the model's: 0 is what an absent field reads as (an older sender), so it means the
+     * default weight. A uint64 above Long.MAX_VALUE reads negative here and is refused by the model.
+     */
+    private static long weight(long wireWeight) {
+        return wireWeight == 0 ? Reservation.WEIGHT_DEFAULT : wireWeight;
+    }
+
+    /** The default weight is not sent (the field stays absent), so a default volume's messages stay as before. */
+    private static long toWireWeight(long weight) {
+        return weight == Reservation.WEIGHT_DEFAULT ? 0 : weight;
     }
 
     public static ReservationType reservationType(QosType wire) {
@@ -120,7 +139,9 @@ public final class QosWire {
     /** The wire form of a share, for {@link XCap.Builder#setQosShare}. */
     public static QosShare toWire(VolumeShare share) {
         return QosShare.newBuilder().setType(toWire(share.type()))
-                .setThroughputBytesPerSecond(share.throughputBytesPerSecond()).setIops(share.iops()).build();
+                .setThroughputBytesPerSecond(share.throughputBytesPerSecond()).setIops(share.iops())
+                .setWeight(toWireWeight(share.weight())).setLimitThroughputBytesPerSecond(share.limitThroughputBytesPerSecond())
+                .setLimitIops(share.limitIops()).build();
     }
 
     /**
@@ -134,10 +155,14 @@ public final class QosWire {
         return capability.hasQosShare() ? share(capability.getQosShare()) : Optional.empty();
     }
 
-    /** As {@link #share(XCap)}; a message whose type is unspecified and carries no rates means "no share". */
+    /**
+     * As {@link #share(XCap)}; a message whose type is unspecified and carries no figure means "no share". Weight
+     * 0 (absent, from an MRC that does not send it) means 1, limits 0 mean none.
+     */
     public static Optional<VolumeShare> share(QosShare wire) {
         if (wire.getType() == QosType.QOS_TYPE_UNSPECIFIED && wire.getThroughputBytesPerSecond() == 0
-                && wire.getIops() == 0) {
+                && wire.getIops() == 0 && wire.getWeight() == 0 && wire.getLimitThroughputBytesPerSecond() == 0
+                && wire.getLimitIops() == 0) {
             return Optional.empty();
         }
         ReservationType type;
@@ -147,6 +172,7 @@ public final class QosWire {
             throw new InvalidQosValueException(VolumeShare.FIELD_PREFIX + "type", wire.getType().name(),
                     "is not a reservation type; use one of " + Arrays.toString(ReservationType.values()));
         }
-        return Optional.of(new VolumeShare(type, wire.getThroughputBytesPerSecond(), wire.getIops()));
+        return Optional.of(new VolumeShare(type, wire.getThroughputBytesPerSecond(), wire.getIops(),
+                weight(wire.getWeight()), wire.getLimitThroughputBytesPerSecond(), wire.getLimitIops()));
     }
 }

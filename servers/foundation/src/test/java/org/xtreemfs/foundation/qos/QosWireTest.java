@@ -25,7 +25,7 @@ class QosWireTest {
 
     /** The share the MRC puts into the XCaps of a placed volume (as ReservationLedger.share does). */
     private static VolumeShare shareOf(Placement placement) {
-        return VolumeShare.of(placement.reservation().type(), placement.sharePerOsd());
+        return placement.share();
     }
 
     // Exact units survive the wire: a throughput that is no whole number of MiB/s comes back to the byte.
@@ -151,5 +151,45 @@ class QosWireTest {
                 .isInstanceOf(InvalidQosValueException.class).hasMessageStartingWith("qos_share.type:");
         assertThatThrownBy(() -> QosWire.share(QosShare.newBuilder().setType(QosType.RANDOM).setIops(-1L).build()))
                 .isInstanceOf(InvalidQosValueException.class).hasMessageStartingWith("qos_share.iops:");
+    }
+
+    // Weight and limit survive the wire in both messages; the default weight is not sent, and absent means 1.
+    @Test
+    void weightsAndLimitsRoundTripAndAbsentMeansWeightOneAndNoLimit() {
+        List<Reservation> reservations = List.of(
+                new Reservation(ReservationType.SEQUENTIAL, 1L << 30, 100_000_001L, 0, 7, 150_000_003L, 0),
+                new Reservation(ReservationType.RANDOM, 1L << 30, 0, 333, 1000, 0, 333),
+                new Reservation(ReservationType.BEST_EFFORT, 1L << 30, 0, 0, 3, 20L << 20, 0),
+                new Reservation(ReservationType.COLD, 1L << 30, 0, 0, 2, 0, 0));
+        for (Reservation reservation : reservations) {
+            assertThat(QosWire.reservation(QosWire.toWire(reservation))).contains(reservation);
+            VolumeShare share = new Placement("v", reservation, List.of("a", "b")).share();
+            assertThat(share.weight()).isEqualTo(reservation.weight());
+            assertThat(QosWire.share(XCap.newBuilder().setQosShare(QosWire.toWire(share)).build())).contains(share);
+        }
+        assertThat(QosWire.toWire(Reservation.sequential(1, 1)).getWeight()).isZero();
+        assertThat(QosWire.toWire(VolumeShare.sequential(1)).getWeight()).isZero();
+        assertThat(QosWire.reservation(QosReservation.newBuilder().setType(QosType.SEQUENTIAL).setCapacityBytes(1)
+                .setThroughputBytesPerSecond(5).build()).orElseThrow().weight()).isEqualTo(1);
+        assertThat(QosWire.share(QosShare.newBuilder().setType(QosType.RANDOM).setIops(5).build()).orElseThrow())
+                .isEqualTo(new VolumeShare(ReservationType.RANDOM, 0, 5, 1, 0, 0));
+    }
+
+    // A weight or limit is a figure: without a type, or on best-effort without capacity, it is refused, not lost.
+    @Test
+    void weightsAndLimitsWithoutAReservationToKeepThemAreRefusedNamingTheField() {
+        assertThatThrownBy(() -> QosWire.reservation(QosReservation.newBuilder().setWeight(3).build()))
+                .isInstanceOf(InvalidQosValueException.class).hasMessageStartingWith("type: \"unspecified\"");
+        assertThatThrownBy(() -> QosWire.reservation(QosReservation.newBuilder().setType(QosType.BEST_EFFORT)
+                .setWeight(3).build())).isInstanceOf(InvalidQosValueException.class)
+                .hasMessageStartingWith("capacity: ");
+        assertThatThrownBy(() -> QosWire.share(QosShare.newBuilder().setType(QosType.SEQUENTIAL)
+                .setThroughputBytesPerSecond(100).setLimitThroughputBytesPerSecond(50).build()))
+                .isInstanceOf(InvalidQosValueException.class)
+                .hasMessageStartingWith("qos_share.limit: \"50B/s\" is below");
+        assertThatThrownBy(() -> QosWire.share(QosShare.newBuilder().setType(QosType.BEST_EFFORT).setWeight(5000)
+                .build())).hasMessageStartingWith("qos_share.weight: \"5000\"");
+        assertThatThrownBy(() -> QosWire.reservation(QosReservation.newBuilder().setType(QosType.BEST_EFFORT)
+                .setCapacityBytes(1).setWeight(-1L).build())).hasMessageStartingWith("weight: \"-1\"");
     }
 }

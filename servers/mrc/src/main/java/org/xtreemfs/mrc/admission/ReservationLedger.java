@@ -197,13 +197,13 @@ public final class ReservationLedger {
     }
 
     /**
-     * The share each stripe OSD holds of the volume's admitted reservation, as capabilities carry it; empty
-     * for a volume without reservation. Read on the metadata thread (in apply), so a capability issued after
-     * a committed change carries the new share.
+     * The share each stripe OSD holds of the volume's admitted reservation, with the volume's weight and its
+     * limit divided over the stripe width ({@link Placement#share()}), as capabilities carry it; empty for a
+     * volume without reservation. Read on the metadata thread (in apply), so a capability issued after a
+     * committed change (of the figures, the weight or the limit) carries the new share.
      */
     public Optional<VolumeShare> share(String volumeId) {
-        return state.placement(volumeId)
-                .map(placement -> VolumeShare.of(placement.reservation().type(), placement.sharePerOsd()));
+        return state.placement(volumeId).map(Placement::share);
     }
 
     /** The stripe OSDs of a volume's placement, empty for a volume without reservation. */

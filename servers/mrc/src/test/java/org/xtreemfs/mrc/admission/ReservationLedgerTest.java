@@ -24,7 +24,9 @@ import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.Reservation;
+import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.ThroughputCurve;
+import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.scheduler.ReservationScheduler;
 
 class ReservationLedgerTest {
@@ -158,6 +160,25 @@ class ReservationLedgerTest {
                 .reason()).contains("cannot change");
         assertThat(((ReservationLedger.Decision.Refused) ledger.readmit("none", "plain", Reservation.cold(MIB), dir))
                 .reason()).contains("no reservation");
+    }
+
+    // Weight and limit are stored with the reservation (they survive a reload), reach the capability share with
+    // the limit divided over the stripe width, and change online even on a full OSD: admission ignores them.
+    @Test
+    void weightAndLimitAreKeptWithTheReservationAndIgnoredByAdmission() {
+        ReservationLedger ledger = ReservationLedger.load(store, scheduler);
+        List<OsdReport> dir = reports(randomOsd("osd-a", 100, true), randomOsd("osd-b", 100, true));
+        Reservation weighted = new Reservation(ReservationType.RANDOM, MIB, 0, 200, 3, 0, 301);
+        commit(ledger, admitted(ledger.admit("v1", "one", weighted, dir)));
+        ReservationLedger reloaded = ReservationLedger.load(store, scheduler);
+        assertThat(reloaded.state().placement("v1").orElseThrow().reservation()).isEqualTo(weighted);
+        assertThat(reloaded.share("v1")).contains(new VolumeShare(ReservationType.RANDOM, 0, 100, 3, 0, 151));
+        // Both OSDs are fully reserved now; a new weight and limit still fit, since they book nothing.
+        Reservation changed = new Reservation(ReservationType.RANDOM, MIB, 0, 200, 7, 0, 1000);
+        commit(reloaded, admitted(reloaded.readmit("v1", "one", changed, dir)));
+        assertThat(reloaded.share("v1")).contains(new VolumeShare(ReservationType.RANDOM, 0, 100, 7, 0, 500));
+        assertThat(ReservationLedger.load(store, scheduler).state().placement("v1").orElseThrow().reservation())
+                .isEqualTo(changed);
     }
 
     // A corrupt ledger record stops the MRC naming the key instead of silently dropping a reservation.

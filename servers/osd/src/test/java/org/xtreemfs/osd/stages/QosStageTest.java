@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.StripeLayout;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.wfq.FairPolicy;
 import org.xtreemfs.qos.wfq.FifoPolicy;
@@ -288,6 +290,84 @@ class QosStageTest {
                     .filter(volume -> volume.volumeId().equals("reserved")).findFirst().orElseThrow());
         }
         return reservedPerSecond;
+    }
+
+    @Test
+    void aLimitedVolumeStaysAtItsLimitWhileTheDiskIsMostlyIdle() throws RpcException {
+        // Proves the limit from the capability's share is a cap, not a share of contention: alone on a device of
+        // 1000 requests/s and always backlogged, a volume reserving 100 IOPS with a limit of 200 gets 200 in
+        // every second and the device idles the other 80 % of the time.
+        VolumeShare limited = new VolumeShare(ReservationType.RANDOM, 0, 100, 1, 0, 200);
+        Map<String, Map<Long, Long>> served = serveBacklogged(Map.of("capped", limited), 1000, 10);
+        for (long second = 0; second < 10; second++) {
+            assertThat(served.get("capped").getOrDefault(second, 0L)).as("requests in second %d", second)
+                    .isBetween(199L, 201L);
+        }
+    }
+
+    @Test
+    void bestEffortVolumesWithWeightsOneAndThreeSplitWhatTheReservationLeavesOneToThree() throws RpcException {
+        // Proves the capability's weight reaches the fair queue: next to a reserved volume (300 IOPS share, weight
+        // 1), two always backlogged best-effort volumes of weight 1 and 3 share the rest 1:3, and every one of
+        // the three gets its weight's part of the spare capacity on top of the reservation.
+        Map<String, Map<Long, Long>> served = serveBacklogged(Map.of(
+                "light", new VolumeShare(ReservationType.BEST_EFFORT, 0, 0, 1, 0, 0),
+                "heavy", new VolumeShare(ReservationType.BEST_EFFORT, 0, 0, 3, 0, 0),
+                "reserved", VolumeShare.random(300)), 1000, 20);
+        long light = total(served.get("light"));
+        long heavy = total(served.get("heavy"));
+        long reserved = total(served.get("reserved"));
+        assertThat((double) heavy / light).as("heavy %d against light %d", heavy, light).isBetween(2.9, 3.1);
+        // 20 s at 1000/s: 6000 reserved, the other 14000 by weight 1:1:3 (2800, 2800, 8400) on top.
+        assertThat(light + heavy + reserved).isBetween(19_990L, 20_000L);
+        assertThat(reserved).isBetween(8_600L, 9_000L);
+        assertThat(light).isBetween(2_700L, 2_900L);
+    }
+
+    private static long total(Map<Long, Long> perSecond) {
+        return perSecond.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Runs the fair stage on a random OSD (ShareRule: one cost unit per 4 KiB request) in front of a device of
+     * one slot serving {@code deviceRequestsPerSecond}, every volume kept 8 requests deep, for {@code seconds};
+     * when nothing is released the clock jumps to the stage's next wake-up. Returns per volume the requests
+     * started in each second.
+     */
+    private static Map<String, Map<Long, Long>> serveBacklogged(Map<String, VolumeShare> shares,
+            long deviceRequestsPerSecond, long seconds) throws RpcException {
+        Map<String, Map<Long, Long>> served = new HashMap<>();
+        Map<String, Integer> waiting = new HashMap<>();
+        shares.keySet().forEach(volume -> {
+            served.put(volume, new HashMap<>());
+            waiting.put(volume, 0);
+        });
+        try (Harness harness = new Harness(fair(RANDOM_OSD), 1)) {
+            int sequence = 0;
+            while (harness.clock.monotonicNanos() < seconds * SECOND_NANOS) {
+                for (Map.Entry<String, VolumeShare> volume : new TreeMap<>(shares).entrySet()) {
+                    while (waiting.get(volume.getKey()) < 8) {
+                        harness.stage.submit(request(volume.getKey() + ":" + sequence++, volume.getKey(),
+                                volume.getValue(), 4096));
+                        waiting.merge(volume.getKey(), 1, Integer::sum);
+                    }
+                }
+                if (harness.released.isEmpty()) {
+                    List<Long> wakeUps = harness.wakeUps.scheduledNanos();
+                    assertThat(wakeUps).as("work waits, so a wake-up is scheduled").isNotEmpty();
+                    long next = wakeUps.stream().mapToLong(Long::longValue).min().orElseThrow();
+                    harness.clock.advance(Duration.ofNanos(Math.max(0, next - harness.clock.monotonicNanos())));
+                    harness.wakeUps.runDue();
+                    continue;
+                }
+                AuthorizedRequest request = harness.released.remove(0);
+                waiting.merge(request.volumeId(), -1, Integer::sum);
+                served.get(request.volumeId()).merge(harness.clock.monotonicNanos() / SECOND_NANOS, 1L, Long::sum);
+                harness.clock.advance(Duration.ofNanos(SECOND_NANOS / deviceRequestsPerSecond));
+                harness.stage.completed(request);
+            }
+        }
+        return served;
     }
 
     @Test

@@ -14,11 +14,16 @@ import java.util.Objects;
  * MRC) and the fair queue (consumer, on the OSD), and both already depend on the model and not on each other;
  * like every model value it is validated on construction.
  *
+ * <p>With the rates it carries the volume's weight and this OSD's part of its limit (the reservation's rules
+ * for both, {@link WeightAndLimit}: weight in [1, 1000]; a limit in IOPS for RANDOM and bytes/s otherwise, at
+ * least the share's reservation, 0 for none).
+ *
  * <p>Invariant: throughput &gt; 0 exactly for SEQUENTIAL, IOPS &gt; 0 exactly for RANDOM; COLD and BEST_EFFORT
- * carry the type only. Anything else is refused with an {@link InvalidQosValueException} naming
+ * carry no rate. Anything else is refused with an {@link InvalidQosValueException} naming
  * {@code qos_share.<field>} (the only place a share comes from outside is that wire field) and the value.
  */
-public record VolumeShare(ReservationType type, long throughputBytesPerSecond, long iops) {
+public record VolumeShare(ReservationType type, long throughputBytesPerSecond, long iops, long weight,
+    long limitThroughputBytesPerSecond, long limitIops) {
   /** Prefix of the field names in error messages: the capability field that carries a share. */
   public static final String FIELD_PREFIX = "qos_share.";
 
@@ -29,6 +34,13 @@ public record VolumeShare(ReservationType type, long throughputBytesPerSecond, l
     Objects.requireNonNull(type, "type");
     checkRate(type, Dimension.THROUGHPUT, throughputBytesPerSecond);
     checkRate(type, Dimension.IOPS, iops);
+    WeightAndLimit.check(FIELD_PREFIX, type, throughputBytesPerSecond, iops, weight, limitThroughputBytesPerSecond,
+        limitIops);
+  }
+
+  /** A share with the default weight and no limit. */
+  public VolumeShare(ReservationType type, long throughputBytesPerSecond, long iops) {
+    this(type, throughputBytesPerSecond, iops, Reservation.WEIGHT_DEFAULT, 0, 0);
   }
 
   public static VolumeShare sequential(long throughputBytesPerSecond) {
@@ -44,15 +56,31 @@ public record VolumeShare(ReservationType type, long throughputBytesPerSecond, l
   }
 
   /**
-     * The share of one stripe OSD of a volume of this type, given what each stripe OSD holds for it
-     * ({@code qos.scheduler.Placement.sharePerOsd()}, the one authority on how a reservation is split): the
-     * rates of the type's dimensions, nothing else.
-     */
+   * The share of one stripe OSD of a volume of this type, given what each stripe OSD holds for it
+   * ({@code qos.scheduler.Placement.sharePerOsd()}, the one authority on how a reservation is split): the
+   * rates of the type's dimensions, the default weight, no limit.
+   */
   public static VolumeShare of(ReservationType type, ResourceVector perOsd) {
+    return of(type, perOsd, Reservation.WEIGHT_DEFAULT, ResourceVector.ZERO);
+  }
+
+  /**
+   * As {@link #of(ReservationType, ResourceVector)} with the volume's weight and this OSD's part of its limit
+   * ({@code Placement.share()} divides it); only the limit of the type's limit dimension is taken.
+   */
+  public static VolumeShare of(ReservationType type, ResourceVector perOsd, long weight, ResourceVector limitPerOsd) {
     List<Dimension> dimensions = type.dimensions();
+    Dimension limitDimension = WeightAndLimit.limitDimension(type);
     return new VolumeShare(type,
         dimensions.contains(Dimension.THROUGHPUT) ? perOsd.throughputBytesPerSecond() : 0,
-        dimensions.contains(Dimension.IOPS) ? perOsd.iops() : 0);
+        dimensions.contains(Dimension.IOPS) ? perOsd.iops() : 0, weight,
+        limitDimension == Dimension.THROUGHPUT ? limitPerOsd.throughputBytesPerSecond() : 0,
+        limitDimension == Dimension.IOPS ? limitPerOsd.iops() : 0);
+  }
+
+  /** True when a limit is set. */
+  public boolean limited() {
+    return limitThroughputBytesPerSecond > 0 || limitIops > 0;
   }
 
   private static void checkRate(ReservationType type, Dimension dimension, long value) {

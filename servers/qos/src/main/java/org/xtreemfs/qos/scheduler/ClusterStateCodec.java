@@ -16,18 +16,19 @@ import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.ThroughputCurve;
 
 /**
- * Saves a {@link ClusterState} to bytes and rebuilds it, in memory (the MRC stores the bytes in RocksDB).
+ * Saves a {@link ClusterState} to bytes and rebuilds it, in memory (the MRC's ledger stores protobuf records
+ * instead, so nothing keeps these bytes across versions and an older version is refused).
  *
- * <p>Format, big-endian: magic "XQOS", version 1; OSD count, then per OSD its uuid, usage type, device class
+ * <p>Format, big-endian: magic "XQOS", version 2; OSD count, then per OSD its uuid, usage type, device class
  * (enum names as strings, so reordering constants cannot remap them), capacity, curve point count and points,
  * curve floor, random IOPS; placement count, then per placement its volume id, type, capacity, throughput,
- * IOPS, stripe width and stripe OSD uuids. Committed resources are not stored: decoding re-applies every
- * placement through {@link ClusterState#rebuild}, so saved and live state agree by construction and a
- * corrupt or inconsistent record is refused rather than loaded.
+ * IOPS, weight, limit throughput, limit IOPS, stripe width and stripe OSD uuids. Committed resources are not
+ * stored: decoding re-applies every placement through {@link ClusterState#rebuild}, so saved and live state
+ * agree by construction and a corrupt or inconsistent record is refused rather than loaded.
  */
 public final class ClusterStateCodec {
   private static final int MAGIC = 0x58514F53;
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
 
   private ClusterStateCodec() {}
 
@@ -116,6 +117,9 @@ public final class ClusterStateCodec {
     out.writeLong(reservation.capacityBytes());
     out.writeLong(reservation.throughputBytesPerSecond());
     out.writeLong(reservation.iops());
+    out.writeLong(reservation.weight());
+    out.writeLong(reservation.limitThroughputBytesPerSecond());
+    out.writeLong(reservation.limitIops());
     out.writeInt(placement.stripeWidth());
     for (String uuid : placement.osdUuids()) {
       out.writeUTF(uuid);
@@ -125,7 +129,7 @@ public final class ClusterStateCodec {
   private static Placement readPlacement(DataInputStream in, int encodedLength) throws IOException {
     String volumeId = in.readUTF();
     Reservation reservation = new Reservation(readEnum(in, ReservationType.class), in.readLong(), in.readLong(),
-        in.readLong());
+        in.readLong(), in.readLong(), in.readLong(), in.readLong());
     int stripeWidth = readCount(in, encodedLength, "stripe");
     List<String> osdUuids = new ArrayList<>(stripeWidth);
     for (int index = 0; index < stripeWidth; index++) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.ResourceVector;
+import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * Where an admitted volume lives: its reservation striped over distinct OSDs, in stripe order. Every OSD
@@ -36,5 +37,17 @@ public record Placement(String volumeId, Reservation reservation, List<String> o
   /** The resources each stripe OSD holds for this volume. */
   public ResourceVector sharePerOsd() {
     return reservation.demand().ceilDivide(osdUuids.size());
+  }
+
+  /**
+   * What each stripe OSD enforces for this volume, as capabilities carry it: its share of the reservation
+   * ({@link #sharePerOsd()}), the volume's weight as it is (a weight is a ratio among the flows of one OSD, and
+   * every stripe OSD sees the volume's part of each stream alike), and its limit divided over the stripe width
+   * like the reservation and rounded up the same way, so the OSD's limit stays at least its reservation and the
+   * volume as a whole gets at most the limit (plus the rounding, under one unit per OSD).
+   */
+  public VolumeShare share() {
+    return VolumeShare.of(reservation.type(), sharePerOsd(), reservation.weight(),
+        reservation.limit().ceilDivide(osdUuids.size()));
   }
 }

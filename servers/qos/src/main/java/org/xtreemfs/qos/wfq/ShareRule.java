@@ -21,14 +21,18 @@ import org.xtreemfs.qos.model.VolumeShare;
  * OSD its IOPS; a COLD volume is a cold flow on any OSD (served only when nothing else is eligible); everything
  * else — best-effort volumes, volumes without a share (unknown to this OSD), a share of the other type
  * (placement never puts one there; the OSD cannot honour a reservation in another unit) — is a best-effort
- * flow, never refused. A reserved share always has a positive rate ({@link VolumeShare}'s invariant). All
- * flows have weight {@link #WEIGHT}: what the reservations leave is shared equally, and a reserved flow
- * competes for it like a best-effort one on top of its reservation. No limits: the capability carries none
- * (a {@link FlowRule} of its own may add them).
+ * flow, never refused. A reserved share always has a positive rate ({@link VolumeShare}'s invariant).
+ *
+ * <p>Weight and limit come from the share (the volume's own, set with its reservation; weight 1 and no limit
+ * when the capability carries none). The weight divides what the reservations leave among the flows that want
+ * it, a reserved flow competing for it like a best-effort one on top of its reservation. The limit caps the
+ * flow's rate even when the disk is idle, when it is in this OSD's cost unit: a bytes/s limit (SEQUENTIAL,
+ * BEST_EFFORT, COLD shares) on SEQUENTIAL and BEST_EFFORT OSDs, an IOPS limit (RANDOM shares) on RANDOM OSDs.
+ * A limit in the other unit is dropped like a reservation in the other unit (placement never puts such a
+ * volume there, and converting would need the request sizes the rule does not know). A share's limit is at
+ * least its reservation, so the FlowSpec's rule (limit 0 or &gt;= reservation) holds.
  */
 public record ShareRule(OsdUsageType usageType, CostRule costRule) implements FlowRule {
-    public static final long WEIGHT = 1;
-
     public ShareRule {
         Objects.requireNonNull(usageType, "usageType");
         Objects.requireNonNull(costRule, "costRule");
@@ -54,14 +58,17 @@ public record ShareRule(OsdUsageType usageType, CostRule costRule) implements Fl
     }
 
     public FlowSpec flowSpec(VolumeShare share) {
-        return switch (share.type()) {
+        long weight = share.weight();
+        FlowSpec flow = switch (share.type()) {
             case SEQUENTIAL -> usageType == OsdUsageType.SEQUENTIAL
-                    ? FlowSpec.reserved(share.throughputBytesPerSecond(), WEIGHT) : FlowSpec.bestEffort(WEIGHT);
+                    ? FlowSpec.reserved(share.throughputBytesPerSecond(), weight) : FlowSpec.bestEffort(weight);
             case RANDOM -> usageType == OsdUsageType.RANDOM
-                    ? FlowSpec.reserved(share.iops(), WEIGHT) : FlowSpec.bestEffort(WEIGHT);
-            case COLD -> FlowSpec.cold(WEIGHT);
-            case BEST_EFFORT -> FlowSpec.bestEffort(WEIGHT);
+                    ? FlowSpec.reserved(share.iops(), weight) : FlowSpec.bestEffort(weight);
+            case COLD -> FlowSpec.cold(weight);
+            case BEST_EFFORT -> FlowSpec.bestEffort(weight);
         };
+        return flow.withLimit(
+                usageType == OsdUsageType.RANDOM ? share.limitIops() : share.limitThroughputBytesPerSecond());
     }
 
     @Override

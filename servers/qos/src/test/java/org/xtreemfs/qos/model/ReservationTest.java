@@ -53,4 +53,57 @@ class ReservationTest {
       assertThat(share.iops()).isZero();
     }
   }
+
+  @Test
+  void weightAndLimitAreParsedInTheTypesUnitAndDefaultToOneAndNone() {
+    // Proves --weight and --limit reach the reservation, the limit in IOPS for random and bytes/s otherwise.
+    Reservation plain = Reservation.parse("sequential", "1GiB", "100MiB/s", null);
+    assertThat(plain.weight()).isEqualTo(1);
+    assertThat(plain.limited()).isFalse();
+    Reservation sequential = Reservation.parse("sequential", "1GiB", "100MiB/s", null, "3", "150MiB/s");
+    assertThat(sequential.weight()).isEqualTo(3);
+    assertThat(sequential.limitThroughputBytesPerSecond()).isEqualTo(150L << 20);
+    assertThat(sequential.limitIops()).isZero();
+    assertThat(sequential.toString()).isEqualTo("sequential 1GiB 100MiB/s weight 3 limit 150MiB/s");
+    Reservation random = Reservation.parse("random", "1GiB", null, "200", null, "250");
+    assertThat(random.limitIops()).isEqualTo(250);
+    assertThat(random.limitThroughputBytesPerSecond()).isZero();
+    assertThat(random.limit()).isEqualTo(new ResourceVector(0, 0, 250));
+    Reservation bestEffort = Reservation.parse("best-effort", "1GiB", null, null, "2", "20MiB/s");
+    assertThat(bestEffort.limitThroughputBytesPerSecond()).isEqualTo(20L << 20);
+    assertThat(Reservation.parse("cold", "1GiB", null, null, null, "1MiB/s").limitThroughputBytesPerSecond())
+        .isEqualTo(1L << 20);
+    // A limit equal to the reservation is allowed (FlowSpec allows it): the volume gets exactly its reservation.
+    assertThat(Reservation.parse("random", "1GiB", null, "200", null, "200").limitIops()).isEqualTo(200);
+    // Weight and limit are no demand: admission sees the same vector with or without them.
+    assertThat(sequential.demand()).isEqualTo(plain.demand());
+  }
+
+  @Test
+  void refusesBadWeightsAndLimitsNamingTheFieldAndValue() {
+    // Proves the one rule: weight in [1, 1000]; limit not negative, in the type's unit, at least the reservation.
+    assertThatThrownBy(() -> Reservation.parse("best-effort", "1GiB", null, null, "0", null))
+        .isInstanceOf(InvalidQosValueException.class).hasMessage("weight: \"0\" must be an integer from 1 to 1000");
+    assertThatThrownBy(() -> Reservation.parse("best-effort", "1GiB", null, null, "1001", null))
+        .hasMessage("weight: \"1001\" must be an integer from 1 to 1000");
+    assertThatThrownBy(() -> Reservation.parse("best-effort", "1GiB", null, null, "2.5", null))
+        .isInstanceOf(InvalidQosValueException.class).hasMessage("weight: \"2.5\" is not an integer; give e.g. 3");
+    assertThatThrownBy(() -> Reservation.parse("sequential", "1GiB", "100MiB/s", null, null, "50MiB/s"))
+        .isInstanceOf(InvalidQosValueException.class)
+        .hasMessage("limit: \"50MiB/s\" is below the reservation's 100MiB/s; a limit must be at least the reservation");
+    assertThatThrownBy(() -> Reservation.parse("random", "1GiB", null, "200", null, "199"))
+        .hasMessage("limit: \"199IOPS\" is below the reservation's 200IOPS; a limit must be at least the reservation");
+    // A random volume's limit is IOPS: a rate in bytes/s is not a count of operations.
+    assertThatThrownBy(() -> Reservation.parse("random", "1GiB", null, "200", null, "5MiB/s"))
+        .hasMessageStartingWith("limit: \"5MiB/s\"");
+    assertThatThrownBy(() -> Reservation.parse("sequential", "1GiB", "1MiB/s", null, null, "fast"))
+        .hasMessageStartingWith("limit: \"fast\"");
+    // The record refuses what the parser cannot produce: a limit in the other unit, a negative one.
+    assertThatThrownBy(() -> new Reservation(ReservationType.SEQUENTIAL, 1, 1, 0, 1, 0, 5))
+        .hasMessage("limit: \"5IOPS\" is not allowed on a sequential volume; its limit is in bytes/s");
+    assertThatThrownBy(() -> new Reservation(ReservationType.RANDOM, 1, 0, 1, 1, 5, 0))
+        .hasMessage("limit: \"5B/s\" is not allowed on a random volume; its limit is in IOPS");
+    assertThatThrownBy(() -> new Reservation(ReservationType.BEST_EFFORT, 1, 0, 0, 1, -1, 0))
+        .hasMessageStartingWith("limit: \"-1").hasMessageEndingWith("must not be negative");
+  }
 }

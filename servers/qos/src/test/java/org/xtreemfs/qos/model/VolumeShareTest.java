@@ -32,4 +32,31 @@ class VolumeShareTest {
     assertThatThrownBy(() -> new VolumeShare(ReservationType.BEST_EFFORT, 0, 7))
         .isInstanceOf(InvalidQosValueException.class).hasMessageStartingWith("qos_share.iops: \"7IOPS\"");
   }
+
+  @Test
+  void aShareCarriesTheVolumesWeightAndTheLimitOfItsTypesUnit() {
+    // Proves of() keeps the weight and only the limit dimension of the type (IOPS for random, bytes/s else).
+    ResourceVector perOsd = new ResourceVector(1L << 30, 100, 10);
+    ResourceVector limitPerOsd = new ResourceVector(0, 300, 30);
+    assertThat(VolumeShare.of(ReservationType.SEQUENTIAL, perOsd, 4, limitPerOsd))
+        .isEqualTo(new VolumeShare(ReservationType.SEQUENTIAL, 100, 0, 4, 300, 0));
+    assertThat(VolumeShare.of(ReservationType.RANDOM, perOsd, 2, limitPerOsd))
+        .isEqualTo(new VolumeShare(ReservationType.RANDOM, 0, 10, 2, 0, 30));
+    assertThat(VolumeShare.of(ReservationType.BEST_EFFORT, perOsd, 3, limitPerOsd))
+        .isEqualTo(new VolumeShare(ReservationType.BEST_EFFORT, 0, 0, 3, 300, 0));
+    assertThat(VolumeShare.sequential(5).weight()).isEqualTo(1);
+    assertThat(VolumeShare.sequential(5).limited()).isFalse();
+  }
+
+  @Test
+  void aShareRefusesTheSameWeightsAndLimitsAsAReservationNamingTheWireField() {
+    // Proves the share applies the reservation's rule, with the qos_share. prefix of the wire field.
+    assertThatThrownBy(() -> new VolumeShare(ReservationType.BEST_EFFORT, 0, 0, 0, 0, 0))
+        .isInstanceOf(InvalidQosValueException.class)
+        .hasMessage("qos_share.weight: \"0\" must be an integer from 1 to 1000");
+    assertThatThrownBy(() -> new VolumeShare(ReservationType.SEQUENTIAL, 100, 0, 1, 99, 0))
+        .hasMessageStartingWith("qos_share.limit: \"99B/s\" is below the reservation's 100B/s");
+    assertThatThrownBy(() -> new VolumeShare(ReservationType.RANDOM, 0, 10, 1, 20, 0))
+        .hasMessageStartingWith("qos_share.limit: \"20B/s\" is not allowed on a random volume");
+  }
 }

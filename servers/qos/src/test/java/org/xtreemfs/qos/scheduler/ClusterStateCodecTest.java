@@ -9,6 +9,7 @@ import org.xtreemfs.qos.SeededCases;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.Reservation;
+import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.Units;
 
 class ClusterStateCodecTest {
@@ -20,7 +21,8 @@ class ClusterStateCodecTest {
     state = Clusters.admitted(scheduler, state, "vol-seq", Reservation.sequential(Units.gibibytes(200),
         Units.mebibytes(50)));
     state = Clusters.admitted(scheduler, state, "vol-rnd", Reservation.random(Units.gibibytes(50), 2000));
-    state = Clusters.admitted(scheduler, state, "vol-be", Reservation.bestEffort(Units.gibibytes(10)));
+    state = Clusters.admitted(scheduler, state, "vol-be", new Reservation(ReservationType.BEST_EFFORT,
+        Units.gibibytes(10), 0, 0, 3, Units.mebibytes(20), 0));
     return Clusters.admitted(scheduler, state, "vol-cold", Reservation.cold(Units.tebibytes(1)));
   }
 
@@ -32,6 +34,9 @@ class ClusterStateCodecTest {
     assertThat(decoded).isEqualTo(state);
     assertThat(decoded.osd("be").orElseThrow().profile().usageType()).isEqualTo(OsdUsageType.BEST_EFFORT);
     assertThat(decoded.placement("vol-be").orElseThrow().osdUuids()).containsExactly("be");
+    assertThat(decoded.placement("vol-be").orElseThrow().reservation().weight()).isEqualTo(3);
+    assertThat(decoded.placement("vol-be").orElseThrow().reservation().limitThroughputBytesPerSecond())
+        .isEqualTo(Units.mebibytes(20));
     assertThat(ClusterStateCodec.decode(ClusterStateCodec.encode(ClusterState.empty()))).isEqualTo(ClusterState.empty());
   }
 

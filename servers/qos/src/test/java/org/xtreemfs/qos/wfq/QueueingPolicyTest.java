@@ -12,6 +12,7 @@ import org.xtreemfs.qos.model.InvalidQosValueException;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.VolumeShare;
 
 class QueueingPolicyTest {
@@ -34,6 +35,30 @@ class QueueingPolicyTest {
         assertThat(sequential.flowSpec(VolumeShare.BEST_EFFORT)).isEqualTo(FlowSpec.bestEffort(1));
         assertThat(random.flowSpec(VolumeShare.cold())).isEqualTo(FlowSpec.cold(1));
         assertThat(sequential.flowSpec(VolumeShare.cold())).isEqualTo(FlowSpec.cold(1));
+    }
+
+    @Test
+    void theSharesWeightAndLimitBecomeTheFlowsWhenTheLimitIsInTheOsdsCostUnit() {
+        // Proves ShareRule maps weight always and a limit only where its unit is the OSD's cost unit.
+        ShareRule sequential = ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
+        ShareRule random = ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.RANDOM));
+        ShareRule bestEffort = ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.BEST_EFFORT));
+        VolumeShare limitedSequential = new VolumeShare(ReservationType.SEQUENTIAL, 50_000_000, 0, 3, 80_000_000, 0);
+        assertThat(sequential.flowSpec(limitedSequential))
+                .isEqualTo(new FlowSpec(FlowClass.RESERVED, 50_000_000, 3, 80_000_000));
+        VolumeShare limitedRandom = new VolumeShare(ReservationType.RANDOM, 0, 120, 2, 0, 120);
+        assertThat(random.flowSpec(limitedRandom)).isEqualTo(new FlowSpec(FlowClass.RESERVED, 120, 2, 120));
+        VolumeShare limitedBestEffort = new VolumeShare(ReservationType.BEST_EFFORT, 0, 0, 5, 10_000_000, 0);
+        assertThat(bestEffort.flowSpec(limitedBestEffort))
+                .isEqualTo(new FlowSpec(FlowClass.BEST_EFFORT, 0, 5, 10_000_000));
+        assertThat(sequential.flowSpec(limitedBestEffort))
+                .isEqualTo(new FlowSpec(FlowClass.BEST_EFFORT, 0, 5, 10_000_000));
+        assertThat(bestEffort.flowSpec(new VolumeShare(ReservationType.COLD, 0, 0, 2, 1_000_000, 0)))
+                .isEqualTo(new FlowSpec(FlowClass.COLD, 0, 2, 1_000_000));
+        // A limit in the other unit is dropped with the reservation it belongs to: the weight stays.
+        assertThat(random.flowSpec(limitedSequential)).isEqualTo(FlowSpec.bestEffort(3));
+        assertThat(random.flowSpec(limitedBestEffort)).isEqualTo(FlowSpec.bestEffort(5));
+        assertThat(sequential.flowSpec(limitedRandom)).isEqualTo(FlowSpec.bestEffort(2));
     }
 
     @Test
