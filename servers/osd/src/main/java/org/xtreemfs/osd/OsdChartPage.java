@@ -1,7 +1,7 @@
 package org.xtreemfs.osd;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Properties;
@@ -38,14 +38,10 @@ final class OsdChartPage {
 
     private static String echartsVersion() {
         Properties properties = new Properties();
-        try (InputStream in = OsdChartPage.class.getClassLoader().getResourceAsStream(WEBJAR_PROPERTIES)) {
-            if (in == null) {
-                throw new IllegalStateException("class path resource missing: " + WEBJAR_PROPERTIES
-                        + " (the org.webjars.npm:echarts jar)");
-            }
-            properties.load(in);
+        try {
+            properties.load(new ByteArrayInputStream(StatusPageServer.classPathResource(WEBJAR_PROPERTIES)));
         } catch (IOException e) {
-            throw new IllegalStateException("class path resource unreadable: " + WEBJAR_PROPERTIES, e);
+            throw new IllegalStateException("unreadable: " + WEBJAR_PROPERTIES + ": " + e.getMessage(), e);
         }
         String version = properties.getProperty("version");
         if (version == null || version.isBlank()) {

@@ -102,8 +102,8 @@ public final class StatusPageServer implements AutoCloseable {
     }
 
     /**
-     * The bytes of a class path resource, read once (for a {@link #route} serving a file shipped in a jar, such as
-     * a WebJar's script).
+     * The bytes of a class path resource, read at each call (so a {@link #route} serving a file shipped in a jar,
+     * such as a WebJar's script, reads it once at start and serves those bytes).
      *
      * @throws IllegalStateException naming the resource when the class path lacks it (a packaging mistake, so
      *     the service fails at start rather than at the first request)
