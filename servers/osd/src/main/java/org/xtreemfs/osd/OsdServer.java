@@ -31,6 +31,7 @@ import org.xtreemfs.interfaces.osd.OsdInterface;
 import org.xtreemfs.interfaces.osd.OsdProcedure;
 import org.xtreemfs.osd.heartbeat.DirHeartbeat;
 import org.xtreemfs.osd.metrics.VolumeAccounting;
+import org.xtreemfs.osd.metrics.VolumeHistory;
 import org.xtreemfs.osd.metrics.VolumeMetrics;
 import org.xtreemfs.osd.ops.FsyncOp;
 import org.xtreemfs.osd.locks.LockManager;
@@ -91,6 +92,7 @@ public final class OsdServer implements RunningServer {
     private StorageStage storage;
     private QosStage qos;
     private VolumeMetrics volumeMetrics;
+    private VolumeHistory volumeHistory;
     private PreprocessingStage preprocessing;
     private LockManager locks;
     private RpcServer rpcServer;
@@ -142,9 +144,10 @@ public final class OsdServer implements RunningServer {
         ShareRule shareRule = ShareRule.forOsd(baseProfile);
         VolumeAccounting accounting = new VolumeAccounting(ACCOUNTING_WINDOW_NANOS, ACCOUNTING_WINDOWS_KEPT,
                 ACCOUNTING_LATENCY_SAMPLES_KEPT, FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT, ACCOUNTING_VOLUMES_MAX);
-        volumeMetrics = new VolumeMetrics(accounting, clock::monotonicNanos,
-                shareRule.usageType() == OsdUsageType.RANDOM ? VolumeMetrics.CostUnit.FOUR_KIB_IOS
-                        : VolumeMetrics.CostUnit.BYTES, ACCOUNTING_WINDOW_NANOS);
+        VolumeMetrics.CostUnit costUnit = shareRule.usageType() == OsdUsageType.RANDOM
+                ? VolumeMetrics.CostUnit.FOUR_KIB_IOS : VolumeMetrics.CostUnit.BYTES;
+        volumeMetrics = new VolumeMetrics(accounting, clock::monotonicNanos, costUnit, ACCOUNTING_WINDOW_NANOS);
+        volumeHistory = new VolumeHistory(accounting, costUnit, ACCOUNTING_WINDOW_NANOS, ACCOUNTING_WINDOWS_KEPT);
         qos = started(new QosStage(queueingPolicy(shareRule), inFlightMax, clock, wakeUps, this::releaseToStorage,
                 waiting -> waiting.request().call().fail(RpcException.internal("OSD is shutting down")), shareRule,
                 accounting));
@@ -185,6 +188,7 @@ public final class OsdServer implements RunningServer {
         StatusPageServer statusPage = started(new StatusPageServer(
                 new InetSocketAddress(config.bindAddress(), config.statusPort()),
                 () -> OsdStatus.page(status()), this::status, metrics));
+        OsdChartPage.route(statusPage, () -> volumeHistory.history(clock.monotonicNanos(), clock.wallClockMillis()));
         addresses = new Addresses(rpcAddress, statusPage.address());
         return addresses;
     }

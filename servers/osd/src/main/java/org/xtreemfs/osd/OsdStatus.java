@@ -31,8 +31,9 @@ final class OsdStatus {
     static String page(Map<String, Object> status) {
         StringBuilder page = new StringBuilder("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
                 + "<title>XtreemFS OSD status</title></head><body>\n<h1>XtreemFS OSD status</h1>\n"
-                + "<p>JSON: <a href=\"/status.json\">/status.json</a>, Prometheus: <a href=\"/metrics\">/metrics</a>"
-                + "</p>\n<table>\n");
+                + "<p>JSON: <a href=\"/status.json\">/status.json</a>, Prometheus: <a href=\"/metrics\">/metrics</a>, "
+                + "live chart of reserved against achieved per volume: <a href=\"" + OsdChartPage.PAGE_PATH + "\">"
+                + OsdChartPage.PAGE_PATH + "</a></p>\n<table>\n");
         status.forEach((key, value) -> {
             if (!VOLUMES_KEY.equals(key)) {
                 page.append("<tr><th align=\"left\">").append(escape(key)).append("</th><td>")

@@ -7,11 +7,13 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -22,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * Serves {@code GET /} (the page supplier's text; HTML if it starts with {@code <}, else plain
  * text), {@code GET /status.json} (the map supplier as JSON) and {@code GET /metrics} (the
  * metrics registry in the Prometheus text format, written by the Prometheus client library so the
- * format is the library's, not ours). Suppliers and metric callbacks run on a small bounded
+ * format is the library's, not ours), and further pages a service adds with {@link #route} (a chart page, its
+ * script library from a WebJar). Suppliers and metric callbacks run on a small bounded
  * pool, so a slow page cannot pile up threads; requests beyond the pool's bounded queue are
  * dropped with a log line.
  */
@@ -42,6 +45,11 @@ public final class StatusPageServer implements AutoCloseable {
     private final PrometheusRegistry metrics;
     private final PrometheusTextFormatWriter metricsWriter =
             ExpositionFormats.init().getPrometheusTextFormatWriter();
+    /** Pages added by {@link #route}; read by the handler threads, so a concurrent map. */
+    private final Map<String, Route> routes = new ConcurrentHashMap<>();
+
+    /** A page added by the service: its content type (charset included for text) and its body. */
+    private record Route(String contentType, Supplier<byte[]> body) {}
 
     /**
      * Binds and starts serving.
@@ -78,6 +86,39 @@ public final class StatusPageServer implements AutoCloseable {
         this(address, page, Map::of);
     }
 
+    /**
+     * Serves {@code GET path} with what {@code body} supplies at each request, as {@code contentType} (the full
+     * header value, e.g. {@code "text/html; charset=utf-8"}). The three built-in paths cannot be replaced.
+     *
+     * @return this server, to chain further routes
+     */
+    public StatusPageServer route(String path, String contentType, Supplier<byte[]> body) {
+        if (!path.startsWith("/") || "/".equals(path) || JSON_PATH.equals(path) || METRICS_PATH.equals(path)) {
+            throw new IllegalArgumentException("a route needs a path of its own starting with /, got \"" + path
+                    + "\"");
+        }
+        routes.put(path, new Route(contentType, body));
+        return this;
+    }
+
+    /**
+     * The bytes of a class path resource, read at each call (so a {@link #route} serving a file shipped in a jar,
+     * such as a WebJar's script, reads it once at start and serves those bytes).
+     *
+     * @throws IllegalStateException naming the resource when the class path lacks it (a packaging mistake, so
+     *     the service fails at start rather than at the first request)
+     */
+    public static byte[] classPathResource(String name) {
+        try (InputStream in = StatusPageServer.class.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("class path resource missing: " + name);
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new IllegalStateException("class path resource unreadable: " + name + ": " + e.getMessage(), e);
+        }
+    }
+
     /** The bound port, also when 0 was requested. */
     public int port() {
         return server.getAddress().getPort();
@@ -110,6 +151,9 @@ public final class StatusPageServer implements AutoCloseable {
                 ByteArrayOutputStream text = new ByteArrayOutputStream();
                 metricsWriter.write(text, metrics.scrape());
                 respond(exchange, 200, metricsWriter.getContentType(), text.toByteArray());
+            } else if (routes.containsKey(path)) {
+                Route route = routes.get(path); // never removed, so still there
+                respond(exchange, 200, route.contentType(), route.body().get());
             } else {
                 respond(exchange, 404, "text/plain", "no such page: " + path + "\n");
             }

@@ -1,6 +1,7 @@
 package org.xtreemfs.foundation.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -86,6 +87,40 @@ class StatusPageServerTest {
             assertThat(empty.statusCode()).isEqualTo(200);
             assertThat(empty.body()).isEmpty();
         }
+    }
+
+    @Test
+    void addedRoutesServeTheirBodyAtEachRequestAndCannotReplaceTheBuiltInPaths() throws Exception {
+        // The body supplier runs per request (the counter changes), with the route's own content type.
+        AtomicInteger requests = new AtomicInteger();
+        try (StatusPageServer server = new StatusPageServer(ephemeralLoopback(), () -> "page", Map::of)) {
+            server.route("/chart", "text/html; charset=utf-8", () -> "<p>chart</p>".getBytes())
+                    .route("/chart/data.json", "application/json; charset=utf-8",
+                            () -> ("{\"polls\":" + requests.incrementAndGet() + "}").getBytes());
+            HttpResponse<String> page = get(server, "/chart");
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.headers().firstValue("Content-Type")).hasValue("text/html; charset=utf-8");
+            assertThat(page.body()).isEqualTo("<p>chart</p>");
+            assertThat(get(server, "/chart/data.json").body()).isEqualTo("{\"polls\":1}");
+            HttpResponse<String> data = get(server, "/chart/data.json");
+            assertThat(data.body()).isEqualTo("{\"polls\":2}");
+            assertThat(data.headers().firstValue("Content-Type")).hasValue("application/json; charset=utf-8");
+            assertThat(get(server, "/chart/other").statusCode()).isEqualTo(404);
+            for (String taken : List.of("/", "/status.json", "/metrics", "relative")) {
+                assertThatThrownBy(() -> server.route(taken, "text/plain", "x"::getBytes))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"" + taken + "\"");
+            }
+            assertThat(get(server, "/").body()).isEqualTo("page");
+        }
+    }
+
+    @Test
+    void aMissingClassPathResourceIsNamed() {
+        assertThat(new String(StatusPageServer.classPathResource(
+                "org/xtreemfs/foundation/status/StatusPageServer.class"), java.nio.charset.StandardCharsets.ISO_8859_1))
+                .startsWith("\u00ca\u00fe\u00ba\u00be"); // a class file's magic number 0xCAFEBABE
+        assertThatThrownBy(() -> StatusPageServer.classPathResource("no/such/file.js"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no/such/file.js");
     }
 
     @Test
