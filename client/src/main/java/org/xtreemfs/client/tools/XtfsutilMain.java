@@ -34,6 +34,10 @@ import picocli.CommandLine.Spec;
                 "PATH is [pbrpc://]host[:port]/volume[/path/in/volume]; host:port is the DIR's (default 32638),",
                 "or an existing local path inside a mount.xtreemfs mount (found in /proc/self/mountinfo;",
                 "a name that exists locally is taken as a local path, pbrpc:// forces a URL).",
+                "It also prints the volume's current attainment, summed by its MRC from its OSDs' heartbeats (at",
+                "most one OSD heartbeat period old): achieved against reserved (bytes/s on sequential OSDs, 4 KiB",
+                "IOPS on random ones), queue depth, p99 latency and the fraction of 1-s windows in which the OSD",
+                "gave >= 90 % of its share, per OSD and summed (the sum's fraction and p99 are the worst OSD's).",
                 "  xtfsutil --set-reservation [--capacity SIZE] [--throughput RATE] [--iops N] PATH",
                 "      changes the reservation of PATH's volume online (figures not given stay as they are);",
                 "      the MRC re-admits it on the OSDs the volume is placed on, or refuses saying why.",
@@ -116,6 +120,8 @@ public final class XtfsutilMain implements Callable<Integer> {
             }
             out.printf("%-17s %s%n", "reservation:", Describe.reservation(layout.getReservation()));
             printPlacement(out, client, layout.getPlacement());
+            Describe.attainment(client.volumeAttainment(volume.name()), System.currentTimeMillis())
+                    .forEach(out::println);
         }
         return ToolRunner.EXIT_OK;
     }
