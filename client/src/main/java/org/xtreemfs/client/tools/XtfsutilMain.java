@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * xtfsutil (first version): prints what the client knows about a file or directory: volume, file id, type,
- * size, striping policy, the XLoc (OSD UUIDs and addresses by stripe position) and the volume's reservation.
+ * size, striping policy, the XLoc (OSD UUIDs and addresses by stripe position), the volume's reservation and
+ * its current attainment (as its MRC sums it from the OSDs' heartbeats).
  */
 @Command(name = "xtfsutil", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Shows the layout of a file or directory in XtreemFS: volume, striping, OSDs, and the",
