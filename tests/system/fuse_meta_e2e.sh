@@ -72,8 +72,9 @@ locations = json.loads(subprocess.run(["getfattr", "--only-values", "--absolute-
 shown = re.findall(r"stripe position \d+: OSD (\S+)", open(sys.argv[2]).read())
 assert shown == locations["replicas"][0]["osds"], (shown, locations)
 ' "$m/f" "$state/xtfsutil.out"
-check "xtfsutil prints the same for the mounted path and for its URL" bash -c "
-  diff '$state/xtfsutil.out' <('$repository/bin/xtfsutil' '$volume_url/f')"
+# The attainment lines, printed last, are live figures (heartbeat ages, rates) and differ between two runs.
+check "xtfsutil prints the same for the mounted path and for its URL (up to the live attainment)" bash -c "
+  diff <(sed '/^attainment:/,\$d' '$state/xtfsutil.out') <('$repository/bin/xtfsutil' '$volume_url/f' | sed '/^attainment:/,\$d')"
 check "xtfsutil of a directory inside the mount works" bash -c "
   '$repository/bin/xtfsutil' '$m/dir' | grep -q 'type: *directory'"
 touch "$state/not-mounted"

@@ -26,6 +26,7 @@ import org.xtreemfs.interfaces.dir.VolumeRegistration;
 import org.xtreemfs.interfaces.mrc.QosStatus;
 import org.xtreemfs.interfaces.mrc.QosStatusRequest;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.interfaces.mrc.VolumeAttainment;
 import org.xtreemfs.interfaces.mrc.VolumeCreateRequest;
 import org.xtreemfs.interfaces.mrc.VolumeNameRequest;
 import org.xtreemfs.interfaces.mrc.VolumeSetReservationRequest;
@@ -123,6 +124,23 @@ public final class Client implements AutoCloseable {
         String operation = "read the reservation ledger";
         return callService(operation, availableMrcUuid(operation), true,
                 address -> mrc.qosStatus(address, credentials(), QosStatusRequest.getDefaultInstance()));
+    }
+
+    /**
+     * The volume's current attainment as its MRC sums it from its OSDs' latest heartbeats (at most one OSD
+     * heartbeat period old): reserved, achieved and queue depth per OSD and summed, the worst p99 latency and
+     * the worst OSD's fraction of 1-s windows met. No OSD figures (an empty {@code osds} list) when none of its
+     * OSDs has served it lately (an OSD forgets a volume idle for 10 s).
+     */
+    public VolumeAttainment volumeAttainment(String volumeName) throws XtreemFSException {
+        validVolumeName("read the attainment of volume", volumeName);
+        String operation = "read the attainment of volume '" + volumeName + "'";
+        VolumeRegistration registration = await(operation, retrier.call(true, () -> dir.volumeGet(volumeName), null));
+        QosStatus status = callService(operation, registration.getMrcUuid(), true, address -> mrc.qosStatus(address,
+                credentials(), QosStatusRequest.newBuilder().setVolumeName(volumeName).build()));
+        return status.getVolumesList().stream().filter(volume -> volume.getVolumeName().equals(volumeName))
+                .findFirst().orElseGet(() -> VolumeAttainment.newBuilder().setVolumeName(volumeName)
+                        .setVolumeId(registration.getVolumeId()).build());
     }
 
     /** All volumes of all available MRCs, with their owner, striping policy and reservation. */

@@ -10,7 +10,10 @@ import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.mrc.QosHeadroom;
+import org.xtreemfs.interfaces.common.VolumeAttainmentReport;
+import org.xtreemfs.interfaces.mrc.OsdVolumeFigures;
 import org.xtreemfs.interfaces.mrc.QosPlacement;
+import org.xtreemfs.interfaces.mrc.VolumeAttainment;
 
 /**
  * How the tools print striping policies, reservations and resources, in the units the options accept. Every
@@ -117,6 +120,72 @@ final class Describe {
     }
 
     /** host:port of an OSD through the DIR, or why it is unknown. */
+    /**
+     * A volume's attainment as its MRC sums it: the summed line, then one line per OSD (its heartbeat's age
+     * measured against {@code nowMs}), then the placed OSDs that report nothing. Achieved figures are rates
+     * in the OSDs' cost unit: bytes/s on sequential and best-effort OSDs, 4 KiB I/Os per second on random ones.
+     */
+    static List<String> attainment(VolumeAttainment volume, long nowMs) {
+        List<String> lines = new ArrayList<>();
+        if (volume.getOsdsCount() == 0) {
+            lines.add(String.format(Locale.ROOT, "%-17s %s", "attainment:", "no OSD reports this volume (no I/O in"
+                    + " the last 10 s, or no OSD heartbeat since)"));
+        } else {
+            String summed = achieved(volume.getCostUnit(), volume.getAchievedCostPerSecond(),
+                    volume.getReservedCostPerSecond()) + ", queue " + volume.getQueueDepthRequests()
+                    + (volume.hasLatencyP99Ms() ? String.format(Locale.ROOT, ", p99 %.1f ms (worst OSD)",
+                            volume.getLatencyP99Ms()) : "")
+                    + (volume.hasAttainment() ? String.format(Locale.ROOT, ", windows met %.1f %% (worst OSD)",
+                            volume.getAttainment() * 100) : "");
+            lines.add(String.format(Locale.ROOT, "%-17s %s", "attainment:", summed));
+            for (OsdVolumeFigures osd : volume.getOsdsList()) {
+                VolumeAttainmentReport figures = osd.getFigures();
+                StringBuilder line = new StringBuilder("  OSD ").append(osd.getOsdUuid()).append(": ")
+                        .append(achieved(volume.getCostUnit(), figures.getAchievedCostPerSecond(),
+                                figures.getReservedCostPerSecond()))
+                        .append(", queue ").append(figures.getQueueDepthRequests());
+                if (figures.hasLatencyP99Ms()) {
+                    line.append(String.format(Locale.ROOT, ", p99 %.1f ms", figures.getLatencyP99Ms()));
+                }
+                if (figures.getWindowsWithDemand() > 0) {
+                    line.append(String.format(Locale.ROOT, ", windows met %d of %d (%.1f %%)",
+                            figures.getWindowsMet(), figures.getWindowsWithDemand(),
+                            100.0 * figures.getWindowsMet() / figures.getWindowsWithDemand()));
+                }
+                line.append(String.format(Locale.ROOT, ", heartbeat %.1f s ago",
+                        Math.max(0, nowMs - osd.getLastHeartbeatMs()) / 1000.0));
+                if (!osd.getAvailable()) {
+                    line.append(" (unavailable: not summed)");
+                }
+                lines.add(line.toString());
+            }
+        }
+        if (volume.getPlacedOsdsNotReportingCount() > 0) {
+            lines.add("  placed OSDs reporting nothing for it: " + String.join(", ",
+                    volume.getPlacedOsdsNotReportingList()));
+        }
+        return lines;
+    }
+
+    /**
+     * "achieved 1.5MiB/s of 2MiB/s reserved (75 %)"; on random OSDs (cost unit "4KiB-io", the OSDs' name)
+     * "achieved 120 IOPS of 100 IOPS reserved (120 %)"; without a reservation "achieved ... (no reservation)".
+     */
+    private static String achieved(String costUnit, double achievedCostPerSecond, long reservedCostPerSecond) {
+        Function<Double, String> unit = switch (costUnit) {
+            case "4KiB-io" -> figure -> String.format(Locale.ROOT, "%.0f IOPS", figure);
+            case "bytes" -> figure -> rate(figure.longValue());
+            default -> figure -> String.format(Locale.ROOT, "%.0f %s/s", figure, costUnit);
+        };
+        String achieved = unit.apply(achievedCostPerSecond);
+        if (reservedCostPerSecond == 0) {
+            return "achieved " + achieved + " (no reservation)";
+        }
+        String reserved = unit.apply((double) reservedCostPerSecond);
+        return String.format(Locale.ROOT, "achieved %s of %s reserved (%.0f %%)", achieved, reserved,
+                100.0 * achievedCostPerSecond / reservedCostPerSecond);
+    }
+
     static String osdAddress(Client client, String osdUuid) {
         try {
             var address = client.resolve(osdUuid);

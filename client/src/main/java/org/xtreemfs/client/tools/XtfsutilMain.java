@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * xtfsutil (first version): prints what the client knows about a file or directory: volume, file id, type,
- * size, striping policy, the XLoc (OSD UUIDs and addresses by stripe position) and the volume's reservation.
+ * size, striping policy, the XLoc (OSD UUIDs and addresses by stripe position), the volume's reservation and
+ * its current attainment (as its MRC sums it from the OSDs' heartbeats).
  */
 @Command(name = "xtfsutil", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Shows the layout of a file or directory in XtreemFS: volume, striping, OSDs, and the",
@@ -34,6 +35,10 @@ import picocli.CommandLine.Spec;
                 "PATH is [pbrpc://]host[:port]/volume[/path/in/volume]; host:port is the DIR's (default 32638),",
                 "or an existing local path inside a mount.xtreemfs mount (found in /proc/self/mountinfo;",
                 "a name that exists locally is taken as a local path, pbrpc:// forces a URL).",
+                "It also prints the volume's current attainment, summed by its MRC from its OSDs' heartbeats (at",
+                "most one OSD heartbeat period old): achieved against reserved (bytes/s on sequential OSDs, 4 KiB",
+                "IOPS on random ones), queue depth, p99 latency and the fraction of 1-s windows in which the OSD",
+                "gave >= 90 % of its share, per OSD and summed (the sum's fraction and p99 are the worst OSD's).",
                 "  xtfsutil --set-reservation [--capacity SIZE] [--throughput RATE] [--iops N] [--weight N]",
                 "           [--limit RATE] PATH",
                 "      changes the reservation of PATH's volume online (figures not given stay as they are);",
@@ -119,6 +124,8 @@ public final class XtfsutilMain implements Callable<Integer> {
             }
             out.printf("%-17s %s%n", "reservation:", Describe.reservation(layout.getReservation()));
             printPlacement(out, client, layout.getPlacement());
+            Describe.attainment(client.volumeAttainment(volume.name()), System.currentTimeMillis())
+                    .forEach(out::println);
         }
         return ToolRunner.EXIT_OK;
     }

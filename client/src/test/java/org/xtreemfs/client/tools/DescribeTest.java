@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.interfaces.common.VolumeAttainmentReport;
+import org.xtreemfs.interfaces.mrc.OsdVolumeFigures;
+import org.xtreemfs.interfaces.mrc.VolumeAttainment;
 import org.xtreemfs.qos.model.Units;
 
 class DescribeTest {
@@ -37,5 +40,43 @@ class DescribeTest {
             assertThat(bytes - parsed).as("%d shown as %s", bytes, shown).isLessThanOrEqualTo(bytes / 40);
             assertThat(Units.parseBytesPerSecond("throughput", Describe.rate(bytes))).isEqualTo(parsed);
         }
+    }
+
+    private static OsdVolumeFigures osd(String uuid, boolean available, long reserved, double achieved, int met,
+            int withDemand) {
+        return OsdVolumeFigures.newBuilder().setOsdUuid(uuid).setAvailable(available).setLastHeartbeatMs(8_000)
+                .setFigures(VolumeAttainmentReport.newBuilder().setReservedCostPerSecond(reserved)
+                        .setAchievedCostPerSecond(achieved).setQueueDepthRequests(1).setLatencyP99Ms(12.25)
+                        .setWindowsMet(met).setWindowsWithDemand(withDemand))
+                .build();
+    }
+
+    @Test
+    void attainmentShowsTheSumThenEachOsdThenThePlacedOsdsThatReportNothing() {
+        VolumeAttainment volume = VolumeAttainment.newBuilder().setVolumeName("v").setCostUnit("bytes")
+                .setReservedCostPerSecond(2 << 20).setAchievedCostPerSecond(3 << 19).setQueueDepthRequests(2)
+                .setLatencyP99Ms(12.25).setAttainment(0.75)
+                .addOsds(osd("a", true, 1 << 20, 1 << 20, 4, 4)).addOsds(osd("b", true, 1 << 20, 1 << 19, 3, 4))
+                .addOsds(osd("c", false, 1 << 20, 0, 0, 0)).addPlacedOsdsNotReporting("c").build();
+        assertThat(Describe.attainment(volume, 10_500)).containsExactly(
+                "attainment:       achieved 1536KiB/s of 2MiB/s reserved (75 %), queue 2, p99 12.3 ms (worst OSD),"
+                        + " windows met 75.0 % (worst OSD)",
+                "  OSD a: achieved 1MiB/s of 1MiB/s reserved (100 %), queue 1, p99 12.3 ms, windows met 4 of 4"
+                        + " (100.0 %), heartbeat 2.5 s ago",
+                "  OSD b: achieved 512KiB/s of 1MiB/s reserved (50 %), queue 1, p99 12.3 ms, windows met 3 of 4"
+                        + " (75.0 %), heartbeat 2.5 s ago",
+                "  OSD c: achieved 0B/s of 1MiB/s reserved (0 %), queue 1, p99 12.3 ms, heartbeat 2.5 s ago"
+                        + " (unavailable: not summed)",
+                "  placed OSDs reporting nothing for it: c");
+    }
+
+    @Test
+    void attainmentOnRandomOsdsIsInIopsAndWithoutReportsSaysSo() {
+        VolumeAttainment random = VolumeAttainment.newBuilder().setCostUnit("4KiB-io").setAchievedCostPerSecond(80)
+                .addOsds(osd("a", true, 0, 80, 0, 0)).build();
+        assertThat(Describe.attainment(random, 8_000).get(0))
+                .isEqualTo("attainment:       achieved 80 IOPS (no reservation), queue 0");
+        assertThat(Describe.attainment(VolumeAttainment.getDefaultInstance(), 0).get(0))
+                .startsWith("attainment:       no OSD reports this volume");
     }
 }

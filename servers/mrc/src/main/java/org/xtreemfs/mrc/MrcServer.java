@@ -1,6 +1,7 @@
 package org.xtreemfs.mrc;
 
 import com.google.protobuf.MessageLite;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -26,7 +27,9 @@ import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.interfaces.mrc.MrcInterface;
 import org.xtreemfs.interfaces.mrc.MrcProcedure;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.interfaces.mrc.VolumeAttainment;
 import org.xtreemfs.interfaces.mrc.VolumeList;
+import org.xtreemfs.mrc.admission.OsdReport;
 import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.capability.CapabilityIssuer;
 import org.xtreemfs.mrc.metadata.Namespace;
@@ -60,6 +63,7 @@ import org.xtreemfs.mrc.ops.VolumeDeleteOp;
 import org.xtreemfs.mrc.ops.QosStatusOp;
 import org.xtreemfs.mrc.ops.VolumeListOp;
 import org.xtreemfs.mrc.ops.VolumeSetReservationOp;
+import org.xtreemfs.mrc.registry.VolumeAttainmentSum;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.mrc.registry.DirRegistration;
 import org.xtreemfs.mrc.registry.OsdDirectory;
@@ -91,6 +95,7 @@ public final class MrcServer implements RunningServer {
     private String uuid;
     private InetSocketAddress address;
     private StatusPageServer statusPage;
+    private VolumeAttainmentMetrics volumeAttainment;
 
     public MrcServer(MrcConfig config) {
         this(config, SystemClock.INSTANCE, () -> java.util.UUID.randomUUID().toString());
@@ -140,7 +145,11 @@ public final class MrcServer implements RunningServer {
             started.add(rpcServer);
             dirRegistration.start(advertisedHost(), address.getPort(), namespace.listVolumes());
             started.add(dirRegistration);
-            statusPage = MrcStatusPage.start(this, new InetSocketAddress(config.bindAddress(), config.statusPort()));
+            volumeAttainment = new VolumeAttainmentMetrics(this::sumVolumeAttainment, clock::monotonicNanos);
+            PrometheusRegistry metrics = new PrometheusRegistry();
+            volumeAttainment.register(metrics);
+            statusPage = MrcStatusPage.start(this, new InetSocketAddress(config.bindAddress(), config.statusPort()),
+                    metrics);
             started.add(statusPage);
             LOG.info("MRC {} serving on {} with database {}", uuid, address, config.databasePath());
             return address;
@@ -247,6 +256,20 @@ public final class MrcServer implements RunningServer {
     /** Each OSD of the reservation ledger with what is reserved on it and what it offers at its stream count. */
     List<String> namespaceLedgerSummary() {
         return ledger.summary();
+    }
+
+    VolumeAttainmentMetrics volumeAttainment() {
+        return volumeAttainment;
+    }
+
+    /**
+     * Each volume's attainment summed from the OSDs' heartbeats as the DIR last listed them (cached, so at
+     * most one OSD heartbeat period plus mrc.placement.osdCacheTtlMs old); read on the metadata thread.
+     */
+    private List<VolumeAttainment> sumVolumeAttainment() throws Exception {
+        List<OsdReport> reports = OsdReport.of(osdDirectory.cachedServices());
+        return metadataStage.submit("status", () -> VolumeAttainmentSum.sum(reports, namespace.listVolumes(),
+                ledger::stripeOsds)).get(2, TimeUnit.SECONDS);
     }
 
     /** One line per volume for the status page, read on the metadata thread so it never races an operation. */

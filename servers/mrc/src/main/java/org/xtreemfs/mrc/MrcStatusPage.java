@@ -1,5 +1,6 @@
 package org.xtreemfs.mrc;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
@@ -8,14 +9,16 @@ import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.status.StatusPageServer;
 
 /**
- * The MRC's HTTP status page ({@code /} as text, {@code /status.json}): identity, DIR heartbeats, the
- * metadata queue, per-procedure counters, the known OSDs and the volumes.
+ * The MRC's HTTP status page ({@code /} as text, {@code /status.json}, {@code /metrics}): identity, DIR
+ * heartbeats, the metadata queue, per-procedure counters, the known OSDs, the volumes and each volume's
+ * attainment summed over its OSDs ({@code volumeAttainment}; the Prometheus gauges carry the same sums).
  */
 final class MrcStatusPage {
     private MrcStatusPage() {}
 
-    static StatusPageServer start(MrcServer server, InetSocketAddress address) throws IOException {
-        return new StatusPageServer(address, () -> text(server), () -> values(server));
+    static StatusPageServer start(MrcServer server, InetSocketAddress address, PrometheusRegistry metrics)
+            throws IOException {
+        return new StatusPageServer(address, () -> text(server), () -> values(server), metrics);
     }
 
     static Map<String, Object> values(MrcServer server) {
@@ -40,6 +43,7 @@ final class MrcStatusPage {
                 + osd.freeBytes() + " total=" + osd.totalBytes() + " load=" + osd.loadPercent() + "%").toList());
         values.put("volumes", server.volumeSummary());
         values.put("reservationLedger", server.namespaceLedgerSummary());
+        values.put("volumeAttainment", server.volumeAttainment().status());
         return values;
     }
 

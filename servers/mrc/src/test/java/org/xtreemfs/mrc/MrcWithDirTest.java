@@ -22,6 +22,8 @@ import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.foundation.stubs.MrcServiceClient;
 import org.xtreemfs.foundation.stubs.UuidResolver;
 import org.xtreemfs.interfaces.common.OsdUsageType;
+import org.xtreemfs.interfaces.common.OsdVolumeAttainment;
+import org.xtreemfs.interfaces.common.VolumeAttainmentReport;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.dir.OsdAttributes;
 import org.xtreemfs.interfaces.dir.Service;
@@ -31,6 +33,8 @@ import org.xtreemfs.interfaces.dir.VolumeRegistration;
 import org.xtreemfs.interfaces.mrc.OpenFlag;
 import org.xtreemfs.interfaces.mrc.OpenRequest;
 import org.xtreemfs.interfaces.mrc.OpenResponse;
+import org.xtreemfs.interfaces.mrc.QosStatusRequest;
+import org.xtreemfs.interfaces.mrc.VolumeAttainment;
 import org.xtreemfs.interfaces.mrc.StatvfsResponse;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.interfaces.mrc.VolumeCreateRequest;
@@ -111,6 +115,40 @@ class MrcWithDirTest {
                     HttpResponse.BodyHandlers.ofString());
             assertThat(page.statusCode()).isEqualTo(200);
             assertThat(page.body()).contains(mrc.uuid()).contains("shown").contains("MRC_VOLUME_CREATE");
+        });
+    }
+
+    @Test
+    void attainmentTheOsdsHeartbeatIsSummedPerVolumeOnTheStatusPageAtMetricsAndInQosStatus() throws Exception {
+        Volume created = RpcClient.await(mrcClient.volumeCreate(mrc.address(), USER, VolumeCreateRequest.newBuilder()
+                .setVolume(Volume.newBuilder().setName("busy")).build()));
+        for (String uuid : new String[] {"osd-a", "osd-b"}) {
+            VolumeAttainmentReport figures = VolumeAttainmentReport.newBuilder().setVolumeId(created.getId())
+                    .setAchievedCostPerSecond(uuid.equals("osd-a") ? 1000 : 500).setQueueDepthRequests(2).build();
+            RpcClient.await(dirClient.serviceRegister(Service.newBuilder().setType(ServiceType.SERVICE_TYPE_OSD)
+                    .setUuid(uuid).setName(uuid).setStatus(ServiceStatus.SERVICE_STATUS_AVAILABLE)
+                    .setOsdAttributes(OsdAttributes.newBuilder().setUsageType(OsdUsageType.OSD_BEST_EFFORT)
+                            .setFreeBytes(4L << 30).setTotalBytes(8L << 30)
+                            .setVolumeAttainment(OsdVolumeAttainment.newBuilder().setCostUnit("bytes")
+                                    .addVolumes(figures)))
+                    .build()));
+        }
+        VolumeAttainment summed = RpcClient.await(mrcClient.qosStatus(mrc.address(), USER,
+                QosStatusRequest.newBuilder().setVolumeName("busy").build())).getVolumes(0);
+        assertThat(summed.getVolumeName()).isEqualTo("busy");
+        assertThat(summed.getAchievedCostPerSecond()).isEqualTo(1500.0);
+        assertThat(summed.getQueueDepthRequests()).isEqualTo(4);
+        assertThat(summed.getOsdsCount()).isEqualTo(2);
+        HttpClient http = HttpClient.newHttpClient();
+        // The page reads the OSD list the MRC caches (refreshed in the background), so the sum shows soon.
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            String json = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + mrc.statusPort()
+                    + "/status.json")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(json).contains("\"volumeAttainment\"").contains("\"achievedCostPerSecond\":1500.0");
+            String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + mrc.statusPort()
+                    + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(metrics).contains("xtreemfs_mrc_volume_achieved_cost_per_second{cost_unit=\"bytes\",volume=\""
+                    + created.getId() + "\",volume_name=\"busy\"} 1500.0");
         });
     }
 }

@@ -82,6 +82,11 @@ public final class OsdServer implements RunningServer {
     private static final int ACCOUNTING_WINDOWS_KEPT = 300;
     private static final int ACCOUNTING_LATENCY_SAMPLES_KEPT = 1024;
     private static final int ACCOUNTING_VOLUMES_MAX = 4096;
+    /**
+     * Volumes per DIR heartbeat (about 60 bytes each, so a heartbeat stays a few KiB); beyond it the unreserved
+     * volumes with the least achieved are left out and only counted (OsdVolumeAttainment.volumes_omitted).
+     */
+    static final int HEARTBEAT_VOLUMES_MAX = 64;
 
     private final OsdConfig config;
     private final Clock clock;
@@ -212,6 +217,12 @@ public final class OsdServer implements RunningServer {
         }
     }
 
+    /** The accounting windows in one heartbeat period (at least 1, at most the windows a snapshot lists). */
+    private int heartbeatWindows() {
+        long windows = -Math.floorDiv(-config.heartbeatPeriodMs() * 1_000_000L, ACCOUNTING_WINDOW_NANOS);
+        return (int) Math.max(1, Math.min(VolumeAccounting.RECENT_WINDOWS_SHOWN, windows));
+    }
+
     /** The heartbeat's attributes; samples (and restarts) the storage stage's busy period. */
     OsdAttributes attributes() {
         long freeBytes = 0;
@@ -232,6 +243,7 @@ public final class OsdServer implements RunningServer {
                 .setQueueLength(qos.queueLength())
                 .setDeviceProfile(config.deviceClass().name().toLowerCase(Locale.ROOT))
                 .setProfile(profile(totalBytes))
+                .setVolumeAttainment(volumeMetrics.heartbeatReport(HEARTBEAT_VOLUMES_MAX, heartbeatWindows()))
                 .build();
     }
 

@@ -23,7 +23,7 @@ import org.xtreemfs.mrc.placement.OsdCandidate;
 public final class OsdDirectory {
     private static final Logger LOG = LoggerFactory.getLogger(OsdDirectory.class);
 
-    private record Snapshot(List<OsdCandidate> osds, long fetchedNanos) {}
+    private record Snapshot(List<OsdCandidate> osds, List<Service> services, long fetchedNanos) {}
 
     private final DirServiceClient dir;
     private final Clock clock;
@@ -63,14 +63,16 @@ public final class OsdDirectory {
                         result.size());
             } else {
                 List<OsdCandidate> online = new ArrayList<>();
+                List<Service> onlineServices = new ArrayList<>();
                 for (Service service : services.getServicesList()) {
                     if (service.getType() == ServiceType.SERVICE_TYPE_OSD
                             && service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE) {
                         online.add(OsdCandidate.of(service));
+                        onlineServices.add(service);
                     }
                 }
                 result = List.copyOf(online);
-                snapshot = new Snapshot(result, clock.monotonicNanos());
+                snapshot = new Snapshot(result, List.copyOf(onlineServices), clock.monotonicNanos());
             }
             refreshing.set(null);
             mine.complete(result);
@@ -82,6 +84,17 @@ public final class OsdDirectory {
     public List<OsdCandidate> cached() {
         Snapshot cached = snapshot;
         return cached == null ? List.of() : cached.osds();
+    }
+
+    /**
+     * The online OSDs as the DIR last listed them, with every attribute of their heartbeat (the per-volume
+     * attainment the status page sums); no DIR call, but a stale list starts one background refresh, as
+     * {@link #current} does, so a page read now and then shows figures at most one cache TTL older.
+     */
+    public List<Service> cachedServices() {
+        current();
+        Snapshot cached = snapshot;
+        return cached == null ? List.of() : cached.services();
     }
 
     /**

@@ -4,11 +4,14 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
+import org.xtreemfs.interfaces.common.OsdVolumeAttainment;
+import org.xtreemfs.interfaces.common.VolumeAttainmentReport;
 import org.xtreemfs.osd.metrics.VolumeAccounting.VolumeSnapshot;
 
 /**
@@ -114,6 +117,47 @@ public final class VolumeMetrics {
             volumes.add(row);
         }
         return volumes;
+    }
+
+    /**
+     * The compact per-volume summary the DIR heartbeat carries (and the MRC sums): at most {@code volumesMax}
+     * volumes, reserved ones first, then by achieved cost, then by id; the rest only counted. Achieved is the
+     * mean of the last {@code averagedWindows} closed windows (the heartbeat period, so no window between two
+     * heartbeats goes unseen), fewer if the volume has fewer.
+     */
+    public OsdVolumeAttainment heartbeatReport(int volumesMax, int averagedWindows) {
+        if (volumesMax < 0 || averagedWindows < 1) {
+            throw new IllegalArgumentException("heartbeat report needs volumesMax >= 0 and averagedWindows >= 1, got "
+                    + volumesMax + ", " + averagedWindows);
+        }
+        List<VolumeAttainmentReport> reports = new ArrayList<>();
+        for (VolumeSnapshot volume : snapshot()) {
+            List<Long> recent = volume.recentAchievedCostPerWindow();
+            List<Long> averaged = recent.subList(Math.max(0, recent.size() - averagedWindows), recent.size());
+            double achieved = averaged.isEmpty() ? 0
+                    : perSecond(averaged.stream().mapToLong(Long::longValue).sum()) / averaged.size();
+            VolumeAttainmentReport.Builder report = VolumeAttainmentReport.newBuilder()
+                    .setVolumeId(volume.volumeId())
+                    .setReservedCostPerSecond(volume.reservationCostPerSecond())
+                    .setAchievedCostPerSecond(achieved)
+                    .setQueueDepthRequests(volume.queueDepthRequests())
+                    .setWindowsWithDemand(volume.windowsWithDemand())
+                    .setWindowsMet(volume.windowsMet());
+            if (!Double.isNaN(volume.latencyP99Seconds())) {
+                report.setLatencyP99Ms(volume.latencyP99Seconds() * 1000);
+            }
+            reports.add(report.build());
+        }
+        reports.sort(Comparator.comparing((VolumeAttainmentReport report) -> report.getReservedCostPerSecond() == 0)
+                .thenComparing(VolumeAttainmentReport::getAchievedCostPerSecond, Comparator.reverseOrder())
+                .thenComparing(VolumeAttainmentReport::getVolumeId));
+        int reported = Math.min(volumesMax, reports.size());
+        return OsdVolumeAttainment.newBuilder()
+                .setCostUnit(costUnit.label())
+                .addAllVolumes(reports.subList(0, reported))
+                .setVolumesOmitted(reports.size() - reported)
+                .setAveragedWindows(averagedWindows)
+                .build();
     }
 
     private double perSecond(long perWindow) {
