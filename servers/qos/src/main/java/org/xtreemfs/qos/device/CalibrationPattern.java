@@ -26,7 +26,10 @@ import java.util.List;
  * </ol>
  *
  * Each measured phase runs {@code warmupNanos}, then counts the requests that complete within the next
- * {@code windowNanos}; the phase ends when every client's last request has completed. Offsets are pure
+ * {@code windowNanos}; the phase ends when every client's last request has completed, a write phase only after
+ * an fsync of every calibration file (not counted). Writes are unsynced, as an OSD's usual writes are: a host's
+ * write-back buffer fills within the warm-up, so the window measures what the media sustains, and the fsync
+ * keeps the dirty data of one phase from being written back during the next. Offsets are pure
  * functions of (phase, client, request index): no random source, the same on every run.
  */
 public record CalibrationPattern(long fileBytes, long warmupNanos, long windowNanos) {
