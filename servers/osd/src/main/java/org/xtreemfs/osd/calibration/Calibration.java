@@ -224,7 +224,8 @@ public final class Calibration {
             String fileId = CalibrationPattern.fileId(access.fileIndex());
             ByteBuffer window = buffer.duplicate().position(0).limit(access.lengthBytes());
             if (access.kind() == IoKind.WRITE) {
-                target.write(fileId, layout, access.objectNumber(), access.offsetInObjectBytes(), window, 0, false);
+                target.write(fileId, layout, access.objectNumber(), access.offsetInObjectBytes(), window, 0,
+                        access.synced());
             } else {
                 int read = target.read(fileId, layout, access.objectNumber(), access.offsetInObjectBytes(),
                         access.lengthBytes(), window);

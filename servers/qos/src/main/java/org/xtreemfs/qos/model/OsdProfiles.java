@@ -32,11 +32,11 @@ public final class OsdProfiles {
    */
   private static final long[] HDD_7200_CURVE_BYTES_PER_SECOND = {96944128, 31784960, 35635200, 39485440, 40816640,
       42147840, 43479040, 44810240, 44722176, 44634112, 44546048, 44457984, 44369920, 44281856, 44193792, 44105728};
-  /** Random 128 KiB accesses (reads, 9.1 MiB/s; buffered writes reach 18.6 MiB/s) deliver less than any stream count. */
-  private static final long HDD_7200_FLOOR_BYTES_PER_SECOND = 9535488;
+  /** Random 128 KiB accesses (reads 9.1 MiB/s, synced writes 9.5) deliver less than any stream count. */
+  private static final long HDD_7200_FLOOR_BYTES_PER_SECOND = 9551872;
   /**
-   * Random 4 KiB reads over the calibration files, spread over the whole disk: seek plus half a rotation (buffered
-   * writes, sorted 64 at a time, reach about 167).
+   * Random 4 KiB reads over the calibration files, spread over the whole disk: seek plus half a rotation (the
+   * calibration's synced writes reach 82; buffered, sorted 64 at a time, they would sustain about 167).
    */
   private static final long HDD_7200_RANDOM_IOPS = 80;
 
