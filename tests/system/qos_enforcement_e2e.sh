@@ -10,9 +10,12 @@
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 system_setup "$1" "$2"
 
-# Each volume's reservation: the emulated OSD's profile admits about 3.2 MiB/s in total once two sequential
-# volumes share it (128 KiB requests seek between files), so two of 1400 KiB/s fit.
-reservation_bytes_per_second=$((1400 * 1024))
+# Each volume's reservation: the emulated OSD's profile admits 15.1 MiB/s in total once two sequential volumes
+# share it (its reads, one request outstanding per stream, are the minimum; its writes go through the host's
+# write-back and deliver more), so two of 6 MiB/s fit. The disk writes the 5 interleaved files at about 38 MiB/s
+# (35 for the flood); FIFO lets the gentle volume's 2 requests wait behind the flood's 64 (75 ms each: 3.4 MiB/s,
+# 56 % of its reservation), the fair queue serves it on its reservation (measured: 144 % at 28 ms, FIFO 58 %).
+reservation_bytes_per_second=$((6144 * 1024))
 # The gentle tenant offers twice its reservation, with at most two requests outstanding.
 gentle_rate_bytes_per_second=$((2 * reservation_bytes_per_second))
 warm_up_seconds=5

@@ -32,14 +32,15 @@ import org.xtreemfs.qos.model.OsdUsageType;
 /**
  * An in-process sequential OSD on the emulated 7200 rpm HDD ({@code osd.device.emulation=hdd7200}, the OSD's one
  * way to be slow in tests), overloaded by a best-effort volume writing 16 files with 2 writes outstanding each,
- * next to a volume writing one file with 4 outstanding and a sequential reservation of half the disk's floor
- * (the least the emulated disk delivers whatever the number of streams, from the profile the OSD registers).
- * The files lie a seek apart, so the disk serves a few MiB/s of 128 KiB writes (some 40 a second) and requests
- * wait in the QoS stage (2 in flight), not for the CPU: the service times are the model's milliseconds, which
- * hold on a loaded machine. Both policies in the same test, so it can fail: fair keeps >= 90 % of the
- * reservation (the reserved flow is served on its reservation and shares what is left equally with the
- * flood), FIFO serves in arrival order, so the reserved volume gets about 4 of every 36 writes, about a third
- * of its reservation.
+ * next to a volume writing one file with 4 outstanding and a sequential reservation of half what the profile
+ * the OSD registers admits at two streams (7.6 MiB/s). The writes are unsynced: the emulated disk's host
+ * write-back takes them from memory until its 64 MiB are dirty, within the warm-up, and from then on at the
+ * rate its sorted write-back of 17 interleaved files reaches (about 20 MiB/s at the emulation's half speed),
+ * so requests wait in the QoS stage (2 in flight), not for the CPU: the service times are the model's
+ * milliseconds, which hold on a loaded machine. Both policies in the same test, so it can fail: fair keeps >=
+ * 90 % of the reservation (the reserved flow is served on its reservation and shares what is left equally with
+ * the flood), FIFO serves in arrival order, so the reserved volume gets about 4 of every 36 writes, about a
+ * third of its reservation.
  */
 class OsdFairQueueTest {
     private static final String SECRET = "osd-fair-queue-test-secret";
@@ -53,7 +54,10 @@ class OsdFairQueueTest {
     private static final int OBJECTS_PER_FILE = 16;
     private static final long FLOOR_BYTES_PER_SECOND = DeviceEmulation.HDD7200
             .derivedProfile(OsdUsageType.SEQUENTIAL).sequentialThroughput().floorBytesPerSecond();
-    private static final long RESERVATION_BYTES_PER_SECOND = FLOOR_BYTES_PER_SECOND / 2;
+    /** What the emulated disk's profile admits at two streams (the reserved volume and the flood). */
+    private static final long TWO_STREAMS_BYTES_PER_SECOND = DeviceEmulation.HDD7200
+            .derivedProfile(OsdUsageType.SEQUENTIAL).sequentialThroughput().admissibleBytesPerSecond(2);
+    private static final long RESERVATION_BYTES_PER_SECOND = TWO_STREAMS_BYTES_PER_SECOND / 2;
     private static final long WARM_UP_MS = 1_500;
     private static final long MEASURE_MS = 6_000;
     private static final UserCredentials USER = UserCredentials.newBuilder().setUsername("test").build();

@@ -46,7 +46,7 @@ class ReservationPropagationTest {
     @BeforeAll
     static void startCluster() throws Exception {
         // The sequential OSD is an SSD: both tests place a sequential volume on it (in either order), and the
-        // hdd7200 profile admits at two streams only its 6.4 MiB/s floor, less than the two volumes reserve;
+        // hdd7200 profile admits at two streams only 30.3 MiB/s, a third of one stream, less than the two reserve;
         // the SSD profile's running minimum stays at its one-stream figure.
         cluster = TestCluster.start(List.of(Map.of("osd.usage.type", "sequential", "osd.device.class", "ssd"),
                 Map.of("osd.usage.type", "best_effort", "osd.device.class", "ssd")),

@@ -217,8 +217,10 @@ final class FastScenario {
                 () -> replicas[1].bufferWrite(request, () -> submitDurable(replicas[2], tenant, request, done)));
     }
 
+    /** A write here is synced: the device's own host write-back (if its model has one) must not absorb it. */
     private void submitDurable(OsdNode replica, TenantPlan tenant, IoRequest request, IoOp.Completion done) {
-        if (!replica.submit(new IoOp(tenant.ref().id(), request, request.lengthBytes(), done)).accepted()) {
+        IoRequest durable = request.withSynced(request.kind() == IoKind.WRITE);
+        if (!replica.submit(new IoOp(tenant.ref().id(), durable, request.lengthBytes(), done)).accepted()) {
             throw new IllegalStateException(config.source() + ": " + replica.name() + " rejected a request of "
                     + tenant.ref().id() + "; raise queue.fifo.requests.max above the total queue depth");
         }

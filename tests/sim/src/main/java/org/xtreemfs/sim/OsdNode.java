@@ -90,7 +90,8 @@ final class OsdNode {
         if (log != null && op.request().kind() == IoKind.WRITE) {
             LogStructuredLayout.Append append = log.append(op.request().lengthBytes());
             log = append.next();
-            placed = new IoOp(op.tenantId(), append.deviceRequest(), op.cost(), op.onCompletion());
+            placed = new IoOp(op.tenantId(), append.deviceRequest().withSynced(op.request().synced()), op.cost(),
+                    op.onCompletion());
         }
         EnqueueResult result = queue.offer(placed, simulation.nowNanos());
         tryDispatch();

@@ -105,7 +105,7 @@ final class WriteBackBuffer {
                 requestsBeforeNextBatch = requestsBetweenBatches;
             }
         }
-        return IoRequest.write(startBytes, lengthBytes);
+        return IoRequest.syncedWrite(startBytes, lengthBytes); // to the media: no second host buffer
     }
 
     void flushed(long lengthBytes) {

@@ -42,9 +42,9 @@ class SimulationPartsTest {
         }
         assertThat(buffer.tryAbsorb(IoRequest.write(20 * 4096, 4096))).isFalse();
         assertThat(buffer.tryAbsorb(IoRequest.write(3 * 4096, 4096))).as("rewrite of a dirty page").isTrue();
-        assertThat(buffer.nextFlush()).isEqualTo(IoRequest.write(4096, 4096));
-        assertThat(buffer.nextFlush()).isEqualTo(IoRequest.write(3 * 4096, 8192));
-        assertThat(buffer.nextFlush()).isEqualTo(IoRequest.write(5 * 4096, 4096));
+        assertThat(buffer.nextFlush()).isEqualTo(IoRequest.syncedWrite(4096, 4096));
+        assertThat(buffer.nextFlush()).isEqualTo(IoRequest.syncedWrite(3 * 4096, 8192));
+        assertThat(buffer.nextFlush()).isEqualTo(IoRequest.syncedWrite(5 * 4096, 4096));
         assertThat(buffer.pendingBytes()).as("pages under writeback still count").isEqualTo(5 * 4096);
         buffer.flushed(4096);
         assertThat(buffer.tryAbsorb(IoRequest.write(20 * 4096, 4096))).isTrue();

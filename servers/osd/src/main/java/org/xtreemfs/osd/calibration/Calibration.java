@@ -117,11 +117,16 @@ public final class Calibration {
         return new StorageDevice() {
             @Override
             public long begin(String fileId, long localObjectIndex, int objectSizeBytes, long offsetInObjectBytes,
-                    long lengthBytes, org.xtreemfs.qos.device.IoKind kind) {
+                    long lengthBytes, org.xtreemfs.qos.device.IoKind kind, boolean synced) {
                 long completionNanos = device.begin(fileId, localObjectIndex, objectSizeBytes, offsetInObjectBytes,
-                        lengthBytes, kind);
+                        lengthBytes, kind, synced);
                 firstAccessBegun();
                 return completionNanos;
+            }
+
+            @Override
+            public long flush(String fileId) {
+                return device.flush(fileId);
             }
 
             @Override
@@ -179,6 +184,12 @@ public final class Calibration {
             Exception e = failure.get();
             throw e instanceof IOException io ? io : new IOException(phase.name() + " failed: " + e, e);
         }
+        if (phase.measured() && phase.kind() == IoKind.WRITE) {
+            // CalibrationPattern: a write phase ends once its data is durable, so the next starts clean.
+            for (int file = 0; file < CalibrationPattern.FILE_COUNT; file++) {
+                target.fsync(CalibrationPattern.fileId(file));
+            }
+        }
         long total = 0;
         for (long count : counted) {
             total += count;
@@ -213,7 +224,8 @@ public final class Calibration {
             String fileId = CalibrationPattern.fileId(access.fileIndex());
             ByteBuffer window = buffer.duplicate().position(0).limit(access.lengthBytes());
             if (access.kind() == IoKind.WRITE) {
-                target.write(fileId, layout, access.objectNumber(), access.offsetInObjectBytes(), window, 0, false);
+                target.write(fileId, layout, access.objectNumber(), access.offsetInObjectBytes(), window, 0,
+                        access.synced());
             } else {
                 int read = target.read(fileId, layout, access.objectNumber(), access.offsetInObjectBytes(),
                         access.lengthBytes(), window);

@@ -3,9 +3,9 @@ package org.xtreemfs.osd.storage;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.qos.device.CalibrationPattern;
 import org.xtreemfs.qos.device.DeviceModel;
-import org.xtreemfs.qos.device.HddModel;
 import org.xtreemfs.qos.device.PatternDriver;
 import org.xtreemfs.qos.device.SsdModel;
+import org.xtreemfs.qos.device.WriteBackCache;
 import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdUsageType;
@@ -19,8 +19,9 @@ public enum DeviceEmulation {
     /** The real disk. */
     NONE,
     /**
-     * A 7200 rpm desktop HDD ({@link HddModel#desktop7200Rpm()}) slowed down by {@value #HDD_SLOWDOWN_FACTOR}: a
-     * lone sequential stream on the full model completes a 128 KiB request every 1.2 ms, and one Java thread
+     * A 7200 rpm desktop HDD behind the host's write-back ({@link WriteBackCache#osdHdd7200()}: unsynced writes are
+     * acknowledged from memory and written back in sorted batches, synced writes and fsyncs wait for the media)
+     * slowed down by {@value #HDD_SLOWDOWN_FACTOR}: a lone sequential stream on the full model completes a 128 KiB request every 1.2 ms, and one Java thread
      * on this project's shared 2-core machines (load averages of 10 and more while other builds run) turned
      * around in time for only 560 to 630 of the model's 810 to 850 requests per second; at half speed the host
      * keeps up and the calibration measures the model. Seeks, rotation, zones and read-ahead keep their shape;
@@ -36,7 +37,7 @@ public enum DeviceEmulation {
      */
     SSD;
 
-    /** How much slower the emulated HDD is than {@link HddModel#desktop7200Rpm()}. */
+    /** How much slower the emulated HDD is than {@link WriteBackCache#osdHdd7200()}. */
     public static final double HDD_SLOWDOWN_FACTOR = 2;
 
     /** How much slower the emulated SSD is than {@link SsdModel#sata()}. */
@@ -46,7 +47,7 @@ public enum DeviceEmulation {
     public DeviceModel<?> model() {
         return switch (this) {
             case NONE -> throw new IllegalStateException("the real disk has no model");
-            case HDD7200 -> HddModel.desktop7200Rpm().slowedBy(HDD_SLOWDOWN_FACTOR);
+            case HDD7200 -> WriteBackCache.osdHdd7200().slowedBy(HDD_SLOWDOWN_FACTOR);
             case SSD -> SsdModel.sata().slowedBy(SSD_SLOWDOWN_FACTOR);
         };
     }

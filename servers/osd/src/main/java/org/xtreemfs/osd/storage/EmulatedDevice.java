@@ -13,7 +13,9 @@ import org.xtreemfs.qos.device.ServiceResult;
  * A disk that behaves like a qos.device model: every access is served by the model one at a time, in the
  * order the accesses arrive, at max(now, the device's next start), with its device offset from
  * {@link DeviceLayout} (the same mapping the calibration pattern's derivation uses); the caller then waits
- * until the model's completion time. The model's state advances under this object's monitor; waiting happens
+ * until the model's completion time. A write carries its sync flag to the model and an fsync flushes the file's
+ * region ({@link DeviceModel#flush}), so a model with the host's write-back ({@code WriteBackCache}) acknowledges
+ * unsynced writes from memory and synced writes and fsyncs only once the data is on its media. The model's state advances under this object's monitor; waiting happens
  * outside it, so an SSD model's channels serve several accesses at once and an HDD's queue behind its head.
  * Time is the {@link Clock}'s monotonic time; the {@link Waiter} lets a test with a ManualClock move time
  * itself instead of sleeping.
@@ -21,8 +23,8 @@ import org.xtreemfs.qos.device.ServiceResult;
  * <p><b>Host turnaround.</b> A stream that sends its next request when the previous one completes reaches the
  * device a little later than the completion: the waiting thread must wake and the real I/O must run, on this
  * project's shared 2-core machines often for several milliseconds under load. A real drive hides such a gap for a
- * sequential stream (read-ahead for reads, its write cache for writes); a write-through model would instead
- * charge a full rotation per request. So an access that continues exactly where one of the last
+ * sequential stream (read-ahead for reads, its write cache for writes); a model would instead charge a full
+ * rotation for every read or write-through request the host sends late. So an access that continues exactly where one of the last
  * {@value #RECENT_ENDS_MAX} accesses ended, arriving at most {@value #TURNAROUND_TOLERANCE_NANOS} ns after that
  * access completed, is served as if it had arrived at that completion (never earlier than the device's next
  * start). This removes only the host's own gap; it never makes the device faster than its model
@@ -76,9 +78,9 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
 
     @Override
     public long begin(String fileId, long localObjectIndex, int objectSizeBytes, long offsetInObjectBytes,
-            long lengthBytes, IoKind kind) {
+            long lengthBytes, IoKind kind, boolean synced) {
         IoRequest request = DeviceLayout.request(kind, fileId, localObjectIndex, objectSizeBytes,
-                offsetInObjectBytes, lengthBytes, model.capacityBytes());
+                offsetInObjectBytes, lengthBytes, model.capacityBytes()).withSynced(synced);
         synchronized (this) {
             long arrivalNanos = clock.monotonicNanos();
             Long previousCompletionNanos = recentEnds.remove(request.offsetBytes());
@@ -91,6 +93,20 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
             state = result.nextState();
             recentEnds.put(request.endBytes(), result.completionNanos());
             accesses++;
+            busyUntilNanos = Math.max(busyUntilNanos, result.completionNanos());
+            return result.completionNanos();
+        }
+    }
+
+    /** The file's region on the device ({@link DeviceLayout}) is flushed: that is where its objects lie. */
+    @Override
+    public long flush(String fileId) {
+        long fromBytes = DeviceLayout.regionStartBytes(fileId, model.capacityBytes());
+        long toBytes = fromBytes + DeviceLayout.regionBytes(model.capacityBytes());
+        synchronized (this) {
+            long startNanos = Math.max(clock.monotonicNanos(), state.nextStartNanos());
+            ServiceResult<S> result = model.flush(fromBytes, toBytes, state, startNanos);
+            state = result.nextState();
             busyUntilNanos = Math.max(busyUntilNanos, result.completionNanos());
             return result.completionNanos();
         }

@@ -169,7 +169,7 @@ public final class ObjectStore implements AutoCloseable {
         Path object = folder.resolve(Long.toString(objectNumber));
         boolean objectCreated = !Files.exists(object);
         long completionNanos = length == 0 ? 0 : device.begin(fileId, objectNumber / layout.width(),
-                layout.objectSizeBytes(), offset, length, IoKind.WRITE);
+                layout.objectSizeBytes(), offset, length, IoKind.WRITE, sync);
         try (FileChannel channel = FileChannel.open(object, writeOptions)) {
             long position = offset;
             while (data.hasRemaining()) {
@@ -242,14 +242,19 @@ public final class ObjectStore implements AutoCloseable {
 
     /** Forces every object of the file, its folders and the metadata store's log to stable storage. */
     public void fsync(String fileId) throws IOException {
-        Path folder = fileFolder(fileId);
-        if (Files.isDirectory(folder)) {
-            for (long objectNumber : storedObjects(fileId)) {
-                forceFile(folder.resolve(Long.toString(objectNumber)));
+        long completionNanos = device.flush(fileId);
+        try {
+            Path folder = fileFolder(fileId);
+            if (Files.isDirectory(folder)) {
+                for (long objectNumber : storedObjects(fileId)) {
+                    forceFile(folder.resolve(Long.toString(objectNumber)));
+                }
+                forceFolders(folder);
             }
-            forceFolders(folder);
+            metadataStore.sync();
+        } finally {
+            device.end(completionNanos);
         }
-        metadataStore.sync();
     }
 
     /** The recorded size and epoch; {@link FileMetadata#EMPTY} for a file this OSD never stored. */

@@ -17,6 +17,8 @@ import org.xtreemfs.qos.device.IoRequest;
 import org.xtreemfs.qos.device.ServiceResult;
 import org.xtreemfs.qos.device.SsdModel;
 import org.xtreemfs.qos.device.SsdState;
+import org.xtreemfs.qos.device.WriteBackCache;
+import org.xtreemfs.qos.device.WriteBackState;
 
 class EmulatedDeviceTest {
     private static final int OBJECT = 128 * 1024;
@@ -124,6 +126,36 @@ class EmulatedDeviceTest {
     }
 
     @Test
+    void withWriteBackUnsyncedWritesReturnFromMemoryAndSyncedWritesAndFsyncWaitForTheMedia(@TempDir Path folder)
+            throws Exception {
+        // Proves the store passes its sync flag and fsync to the model: the emulated HDD (write-back in front)
+        // takes an unsynced write in the time of a memory copy, a synced one and an fsync of dirty data only
+        // after the media wrote them.
+        WriteBackCache<HddState> model = WriteBackCache.osdHdd7200();
+        ManualClock clock = new ManualClock();
+        EmulatedDevice<WriteBackState<HddState>> device = new EmulatedDevice<>(model, clock, new MovingWaiter(clock));
+        long mediaWriteNanos = Math.round(OBJECT * 1e9 / 210_000_000); // 128 KiB in the fastest zone
+        try (ObjectStore store = ObjectStore.open(folder, device, false)) {
+            StripeLayout layout = StripeLayout.single(OBJECT);
+            long before = clock.monotonicNanos();
+            store.write("file-a", layout, 0, 0, ByteBuffer.wrap(new byte[OBJECT]), 0, false);
+            long unsyncedNanos = clock.monotonicNanos() - before;
+            before = clock.monotonicNanos();
+            store.fsync("file-a");
+            long fsyncNanos = clock.monotonicNanos() - before;
+            before = clock.monotonicNanos();
+            store.write("file-b", layout, 0, 0, ByteBuffer.wrap(new byte[OBJECT]), 0, true);
+            long syncedNanos = clock.monotonicNanos() - before;
+            assertThat(unsyncedNanos).isLessThan(mediaWriteNanos / 5);
+            assertThat(fsyncNanos).isGreaterThan(mediaWriteNanos);
+            assertThat(syncedNanos).isGreaterThan(mediaWriteNanos);
+            before = clock.monotonicNanos();
+            store.fsync("file-b");
+            assertThat(clock.monotonicNanos() - before).as("nothing dirty left to flush").isZero();
+        }
+    }
+
+    @Test
     void theObjectStoreChargesReadsAndWritesAndStillDoesTheRealIo(@TempDir Path folder) throws Exception {
         // Proves the store passes each object access through the device while the bytes still reach the disk.
         ManualClock clock = new ManualClock();
@@ -137,9 +169,9 @@ class EmulatedDeviceTest {
             assertThat(store.read("file-a", layout, 3, 0, OBJECT)).isEqualTo(data);
             store.truncate("file-a", layout, 10, 1);
             store.fsync("file-a");
-            assertThat(device.accesses()).isEqualTo(2); // truncate and fsync are not charged
-            assertThat(waiter.awaited).hasSize(2);
-            assertThat(clock.monotonicNanos()).isEqualTo(waiter.awaited.get(1));
+            assertThat(device.accesses()).isEqualTo(2); // truncate is not charged, fsync is a flush, not an access
+            assertThat(waiter.awaited).hasSize(3); // the fsync waits for the flush (nothing to flush write-through)
+            assertThat(clock.monotonicNanos()).isEqualTo(waiter.awaited.get(2));
         }
         // Object 3 of a width-2 stripe is this OSD's second object (local index 1): right after the first.
         IoRequest expected = DeviceLayout.request(IoKind.WRITE, "file-a", 1, OBJECT, 0, OBJECT, HDD.capacityBytes());

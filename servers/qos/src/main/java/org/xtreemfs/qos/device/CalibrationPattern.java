@@ -22,11 +22,17 @@ import java.util.List;
  *       IOPS), at {@value #OBJECT_SIZE_BYTES} bytes (the throughput floor: every object access pays a full
  *       positioning) and at {@value #MIDDLE_REQUEST_BYTES} bytes (the middle-size check). The span is the
  *       {@value #FILE_COUNT} files, which an emulated device lays out like any other files ({@link DeviceLayout}),
- *       so a calibration run reproduces it.
+ *       so a calibration run reproduces it. Random writes are synced: unsynced, a window of seconds would
+ *       measure the host's dirty buffer filling, and the fsync after the phase would leave the disk a backlog
+ *       of thousands of scattered writes (minutes on an HDD); synced, they measure what the media takes per
+ *       request, a lower bound of the buffered rate (on a disk the reads are lower still).
  * </ol>
  *
  * Each measured phase runs {@code warmupNanos}, then counts the requests that complete within the next
- * {@code windowNanos}; the phase ends when every client's last request has completed. Offsets are pure
+ * {@code windowNanos}; the phase ends when every client's last request has completed, a write phase only after
+ * an fsync of every calibration file (not counted). Sequential writes are unsynced, as an OSD's usual writes
+ * are: a host's write-back buffer fills within the warm-up, so the window measures what the media sustains, and
+ * the fsync keeps the dirty data of one phase from being written back during the next. Offsets are pure
  * functions of (phase, client, request index): no random source, the same on every run.
  */
 public record CalibrationPattern(long fileBytes, long warmupNanos, long windowNanos) {
@@ -78,8 +84,11 @@ public record CalibrationPattern(long fileBytes, long warmupNanos, long windowNa
     /** A phase's direction and shape. */
     public enum Shape { FILL, SEQUENTIAL, RANDOM }
 
-    /** One access of the pattern: {@code lengthBytes} at {@code offsetBytes} of calibration file {@code fileIndex}. */
-    public record Access(int fileIndex, long offsetBytes, int lengthBytes, IoKind kind) {
+    /**
+     * One access of the pattern: {@code lengthBytes} at {@code offsetBytes} of calibration file {@code fileIndex};
+     * {@code synced} for a write that must be durable when it returns (the random writes, see {@link #phases}).
+     */
+    public record Access(int fileIndex, long offsetBytes, int lengthBytes, IoKind kind, boolean synced) {
         /** Object number holding the access (objects of {@value #OBJECT_SIZE_BYTES} bytes; no access spans two). */
         public long objectNumber() {
             return offsetBytes / OBJECT_SIZE_BYTES;
@@ -92,7 +101,7 @@ public record CalibrationPattern(long fileBytes, long warmupNanos, long windowNa
         /** The device request of this access on an emulated device of {@code capacityBytes} (one OSD, width 1). */
         public IoRequest deviceRequest(long capacityBytes) {
             return DeviceLayout.request(kind, fileId(fileIndex), objectNumber(), OBJECT_SIZE_BYTES,
-                    offsetInObjectBytes(), lengthBytes, capacityBytes);
+                    offsetInObjectBytes(), lengthBytes, capacityBytes).withSynced(synced);
         }
     }
 
@@ -109,17 +118,17 @@ public record CalibrationPattern(long fileBytes, long warmupNanos, long windowNa
                 case FILL -> {
                     long objectsPerFile = fileBytes / OBJECT_SIZE_BYTES;
                     return new Access((int) (index / objectsPerFile), (index % objectsPerFile) * OBJECT_SIZE_BYTES,
-                            OBJECT_SIZE_BYTES, kind);
+                            OBJECT_SIZE_BYTES, kind, false);
                 }
                 case SEQUENTIAL -> {
-                    return new Access(client, index * OBJECT_SIZE_BYTES % fileBytes, OBJECT_SIZE_BYTES, kind);
+                    return new Access(client, index * OBJECT_SIZE_BYTES % fileBytes, OBJECT_SIZE_BYTES, kind, false);
                 }
                 default -> {
                     long first = mix(((long) name.hashCode() << 32) ^ ((long) client << 40) ^ index);
                     long second = mix(first);
                     int file = (int) Long.remainderUnsigned(first, FILE_COUNT);
                     long slot = Long.remainderUnsigned(second, fileBytes / requestBytes);
-                    return new Access(file, slot * requestBytes, requestBytes, kind);
+                    return new Access(file, slot * requestBytes, requestBytes, kind, kind == IoKind.WRITE);
                 }
             }
         }

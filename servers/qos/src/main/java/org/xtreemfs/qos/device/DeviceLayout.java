@@ -48,7 +48,8 @@ public final class DeviceLayout {
         return new IoRequest(regionStartBytes(fileId, capacityBytes) + positionBytes, lengthBytes, kind);
     }
 
-    private static long regionBytes(long capacityBytes) {
+    /** Bytes of one file's region on a device of {@code capacityBytes} (an fsync of the file flushes that range). */
+    public static long regionBytes(long capacityBytes) {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("capacityBytes must be > 0, was " + capacityBytes);
         }

@@ -5,8 +5,9 @@ import java.util.List;
 import org.xtreemfs.qos.device.HddState.CacheSegment;
 
 /**
- * Service-time model of a spinning disk with a write-through (no write-back) policy, as an OSD that syncs
- * every write sees it.
+ * Service-time model of a spinning disk whose own write cache is off (every write reaches the media before it
+ * completes). The host's write-back in front of it, which an OSD's unsynced writes go through, is
+ * {@link WriteBackCache}; the built-in HDD is the two together ({@link WriteBackCache#osdHdd7200()}).
  *
  * <p>Per request: command overhead, then positioning (seek by distance plus rotational wait computed from the
  * platter angle at the time the seek ends), then transfer at the zone's media rate. Seek time is

@@ -11,7 +11,9 @@ import java.util.PriorityQueue;
  * <p>Each phase starts with every client sending its first request at the phase's start; a client sends its
  * next request the moment the previous one completes (no think time). The device takes requests in the order
  * they were sent (ties by client number), one at a time, each at max(sent, the state's next start), as the
- * OSD's emulated disk does. Requests travel through {@link DeviceLayout}, as the OSD's would.
+ * OSD's emulated disk does. Requests travel through {@link DeviceLayout}, as the OSD's would. A write phase
+ * ends with the flush of everything its writes left dirty ({@link DeviceModel#flush}), as the calibration's
+ * fsync of every file does; the flush is not counted.
  */
 public final class PatternDriver {
     private PatternDriver() {}
@@ -33,6 +35,12 @@ public final class PatternDriver {
             state = outcome.state();
             nowNanos = outcome.endNanos();
             rates.put(phase.name(), outcome.requestsPerSecond());
+            if (phase.kind() == IoKind.WRITE) {
+                // The calibration's fsync of every file after a write phase: the next phase starts clean.
+                ServiceResult<S> flushed = model.flush(0, model.capacityBytes(), state, nowNanos);
+                state = flushed.nextState();
+                nowNanos = Math.max(nowNanos, Math.max(flushed.completionNanos(), state.nextStartNanos()));
+            }
         }
         return CalibrationResult.fromPhaseRates(pattern, rates);
     }

@@ -7,7 +7,8 @@ import java.util.Map;
  *
  * <p>The built-in figures are exactly what the device models of {@code org.xtreemfs.qos.device} deliver under
  * the calibration pattern ({@code CalibrationPattern.standard()}, derived by {@code PatternDriver}):
- * {@code HddModel.desktop7200Rpm()} and {@code SsdModel.sata()}. They are constants so that reading a profile
+ * {@code WriteBackCache.osdHdd7200()} (the HDD model behind the host's write-back, as the OSD writes) and
+ * {@code SsdModel.sata()}. They are constants so that reading a profile
  * costs nothing; {@code BuiltInProfilesTest} derives them again and fails if a model or the pattern changes
  * without them. The models are data-sheet shaped, not measurements of this project's hardware; an OSD's own
  * calibration ({@code xtreemfs-osd --calibrate}) replaces them.
@@ -22,15 +23,21 @@ public final class OsdProfiles {
 
   /**
    * HDD minimum of read and write at 1..16 streams (measured at 1, 2, 4, 8, 16, straight lines between), bytes per
-   * second. One stream runs at the media rate of the innermost zone (where the calibration's lone stream
-   * lies); two or more pay a seek and a rotation for every 128 KiB write (the model is write-through, one request
-   * per stream), so the total drops to 6.4 to 8.3 MiB/s.
+   * second, of the drive behind the host's write-back ({@code WriteBackCache.osdHdd7200()}: the OSD writes
+   * unsynced). One stream runs at the media rate of the innermost zone (where the calibration's lone stream lies).
+   * Writes barely drop at 2 streams (95 MiB/s: the elevator writes a batch of 64 dirty objects with one
+   * positioning per stream) and fall gradually to 42 MiB/s at 16; reads, which the cache cannot batch, set the
+   * minimum from 2 streams on: 30.3 MiB/s at 2, rising to 42.7 MiB/s at 8 as the drive's read-ahead segments
+   * serve more streams from cache.
    */
-  private static final long[] HDD_7200_CURVE_BYTES_PER_SECOND = {92569600, 6717440, 6979584, 7241728, 7553024,
-      7864320, 8175616, 8486912, 8513536, 8540160, 8566784, 8593408, 8620032, 8646656, 8673280, 8699904};
-  /** The smallest point: random 128 KiB accesses (about 9.3 MiB/s) deliver more than two streams do. */
-  private static final long HDD_7200_FLOOR_BYTES_PER_SECOND = 6717440;
-  /** Random 4 KiB over the calibration files, spread over the whole disk: seek plus half a rotation. */
+  private static final long[] HDD_7200_CURVE_BYTES_PER_SECOND = {96944128, 31784960, 35635200, 39485440, 40816640,
+      42147840, 43479040, 44810240, 44722176, 44634112, 44546048, 44457984, 44369920, 44281856, 44193792, 44105728};
+  /** Random 128 KiB accesses (reads 9.1 MiB/s, synced writes 9.5) deliver less than any stream count. */
+  private static final long HDD_7200_FLOOR_BYTES_PER_SECOND = 9551872;
+  /**
+   * Random 4 KiB reads over the calibration files, spread over the whole disk: seek plus half a rotation (the
+   * calibration's synced writes reach 82; buffered, sorted 64 at a time, they would sustain about 167).
+   */
   private static final long HDD_7200_RANDOM_IOPS = 80;
 
   /**
@@ -48,7 +55,7 @@ public final class OsdProfiles {
 
   private OsdProfiles() {}
 
-  /** The 7200 rpm HDD model's profile ({@code HddModel.desktop7200Rpm()}) dedicated to {@code usageType}. */
+  /** The 7200 rpm HDD model's profile ({@code WriteBackCache.osdHdd7200()}) dedicated to {@code usageType}. */
   public static OsdProfile hdd7200(OsdUsageType usageType) {
     return new OsdProfile(usageType, DeviceClass.HDD, Units.tebibytes(MODEL_CAPACITY_TIB),
         new ThroughputCurve(HDD_7200_CURVE_BYTES_PER_SECOND, HDD_7200_FLOOR_BYTES_PER_SECOND), HDD_7200_RANDOM_IOPS);

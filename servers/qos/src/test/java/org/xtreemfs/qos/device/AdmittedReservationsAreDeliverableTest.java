@@ -38,7 +38,7 @@ class AdmittedReservationsAreDeliverableTest {
     void equalSequentialReservationsFillingAnHddAreDelivered() {
         // Proves the HDD curve holds at every stream count the scheduler admits: each share is served.
         for (int volumes : new int[] {1, 2, 3, 4, 6, 8, 12, 16}) {
-            assertDelivered(HddModel.desktop7200Rpm(), OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL),
+            assertDelivered(WriteBackCache.osdHdd7200(), OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL),
                     equalShares(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL), ReservationType.SEQUENTIAL, volumes),
                     30 * SECOND_NANOS);
         }
@@ -58,7 +58,7 @@ class AdmittedReservationsAreDeliverableTest {
     void randomReservationsFillingAnHddOrSsdAreDelivered() {
         // Proves the random IOPS figure: every admitted share of it is served, on either device.
         for (int volumes : new int[] {1, 2, 4, 8}) {
-            assertDelivered(HddModel.desktop7200Rpm(), OsdProfiles.hdd7200(OsdUsageType.RANDOM),
+            assertDelivered(WriteBackCache.osdHdd7200(), OsdProfiles.hdd7200(OsdUsageType.RANDOM),
                     equalShares(OsdProfiles.hdd7200(OsdUsageType.RANDOM), ReservationType.RANDOM, volumes),
                     60 * SECOND_NANOS);
             assertDelivered(SsdModel.sata(), OsdProfiles.sataSsd(OsdUsageType.RANDOM),
@@ -72,10 +72,10 @@ class AdmittedReservationsAreDeliverableTest {
         // Proves delivery for unequal reservations, as the scheduler admits them one by one (seeded sizes).
         for (long seed = 1; seed <= 4; seed++) {
             SplittableRandom random = new SplittableRandom(seed);
-            assertDelivered(HddModel.desktop7200Rpm(), OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL),
+            assertDelivered(WriteBackCache.osdHdd7200(), OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL),
                     admitUntilFull(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL), ReservationType.SEQUENTIAL, random),
                     30 * SECOND_NANOS);
-            assertDelivered(HddModel.desktop7200Rpm(), OsdProfiles.hdd7200(OsdUsageType.RANDOM),
+            assertDelivered(WriteBackCache.osdHdd7200(), OsdProfiles.hdd7200(OsdUsageType.RANDOM),
                     admitUntilFull(OsdProfiles.hdd7200(OsdUsageType.RANDOM), ReservationType.RANDOM, random),
                     60 * SECOND_NANOS);
             assertDelivered(SsdModel.sata(), OsdProfiles.sataSsd(OsdUsageType.SEQUENTIAL),

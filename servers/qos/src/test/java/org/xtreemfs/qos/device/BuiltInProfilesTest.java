@@ -12,8 +12,8 @@ class BuiltInProfilesTest {
 
     @Test
     void theBuiltInHddProfileIsWhatTheHddModelDelivers() {
-        // Proves OsdProfiles.hdd7200 equals the derivation from HddModel.desktop7200Rpm() under the standard pattern.
-        HddModel model = HddModel.desktop7200Rpm();
+        // Proves OsdProfiles.hdd7200 equals the derivation from the buffered HDD under the standard pattern.
+        WriteBackCache<HddState> model = WriteBackCache.osdHdd7200();
         OsdProfile derived = PatternDriver.derive(model, CalibrationPattern.standard())
                 .profile(OsdUsageType.SEQUENTIAL, DeviceClass.HDD, model.capacityBytes());
         assertThat(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL)).isEqualTo(derived);
