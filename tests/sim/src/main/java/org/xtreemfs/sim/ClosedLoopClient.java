@@ -21,10 +21,18 @@ final class ClosedLoopClient {
     private final long untilNanos;
     private final Sink sink;
     private final LongUnaryOperator costOfLengthBytes;
+    private final Phases phases;
     private long issuedBytes;
 
     ClosedLoopClient(Simulation simulation, Workload workload, TenantMetrics metrics, long totalBytes,
             long untilNanos, LongUnaryOperator costOfLengthBytes, Sink sink) {
+        this(simulation, workload, metrics, totalBytes, untilNanos, costOfLengthBytes, Phases.ALWAYS, sink);
+    }
+
+    /** As above, issuing only while {@code phases} says the tenant is active (an idle slot waits for the next phase). */
+    ClosedLoopClient(Simulation simulation, Workload workload, TenantMetrics metrics, long totalBytes,
+            long untilNanos, LongUnaryOperator costOfLengthBytes, Phases phases, Sink sink) {
+        this.phases = phases;
         this.simulation = simulation;
         this.workload = workload;
         this.metrics = metrics;
@@ -42,6 +50,13 @@ final class ClosedLoopClient {
 
     private void issueNext() {
         if ((totalBytes > 0 && issuedBytes >= totalBytes) || simulation.nowNanos() >= untilNanos) {
+            return;
+        }
+        long activeNanos = phases.nextActiveNanos(simulation.nowNanos());
+        if (activeNanos > simulation.nowNanos()) {
+            if (activeNanos < untilNanos) {
+                simulation.schedule(activeNanos, this::issueNext);
+            }
             return;
         }
         IoRequest request = workload.next();

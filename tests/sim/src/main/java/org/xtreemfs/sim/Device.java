@@ -10,6 +10,8 @@ final class Device<S extends DeviceState> {
     private DeviceModel<S> model;
     private S state;
     private long busyNanos;
+    /** How much slower than nominal the model now is (the product of every slow-down so far). */
+    private double slowdownFactor = 1.0;
 
     Device(DeviceModel<S> model) {
         this.model = model;
@@ -30,6 +32,12 @@ final class Device<S extends DeviceState> {
 
     void slowDown(double factor) {
         model = model.slowedBy(factor);
+        slowdownFactor *= factor;
+    }
+
+    /** Sets the slow-down against the nominal model, whatever changes came before. */
+    void slowDownTo(double factor) {
+        slowDown(factor / slowdownFactor);
     }
 
     long capacityBytes() {

@@ -143,6 +143,11 @@ final class OsdNode {
         device.slowDown(factor);
     }
 
+    /** The device becomes {@code factor} times slower than nominal (1: nominal again). */
+    void slowDownTo(double factor) {
+        device.slowDownTo(factor);
+    }
+
     private void tryDispatch() {
         long nowNanos = simulation.nowNanos();
         for (int dispatch = 0; dispatch < DISPATCHES_PER_WAKEUP_MAX; dispatch++) {

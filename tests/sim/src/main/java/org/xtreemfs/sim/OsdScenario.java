@@ -10,6 +10,9 @@ import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.device.IoRequest;
+import org.xtreemfs.qos.model.OsdProfile;
+import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.routing.AccessPattern;
 import org.xtreemfs.qos.wfq.CostRule;
@@ -36,9 +39,12 @@ final class OsdScenario {
 
     enum Loop { OPEN, CLOSED }
 
-    /** A tenant as the scenario declares it, rates already in the queue's cost unit. */
+    /**
+     * A tenant as the scenario declares it, rates already in the queue's cost unit; {@code phases} say when it
+     * has demand; {@code capacityBytes} is what it asks admission for.
+     */
     record TenantPlan(ScenarioConfig.TenantRef ref, FlowSpec flow, Workload.Spec workload, Loop loop,
-            double offeredCostPerSecond, int queueDepth) {
+            double offeredCostPerSecond, int queueDepth, Phases phases, long capacityBytes) {
         String id() {
             return ref.id();
         }
@@ -70,32 +76,76 @@ final class OsdScenario {
     private TenantPlan plan(ScenarioConfig.TenantRef ref) {
         FlowClass flowClass = config.tenantChoice(ref, "class", FlowClass.class);
         long weight = (long) config.tenantNumber(ref, "weight", 1);
-        long reservation = flowClass == FlowClass.RESERVED ? (long) rateInCost(ref, "reservation") : 0;
-        long limit = config.has(config.tenantKey(ref, "limit.mib.per.second"))
-                || config.has(config.tenantKey(ref, "limit.iops")) ? (long) rateInCost(ref, "limit") : 0;
-        FlowSpec flow = new FlowSpec(flowClass, reservation, weight, limit);
         long requestBytes = (long) (config.tenantNumber(ref, "request.kib") * 1024);
+        long reservation = flowClass == FlowClass.RESERVED ? (long) rateInCost(ref, "reservation", requestBytes) : 0;
+        long limit = config.has(config.tenantKey(ref, "limit.mib.per.second"))
+                || config.has(config.tenantKey(ref, "limit.iops")) ? (long) rateInCost(ref, "limit", requestBytes) : 0;
+        FlowSpec flow = new FlowSpec(flowClass, reservation, weight, limit);
         long regionBytes = (long) (config.tenantNumber(ref, "region.gib") * GIB);
         long regionStartBytes = (long) (config.tenantNumber(ref, "region.start.gib",
                 ref.ordinal() * config.number("region.spacing.gib")) * GIB);
         Workload.Spec workload = new Workload.Spec(config.tenantChoice(ref, "pattern", AccessPattern.class),
                 config.tenantChoice(ref, "kind", IoKind.class), requestBytes, regionStartBytes, regionBytes);
         Loop loop = config.tenantChoice(ref, "loop", Loop.class);
-        double offered = loop == Loop.OPEN ? rateInCost(ref, "offered") : 0;
+        double offered = loop == Loop.OPEN ? rateInCost(ref, "offered", requestBytes) : 0;
         int queueDepth = (int) config.tenantNumber(ref, "queue.depth", 1);
-        return new TenantPlan(ref, flow, workload, loop, offered, queueDepth);
+        long capacityBytes = (long) (config.tenantNumber(ref, "capacity.gib", regionBytes / (double) GIB) * GIB);
+        return new TenantPlan(ref, flow, workload, loop, offered, queueDepth, phases(ref), capacityBytes);
     }
 
-    /** Reads {@code <prefix>.mib.per.second} or {@code <prefix>.iops} and converts to cost units per second. */
-    private double rateInCost(ScenarioConfig.TenantRef ref, String prefix) {
-        String key = costUnit == CostUnit.BYTES ? prefix + ".mib.per.second" : prefix + ".iops";
-        double value = config.tenantNumber(ref, key);
-        return costUnit == CostUnit.BYTES ? value * MIB : value;
+    /**
+     * {@code tenant.<t>.on.seconds} / {@code off.seconds} / {@code phase.offset.seconds}: active for on seconds,
+     * idle for off seconds, repeating from the offset (idle before it); without them, always active.
+     */
+    private Phases phases(ScenarioConfig.TenantRef ref) {
+        String onKey = config.tenantKey(ref, "on.seconds");
+        String offKey = config.tenantKey(ref, "off.seconds");
+        String offsetKey = config.tenantKey(ref, "phase.offset.seconds");
+        if (!config.has(onKey) && !config.has(offKey) && !config.has(offsetKey)) {
+            return Phases.ALWAYS;
+        }
+        double on = config.tenantNumber(ref, "on.seconds", Double.POSITIVE_INFINITY);
+        double off = config.tenantNumber(ref, "off.seconds", 0);
+        double offset = config.tenantNumber(ref, "phase.offset.seconds", 0);
+        if (!(on > 0) || !(off >= 0) || !(offset >= 0)) {
+            throw new IllegalArgumentException(config.source() + ": tenant " + ref.id() + " needs " + onKey
+                    + " > 0, " + offKey + " >= 0 and " + offsetKey + " >= 0, got " + on + ", " + off + ", " + offset);
+        }
+        if (off > 0 && Double.isInfinite(on)) {
+            throw new IllegalArgumentException(config.source() + ": tenant " + ref.id() + " has " + offKey
+                    + " but no " + onKey);
+        }
+        long onNanos = Double.isInfinite(on) ? Long.MAX_VALUE : (long) (on * SECOND_NANOS);
+        return new Phases((long) (offset * SECOND_NANOS), onNanos, (long) (off * SECOND_NANOS));
+    }
+
+    /**
+     * Reads {@code <prefix>.mib.per.second} or {@code <prefix>.iops} (one of them) in cost units per second. A
+     * rate in the OSD's own unit (MiB/s when {@code cost=bytes}; 4 KiB-equivalent I/Os when {@code cost=ios}) is
+     * taken as it is; a rate in the other unit is the tenant's own (MiB/s of its requests, or its requests per
+     * second) and is converted with its request size by the OSD's cost rule. So a random 4 KiB tenant can state
+     * IOPS on a bytes-charged OSD, and a 1 MiB tenant MiB/s on an I/O-charged one.
+     */
+    private double rateInCost(ScenarioConfig.TenantRef ref, String prefix, long requestBytes) {
+        String bytesKey = config.tenantKey(ref, prefix + ".mib.per.second");
+        String iopsKey = config.tenantKey(ref, prefix + ".iops");
+        boolean bytesGiven = config.has(bytesKey);
+        boolean iopsGiven = config.has(iopsKey);
+        if (bytesGiven && iopsGiven) {
+            throw new IllegalArgumentException(config.source() + ": tenant " + ref.id() + " has both " + bytesKey
+                    + " and " + iopsKey + "; give one");
+        }
+        if (costUnit == CostUnit.BYTES) {
+            return iopsGiven ? config.number(iopsKey) * requestBytes : config.number(bytesKey) * MIB;
+        }
+        return bytesGiven ? config.number(bytesKey) * MIB / requestBytes * costRule.costOf(requestBytes)
+                : config.number(iopsKey);
     }
 
     ScenarioResult run(String scenarioName) {
         ScenarioResult result = new ScenarioResult(scenarioName);
         result.line("%s", config.string("description", ""));
+        admission(result);
         Map<QueueKind, List<TenantOutcome>> outcomes = new LinkedHashMap<>();
         Map<QueueKind, Double> achievedTotals = new LinkedHashMap<>();
         for (String variant : config.list("variants")) {
@@ -111,6 +161,79 @@ final class OsdScenario {
         return result;
     }
 
+    /**
+     * The admission step ({@code admission=admitted|refused|skip}, default admitted): the MRC's scheduler on this
+     * OSD's built-in profile ({@code osd.usage}, default sequential for {@code cost=bytes} and random for
+     * {@code cost=ios}) and the reserved tenants, each reservation in the profile's unit.
+     */
+    private void admission(ScenarioResult result) {
+        AdmissionStep.Expectation expectation = config.has("admission")
+                ? config.choice("admission", AdmissionStep.Expectation.class) : AdmissionStep.Expectation.ADMITTED;
+        List<TenantPlan> reserved = tenants.stream()
+                .filter(tenant -> tenant.flow().flowClass() == FlowClass.RESERVED).toList();
+        if (expectation == AdmissionStep.Expectation.SKIP || reserved.isEmpty()) {
+            return;
+        }
+        OsdUsageType usage = config.has("osd.usage") ? config.choice("osd.usage", OsdUsageType.class)
+                : costUnit == CostUnit.BYTES ? OsdUsageType.SEQUENTIAL : OsdUsageType.RANDOM;
+        OsdProfile profile = AdmissionStep.profile(config.choice("device", DeviceKind.class), usage);
+        List<AdmissionStep.Request> requests = new ArrayList<>();
+        for (TenantPlan tenant : reserved) {
+            long requestBytes = tenant.workload().requestBytes();
+            double requestsPerSecond = tenant.flow().reservationCostPerSecond() / (double) costRule.costOf(requestBytes);
+            Reservation reservation = usage == OsdUsageType.RANDOM
+                    ? Reservation.random(tenant.capacityBytes(), Math.max(1,
+                            Math.round(requestsPerSecond * Math.ceil(requestBytes / 4096.0))))
+                    : Reservation.sequential(tenant.capacityBytes(), Math.max(1,
+                            Math.round(requestsPerSecond * requestBytes)));
+            requests.add(new AdmissionStep.Request(tenant.id(), reservation));
+        }
+        AdmissionStep.report(result, profile, expectation, AdmissionStep.admit(profile, requests));
+    }
+
+    /**
+     * When the device changes speed: {@code device.slowdown.schedule=70:1.5,100:1} (from 70 s 1.5x slower than
+     * nominal, from 100 s nominal again), or the single change {@code device.slowdown.at.seconds} with
+     * {@code device.slowdown.factor}. Factors are against the nominal device, not cumulative.
+     */
+    private List<double[]> slowdownSchedule() {
+        boolean single = config.has("device.slowdown.at.seconds");
+        boolean list = config.has("device.slowdown.schedule");
+        if (single && list) {
+            throw new IllegalArgumentException(config.source() + ": give device.slowdown.schedule or"
+                    + " device.slowdown.at.seconds, not both");
+        }
+        List<double[]> changes = new ArrayList<>();
+        if (single) {
+            changes.add(new double[] {config.number("device.slowdown.at.seconds"), config.number("device.slowdown.factor")});
+        }
+        if (list) {
+            double previousSeconds = -1;
+            for (String item : config.list("device.slowdown.schedule")) {
+                String[] parts = item.split(":");
+                double seconds;
+                double factor;
+                try {
+                    if (parts.length != 2) {
+                        throw new NumberFormatException();
+                    }
+                    seconds = Double.parseDouble(parts[0].trim());
+                    factor = Double.parseDouble(parts[1].trim());
+                } catch (NumberFormatException bad) {
+                    throw new IllegalArgumentException(config.source() + ": key device.slowdown.schedule needs"
+                            + " SECONDS:FACTOR items separated by commas, was '" + item + "'");
+                }
+                if (!(seconds > previousSeconds) || !(factor > 0)) {
+                    throw new IllegalArgumentException(config.source() + ": key device.slowdown.schedule needs"
+                            + " increasing times >= 0 and factors > 0, was '" + item + "'");
+                }
+                previousSeconds = seconds;
+                changes.add(new double[] {seconds, factor});
+            }
+        }
+        return changes;
+    }
+
     private List<TenantMetrics> runVariant(QueueKind queueKind) {
         Simulation simulation = new Simulation((long) config.number("events.max", 50_000_000));
         OsdQueue queue = queueKind == QueueKind.FIFO
@@ -119,10 +242,8 @@ final class OsdScenario {
         Device<?> device = config.choice("device", DeviceKind.class).newDevice();
         OsdNode osd = new OsdNode("osd", simulation, device, queue, null, null);
         long durationNanos = (long) (config.number("duration.seconds") * SECOND_NANOS);
-        if (config.has("device.slowdown.at.seconds")) {
-            double factor = config.number("device.slowdown.factor");
-            simulation.schedule((long) (config.number("device.slowdown.at.seconds") * SECOND_NANOS),
-                    () -> osd.slowDown(factor));
+        for (double[] change : slowdownSchedule()) {
+            simulation.schedule((long) (change[0] * SECOND_NANOS), () -> osd.slowDownTo(change[1]));
         }
         List<TenantMetrics> metrics = new ArrayList<>();
         for (TenantPlan tenant : tenants) {
@@ -132,19 +253,23 @@ final class OsdScenario {
             if (tenant.loop() == Loop.OPEN) {
                 double requestsPerSecond = tenant.offeredCostPerSecond()
                         / costRule.costOf(tenant.workload().requestBytes());
-                simulation.schedule(workload.nextInterArrivalNanos(requestsPerSecond), new Runnable() {
-                    @Override
-                    public void run() {
-                        submitOpenLoop(simulation, osd, tenant, workload.next(), tenantMetrics);
-                        long nextNanos = simulation.nowNanos() + workload.nextInterArrivalNanos(requestsPerSecond);
-                        if (nextNanos < durationNanos) {
-                            simulation.schedule(nextNanos, this);
+                long firstNanos = nextArrivalNanos(tenant.phases(), workload, requestsPerSecond, 0);
+                if (firstNanos < durationNanos) {
+                    simulation.schedule(firstNanos, new Runnable() {
+                        @Override
+                        public void run() {
+                            submitOpenLoop(simulation, osd, tenant, workload.next(), tenantMetrics);
+                            long nextNanos = nextArrivalNanos(tenant.phases(), workload, requestsPerSecond,
+                                    simulation.nowNanos());
+                            if (nextNanos < durationNanos) {
+                                simulation.schedule(nextNanos, this);
+                            }
                         }
-                    }
-                });
+                    });
+                }
             } else {
                 new ClosedLoopClient(simulation, workload, tenantMetrics, 0, durationNanos, costRule::costOf,
-                        (request, done) -> {
+                        tenant.phases(), (request, done) -> {
                     IoOp op = new IoOp(tenant.id(), request, costRule.costOf(request.lengthBytes()), done);
                     if (!osd.submit(op).accepted()) {
                         throw new IllegalStateException(config.source() + ": closed-loop tenant " + tenant.id()
@@ -155,6 +280,19 @@ final class OsdScenario {
         }
         simulation.runUntil(durationNanos);
         return metrics;
+    }
+
+    /**
+     * The next Poisson arrival after {@code afterNanos} while the tenant is active: an arrival that would fall
+     * into an idle phase is dropped and the process starts afresh when the next active phase begins.
+     */
+    private static long nextArrivalNanos(Phases phases, Workload workload, double requestsPerSecond, long afterNanos) {
+        long nextNanos = afterNanos + workload.nextInterArrivalNanos(requestsPerSecond);
+        while (!phases.activeAt(nextNanos)) {
+            long activeNanos = phases.nextActiveNanos(nextNanos);
+            nextNanos = activeNanos + workload.nextInterArrivalNanos(requestsPerSecond);
+        }
+        return nextNanos;
     }
 
     /** Submits one open-loop request; a full queue rejects it and the tenant counts the rejection. */
@@ -199,17 +337,27 @@ final class OsdScenario {
         for (int index = 0; index < tenants.size(); index++) {
             TenantPlan plan = tenants.get(index);
             TenantMetrics tenantMetrics = metrics.get(index);
-            int windows = endWindow - warmupWindows;
-            double achieved = (double) tenantMetrics.costBetween(warmupWindows, endWindow) / windows;
+            double achieved = (double) tenantMetrics.costBetween(warmupWindows, endWindow)
+                    / (endWindow - warmupWindows);
             long reservation = plan.flow().reservationCostPerSecond();
+            // Only windows in which the tenant has demand throughout can show whether it got its reservation.
+            int windows = 0;
             int meeting = 0;
+            long demandWindowsCost = 0;
             for (int window = warmupWindows; window < endWindow; window++) {
+                if (!plan.phases().activeThroughout(window * SECOND_NANOS, (window + 1) * SECOND_NANOS)) {
+                    continue;
+                }
+                windows++;
+                demandWindowsCost += tenantMetrics.costInWindow(window);
                 if (reservation > 0 && tenantMetrics.costInWindow(window) >= floor * reservation) {
                     meeting++;
                 }
             }
-            outcomes.add(new TenantOutcome(plan, achieved, reservation > 0 ? achieved / reservation : Double.NaN,
-                    reservation > 0 ? (double) meeting / windows : Double.NaN, windows,
+            double meanAttainment = reservation > 0 && windows > 0
+                    ? (double) demandWindowsCost / windows / reservation : Double.NaN;
+            outcomes.add(new TenantOutcome(plan, achieved, meanAttainment,
+                    reservation > 0 && windows > 0 ? (double) meeting / windows : Double.NaN, windows,
                     tenantMetrics.latencyQuantileNanos(0.5), tenantMetrics.latencyQuantileNanos(0.99),
                     tenantMetrics.latencyQuantileNanos(0.999), tenantMetrics.rejectedRequests()));
         }
@@ -293,7 +441,7 @@ final class OsdScenario {
         double servedMin = config.number("invariant.served.fraction.min");
         for (Map.Entry<QueueKind, List<TenantOutcome>> variant : outcomes.entrySet()) {
             double lowest = variant.getValue().stream()
-                    .mapToDouble(o -> o.achievedCostPerSecond() / o.plan().offeredCostPerSecond()).min().orElseThrow();
+                    .mapToDouble(o -> o.achievedCostPerSecond() / offeredMean(o.plan())).min().orElseThrow();
             long rejected = variant.getValue().stream().mapToLong(TenantOutcome::rejected).sum();
             result.check(variant.getKey() + ": not overloaded, every tenant gets what it offers",
                     lowest >= servedMin && rejected == 0, "lowest achieved/offered %.3f, %d rejected", lowest, rejected);
@@ -309,7 +457,7 @@ final class OsdScenario {
             Map<QueueKind, Double> achievedTotals) {
         double windowsFractionMin = config.number("invariant.windows.fraction.min", 0.999);
         double floor = config.number("invariant.attainment.min", 0.9);
-        double offeredTotal = tenants.stream().mapToDouble(TenantPlan::offeredCostPerSecond).sum();
+        double offeredTotal = tenants.stream().mapToDouble(this::offeredMean).sum();
         List<TenantOutcome> fifo = outcomes.get(QueueKind.FIFO);
         if (fifo != null) {
             if (offeredTotal > 0) {
@@ -335,16 +483,26 @@ final class OsdScenario {
                     .mapToDouble(TenantOutcome::meanAttainment).min().orElse(Double.NaN);
             result.check("with the fair queue mean attainment is at least 100 %", meanAttainmentMin >= 1.0,
                     "lowest mean attainment %.3f", meanAttainmentMin);
-            double jainMin = lowestJainByGroup(fair, outcome -> outcome.plan().flow(),
+            // Tenants are equal when their flows and their phases are.
+            double jainMin = lowestJainByGroup(fair, outcome -> List.of(outcome.plan().flow(), outcome.plan().phases()),
                     TenantOutcome::achievedCostPerSecond);
             result.check("equal tenants get equal service (Jain)", jainMin >= config.number("invariant.jain.min",
                     0.99), "lowest Jain index over groups of equal class, reservation and weight %.4f", jainMin);
-            double spareJainMin = lowestJainByGroup(fair, outcome -> outcome.plan().flow().weight(),
+            double spareJainMin = lowestJainByGroup(fair,
+                    outcome -> List.of(outcome.plan().flow().weight(), outcome.plan().phases()),
                     outcome -> outcome.achievedCostPerSecond() - outcome.plan().flow().reservationCostPerSecond());
             result.check("equal weights share the spare equally (Jain of achieved minus reservation)",
                     spareJainMin >= config.number("invariant.jain.min", 0.99), "lowest over groups of equal weight %.4f",
                     spareJainMin);
         }
+    }
+
+    /** What the tenant offers on average between warm-up and the end, idle phases included. */
+    private double offeredMean(TenantPlan plan) {
+        long startNanos = (long) (config.number("warmup.seconds") * SECOND_NANOS);
+        long endNanos = (long) (config.number("duration.seconds") * SECOND_NANOS);
+        return plan.offeredCostPerSecond() * plan.phases().activeNanosBetween(startNanos, endNanos)
+                / (endNanos - startNanos);
     }
 
     private static TenantOutcome worstReserved(List<TenantOutcome> outcomes) {

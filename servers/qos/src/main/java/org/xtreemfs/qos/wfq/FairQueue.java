@@ -2,7 +2,7 @@ package org.xtreemfs.qos.wfq;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,7 +40,9 @@ import org.xtreemfs.qos.wfq.EnqueueResult.Rejected;
  * best-effort flow receives at least its weight's share of the difference, minus that bound.
  *
  * <p>Costs are positive and at most {@link #COST_MAX} (4 GiB of bytes), which keeps cost × 1e9 within a long.
- * A decision scans all flows: O(flows) per dequeue, fine for the tens to hundreds of volumes of one OSD.
+ * A decision scans the backlogged flows only (O(backlogged flows) per dequeue, O(1) per enqueue): flows that are
+ * configured but have nothing queued cost nothing, so an OSD without overload pays for the one or few volumes
+ * with requests waiting, not for every volume it has seen lately. Equal tags go to the flow configured first.
  */
 public final class FairQueue<T> {
     public static final long COST_MAX = 1L << 32;
@@ -48,10 +50,20 @@ public final class FairQueue<T> {
     private static final EnqueueResult ACCEPTED = new EnqueueResult.Accepted();
 
     private final QueueBounds bounds;
-    private final Map<String, Flow<T>> flows = new LinkedHashMap<>();
+    private final Map<String, Flow<T>> flows = new HashMap<>();
+    /** Flows with requests queued, in no particular order (ties are broken by {@link Flow#order}). */
+    private final List<Flow<T>> backlogged = new ArrayList<>();
+    /** Order of the next flow configured; breaks ties between equal tags. */
+    private long nextFlowOrder;
     private int size;
     /** Start tag of the last weight- or cold-phase dispatch; restarts at 0 when the queue drains. */
     private double virtualTime;
+    /**
+     * Counts busy periods (a drained queue starts the next). A flow's finish tag counts only in the busy period it
+     * was set in, so starting a new period is O(1) instead of resetting every flow: without overload the queue
+     * drains after nearly every request, and an O(flows) reset there was the fair policy's largest cost.
+     */
+    private long busyPeriod;
 
     public FairQueue(QueueBounds bounds) {
         this.bounds = Objects.requireNonNull(bounds, "bounds");
@@ -63,7 +75,7 @@ public final class FairQueue<T> {
         Objects.requireNonNull(spec, "spec");
         Flow<T> flow = flows.get(flowId);
         if (flow == null) {
-            flows.put(flowId, new Flow<>(spec));
+            flows.put(flowId, new Flow<>(flowId, spec, nextFlowOrder++));
         } else {
             flow.spec = spec;
         }
@@ -74,6 +86,9 @@ public final class FairQueue<T> {
         Flow<T> flow = flows.remove(flowId);
         if (flow == null) {
             return List.of();
+        }
+        if (!flow.pending.isEmpty()) {
+            removeBacklogged(flow);
         }
         List<T> requests = new ArrayList<>(flow.pending.size());
         for (Pending<T> pending : flow.pending) {
@@ -98,6 +113,10 @@ public final class FairQueue<T> {
         if (size >= bounds.requestsTotalMax()) {
             return new Rejected(flowId, Reason.QUEUE_FULL, bounds.requestsTotalMax());
         }
+        if (flow.pending.isEmpty()) {
+            flow.backlogIndex = backlogged.size();
+            backlogged.add(flow);
+        }
         flow.pending.addLast(new Pending<>(request, cost, nowNanos));
         size++;
         return ACCEPTED;
@@ -107,57 +126,53 @@ public final class FairQueue<T> {
         if (size == 0) {
             return new Decision.Empty<>();
         }
-        String constraintId = null;
+        Flow<T> constraintFlow = null;
         long smallestReservationTag = Long.MAX_VALUE;
-        String weightId = null;
+        Flow<T> weightFlow = null;
         double smallestWeightTag = Double.POSITIVE_INFINITY;
-        String coldId = null;
+        Flow<T> coldFlow = null;
         double smallestColdTag = Double.POSITIVE_INFINITY;
         long eligibleNanos = Long.MAX_VALUE;
-        for (Map.Entry<String, Flow<T>> entry : flows.entrySet()) {
-            Flow<T> flow = entry.getValue();
-            if (flow.pending.isEmpty()) {
-                continue;
-            }
+        for (int index = 0; index < backlogged.size(); index++) {
+            Flow<T> flow = backlogged.get(index);
             long limitTag = flow.limitTagNanos();
             if (limitTag > nowNanos) {
                 eligibleNanos = Math.min(eligibleNanos, limitTag);
                 continue;
             }
-            double weightTag = flow.weightStartTag(virtualTime);
+            double weightTag = flow.weightStartTag(virtualTime, busyPeriod);
             if (flow.spec.flowClass() == FlowClass.COLD) {
-                if (weightTag < smallestColdTag) {
+                if (precedes(weightTag, flow, smallestColdTag, coldFlow)) {
                     smallestColdTag = weightTag;
-                    coldId = entry.getKey();
+                    coldFlow = flow;
                 }
                 continue;
             }
             if (flow.spec.flowClass() == FlowClass.RESERVED) {
                 long reservationTag = flow.reservationTagNanos();
-                if (reservationTag <= nowNanos && reservationTag < smallestReservationTag) {
+                if (reservationTag <= nowNanos && precedes(reservationTag, flow, smallestReservationTag, constraintFlow)) {
                     smallestReservationTag = reservationTag;
-                    constraintId = entry.getKey();
+                    constraintFlow = flow;
                 }
             }
-            if (weightTag < smallestWeightTag) {
+            if (precedes(weightTag, flow, smallestWeightTag, weightFlow)) {
                 smallestWeightTag = weightTag;
-                weightId = entry.getKey();
+                weightFlow = flow;
             }
         }
-        if (constraintId != null) {
-            return dispatch(constraintId, Phase.CONSTRAINT, nowNanos);
+        if (constraintFlow != null) {
+            return dispatch(constraintFlow, Phase.CONSTRAINT, nowNanos);
         }
-        if (weightId != null) {
-            return dispatch(weightId, Phase.WEIGHT, nowNanos);
+        if (weightFlow != null) {
+            return dispatch(weightFlow, Phase.WEIGHT, nowNanos);
         }
-        if (coldId != null) {
-            return dispatch(coldId, Phase.COLD, nowNanos);
+        if (coldFlow != null) {
+            return dispatch(coldFlow, Phase.COLD, nowNanos);
         }
         return new Decision.WaitUntil<>(eligibleNanos);
     }
 
-    private Decision<T> dispatch(String flowId, Phase phase, long nowNanos) {
-        Flow<T> flow = flows.get(flowId);
+    private Decision<T> dispatch(Flow<T> flow, Phase phase, long nowNanos) {
         Pending<T> head = flow.pending.peekFirst();
         FlowSpec spec = flow.spec;
         if (spec.flowClass() == FlowClass.RESERVED) {
@@ -168,9 +183,10 @@ public final class FairQueue<T> {
                     : Math.max(flow.reservationClockNanos, Math.min(reservationTag + incrementNanos, nowNanos));
         }
         if (phase != Phase.CONSTRAINT) {
-            double startTag = flow.weightStartTag(virtualTime);
+            double startTag = flow.weightStartTag(virtualTime, busyPeriod);
             virtualTime = startTag;
             flow.weightFinishTag = startTag + (double) head.cost() / spec.weight();
+            flow.weightFinishTagBusyPeriod = busyPeriod;
         }
         if (spec.limited()) {
             long limitIncrementNanos = ceilDiv(head.cost() * NANOS_PER_SECOND, spec.limitCostPerSecond());
@@ -179,19 +195,40 @@ public final class FairQueue<T> {
             flow.limitClockNanos = flow.limitTagNanos() + limitIncrementNanos;
         }
         flow.pending.removeFirst();
+        if (flow.pending.isEmpty()) {
+            removeBacklogged(flow);
+        }
         size--;
         if (size == 0) {
             restartVirtualTime();
         }
-        return new Decision.Dispatch<>(flowId, head.request(), head.cost(), phase);
+        return new Decision.Dispatch<>(flow.id, head.request(), head.cost(), phase);
+    }
+
+    /** True when {@code flow} with {@code tag} goes before the best so far: a smaller tag, or equal and configured earlier. */
+    private static boolean precedes(double tag, Flow<?> flow, double bestTag, Flow<?> best) {
+        return best == null || tag < bestTag || (tag == bestTag && flow.order < best.order);
+    }
+
+    /** As above for integer tags (nanoseconds, beyond a double's exact range). */
+    private static boolean precedes(long tag, Flow<?> flow, long bestTag, Flow<?> best) {
+        return best == null || tag < bestTag || (tag == bestTag && flow.order < best.order);
+    }
+
+    /** Takes a flow off the backlogged list in O(1): the last one moves into its place. */
+    private void removeBacklogged(Flow<T> flow) {
+        Flow<T> last = backlogged.remove(backlogged.size() - 1);
+        if (last != flow) {
+            backlogged.set(flow.backlogIndex, last);
+            last.backlogIndex = flow.backlogIndex;
+        }
+        flow.backlogIndex = -1;
     }
 
     /** A drained queue starts a new busy period: no flow carries weight credit or debt across it. */
     private void restartVirtualTime() {
         virtualTime = 0;
-        for (Flow<T> flow : flows.values()) {
-            flow.weightFinishTag = 0;
-        }
+        busyPeriod++;
     }
 
     public int size() {
@@ -219,13 +256,22 @@ public final class FairQueue<T> {
 
     private static final class Flow<T> {
         private final ArrayDeque<Pending<T>> pending = new ArrayDeque<>();
+        private final String id;
+        /** When the flow was configured, relative to the others: the earlier one wins a tie. */
+        private final long order;
+        /** Position in {@link FairQueue#backlogged} while it has requests queued, else -1. */
+        private int backlogIndex = -1;
         private FlowSpec spec;
         private long reservationClockNanos = Long.MIN_VALUE;
         private long limitClockNanos = Long.MIN_VALUE;
         private double weightFinishTag;
+        /** The busy period {@link #weightFinishTag} belongs to; in a later one the flow starts from 0. */
+        private long weightFinishTagBusyPeriod;
 
-        private Flow(FlowSpec spec) {
+        private Flow(String id, FlowSpec spec, long order) {
+            this.id = id;
             this.spec = spec;
+            this.order = order;
         }
 
         private long reservationTagNanos() {
@@ -243,8 +289,8 @@ public final class FairQueue<T> {
             return Math.max(limitClockNanos, pending.peekFirst().arrivalNanos());
         }
 
-        private double weightStartTag(double virtualTime) {
-            return Math.max(weightFinishTag, virtualTime);
+        private double weightStartTag(double virtualTime, long currentBusyPeriod) {
+            return Math.max(weightFinishTagBusyPeriod == currentBusyPeriod ? weightFinishTag : 0, virtualTime);
         }
     }
 }

@@ -127,6 +127,46 @@ class FairQueueTest {
     }
 
     @Test
+    void equalTagsGoToTheFlowConfiguredFirstWhateverOrderTheyBecameBacklogged() {
+        // Proves the tie rule survives scanning only backlogged flows: "late" becomes backlogged before "early",
+        // and after the first busy period, every tag is equal again.
+        FairQueue<String> queue = new FairQueue<>(new QueueBounds(8, 8));
+        queue.configureFlow("early", FlowSpec.bestEffort(1));
+        queue.configureFlow("late", FlowSpec.bestEffort(1));
+        queue.enqueue("late", "late-1", 1, 0);
+        queue.enqueue("early", "early-1", 1, 0);
+        assertThat(dispatchedFlow(queue.dequeue(0))).isEqualTo("early");
+        assertThat(dispatchedFlow(queue.dequeue(0))).isEqualTo("late");
+        assertThat(queue.dequeue(0)).isInstanceOf(Decision.Empty.class);
+        queue.enqueue("late", "late-2", 1, 1);
+        queue.enqueue("early", "early-2", 1, 1);
+        assertThat(dispatchedFlow(queue.dequeue(1))).isEqualTo("early");
+    }
+
+    @Test
+    void aDrainedQueueStartsANewBusyPeriodWithoutWeightDebt() {
+        // Proves a flow's weight service in one busy period does not count against it in the next: "heavy" was
+        // served 10 units before the queue drained; afterwards it ties with "light" again (and wins as the first
+        // configured), where carrying its finish tag over would put it behind light's whole backlog.
+        FairQueue<String> queue = new FairQueue<>(new QueueBounds(8, 8));
+        queue.configureFlow("heavy", FlowSpec.bestEffort(1));
+        queue.configureFlow("light", FlowSpec.bestEffort(1));
+        queue.enqueue("heavy", "big", 10, 0);
+        assertThat(dispatchedFlow(queue.dequeue(0))).isEqualTo("heavy");
+        assertThat(queue.dequeue(0)).isInstanceOf(Decision.Empty.class);
+        queue.enqueue("light", "l1", 1, 1);
+        queue.enqueue("light", "l2", 1, 1);
+        queue.enqueue("heavy", "h1", 1, 1);
+        assertThat(dispatchedFlow(queue.dequeue(1))).isEqualTo("heavy");
+        assertThat(queue.size("heavy")).isZero();
+    }
+
+    private static String dispatchedFlow(Decision<String> decision) {
+        assertThat(decision).isInstanceOf(Decision.Dispatch.class);
+        return ((Decision.Dispatch<String>) decision).flowId();
+    }
+
+    @Test
     void bestEffortGetsItsWeightShareOfTheSpareWithinTheBound() {
         // Proves a low-weight best-effort flow is not starved while reservations use 80 % of the device.
         FairQueue<Long> queue = new FairQueue<>(new QueueBounds(64, 1024));
