@@ -147,24 +147,32 @@ class ScenarioFormatTest {
 
     @Test
     void aScenarioThatAdmissionRefusesFailsUnlessItSaysSo() throws IOException {
-        // Proves the admission step can fail a scenario: reservations-hdd without its declaration that it
-        // overbooks the hdd7200 profile fails on the admission check alone (its other checks hold).
-        String declared = reservationsHdd();
-        assertThat(declared).contains("admission=refused");
-        ScenarioResult undeclared = Scenarios.run(ScenarioConfig.parse("undeclared",
-                declared.replace("admission=refused", "")), "undeclared", 1L);
+        // Proves the admission step can fail a scenario: reservations-hdd with its four 5 MiB/s volumes raised to
+        // 9 MiB/s (36 MiB/s, more than the hdd7200 profile's 30.3 MiB/s from two streams on) fails on the
+        // admission check unless it declares that it overbooks the profile.
+        String overbooked = reservationsHdd().replace("tenant.reserved.reservation.mib.per.second=5",
+                "tenant.reserved.reservation.mib.per.second=9");
+        assertThat(overbooked).contains("reservation.mib.per.second=9").doesNotContain("admission=");
+        ScenarioResult undeclared = Scenarios.run(ScenarioConfig.parse("undeclared", overbooked), "undeclared", 1L);
         assertThat(undeclared.passed()).isFalse();
-        assertThat(undeclared.checks()).filteredOn(check -> !check.holds()).singleElement()
-                .satisfies(check -> assertThat(check.statement()).contains("admission admits"));
+        assertThat(undeclared.checks()).filteredOn(check -> !check.holds())
+                .anySatisfy(check -> assertThat(check.statement()).contains("admission admits"));
         assertThat(undeclared.render()).contains("REFUSED").contains("largest admissible");
+        String declared = overbooked + "\nadmission=refused\n";
         ScenarioResult asDeclared = Scenarios.run(ScenarioConfig.parse("declared", declared), "declared", 1L);
         assertThat(asDeclared.checks()).anySatisfy(check -> {
             assertThat(check.statement()).contains("admission refuses");
             assertThat(check.holds()).isTrue();
         });
-        ScenarioResult skipped = Scenarios.run(ScenarioConfig.parse("skipped",
-                declared.replace("admission=refused", "admission=skip")), "skipped", 1L);
+        ScenarioResult skipped = Scenarios.run(ScenarioConfig.parse("skipped", overbooked + "\nadmission=skip\n"),
+                "skipped", 1L);
         assertThat(skipped.checks()).noneSatisfy(check -> assertThat(check.statement()).contains("admission"));
+        // The bundled scenario itself is admitted as it stands.
+        ScenarioResult bundled = Scenarios.run(ScenarioConfig.parse("bundled", reservationsHdd()), "bundled", 1L);
+        assertThat(bundled.checks()).anySatisfy(check -> {
+            assertThat(check.statement()).contains("admission admits");
+            assertThat(check.holds()).isTrue();
+        });
     }
 
     @Test
