@@ -229,6 +229,22 @@ def slo_met(results: Iterable[VolumeResult], policy: str, windows_fraction_min: 
     return all(item.result.fraction_met >= windows_fraction_min for item in reserved)
 
 
+def overload_ratio(results: Iterable[VolumeResult], policy: str, unit: str, shares: Dict[str, float]) -> float:
+    """Offered over delivered on one OSD: the sums of fio's rate targets and of the achieved means of the volumes
+    measured in `unit` under `policy`, each counted with its share of that OSD (`shares`: volume -> fraction of
+    its load that reaches the OSD, 0.5 for a volume striped over two OSDs; volumes not named count fully).
+    Load of the other unit on the same OSD is left out, so this is a lower bound of the OSD's overload."""
+    offered = delivered = 0.0
+    for item in results:
+        if item.policy == policy and item.unit == unit:
+            share = shares.get(item.volume, 1.0)
+            offered += share * item.offered
+            delivered += share * item.result.mean
+    if delivered <= 0:
+        raise ResultError("nothing delivered in %s under %s" % (unit, policy))
+    return offered / delivered
+
+
 def report_table(results: Sequence[VolumeResult]) -> str:
     """The text table of the report: one line per volume and policy."""
     lines = ["%-6s %-9s %-11s %10s %10s %10s %10s %9s %10s %9s" % (

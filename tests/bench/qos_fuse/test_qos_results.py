@@ -7,7 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from qos_results import (KIB, MIB, Attainment, FioSample, ResultError, VolumeResult, attainment,  # noqa: E402
-                         free_reservation, honoured_reservation, parse_fio_log, parse_rate, parse_sim_tenants,
+                         free_reservation, honoured_reservation, overload_ratio, parse_fio_log, parse_rate, parse_sim_tenants,
                          report_table, slo_met, summary_rows, window_values)
 
 FIO_BW_LOG = """1000, 40576, 1, 0, 0
@@ -127,6 +127,13 @@ class SloTest(unittest.TestCase):
         with self.assertRaises(ResultError):
             slo_met(results, "other")
 
+    def test_overload_counts_striped_volumes_with_their_share(self):
+        # offered 3 + 0.5 * 3 = 4.5 against delivered 1 + 0.5 * 1 = 1.5 (the fifo row is another policy)
+        results = [_result("fair", "seq-a", 1.0, 1000), _result("fair", "be", 0, 0), _result("fifo", "x", 1.0, 0)]
+        self.assertAlmostEqual(overload_ratio(results, "fair", "MiB/s", {"be": 0.5}), 3.0)
+        with self.assertRaises(ResultError):
+            overload_ratio(results, "fair", "IOPS", {})
+
     def test_rows_and_table_leave_best_effort_attainment_empty(self):
         results = [_result("fair", "seq-a", 1.0, 1000), _result("fair", "be", 0, 0)]
         rows = summary_rows(results)
@@ -166,8 +173,10 @@ class ScenarioTest(unittest.TestCase):
         tenants = {t.name: t for t in tenants_for(10 * MIB, 100, 0.6, 3)}
         self.assertAlmostEqual(tenants["seq-a"].reservation, 3 * MIB)
         self.assertEqual(tenants["rand-b"].reservation, 30)
-        # reserved offer 1.5x + 3x = 4.5 x 3 MiB/s = 13.5 MiB/s; half of be-seq's brings the OSD to 30 MiB/s
-        self.assertAlmostEqual(tenants["be-seq"].offered / 2 + 13.5 * MIB, 30 * MIB)
+        self.assertAlmostEqual(tenants["seq-b"].offered, 9 * MIB)
+        # the half of each best-effort volume that reaches an OSD offers it 3x its capacity
+        self.assertAlmostEqual(tenants["be-seq"].offered / 2, 30 * MIB)
+        self.assertAlmostEqual(tenants["be-rand"].offered / 2, 300)
 
 
 if __name__ == "__main__":
