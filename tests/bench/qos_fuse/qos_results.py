@@ -56,24 +56,29 @@ def parse_fio_log(text: str, source: str = "fio log") -> List[FioSample]:
 
 
 def window_values(samples: Sequence[FioSample], first_second: int, window_count: int, scale: float = 1.0) -> List[float]:
-    """The value of each 1-s window [s, s+1) for s = first_second .. first_second + window_count - 1.
+    """The value of each aligned 1-s window [s, s+1) for s = first_second .. first_second + window_count - 1.
 
-    With log_avg_msec=1000 fio writes one sample per second at the window's end (about 1000, 2000, ... ms,
-    a few ms late under load), so a sample ending at t ms belongs to window round(t / 1000) - 1. A window
-    without a sample received nothing (fio logs nothing when no I/O completed): 0, which is exactly the kind of
-    window the SLO counts. Two samples landing in one window (a late one followed by a punctual one) are
-    averaged. `scale` converts fio's unit (KiB/s for bandwidth: 1024).
+    With log_avg_msec=1000 fio writes a sample about every second, each the average over the time since the
+    previous sample (the first since the job started). Its stat thread runs late under load, so samples drift
+    (1048, 2049, ... 67399, 68568 ms): rounding each to a window would leave some windows empty and give others
+    two samples. Each sample is therefore spread over the interval it covers, and a window's value is the
+    time-weighted sum of the samples overlapping it. Time after the last sample counts as nothing received.
+    `scale` converts fio's unit (KiB/s for bandwidth: 1024).
     """
     if first_second < 0 or window_count < 0:
         raise ValueError("first_second and window_count must be >= 0, not %d and %d" % (first_second, window_count))
-    sums = [0.0] * window_count
-    counts = [0] * window_count
-    for sample in samples:
-        index = int(round(sample.end_ms / 1000.0)) - 1 - first_second
-        if 0 <= index < window_count:
-            sums[index] += sample.value * scale
-            counts[index] += 1
-    return [total / count if count else 0.0 for total, count in zip(sums, counts)]
+    values = [0.0] * window_count
+    previous_end_s = 0.0
+    for sample in sorted(samples, key=lambda item: item.end_ms):
+        start_s, end_s = previous_end_s, sample.end_ms / 1000.0
+        previous_end_s = max(previous_end_s, end_s)
+        if end_s <= start_s:
+            continue  # a second sample at the same instant covers no time
+        for window in range(max(first_second, int(start_s)), min(first_second + window_count, int(end_s) + 1)):
+            overlap_s = min(end_s, window + 1) - max(start_s, window)
+            if overlap_s > 0:
+                values[window - first_second] += sample.value * scale * overlap_s
+    return values
 
 
 def honoured_reservation(reservation: float, osd_capacity: float, osd_reserved_total: float,

@@ -41,18 +41,25 @@ class FioLogTest(unittest.TestCase):
         with self.assertRaisesRegex(ResultError, r"seq-a_bw.1.log line 2"):
             parse_fio_log("1000, 5, 1, 0, 0\nfio: oops\n", "seq-a_bw.1.log")
 
-    def test_windows_are_bucketed_by_their_end_and_missing_windows_are_zero(self):
-        # 1000 -> window 0, 2001 -> 1, 3002 -> 2, none ends near 4000 (window 3 got nothing), 5010 -> 4, 6010 -> 5
-        values = window_values(parse_fio_log(FIO_BW_LOG), 0, 6, KIB)
-        self.assertEqual(values, [40576 * KIB, 33664 * KIB, 52683 * KIB, 0.0, 55240 * KIB, 62848 * KIB])
+    def test_punctual_samples_fill_their_windows(self):
+        samples = [FioSample(1000, 10), FioSample(2000, 20), FioSample(3000, 30)]
+        self.assertEqual(window_values(samples, 0, 3, KIB), [10 * KIB, 20 * KIB, 30 * KIB])
 
-    def test_the_warm_up_is_left_out_and_the_window_count_respected(self):
-        values = window_values(parse_fio_log(FIO_BW_LOG), 2, 3)
-        self.assertEqual(values, [52683, 0.0, 55240])
+    def test_the_warm_up_is_left_out_and_time_after_the_last_sample_is_zero(self):
+        samples = [FioSample(1000, 10), FioSample(2000, 20), FioSample(3000, 30)]
+        self.assertEqual(window_values(samples, 2, 3), [30.0, 0.0, 0.0])
 
-    def test_two_samples_in_one_window_are_averaged(self):
-        values = window_values([FioSample(1010, 10), FioSample(1400, 30)], 0, 2)
-        self.assertEqual(values, [20.0, 0.0])
+    def test_drifting_samples_are_spread_over_the_interval_they_cover(self):
+        # fio's samples from a loaded run: 67.399 s, then 68.568 s (the stat thread 170 ms late), then 69.602 s.
+        # Rounding would leave window 67 empty; spread over their intervals every window gets its share.
+        samples = [FioSample(66393, 1659), FioSample(67399, 1018), FioSample(68568, 875), FioSample(69602, 867)]
+        values = window_values(samples, 66, 3)
+        self.assertAlmostEqual(values[0], 0.393 * 1659 + 0.607 * 1018, places=6)  # 66.000-66.393-67.000
+        self.assertAlmostEqual(values[1], 0.399 * 1018 + 0.601 * 875, places=6)   # 67.000-67.399-68.000
+        self.assertAlmostEqual(values[2], 0.568 * 875 + 0.432 * 867, places=6)    # 68.000-68.568-69.000
+
+    def test_duplicate_instants_cover_no_time(self):
+        self.assertEqual(window_values([FioSample(1000, 10), FioSample(1000, 99)], 0, 1), [10.0])
 
 
 class ReservationTest(unittest.TestCase):
@@ -157,8 +164,8 @@ class ScenarioTest(unittest.TestCase):
         self.assertEqual(sequential["tenants"], "seqa,seqb,beseq,berand")
         self.assertEqual(sequential["cost"], "bytes")
         self.assertEqual(sequential["device.slowdown.at.seconds"], "70")
-        # 0.6 * 2 MiB/s / 2 = 0.6 MiB/s reserved, times the speed factor 2
-        self.assertAlmostEqual(float(sequential["tenant.seqa.reservation.mib.per.second"]), 1.2, places=3)
+        # 0.6 * 2 MiB/s / 2 = 614.4 KiB/s, admitted as 614 KiB/s, times the speed factor 2
+        self.assertAlmostEqual(float(sequential["tenant.seqa.reservation.mib.per.second"]), 2 * 614 / 1024, places=4)
         self.assertEqual(sequential["tenant.beseq.class"], "best_effort")
         random = dict(line.split("=", 1) for line in simulator_scenario(outcome, "rand0", options).splitlines()
                       if "=" in line and not line.startswith("#"))
@@ -171,7 +178,7 @@ class ScenarioTest(unittest.TestCase):
     def test_tenants_split_the_reserved_fraction_and_best_effort_brings_the_overload(self):
         from run_qos_bench import tenants_for
         tenants = {t.name: t for t in tenants_for(10 * MIB, 100, 0.6, 3)}
-        self.assertAlmostEqual(tenants["seq-a"].reservation, 3 * MIB)
+        self.assertEqual(tenants["seq-a"].reservation, 3 * MIB)  # 0.6 x 10 MiB/s / 2, a whole number of KiB/s
         self.assertEqual(tenants["rand-b"].reservation, 30)
         self.assertAlmostEqual(tenants["seq-b"].offered, 9 * MIB)
         # the half of each best-effort volume that reaches an OSD offers it 3x its capacity
