@@ -293,7 +293,7 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
         statuses = {name: cluster.osd_status(name) for name in ("seq0", "rand0")}
         (state / "osd-status.json").write_text(json.dumps(statuses, indent=1))
         outcome = {"tenants": [asdict(tenant) for tenant in tenants], "capacities": capacities,
-                   "dropped_at_s": dropped_at, "queue_capacity": statuses["seq0"].get("qosQueueCapacity"),
+                   "dropped_at_s": dropped_at, "nice": options.nice, "queue_capacity": statuses["seq0"].get("qosQueueCapacity"),
                    "volume_queue_capacity": statuses["seq0"].get("qosVolumeQueueCapacity")}
         (state / RUN_FILE).write_text(json.dumps(outcome, indent=1))
         return load_outcome(state)
@@ -548,14 +548,15 @@ def bytes_per_random_io(osds_text: str) -> int:
 
 def report_text(results: List[VolumeResult], outcomes: Dict, options: argparse.Namespace) -> str:
     lines = ["QoS benchmark through FUSE: %d s measured after %d s warm-up, %s at 2/3 speed from second %d; "
-             "best-effort volumes offer %.1fx each OSD's profile capacity; servers, mounts and fio at nice %d"
+             "best-effort volumes offer %.1fx each OSD's profile capacity"
              % (options.measure_s, options.warmup_s, options.drop_osd, options.warmup_s + options.measure_s // 2,
-                options.overload, options.nice)]
+                options.overload)]
     for policy, outcome in outcomes.items():
         capacities = outcome["capacities"]
         lines.append("%s: capacity for two reserved volumes (profile): sequential OSD %.2f MiB/s, random OSD %.0f "
-                     "IOPS; drop at %.1f s" % (policy, capacities["sequential"] / MIB, capacities["random"],
-                                              outcome["dropped_at_s"] or float("nan")))
+                     "IOPS; drop at %.1f s; servers, mounts and fio at nice %s"
+                     % (policy, capacities["sequential"] / MIB, capacities["random"],
+                        outcome["dropped_at_s"] or float("nan"), outcome.get("nice", "unknown")))
     lines.append("Windows are 1 s; '>=90%' counts windows at >= 90 % of the reservation held for that window (after "
                  "the drop: the reservation scaled to what the slowed OSD can still honour, all of it while the "
                  "reservations fit 2/3 of its capacity). 'sim' is the simulator on the same load per OSD.")
