@@ -50,6 +50,10 @@ public final class MrcConfig {
             "OSDs with less free space are not chosen for new files (OSDs not reporting space are)");
     public static final Setting<Long> PLACEMENT_OSD_CACHE_TTL_MS = Setting.longInteger("mrc.placement.osdCacheTtlMs",
             1_000, 0, 600_000, "how long the DIR's OSD list is reused for placement and statvfs, in milliseconds");
+    public static final Setting<Boolean> PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS = Setting.bool(
+            "mrc.placement.bestEffortOnTypedOsds", false,
+            "whether files of volumes without a reservation may also go to typed OSDs (sequential, random), "
+                    + "where the fair queue gives them only what reservations leave");
 
     public static final Setting<AtimePolicy> ATIME_POLICY = Setting.enumeration("mrc.atime.policy",
             AtimePolicy.class, AtimePolicy.RELATIME, "when an open for reading or a directory listing sets atime");
@@ -57,7 +61,7 @@ public final class MrcConfig {
     public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, BIND_ADDRESS, PORT,
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
             HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CapabilitySecret.INLINE, CapabilitySecret.FILE, METADATA_QUEUE_CAPACITY,
-            PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, ATIME_POLICY);
+            PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS, ATIME_POLICY);
 
     private final Settings settings;
 
@@ -151,6 +155,10 @@ public final class MrcConfig {
 
     public long placementOsdCacheTtlMs() {
         return settings.get(PLACEMENT_OSD_CACHE_TTL_MS);
+    }
+
+    public boolean placementBestEffortOnTypedOsds() {
+        return settings.get(PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS);
     }
 
 }

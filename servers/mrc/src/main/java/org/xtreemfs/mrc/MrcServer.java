@@ -124,7 +124,8 @@ public final class MrcServer implements RunningServer {
             Files.createDirectories(config.databasePath());
             store = RocksKvStore.open(RocksKvOptions.defaults(config.databasePath()));
             started.add(store);
-            policies = OsdSelectionPolicies.standard(config.placementFreeSpaceMinBytes());
+            policies = OsdSelectionPolicies.standard(config.placementFreeSpaceMinBytes(),
+                    config.placementBestEffortOnTypedOsds());
             namespace = new Namespace(store, config.databaseSyncWrites() ? Durability.SYNC : Durability.BUFFERED,
                     config.atimePolicy());
             ledger = ReservationLedger.load(store, new ReservationScheduler());

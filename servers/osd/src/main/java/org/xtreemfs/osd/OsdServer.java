@@ -55,8 +55,10 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.calibration.ProfileFile;
 import org.xtreemfs.osd.storage.DeviceEmulation;
+import org.xtreemfs.osd.storage.EmulatedDevice;
 import org.xtreemfs.osd.storage.ObjectStore;
 import org.xtreemfs.osd.storage.OsdUuidFile;
+import org.xtreemfs.osd.storage.StorageDevice;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
@@ -87,11 +89,15 @@ public final class OsdServer implements RunningServer {
      * volumes with the least achieved are left out and only counted (OsdVolumeAttainment.volumes_omitted).
      */
     static final int HEARTBEAT_VOLUMES_MAX = 64;
+    /** The status port's administrative path that changes an emulated device's speed ({@link #changeDeviceSpeed}). */
+    public static final String DEVICE_SPEED_PATH = "/device/speed";
 
     private final OsdConfig config;
     private final Clock clock;
     private final List<AutoCloseable> started = new ArrayList<>();
     private String uuid;
+    /** The disk under the store: {@link StorageDevice#NONE} or an {@link EmulatedDevice}. */
+    private StorageDevice device;
     private ObjectStore store;
     private DeletionQueue deletions;
     private StorageStage storage;
@@ -138,7 +144,8 @@ public final class OsdServer implements RunningServer {
         Files.createDirectories(dataFolder);
         uuid = OsdUuidFile.loadOrCreate(dataFolder, config.uuid());
         loadProfile();
-        store = started(ObjectStore.open(dataFolder, config.deviceEmulation().device(clock), false));
+        device = config.deviceEmulation().device(clock);
+        store = started(ObjectStore.open(dataFolder, device, false));
         deletions = new DeletionQueue(store.metadataStore(), dataFolder.resolve(LEGACY_DELETION_QUEUE_FOLDER),
                 clock, config.deletionDelayMs(), config.deletionPendingMax());
 
@@ -194,6 +201,7 @@ public final class OsdServer implements RunningServer {
                 new InetSocketAddress(config.bindAddress(), config.statusPort()),
                 () -> OsdStatus.page(status()), this::status, metrics));
         OsdChartPage.route(statusPage, () -> volumeHistory.history(clock.monotonicNanos(), clock.wallClockMillis()));
+        statusPage.handleLoopbackPost(DEVICE_SPEED_PATH, this::changeDeviceSpeed);
         addresses = new Addresses(rpcAddress, statusPage.address());
         return addresses;
     }
@@ -296,6 +304,29 @@ public final class OsdServer implements RunningServer {
         return baseProfile;
     }
 
+    /**
+     * {@code POST /device/speed} on the status port, from this host only: the body is the fraction of the
+     * emulated model's speed the device runs at from now on (0 &lt; fraction &le; 1; 0.6667 takes a third of its
+     * capacity away, 1 restores it). For benchmarks of a capacity drop; the registered profile does not change.
+     */
+    private String changeDeviceSpeed(String body) {
+        if (!(device instanceof EmulatedDevice<?> emulated)) {
+            throw new IllegalArgumentException("this OSD emulates no device (osd.device.emulation = none): the real "
+                    + "disk's speed cannot be changed");
+        }
+        double fraction;
+        try {
+            fraction = Double.parseDouble(body);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("the device's speed fraction must be a number such as 0.6667, not '"
+                    + body + "'");
+        }
+        emulated.setSpeedFraction(fraction);
+        org.slf4j.LoggerFactory.getLogger(OsdServer.class).info("emulated device ({}) now runs at {} of its model's speed", config.deviceEmulation().configName(),
+                fraction);
+        return "device speed fraction " + fraction;
+    }
+
     /** Counters and queue lengths for the status page, in display order. */
     Map<String, Object> status() {
         Map<String, Object> status = new LinkedHashMap<>();
@@ -305,6 +336,7 @@ public final class OsdServer implements RunningServer {
         status.put("deviceClass", config.deviceClass());
         status.put("deviceEmulation", config.deviceEmulation().configName());
         status.put("profileSource", profileSource);
+        status.put("deviceSpeedFraction", device instanceof EmulatedDevice<?> emulated ? emulated.speedFraction() : 1.0);
         status.put("objectPath", config.objectPath().toString());
         status.put("rpcPendingCalls", rpcServer.pendingCalls());
         status.put("rpcMalformedFrames", rpcServer.malformedFrames());

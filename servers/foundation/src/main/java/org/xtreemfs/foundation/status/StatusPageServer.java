@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * script library from a WebJar). Suppliers and metric callbacks run on a small bounded
  * pool, so a slow page cannot pile up threads; requests beyond the pool's bounded queue are
  * dropped with a log line.
+ *
+ * <p>Administrative actions ({@link #handleLoopbackPost}) are {@code POST}s accepted only from a
+ * loopback address: whoever can reach the port from the host itself already controls the server's
+ * process, while a status port open to the network (the default bind address is 0.0.0.0) stays
+ * read-only for everyone else (403).
  */
 public final class StatusPageServer implements AutoCloseable {
 
@@ -36,6 +42,8 @@ public final class StatusPageServer implements AutoCloseable {
 
     private static final int HANDLER_THREAD_COUNT = 2;
     private static final int PENDING_REQUEST_MAX = 32;
+    /** The largest body an administrative POST may carry: its actions take one short value. */
+    static final int POST_BODY_BYTES_MAX = 1024;
     private static final Logger LOG = LoggerFactory.getLogger(StatusPageServer.class);
 
     private final HttpServer server;
@@ -43,6 +51,7 @@ public final class StatusPageServer implements AutoCloseable {
     private final Supplier<String> page;
     private final Supplier<Map<String, Object>> json;
     private final PrometheusRegistry metrics;
+    private final Map<String, UnaryOperator<String>> loopbackPosts = new ConcurrentHashMap<>();
     private final PrometheusTextFormatWriter metricsWriter =
             ExpositionFormats.init().getPrometheusTextFormatWriter();
     /** Pages added by {@link #route}; read by the handler threads, so a concurrent map. */
@@ -119,6 +128,17 @@ public final class StatusPageServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Serves {@code POST path} from loopback clients only: {@code action} gets the request body (UTF-8,
+     * trimmed, at most {@value #POST_BODY_BYTES_MAX} bytes) and returns the response text (200); an
+     * IllegalArgumentException it throws is the client's error (400 with its message, no stack trace).
+     */
+    public void handleLoopbackPost(String path, UnaryOperator<String> action) {
+        if (loopbackPosts.putIfAbsent(path, action) != null) {
+            throw new IllegalArgumentException("POST " + path + " is handled already");
+        }
+    }
+
     /** The bound port, also when 0 was requested. */
     public int port() {
         return server.getAddress().getPort();
@@ -138,9 +158,11 @@ public final class StatusPageServer implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try {
             String path = exchange.getRequestURI().getPath();
-            if (!"GET".equals(exchange.getRequestMethod())
+            if ("POST".equals(exchange.getRequestMethod()) && loopbackPosts.containsKey(path)) {
+                post(exchange, loopbackPosts.get(path));
+            } else if (!"GET".equals(exchange.getRequestMethod())
                     && !"HEAD".equals(exchange.getRequestMethod())) {
-                respond(exchange, 405, "text/plain", "only GET is supported\n");
+                respond(exchange, 405, "text/plain", "only GET is supported here\n");
             } else if ("/".equals(path)) {
                 String body = page.get();
                 String type = body.stripLeading().startsWith("<") ? "text/html" : "text/plain";
@@ -163,6 +185,32 @@ public final class StatusPageServer implements AutoCloseable {
         } finally {
             exchange.close();
         }
+    }
+
+    /** Whether an administrative POST from {@code client} is served: from a loopback address only. */
+    static boolean acceptsAdministrationFrom(java.net.InetAddress client) {
+        return client.isLoopbackAddress();
+    }
+
+    private static void post(HttpExchange exchange, UnaryOperator<String> action) throws IOException {
+        if (!acceptsAdministrationFrom(exchange.getRemoteAddress().getAddress())) {
+            respond(exchange, 403, "text/plain", "administrative requests are accepted from this host only, not from "
+                    + exchange.getRemoteAddress().getAddress().getHostAddress() + "\n");
+            return;
+        }
+        byte[] body = exchange.getRequestBody().readNBytes(POST_BODY_BYTES_MAX + 1);
+        if (body.length > POST_BODY_BYTES_MAX) {
+            respond(exchange, 413, "text/plain", "the body is longer than " + POST_BODY_BYTES_MAX + " bytes\n");
+            return;
+        }
+        String answer;
+        try {
+            answer = action.apply(new String(body, StandardCharsets.UTF_8).trim());
+        } catch (IllegalArgumentException e) {
+            respond(exchange, 400, "text/plain", e.getMessage() + "\n");
+            return;
+        }
+        respond(exchange, 200, "text/plain", answer.endsWith("\n") ? answer : answer + "\n");
     }
 
     private static void respond(HttpExchange exchange, int status, String type, String body)

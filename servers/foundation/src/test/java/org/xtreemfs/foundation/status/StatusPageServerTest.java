@@ -144,6 +144,58 @@ class StatusPageServerTest {
         }
     }
 
+    private HttpResponse<String> post(StatusPageServer server, String path, String body)
+            throws IOException, InterruptedException {
+        URI uri = URI.create("http://127.0.0.1:" + server.port() + path);
+        return client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void loopbackPostRunsItsActionAndReportsBadValuesAsClientErrors() throws Exception {
+        // Proves an administrative POST reaches its action with the trimmed body, an IllegalArgumentException
+        // becomes a 400 naming the value, other paths stay read-only (405) and oversized bodies are refused.
+        List<String> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (StatusPageServer server = new StatusPageServer(ephemeralLoopback(), () -> "page")) {
+            server.handleLoopbackPost("/knob", body -> {
+                if (!body.matches("\\d+")) {
+                    throw new IllegalArgumentException("knob takes a number, not '" + body + "'");
+                }
+                received.add(body);
+                return "knob set to " + body;
+            });
+            HttpResponse<String> ok = post(server, "/knob", " 7\n");
+            assertThat(ok.statusCode()).isEqualTo(200);
+            assertThat(ok.body()).isEqualTo("knob set to 7\n");
+            HttpResponse<String> bad = post(server, "/knob", "seven");
+            assertThat(bad.statusCode()).isEqualTo(400);
+            assertThat(bad.body()).isEqualTo("knob takes a number, not 'seven'\n");
+            assertThat(post(server, "/", "7").statusCode()).isEqualTo(405);
+            assertThat(post(server, "/knob", "1".repeat(StatusPageServer.POST_BODY_BYTES_MAX + 1)).statusCode())
+                    .isEqualTo(413);
+            assertThat(received).containsExactly("7");
+            assertThat(get(server, "/").body()).isEqualTo("page");
+        }
+    }
+
+    @Test
+    void administrativePostsAreAcceptedFromLoopbackAddressesOnly() throws Exception {
+        // Proves the rule that keeps a status port open to the network read-only for other hosts.
+        assertThat(StatusPageServer.acceptsAdministrationFrom(InetAddress.getByName("127.0.0.1"))).isTrue();
+        assertThat(StatusPageServer.acceptsAdministrationFrom(InetAddress.getByName("::1"))).isTrue();
+        assertThat(StatusPageServer.acceptsAdministrationFrom(InetAddress.getByName("192.0.2.10"))).isFalse();
+        assertThat(StatusPageServer.acceptsAdministrationFrom(InetAddress.getByName("0.0.0.0"))).isFalse();
+    }
+
+    @Test
+    void aPathIsHandledByOneActionOnly() throws Exception {
+        try (StatusPageServer server = new StatusPageServer(ephemeralLoopback(), () -> "page")) {
+            server.handleLoopbackPost("/knob", body -> body);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> server.handleLoopbackPost("/knob", body -> body))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/knob");
+        }
+    }
+
     @Test
     void jsonWriterEscapesAndHandlesSpecialValues() {
         // Proves escaping, nulls, enums, arrays, records and non-finite numbers give valid JSON.

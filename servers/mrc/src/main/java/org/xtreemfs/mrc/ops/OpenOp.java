@@ -172,7 +172,8 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
 
     /**
      * The layout of a new file: a reserved volume stripes over exactly its admitted OSDs; a volume without
-     * reservation over best-effort OSDs only (typed OSDs carry reservations), picked by its policy.
+     * reservation over {@link OsdSelectionPolicies#bestEffortCandidates} (best-effort OSDs only, unless
+     * mrc.placement.bestEffortOnTypedOsds), picked by its policy.
      */
     private static XLocSet allocateLayout(ReservationLedger ledger, OsdSelectionPolicies policies,
             OperationContext context, Volume volume, long inode) throws RpcException {
@@ -186,7 +187,7 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
                     .addAllOsdUuids(reserved.get()).setStripingPolicy(volume.getDefaultStripingPolicy())).build();
         }
         try {
-            List<OsdCandidate> bestEffort = context.osds().stream().filter(OsdCandidate::servesBestEffort).toList();
+            List<OsdCandidate> bestEffort = policies.bestEffortCandidates(context.osds());
             List<String> osds = policy.select(bestEffort, width, inode);
             return XLocSet.newBuilder()
                     .setVersion(1)

@@ -5,13 +5,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
-/** The policies a volume may name; "" selects the default ({@link SpaceAndLoadPolicy}). */
+/**
+ * The policies a volume may name; "" selects the default ({@link SpaceAndLoadPolicy}); and which OSDs a volume
+ * without a reservation may use ({@link #bestEffortCandidates}).
+ */
 public final class OsdSelectionPolicies {
     private final Map<String, OsdSelectionPolicy> byName = new TreeMap<>();
     private final OsdSelectionPolicy defaultPolicy;
+    private final boolean bestEffortOnTypedOsds;
 
-    public OsdSelectionPolicies(OsdSelectionPolicy defaultPolicy, List<OsdSelectionPolicy> others) {
+    /**
+     * @param bestEffortOnTypedOsds {@code mrc.placement.bestEffortOnTypedOsds}: whether volumes without a
+     *     reservation may also use typed OSDs
+     */
+    public OsdSelectionPolicies(OsdSelectionPolicy defaultPolicy, List<OsdSelectionPolicy> others,
+            boolean bestEffortOnTypedOsds) {
         this.defaultPolicy = defaultPolicy;
+        this.bestEffortOnTypedOsds = bestEffortOnTypedOsds;
         byName.put(defaultPolicy.name(), defaultPolicy);
         for (OsdSelectionPolicy policy : others) {
             if (byName.putIfAbsent(policy.name(), policy) != null) {
@@ -20,8 +30,18 @@ public final class OsdSelectionPolicies {
         }
     }
 
-    public static OsdSelectionPolicies standard(long freeSpaceMinBytes) {
-        return new OsdSelectionPolicies(new SpaceAndLoadPolicy(freeSpaceMinBytes), List.of());
+    public static OsdSelectionPolicies standard(long freeSpaceMinBytes, boolean bestEffortOnTypedOsds) {
+        return new OsdSelectionPolicies(new SpaceAndLoadPolicy(freeSpaceMinBytes), List.of(), bestEffortOnTypedOsds);
+    }
+
+    /**
+     * The OSDs among {@code online} where files of a volume without a reservation may go: the best-effort (and
+     * untyped) ones, or every one when best-effort volumes may use typed OSDs. Typed OSDs stay safe for their
+     * reservations either way: their fair queue serves a volume without a share only from what reservations
+     * leave, and admission never counts best-effort volumes, which reserve no performance.
+     */
+    public List<OsdCandidate> bestEffortCandidates(List<OsdCandidate> online) {
+        return bestEffortOnTypedOsds ? List.copyOf(online) : online.stream().filter(OsdCandidate::servesBestEffort).toList();
     }
 
     /** The policy of that name; empty for unknown names ("" is the default). */

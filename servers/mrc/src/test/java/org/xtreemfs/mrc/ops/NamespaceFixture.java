@@ -66,7 +66,7 @@ class NamespaceFixture {
     final KvStore store;
     final Namespace namespace;
     final ReservationLedger ledger;
-    final OsdSelectionPolicies policies = OsdSelectionPolicies.standard(0);
+    final OsdSelectionPolicies policies = OsdSelectionPolicies.standard(0, false);
     long nowMs = 1_767_225_600_000L;
 
     NamespaceFixture() {

@@ -30,6 +30,12 @@ import org.xtreemfs.qos.device.ServiceResult;
  * start). This removes only the host's own gap; it never makes the device faster than its model
  * ({@code PatternDriver}, which has no gap, derives the same figures), and a host slower than the device still
  * gets only what it sends.
+ *
+ * <p><b>Speed changes.</b> {@link #setSpeedFraction} makes the device run at a fraction of its model's speed
+ * from the next access on (the model {@link DeviceModel#slowedBy slowed by} 1/fraction; the device state
+ * carries over, accesses already begun keep their completion): a degraded disk or a background rebuild, for
+ * benchmarks that take capacity away mid-run. The profile the OSD registered stays the full model's, as a
+ * real disk's does when it degrades.
  */
 public final class EmulatedDevice<S extends DeviceState> implements StorageDevice {
     /** Blocks until the clock reaches a time. */
@@ -42,7 +48,9 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
     /** How many recent accesses' end offsets are remembered: more than the streams of a calibration. */
     static final int RECENT_ENDS_MAX = 64;
 
-    private final DeviceModel<S> model;
+    private final DeviceModel<S> fullSpeedModel;
+    private DeviceModel<S> model; // guarded by this; fullSpeedModel slowed by 1 / speedFraction
+    private double speedFraction = 1; // guarded by this; in (0, 1]
     private final Clock clock;
     private final Waiter waiter;
     private S state; // guarded by this
@@ -57,6 +65,7 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
     };
 
     public EmulatedDevice(DeviceModel<S> model, Clock clock, Waiter waiter) {
+        this.fullSpeedModel = model;
         this.model = model;
         this.clock = clock;
         this.waiter = waiter;
@@ -80,7 +89,7 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
     public long begin(String fileId, long localObjectIndex, int objectSizeBytes, long offsetInObjectBytes,
             long lengthBytes, IoKind kind, boolean synced) {
         IoRequest request = DeviceLayout.request(kind, fileId, localObjectIndex, objectSizeBytes,
-                offsetInObjectBytes, lengthBytes, model.capacityBytes()).withSynced(synced);
+                offsetInObjectBytes, lengthBytes, fullSpeedModel.capacityBytes()).withSynced(synced);
         synchronized (this) {
             long arrivalNanos = clock.monotonicNanos();
             Long previousCompletionNanos = recentEnds.remove(request.offsetBytes());
@@ -101,8 +110,8 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
     /** The file's region on the device ({@link DeviceLayout}) is flushed: that is where its objects lie. */
     @Override
     public long flush(String fileId) {
-        long fromBytes = DeviceLayout.regionStartBytes(fileId, model.capacityBytes());
-        long toBytes = fromBytes + DeviceLayout.regionBytes(model.capacityBytes());
+        long fromBytes = DeviceLayout.regionStartBytes(fileId, fullSpeedModel.capacityBytes());
+        long toBytes = fromBytes + DeviceLayout.regionBytes(fullSpeedModel.capacityBytes());
         synchronized (this) {
             long startNanos = Math.max(clock.monotonicNanos(), state.nextStartNanos());
             ServiceResult<S> result = model.flush(fromBytes, toBytes, state, startNanos);
@@ -117,8 +126,29 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
         waiter.awaitNanos(completionNanos);
     }
 
+    /** The model at full speed (what the OSD's profile was derived from). */
     public DeviceModel<S> model() {
-        return model;
+        return fullSpeedModel;
+    }
+
+    /**
+     * From the next access on, serves at {@code fraction} of the model's speed (every duration divided by it):
+     * 2/3 is a disk that lost a third of its capacity, 1 restores it.
+     *
+     * @throws IllegalArgumentException naming the value unless 0 &lt; fraction &le; 1
+     */
+    public synchronized void setSpeedFraction(double fraction) {
+        if (!(fraction > 0 && fraction <= 1)) {
+            throw new IllegalArgumentException("the device's speed fraction must be greater than 0 and at most 1, not "
+                    + fraction);
+        }
+        speedFraction = fraction;
+        model = fraction == 1 ? fullSpeedModel : fullSpeedModel.slowedBy(1 / fraction);
+    }
+
+    /** The fraction of the model's speed the device runs at (1 unless {@link #setSpeedFraction} lowered it). */
+    public synchronized double speedFraction() {
+        return speedFraction;
     }
 
     /** Accesses served so far (status page). */

@@ -64,6 +64,44 @@ class EmulatedDeviceTest {
         assertThat(device.accesses()).isEqualTo(8);
     }
 
+    /** How long {@code objects} back-to-back 128 KiB writes of one file take on the device, from object {@code first}. */
+    private static long streamNanos(EmulatedDevice<HddState> device, ManualClock clock, long first, int objects) {
+        long before = clock.monotonicNanos();
+        for (long object = first; object < first + objects; object++) {
+            device.end(device.begin("file-a", object, OBJECT, 0, OBJECT, IoKind.WRITE));
+        }
+        return clock.monotonicNanos() - before;
+    }
+
+    @Test
+    void aSpeedFractionStretchesEveryLaterAccessAndOneRestoresTheModel() {
+        // Proves the capacity-drop knob: at 2/3 of the speed the same stream takes 1.5 times as long (a third
+        // less throughput), and speed 1 gives the model's times again.
+        ManualClock clock = new ManualClock();
+        EmulatedDevice<HddState> device = new EmulatedDevice<>(HDD, clock, new MovingWaiter(clock));
+        device.end(device.begin("file-a", 0, OBJECT, 0, OBJECT, IoKind.WRITE)); // the first access seeks
+        long fullSpeedNanos = streamNanos(device, clock, 1, 32);
+
+        device.setSpeedFraction(2.0 / 3);
+        long slowNanos = streamNanos(device, clock, 33, 32);
+        device.setSpeedFraction(1);
+        long restoredNanos = streamNanos(device, clock, 65, 32);
+
+        assertThat(device.speedFraction()).isEqualTo(1);
+        assertThat((double) slowNanos / fullSpeedNanos).isBetween(1.49, 1.51);
+        assertThat((double) restoredNanos / fullSpeedNanos).isBetween(0.99, 1.01);
+    }
+
+    @Test
+    void speedFractionsOutsideZeroToOneAreRefusedNamingTheValue() {
+        EmulatedDevice<HddState> device = new EmulatedDevice<>(HDD, new ManualClock(), new MovingWaiter(new ManualClock()));
+        for (double bad : new double[] {0, -0.5, 1.5, Double.NaN}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> device.setSpeedFraction(bad))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(Double.toString(bad));
+        }
+        assertThat(device.speedFraction()).isEqualTo(1);
+    }
+
     @Test
     void backToBackObjectsOfOneFileStreamAndAnotherFileSeeks() {
         // Proves the layout makes a file sequential on the device and puts another file a seek away.

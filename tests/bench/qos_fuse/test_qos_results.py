@@ -1,0 +1,190 @@
+"""Unit tests of the QoS benchmark's arithmetic (qos_results.py) and its scenario generation; run by make bench-test."""
+import argparse
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from qos_results import (KIB, MIB, Attainment, FioSample, ResultError, VolumeResult, attainment,  # noqa: E402
+                         free_reservation, honoured_reservation, overload_ratio, parse_fio_log, parse_rate, parse_sim_tenants,
+                         report_table, slo_met, summary_rows, window_values)
+
+FIO_BW_LOG = """1000, 40576, 1, 0, 0
+2001, 33664, 1, 0, 0
+3002, 52683, 1, 0, 0
+3002, 999, 0, 0, 0
+5010, 55240, 1, 0, 0
+6010, 62848, 1, 0, 0
+"""
+
+FREE_OUTPUT = """largest reservation admitted now, per type (each figure with the other at its smallest; 2 of 2 ledger OSDs available):
+  sequential   capacity up to 249.75GiB, throughput up to 3200KiB/s
+  random       capacity up to 249.75GiB, iops up to 39
+  cold         capacity up to 499.75GiB
+  best-effort  none (no available OSD of a matching type has room)
+"""
+
+SIM_TENANTS_CSV = """scenario,variant,tenant,class,weight,unit,reservation,achieved,windows_meeting_floor,p50_ms,p99_ms,p999_ms,rejected
+qos,fair,seqa,RESERVED,1,MiB/s,1.9000,2.8000,1.0000,40.1,50.2,55.0,0
+qos,fair,beseq,BEST_EFFORT,1,MiB/s,0.0000,0.5000,NaN,400.0,500.0,600.0,12
+"""
+
+
+class FioLogTest(unittest.TestCase):
+    def test_write_samples_are_parsed_and_other_directions_skipped(self):
+        samples = parse_fio_log(FIO_BW_LOG)
+        self.assertEqual([s.end_ms for s in samples], [1000, 2001, 3002, 5010, 6010])
+        self.assertEqual(samples[0].value, 40576)
+
+    def test_a_malformed_line_is_an_error_naming_source_and_line(self):
+        with self.assertRaisesRegex(ResultError, r"seq-a_bw.1.log line 2"):
+            parse_fio_log("1000, 5, 1, 0, 0\nfio: oops\n", "seq-a_bw.1.log")
+
+    def test_punctual_samples_fill_their_windows(self):
+        samples = [FioSample(1000, 10), FioSample(2000, 20), FioSample(3000, 30)]
+        self.assertEqual(window_values(samples, 0, 3, KIB), [10 * KIB, 20 * KIB, 30 * KIB])
+
+    def test_the_warm_up_is_left_out_and_time_after_the_last_sample_is_zero(self):
+        samples = [FioSample(1000, 10), FioSample(2000, 20), FioSample(3000, 30)]
+        self.assertEqual(window_values(samples, 2, 3), [30.0, 0.0, 0.0])
+
+    def test_drifting_samples_are_spread_over_the_interval_they_cover(self):
+        # fio's samples from a loaded run: 67.399 s, then 68.568 s (the stat thread 170 ms late), then 69.602 s.
+        # Rounding would leave window 67 empty; spread over their intervals every window gets its share.
+        samples = [FioSample(66393, 1659), FioSample(67399, 1018), FioSample(68568, 875), FioSample(69602, 867)]
+        values = window_values(samples, 66, 3)
+        self.assertAlmostEqual(values[0], 0.393 * 1659 + 0.607 * 1018, places=6)  # 66.000-66.393-67.000
+        self.assertAlmostEqual(values[1], 0.399 * 1018 + 0.601 * 875, places=6)   # 67.000-67.399-68.000
+        self.assertAlmostEqual(values[2], 0.568 * 875 + 0.432 * 867, places=6)    # 68.000-68.568-69.000
+
+    def test_duplicate_instants_cover_no_time(self):
+        self.assertEqual(window_values([FioSample(1000, 10), FioSample(1000, 99)], 0, 1), [10.0])
+
+
+class ReservationTest(unittest.TestCase):
+    def test_reservations_that_still_fit_the_slowed_osd_are_honoured_in_full(self):
+        # 60 % reserved, 2/3 of the speed left: everything still fits
+        self.assertEqual(honoured_reservation(30, 100, 60, 2 / 3), 30)
+
+    def test_reservations_beyond_the_slowed_capacity_shrink_in_proportion(self):
+        # 90 % reserved, 2/3 left: each reservation gets (2/3 * 100) / 90 of itself
+        self.assertAlmostEqual(honoured_reservation(45, 100, 90, 2 / 3), 45 * (200 / 3) / 90)
+        self.assertAlmostEqual(2 * honoured_reservation(45, 100, 90, 2 / 3), 200 / 3)
+
+    def test_bad_inputs_are_refused(self):
+        for arguments in ((10, 100, 5, 1), (10, 0, 20, 1), (10, 100, 20, 0), (10, 100, 20, 1.5)):
+            with self.assertRaises(ValueError):
+                honoured_reservation(*arguments)
+
+
+class AttainmentTest(unittest.TestCase):
+    def test_windows_at_ninety_percent_of_their_own_target_count(self):
+        # the target steps down after a drop: 8 is below 90 % of 10 but meets 90 % of 8
+        result = attainment([10, 9, 8.9, 8, 7.1], [10, 10, 10, 8, 8])
+        self.assertEqual(result.windows_met, 3)
+        self.assertAlmostEqual(result.fraction_met, 0.6)
+        self.assertAlmostEqual(result.mean, 8.6)
+        self.assertEqual(result.minimum, 7.1)
+
+    def test_best_effort_windows_are_never_met(self):
+        self.assertEqual(attainment([5, 5], [0, 0]).windows_met, 0)
+
+    def test_lengths_must_match_and_windows_exist(self):
+        with self.assertRaises(ValueError):
+            attainment([1, 2], [1])
+        with self.assertRaises(ResultError):
+            attainment([], [])
+
+
+class ToolOutputTest(unittest.TestCase):
+    def test_rates(self):
+        self.assertEqual(parse_rate("3200KiB/s"), 3200 * KIB)
+        self.assertEqual(parse_rate("44MiB/s"), 44 * MIB)
+        self.assertEqual(parse_rate("1.5 GiB/s"), 1.5 * 1024 * MIB)
+        with self.assertRaises(ResultError):
+            parse_rate("fast")
+
+    def test_free_reservations_per_type(self):
+        self.assertEqual(free_reservation(FREE_OUTPUT, "sequential"), 3200 * KIB)
+        self.assertEqual(free_reservation(FREE_OUTPUT, "random"), 39)
+        with self.assertRaisesRegex(ResultError, "no random reservation"):
+            free_reservation("  sequential   capacity up to 1GiB, throughput up to 1MiB/s\n", "random")
+
+    def test_simulator_tenants(self):
+        tenants = parse_sim_tenants(SIM_TENANTS_CSV)
+        self.assertEqual(tenants["seqa"].achieved, 2.8)
+        self.assertEqual(tenants["seqa"].windows_fraction_met, 1.0)
+        self.assertIsNone(tenants["beseq"].windows_fraction_met)
+        with self.assertRaises(ResultError):
+            parse_sim_tenants("tenant,reservation\n")
+
+
+def _result(policy, volume, reservation, fraction_met_windows):
+    return VolumeResult(policy, volume, "sequential" if reservation else "best-effort", "MiB/s", reservation, 3.0,
+                        Attainment(mean=1.0, minimum=0.5, windows=1000, windows_met=fraction_met_windows))
+
+
+class SloTest(unittest.TestCase):
+    def test_the_slo_needs_every_reserved_volume_at_999_per_mille(self):
+        results = [_result("fair", "seq-a", 1.0, 1000), _result("fair", "seq-b", 1.0, 999),
+                   _result("fair", "be", 0, 0), _result("fifo", "seq-a", 1.0, 1000), _result("fifo", "seq-b", 1.0, 998)]
+        self.assertTrue(slo_met(results, "fair"))
+        self.assertFalse(slo_met(results, "fifo"))
+        with self.assertRaises(ResultError):
+            slo_met(results, "other")
+
+    def test_overload_counts_striped_volumes_with_their_share(self):
+        # offered 3 + 0.5 * 3 = 4.5 against delivered 1 + 0.5 * 1 = 1.5 (the fifo row is another policy)
+        results = [_result("fair", "seq-a", 1.0, 1000), _result("fair", "be", 0, 0), _result("fifo", "x", 1.0, 0)]
+        self.assertAlmostEqual(overload_ratio(results, "fair", "MiB/s", {"be": 0.5}), 3.0)
+        with self.assertRaises(ResultError):
+            overload_ratio(results, "fair", "IOPS", {})
+
+    def test_rows_and_table_leave_best_effort_attainment_empty(self):
+        results = [_result("fair", "seq-a", 1.0, 1000), _result("fair", "be", 0, 0)]
+        rows = summary_rows(results)
+        self.assertEqual(rows[0]["windows_met_fraction"], "1.000")
+        self.assertEqual(rows[1]["windows_met_fraction"], "")
+        self.assertEqual(rows[1]["reservation"], "")
+        table = report_table(results).splitlines()
+        self.assertIn("100.0 %", table[1])
+        self.assertNotIn("%", table[2])
+
+
+class ScenarioTest(unittest.TestCase):
+    def test_generated_scenario_carries_the_load_of_one_osd_at_the_simulators_speed(self):
+        from run_qos_bench import simulator_scenario, tenants_for
+        tenants = tenants_for(sequential_capacity=2 * MIB, random_iops=40, reserve_fraction=0.6, overload=3)
+        options = argparse.Namespace(sim_speed_factor=2.0, overload=3.0, drop_osd="seq0", warmup_s=10,
+                                     measure_s=120, bytes_per_random_io=1 << 20)
+        outcome = {"tenants": tenants, "queue_capacity": 96, "volume_queue_capacity": 16}
+        sequential = dict(line.split("=", 1) for line in simulator_scenario(outcome, "seq0", options).splitlines()
+                          if "=" in line and not line.startswith("#"))
+        self.assertEqual(sequential["tenants"], "seqa,seqb,beseq,berand")
+        self.assertEqual(sequential["cost"], "bytes")
+        self.assertEqual(sequential["device.slowdown.at.seconds"], "70")
+        # 0.6 * 2 MiB/s / 2 = 614.4 KiB/s, admitted as 614 KiB/s, times the speed factor 2
+        self.assertAlmostEqual(float(sequential["tenant.seqa.reservation.mib.per.second"]), 2 * 614 / 1024, places=4)
+        self.assertEqual(sequential["tenant.beseq.class"], "best_effort")
+        random = dict(line.split("=", 1) for line in simulator_scenario(outcome, "rand0", options).splitlines()
+                      if "=" in line and not line.startswith("#"))
+        self.assertEqual(random["cost"], "ios")
+        self.assertNotIn("device.slowdown.at.seconds", random)
+        self.assertEqual(random["tenants"], "randa,randb,beseq,berand")
+        # 0.6 * 40 / 2 = 12 IOPS, times 2
+        self.assertAlmostEqual(float(random["tenant.randa.reservation.iops"]), 24.0)
+
+    def test_tenants_split_the_reserved_fraction_and_best_effort_brings_the_overload(self):
+        from run_qos_bench import tenants_for
+        tenants = {t.name: t for t in tenants_for(10 * MIB, 100, 0.6, 3)}
+        self.assertEqual(tenants["seq-a"].reservation, 3 * MIB)  # 0.6 x 10 MiB/s / 2, a whole number of KiB/s
+        self.assertEqual(tenants["rand-b"].reservation, 30)
+        self.assertAlmostEqual(tenants["seq-b"].offered, 9 * MIB)
+        # the half of each best-effort volume that reaches an OSD offers it 3x its capacity
+        self.assertAlmostEqual(tenants["be-seq"].offered / 2, 30 * MIB)
+        self.assertAlmostEqual(tenants["be-rand"].offered / 2, 300)
+
+
+if __name__ == "__main__":
+    unittest.main()
