@@ -32,6 +32,9 @@ import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.osd.WriteRequest;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
+import org.xtreemfs.qos.model.OsdProfiles;
+import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.wfq.ShareRule;
 
 /**
  * An in-process sequential OSD on a manual clock: a reserved volume ("gold", 1 MiB/s share in its capability)
@@ -44,6 +47,8 @@ class OsdVolumeMetricsTest {
     private static final String SECRET = "osd-volume-metrics-test-secret";
     private static final String UUID = "osd-metrics";
     private static final int WRITE_BYTES = 128 * 1024;
+    /** What this OSD (the built-in HDD profile, sequential) charges a request that does not continue its file. */
+    private static final long POSITIONING_BYTES = ShareRule.bytesPerRandomIo(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
     private static final long RESERVATION_BYTES_PER_SECOND = 1 << 20;
     private static final UserCredentials USER = UserCredentials.newBuilder().setUsername("test").build();
     /** One Prometheus sample line: name{labels} value. */
@@ -88,14 +93,17 @@ class OsdVolumeMetricsTest {
 
         String json = get("/status.json");
         assertThat(json).contains("\"qosAttainedFraction\":0.9");
+        // Cost is bytes plus one positioning for each file's first request (nothing before it to continue):
+        // gold's eight writes follow each other, so its cost is 1 MiB and one positioning.
+        double goldCost = 1048576.0 + POSITIONING_BYTES;
         assertThat(json).contains("{\"volumeId\":\"gold\",\"costUnit\":\"bytes\",\"reservedCostPerSecond\":1048576,"
-                + "\"reservedMiBPerSecond\":1.0,\"achievedCostPerSecond\":1048576.0,"
+                + "\"reservedMiBPerSecond\":1.0,\"achievedCostPerSecond\":" + goldCost + ","
                 + "\"achievedBytesPerSecond\":1048576.0,\"achievedRequestsPerSecond\":8.0,"
                 + "\"queueDepthRequests\":0,\"outstandingRequests\":0,");
         // Nothing waited (one write at a time), so the window met the reservation: attainment 1 of 1.
         assertThat(json).containsPattern("\"volumeId\":\"gold\".*\"latencySamples\":8,\"windowsWithDemand\":1,"
                 + "\"windowsMet\":1,\"attainment\":1.0,\"windowsWithDemandTotal\":1,\"windowsMetTotal\":1,"
-                + "\"recentAchievedCostPerSecond\":\\[1048576.0]");
+                + "\"recentAchievedCostPerSecond\":\\[" + goldCost + "]");
         assertThat(json).contains("{\"volumeId\":\"bronze\",\"costUnit\":\"bytes\",\"reservedCostPerSecond\":0,");
         assertThat(json).containsPattern("\"volumeId\":\"bronze\".*\"achievedRequestsPerSecond\":3.0,.*"
                 + "\"windowsWithDemand\":0,\"windowsMet\":0,\"attainment\":null");

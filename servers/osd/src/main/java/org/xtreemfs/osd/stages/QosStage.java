@@ -15,6 +15,7 @@ import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
 import org.xtreemfs.qos.wfq.FlowRule;
 import org.xtreemfs.qos.wfq.QueueingPolicy;
+import org.xtreemfs.qos.wfq.StreamContinuity;
 
 /**
  * Decides the order in which authorized requests reach storage. Requests wait here, ordered by a
@@ -50,8 +51,15 @@ public final class QosStage implements AutoCloseable {
     private final Consumer<AuthorizedRequest> onDiscarded;
     private final FlowRule accountingRule;
     private final VolumeAccounting accounting;
-    /** When each queued or released request was submitted; bounded by the queue bound + inFlightMax. */
-    private final Map<AuthorizedRequest, Long> submittedNanos = new IdentityHashMap<>();
+    /** Files whose requests the stage tracks for continuity (see {@link #chargedBytes}); older ones are forgotten. */
+    static final int STREAMS_TRACKED_MAX = 4096;
+
+    /** When a queued or released request was submitted and the bytes it was charged as, fixed at submission. */
+    private record Submitted(long nanos, long chargedBytes) {}
+
+    /** Each queued or released request's submission; bounded by the queue bound + inFlightMax. */
+    private final Map<AuthorizedRequest, Submitted> submitted = new IdentityHashMap<>();
+    private final StreamContinuity continuity = new StreamContinuity(STREAMS_TRACKED_MAX);
     private final ReentrantLock lock = new ReentrantLock();
     private final AtomicLong admittedCount = new AtomicLong();
     private final AtomicLong rejectedCount = new AtomicLong();
@@ -99,11 +107,12 @@ public final class QosStage implements AutoCloseable {
                 throw RpcException.internal("OSD is shutting down: QoS stage closed");
             }
             long nowNanos = clock.monotonicNanos();
-            EnqueueResult result = policy.enqueue(request, request.volumeId(), request.share(),
-                    request.request().costBytes(), nowNanos);
+            long chargedBytes = chargedBytes(request);
+            EnqueueResult result = policy.enqueue(request, request.volumeId(), request.share(), chargedBytes,
+                    nowNanos);
             long reservationCostPerSecond = accountingRule.flowSpec(request.volumeId(), request.share())
                     .reservationCostPerSecond();
-            long cost = costOf(request);
+            long cost = accountingRule.costOf(chargedBytes);
             if (result instanceof EnqueueResult.Rejected rejected) {
                 rejectedCount.incrementAndGet();
                 accounting.refused(request.volumeId(), reservationCostPerSecond, nowNanos);
@@ -111,7 +120,7 @@ public final class QosStage implements AutoCloseable {
             }
             admittedCount.incrementAndGet();
             accounting.enqueued(request.volumeId(), reservationCostPerSecond, cost, nowNanos);
-            submittedNanos.put(request, nowNanos);
+            submitted.put(request, new Submitted(nowNanos, chargedBytes));
             releaseWhilePossible();
         } finally {
             lock.unlock();
@@ -128,8 +137,36 @@ public final class QosStage implements AutoCloseable {
         };
     }
 
+    /**
+     * The bytes a request is charged as, decided once at submission in arrival order: its payload, plus on a
+     * byte-charged OSD a positioning when an object read or write does not start where the previous one of its
+     * file on this OSD ended ({@code CostRule.Bytes}). Offsets are the file's local objects on this OSD laid end
+     * to end (as the device stores them), so a striped file's stream continues across its objects here.
+     */
+    private long chargedBytes(AuthorizedRequest request) {
+        OsdRequest osdRequest = request.request();
+        long payloadBytes = osdRequest.costBytes();
+        long objectNumber;
+        int offsetInObject;
+        if (osdRequest instanceof OsdRequest.ReadObject read) {
+            objectNumber = read.objectNumber();
+            offsetInObject = read.offset();
+        } else if (osdRequest instanceof OsdRequest.WriteObject write) {
+            objectNumber = write.objectNumber();
+            offsetInObject = write.offset();
+        } else {
+            return payloadBytes;
+        }
+        long localOffsetBytes = (objectNumber / request.layout().width()) * request.layout().objectSizeBytes()
+                + offsetInObject;
+        boolean continues = continuity.continues(request.fileId(), localOffsetBytes, payloadBytes);
+        return accountingRule.chargedBytes(payloadBytes, continues);
+    }
+
+    /** The cost the request was charged at submission, for the accounting. */
     private long costOf(AuthorizedRequest request) {
-        return accountingRule.costOf(request.request().costBytes());
+        Submitted at = submitted.get(request);
+        return accountingRule.costOf(at == null ? request.request().costBytes() : at.chargedBytes());
     }
 
     /**
@@ -203,9 +240,10 @@ public final class QosStage implements AutoCloseable {
     /** Called with the lock held: the accounting's record of an answered request. */
     private void answered(AuthorizedRequest request) {
         long nowNanos = clock.monotonicNanos();
-        Long submitted = submittedNanos.remove(request);
-        accounting.completed(request.volumeId(), costOf(request), request.request().costBytes(),
-                submitted == null ? 0 : nowNanos - submitted, nowNanos);
+        long cost = costOf(request);
+        Submitted at = submitted.remove(request);
+        accounting.completed(request.volumeId(), cost, request.request().costBytes(),
+                at == null ? 0 : nowNanos - at.nanos(), nowNanos);
     }
 
     /** Keeps one wake-up, at the earliest time asked for; a later request for a later time changes nothing. */
@@ -267,8 +305,9 @@ public final class QosStage implements AutoCloseable {
             }
             long nowNanos = clock.monotonicNanos();
             for (AuthorizedRequest waiting : policy.removeAll()) {
-                submittedNanos.remove(waiting);
-                accounting.discarded(waiting.volumeId(), costOf(waiting), nowNanos);
+                long cost = costOf(waiting);
+                submitted.remove(waiting);
+                accounting.discarded(waiting.volumeId(), cost, nowNanos);
                 onDiscarded.accept(waiting);
             }
         } finally {

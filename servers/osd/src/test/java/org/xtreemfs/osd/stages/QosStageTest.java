@@ -81,7 +81,12 @@ class QosStageTest {
         private int completedCount;
 
         Harness(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax) {
-            stage = new QosStage(policy, inFlightMax, clock, wakeUps, released::add, discarded::add, RANDOM_OSD,
+            this(policy, inFlightMax, RANDOM_OSD);
+        }
+
+        /** {@code osdRule}: the OSD's ShareRule, which charges requests (as the server passes its policy's rule). */
+        Harness(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax, ShareRule osdRule) {
+            stage = new QosStage(policy, inFlightMax, clock, wakeUps, released::add, discarded::add, osdRule,
                     accounting);
         }
 
@@ -290,6 +295,50 @@ class QosStageTest {
                     .filter(volume -> volume.volumeId().equals("reserved")).findFirst().orElseThrow());
         }
         return reservedPerSecond;
+    }
+
+    @Test
+    void onASequentialOsdARequestThatBreaksItsStreamIsChargedThePositioningItCosts() throws RpcException {
+        // Proves the positioning charge: on a sequential OSD (bytes; positioning = what the disk streams in one
+        // random I/O's time, ShareRule.bytesPerRandomIo) two always backlogged best-effort volumes of equal weight
+        // get equal charged bytes, so a stream of 128 KiB requests that continue each other gets about
+        // (4 KiB + positioning) / 128 KiB times as many requests as a writer of scattered 4 KiB requests. Charged
+        // by payload alone, the 4 KiB writer would get 32 requests for each 128 KiB one and the disk's time.
+        ShareRule sequentialOsd = ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
+        long positioningBytes = ShareRule.bytesPerRandomIo(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
+        assertThat(positioningBytes).isGreaterThan(512 * 1024);
+        Map<String, Integer> served = new HashMap<>(Map.of("stream", 0, "scattered", 0));
+        try (Harness harness = new Harness(fair(sequentialOsd), 1, sequentialOsd)) {
+            Map<String, Integer> waiting = new HashMap<>(Map.of("stream", 0, "scattered", 0));
+            long streamObject = 0;
+            long scatteredObject = 7;
+            for (int release = 0; release < 4000; release++) {
+                while (waiting.get("stream") < 8) {
+                    harness.stage.submit(objectRequest("stream-file", "stream", streamObject++, 128 * 1024));
+                    waiting.merge("stream", 1, Integer::sum);
+                }
+                while (waiting.get("scattered") < 8) {
+                    scatteredObject = (scatteredObject * 7919 + 13) % 100_003;  // never the previous end
+                    harness.stage.submit(objectRequest("scattered-file", "scattered", scatteredObject, 4096));
+                    waiting.merge("scattered", 1, Integer::sum);
+                }
+                AuthorizedRequest next = harness.released.remove(0);
+                waiting.merge(next.volumeId(), -1, Integer::sum);
+                served.merge(next.volumeId(), 1, Integer::sum);
+                harness.stage.completed(next);
+            }
+        }
+        double expected = (4096.0 + positioningBytes) / (128 * 1024);
+        double measured = (double) served.get("stream") / served.get("scattered");
+        assertThat(measured).as("stream %d against scattered %d", served.get("stream"), served.get("scattered"))
+                .isBetween(expected * 0.95, expected * 1.05);
+    }
+
+    /** A read of {@code payloadBytes} at the start of object {@code objectNumber} of a file of 128 KiB objects. */
+    private static AuthorizedRequest objectRequest(String fileId, String volumeId, long objectNumber, int payloadBytes) {
+        OsdRequest request = new OsdRequest.ReadObject(null, FileCredentials.getDefaultInstance(), fileId, objectNumber,
+                0, payloadBytes);
+        return new AuthorizedRequest(request, volumeId, VolumeShare.BEST_EFFORT, 0, StripeLayout.single(128 * 1024));
     }
 
     @Test

@@ -12,4 +12,12 @@ public interface FlowRule {
 
     /** Cost of a request carrying {@code payloadBytes}, in the queue's one unit; in [1, FairQueue.COST_MAX]. */
     long costOf(long payloadBytes);
+
+    /**
+     * The bytes a request is charged as ({@link CostRule#chargedBytes}): what {@link #costOf} and the policies'
+     * {@code enqueue} then take. The default charges the payload alone.
+     */
+    default long chargedBytes(long payloadBytes, boolean continuesStream) {
+        return payloadBytes;
+    }
 }

@@ -42,7 +42,8 @@ public record ShareRule(OsdUsageType usageType, CostRule costRule) implements Fl
     public static ShareRule forOsd(OsdProfile profile) {
         return switch (profile.usageType()) {
             case RANDOM -> new ShareRule(OsdUsageType.RANDOM, new CostRule.FourKibIos(bytesPerRandomIo(profile)));
-            case SEQUENTIAL, BEST_EFFORT -> new ShareRule(profile.usageType(), new CostRule.Bytes());
+            case SEQUENTIAL, BEST_EFFORT -> new ShareRule(profile.usageType(),
+                    new CostRule.Bytes(bytesPerRandomIo(profile)));
         };
     }
 
@@ -69,6 +70,11 @@ public record ShareRule(OsdUsageType usageType, CostRule costRule) implements Fl
         };
         return flow.withLimit(
                 usageType == OsdUsageType.RANDOM ? share.limitIops() : share.limitThroughputBytesPerSecond());
+    }
+
+    @Override
+    public long chargedBytes(long payloadBytes, boolean continuesStream) {
+        return costRule.chargedBytes(payloadBytes, continuesStream);
     }
 
     @Override
