@@ -7,7 +7,9 @@ import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
+import org.xtreemfs.qos.wfq.FlowRule;
 import org.xtreemfs.qos.wfq.QueueingPolicy;
+import org.xtreemfs.qos.wfq.StreamContinuity;
 
 /** The QoS stage of a simulated OSD: plain FIFO (what an OSD without QoS does) or the OSD's fair policy. */
 sealed interface OsdQueue {
@@ -88,14 +90,30 @@ sealed interface OsdQueue {
      */
     final class Policy implements OsdQueue {
         private final QueueingPolicy<IoOp> policy;
+        private final FlowRule chargeRule;
+        /** Each tenant is one stream (its region), as a file is on the OSD; bounded like the OSD's. */
+        private final StreamContinuity continuity = new StreamContinuity(4096);
 
+        /** A policy that is given each request's payload (FIFO ignores it). */
         Policy(QueueingPolicy<IoOp> policy) {
+            this(policy, null);
+        }
+
+        /**
+         * @param chargeRule charges each request as the OSD's QoS stage does ({@link FlowRule#chargedBytes}: on a
+         *     byte-charged OSD a request that does not continue its tenant's previous one pays a positioning)
+         */
+        Policy(QueueingPolicy<IoOp> policy, FlowRule chargeRule) {
             this.policy = policy;
+            this.chargeRule = chargeRule;
         }
 
         @Override
         public EnqueueResult offer(IoOp op, long nowNanos) {
-            return policy.enqueue(op, op.tenantId(), VolumeShare.BEST_EFFORT, op.request().lengthBytes(), nowNanos);
+            long payloadBytes = op.request().lengthBytes();
+            long chargedBytes = chargeRule == null ? payloadBytes : chargeRule.chargedBytes(payloadBytes,
+                    continuity.continues(op.tenantId(), op.request().offsetBytes(), payloadBytes));
+            return policy.enqueue(op, op.tenantId(), VolumeShare.BEST_EFFORT, chargedBytes, nowNanos);
         }
 
         @Override

@@ -22,6 +22,7 @@ import org.xtreemfs.qos.wfq.FlowRule;
 import org.xtreemfs.qos.wfq.FlowClass;
 import org.xtreemfs.qos.wfq.FlowSpec;
 import org.xtreemfs.qos.wfq.QueueBounds;
+import org.xtreemfs.qos.wfq.ShareRule;
 
 /**
  * {@code kind=osd}: tenants with reservations on one OSD, run once per queue variant (fifo, fair). Invariant:
@@ -65,8 +66,11 @@ final class OsdScenario {
         this.config = config;
         this.seed = seed;
         this.costUnit = config.choice("cost", CostUnit.class);
+        // As the OSD's ShareRule: bytes plus, for a request that breaks its stream, the device profile's
+        // bytesPerRandomIo (the positioning it costs); or 4 KiB-equivalent I/Os.
         this.costRule = costUnit == CostUnit.BYTES
-                ? new CostRule.Bytes()
+                ? new CostRule.Bytes(ShareRule.bytesPerRandomIo(AdmissionStep.profile(
+                        config.choice("device", DeviceKind.class), OsdUsageType.SEQUENTIAL)))
                 : new CostRule.FourKibIos((long) config.number("cost.equivalent.bytes.per.io", 4096));
         for (ScenarioConfig.TenantRef ref : config.tenants()) {
             tenants.add(plan(ref));
@@ -323,10 +327,15 @@ final class OsdScenario {
             public long costOf(long payloadBytes) {
                 return costRule.costOf(payloadBytes);
             }
+
+            @Override
+            public long chargedBytes(long payloadBytes, boolean continuesStream) {
+                return costRule.chargedBytes(payloadBytes, continuesStream);
+            }
         };
         return new OsdQueue.Policy(new FairPolicy<>(scenarioRule, new QueueBounds(
                 (int) config.number("queue.flow.requests.max"), (int) config.number("queue.total.requests.max")),
-                FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT));
+                FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT), scenarioRule);
     }
 
     private List<TenantOutcome> summarize(List<TenantMetrics> metrics) {
