@@ -12,18 +12,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.stubs.OsdServiceClient;
-import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.interfaces.common.FileCredentials;
-import org.xtreemfs.interfaces.common.QosShare;
-import org.xtreemfs.interfaces.common.QosType;
-import org.xtreemfs.interfaces.common.Replica;
-import org.xtreemfs.interfaces.common.StripingPolicy;
-import org.xtreemfs.interfaces.common.XCap;
-import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.osd.WriteRequest;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
 import org.xtreemfs.osd.storage.DeviceEmulation;
@@ -152,16 +144,7 @@ class OsdFairQueueTest {
     }
 
     private FileCredentials credentials(String volume, int file, long reservationBytesPerSecond) {
-        XCap.Builder capability = XCap.newBuilder().setFileId(volume + ":" + file).setVolumeId(volume)
-                .setAccessMode(AccessMode.ACCESS_MODE_READ_WRITE).setExpiresMs(System.currentTimeMillis() + 600_000);
-        if (reservationBytesPerSecond > 0) {
-            capability.setQosShare(QosShare.newBuilder().setType(QosType.SEQUENTIAL)
-                    .setThroughputBytesPerSecond(reservationBytesPerSecond));
-        }
-        return FileCredentials.newBuilder().setXcap(new XCapSigner(SECRET).sign(capability.build()))
-                .setXlocs(XLocSet.newBuilder().addReplicas(Replica.newBuilder().addOsdUuids(UUID)
-                        .setStripingPolicy(StripingPolicy.newBuilder().setObjectSizeBytes(WRITE_BYTES).setWidth(1))))
-                .build();
+        return TestCapabilities.readWrite(SECRET, UUID, volume, file, reservationBytesPerSecond, WRITE_BYTES);
     }
 
     /** Keeps a fixed number of writes to one file outstanding: each completion sends the next (a closed loop). */

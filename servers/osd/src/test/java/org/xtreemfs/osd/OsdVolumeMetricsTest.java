@@ -18,18 +18,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.ManualClock;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.stubs.OsdServiceClient;
-import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.interfaces.common.FileCredentials;
-import org.xtreemfs.interfaces.common.QosShare;
-import org.xtreemfs.interfaces.common.QosType;
-import org.xtreemfs.interfaces.common.Replica;
-import org.xtreemfs.interfaces.common.StripingPolicy;
-import org.xtreemfs.interfaces.common.XCap;
-import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.osd.WriteRequest;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
 import org.xtreemfs.qos.model.OsdProfiles;
@@ -159,15 +151,6 @@ class OsdVolumeMetricsTest {
     }
 
     private FileCredentials credentials(String volume, long reservationBytesPerSecond) {
-        XCap.Builder capability = XCap.newBuilder().setFileId(volume + ":1").setVolumeId(volume)
-                .setAccessMode(AccessMode.ACCESS_MODE_READ_WRITE).setExpiresMs(System.currentTimeMillis() + 600_000);
-        if (reservationBytesPerSecond > 0) {
-            capability.setQosShare(QosShare.newBuilder().setType(QosType.SEQUENTIAL)
-                    .setThroughputBytesPerSecond(reservationBytesPerSecond));
-        }
-        return FileCredentials.newBuilder().setXcap(new XCapSigner(SECRET).sign(capability.build()))
-                .setXlocs(XLocSet.newBuilder().addReplicas(Replica.newBuilder().addOsdUuids(UUID)
-                        .setStripingPolicy(StripingPolicy.newBuilder().setObjectSizeBytes(WRITE_BYTES).setWidth(1))))
-                .build();
+        return TestCapabilities.readWrite(SECRET, UUID, volume, 1, reservationBytesPerSecond, WRITE_BYTES);
     }
 }

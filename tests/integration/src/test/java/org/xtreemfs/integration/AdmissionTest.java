@@ -72,9 +72,7 @@ class AdmissionTest {
         cluster = TestCluster.start(List.of(sequential, sequential,
                 Map.of("osd.usage.type", "random", "osd.device.class", "hdd"),
                 Map.of("osd.usage.type", "best_effort", "osd.device.class", "ssd")), Map.of());
-        client = cluster.client();
-        // The ledger learns the OSDs from the DIR; wait until it admits against all four.
-        await().atMost(Duration.ofSeconds(30)).until(() -> client.qosStatus().getOsdsCount() == 4);
+        client = cluster.qosClient();
     }
 
     @AfterAll

@@ -39,8 +39,7 @@ class AttainmentTest {
                         heartbeat),
                 Map.of("osd.usage.type", "best_effort", "osd.device.class", "ssd", "osd.heartbeat.periodMs",
                         heartbeat)), Map.of());
-        client = cluster.client();
-        await().atMost(Duration.ofSeconds(30)).until(() -> client.qosStatus().getOsdsCount() == 2);
+        client = cluster.qosClient();
     }
 
     @AfterAll

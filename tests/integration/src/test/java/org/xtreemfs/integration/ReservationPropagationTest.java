@@ -1,9 +1,7 @@
 package org.xtreemfs.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,8 +49,7 @@ class ReservationPropagationTest {
         cluster = TestCluster.start(List.of(Map.of("osd.usage.type", "sequential", "osd.device.class", "ssd"),
                 Map.of("osd.usage.type", "best_effort", "osd.device.class", "ssd")),
                 Map.of("mrc.capability.timeoutMs", Long.toString(CAPABILITY_TIMEOUT_MS)));
-        client = cluster.client();
-        await().atMost(Duration.ofSeconds(30)).until(() -> client.qosStatus().getOsdsCount() == 2);
+        client = cluster.qosClient();
     }
 
     @AfterAll

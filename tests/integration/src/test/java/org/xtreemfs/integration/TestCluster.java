@@ -233,6 +233,17 @@ final class TestCluster implements AutoCloseable {
         return client(ClientOptions.builder());
     }
 
+    /**
+     * A client, returned once the MRC's reservation ledger lists every OSD of this cluster: it learns them from
+     * the DIR, and admission against an OSD it does not know yet would be refused.
+     */
+    Client qosClient() {
+        Client client = client();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> client.qosStatus().getOsdsCount() == osdUuids().size());
+        return client;
+    }
+
     static String hostPort(InetSocketAddress address) {
         return address.getHostString() + ":" + address.getPort();
     }

@@ -26,8 +26,15 @@ public sealed interface OsdRequest {
         return 0;
     }
 
+    /** A read or write of object data: which object of the file, and where in it. */
+    sealed interface ObjectAccess extends OsdRequest {
+        long objectNumber();
+
+        int offset();
+    }
+
     record ReadObject(RpcCall call, FileCredentials credentials, String fileId, long objectNumber, int offset,
-            int length) implements OsdRequest {
+            int length) implements ObjectAccess {
         @Override
         public long costBytes() {
             return length;
@@ -36,7 +43,7 @@ public sealed interface OsdRequest {
 
     /** {@code data} is the call's data segment, valid until the call is answered. */
     record WriteObject(RpcCall call, FileCredentials credentials, String fileId, long objectNumber, int offset,
-            boolean sync, ByteBuf data) implements OsdRequest {
+            boolean sync, ByteBuf data) implements ObjectAccess {
         @Override
         public boolean needsWriteAccess() {
             return true;

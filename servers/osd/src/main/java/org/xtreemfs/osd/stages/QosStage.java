@@ -144,31 +144,20 @@ public final class QosStage implements AutoCloseable {
      * to end (as the device stores them), so a striped file's stream continues across its objects here.
      */
     private long chargedBytes(AuthorizedRequest request) {
-        OsdRequest osdRequest = request.request();
-        long payloadBytes = osdRequest.costBytes();
-        long objectNumber;
-        int offsetInObject;
-        if (osdRequest instanceof OsdRequest.ReadObject read) {
-            objectNumber = read.objectNumber();
-            offsetInObject = read.offset();
-        } else if (osdRequest instanceof OsdRequest.WriteObject write) {
-            objectNumber = write.objectNumber();
-            offsetInObject = write.offset();
-        } else {
+        long payloadBytes = request.request().costBytes();
+        if (!(request.request() instanceof OsdRequest.ObjectAccess access)) {
             return payloadBytes;
         }
-        long localOffsetBytes = (objectNumber / request.layout().width()) * request.layout().objectSizeBytes()
-                + offsetInObject;
+        long localOffsetBytes = request.layout().localObjectIndex(access.objectNumber())
+                * request.layout().objectSizeBytes() + access.offset();
         boolean continues = continuity.continues(request.fileId(), localOffsetBytes, payloadBytes);
         return accountingRule.chargedBytes(payloadBytes, continues);
     }
 
-    /** The cost the request was charged at submission, for the accounting. */
-    private long costOf(AuthorizedRequest request) {
-        Submitted at = submitted.get(request);
+    /** The cost a request was charged at submission ({@code at}: its entry, null if unknown), for the accounting. */
+    private long costOf(AuthorizedRequest request, Submitted at) {
         return accountingRule.costOf(at == null ? request.request().costBytes() : at.chargedBytes());
     }
-
     /**
      * A released request was answered (with its result or an error): frees its slot and releases the next
      * waiting request, if any.
@@ -240,9 +229,8 @@ public final class QosStage implements AutoCloseable {
     /** Called with the lock held: the accounting's record of an answered request. */
     private void answered(AuthorizedRequest request) {
         long nowNanos = clock.monotonicNanos();
-        long cost = costOf(request);
         Submitted at = submitted.remove(request);
-        accounting.completed(request.volumeId(), cost, request.request().costBytes(),
+        accounting.completed(request.volumeId(), costOf(request, at), request.request().costBytes(),
                 at == null ? 0 : nowNanos - at.nanos(), nowNanos);
     }
 
@@ -305,9 +293,7 @@ public final class QosStage implements AutoCloseable {
             }
             long nowNanos = clock.monotonicNanos();
             for (AuthorizedRequest waiting : policy.removeAll()) {
-                long cost = costOf(waiting);
-                submitted.remove(waiting);
-                accounting.discarded(waiting.volumeId(), cost, nowNanos);
+                accounting.discarded(waiting.volumeId(), costOf(waiting, submitted.remove(waiting)), nowNanos);
                 onDiscarded.accept(waiting);
             }
         } finally {

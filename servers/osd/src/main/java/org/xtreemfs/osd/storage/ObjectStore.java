@@ -132,7 +132,7 @@ public final class ObjectStore implements AutoCloseable {
                     + length + " needed");
         }
         Path object = objectPath(fileId, objectNumber);
-        long completionNanos = length == 0 ? 0 : device.begin(fileId, objectNumber / layout.width(),
+        long completionNanos = length == 0 ? 0 : device.begin(fileId, layout.localObjectIndex(objectNumber),
                 layout.objectSizeBytes(), offset, length, IoKind.READ);
         try (FileChannel channel = FileChannel.open(object, readOptions)) {
             int wanted = (int) Math.min(length, Math.max(0, channel.size() - offset));
@@ -168,7 +168,7 @@ public final class ObjectStore implements AutoCloseable {
         }
         Path object = folder.resolve(Long.toString(objectNumber));
         boolean objectCreated = !Files.exists(object);
-        long completionNanos = length == 0 ? 0 : device.begin(fileId, objectNumber / layout.width(),
+        long completionNanos = length == 0 ? 0 : device.begin(fileId, layout.localObjectIndex(objectNumber),
                 layout.objectSizeBytes(), offset, length, IoKind.WRITE, sync);
         try (FileChannel channel = FileChannel.open(object, writeOptions)) {
             long position = offset;

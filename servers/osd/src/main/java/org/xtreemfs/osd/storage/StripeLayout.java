@@ -24,6 +24,11 @@ public record StripeLayout(int objectSizeBytes, int width, int position) {
         return Math.floorMod(objectNumber, (long) width) == position;
     }
 
+    /** The object's index among this OSD's objects of the file (objects n, n + width, ... lie end to end here). */
+    public long localObjectIndex(long objectNumber) {
+        return objectNumber / width;
+    }
+
     /** File offset of the first byte of an object. */
     public long objectStartOffset(long objectNumber) {
         return objectNumber * objectSizeBytes;
