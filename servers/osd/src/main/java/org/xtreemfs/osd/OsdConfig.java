@@ -33,6 +33,10 @@ public final class OsdConfig {
             new HostPort("localhost", 32638), "the DIR this OSD registers at and sends heartbeats to");
     public static final Setting<Path> OBJECT_PATH = Setting.path("osd.object.path", Path.of("/var/lib/xtreemfs/osd"),
             "data folder: objects, the metadata store (with the deletion queue) and the generated UUID");
+    public static final Setting<Long> OBJECT_CAPACITY_BYTES = Setting.byteSize("osd.object.capacityBytes", 0, 0,
+            Long.MAX_VALUE, "bytes this OSD offers for reservations (at most its file system's size); set it when"
+                    + " several OSDs share one file system so that they do not each offer all of it; 0: the file"
+                    + " system's size");
     public static final Setting<Integer> STORAGE_THREADS = Setting.integer("osd.storage.threads", 8, 1, 256,
             "storage threads; operations on one file always run on the same thread, in order");
     public static final Setting<Integer> PREPROCESSING_THREADS = Setting.integer("osd.preprocessing.threads", 0,
@@ -81,7 +85,7 @@ public final class OsdConfig {
     public static final Setting<Integer> LOCKS_MAX = Setting.integer("osd.locks.max", 100_000, 1, 100_000_000,
             "locks this OSD holds in memory over all files; more are refused with ENOLCK");
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
-            ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, STORAGE_THREADS, PREPROCESSING_THREADS,
+            ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, OBJECT_CAPACITY_BYTES, STORAGE_THREADS, PREPROCESSING_THREADS,
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, QOS_VOLUME_QUEUE_CAPACITY, QOS_POLICY,
             HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION,
             PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
@@ -140,6 +144,11 @@ public final class OsdConfig {
 
     public Path objectPath() {
         return settings.get(OBJECT_PATH);
+    }
+
+    /** The bytes this OSD offers for reservations; 0 when it offers its file system's size. */
+    public long objectCapacityBytes() {
+        return settings.get(OBJECT_CAPACITY_BYTES);
     }
 
     public int storageThreads() {

@@ -288,15 +288,31 @@ public final class OsdServer implements RunningServer {
     }
 
     /**
-     * The profile the MRC admits reservations against, with the object folder's real capacity when that is
-     * smaller (a disk smaller than the profile's must not be promised more).
+     * The profile the MRC admits reservations against, with the smallest of the profile's capacity, the object
+     * folder's file system size and {@code osd.object.capacityBytes} (a disk smaller than the profile's, or one
+     * shared with other OSDs, must not be promised more than this OSD can store).
      */
     private org.xtreemfs.interfaces.common.OsdProfile profile(long totalBytes) {
         OsdProfile base = baseProfile;
-        long capacityBytes = totalBytes > 0 ? Math.min(totalBytes, base.capacityBytes()) : base.capacityBytes();
+        long capacityBytes = offeredCapacityBytes(base.capacityBytes(), totalBytes, config.objectCapacityBytes());
         OsdProfile profile = new OsdProfile(base.usageType(), base.deviceClass(), capacityBytes,
                 base.sequentialThroughput(), base.randomIops());
         return QosWire.toWire(profile).setSource(profileSource).build();
+    }
+
+    /**
+     * The capacity an OSD offers: the profile's, capped by its file system's size (when known, > 0) and by the
+     * configured capacity (when set, > 0). Invariant: never more than any of the known bounds.
+     */
+    static long offeredCapacityBytes(long profileBytes, long fileSystemBytes, long configuredBytes) {
+        long capacityBytes = profileBytes;
+        if (fileSystemBytes > 0) {
+            capacityBytes = Math.min(capacityBytes, fileSystemBytes);
+        }
+        if (configuredBytes > 0) {
+            capacityBytes = Math.min(capacityBytes, configuredBytes);
+        }
+        return capacityBytes;
     }
 
     /** The profile chosen at start (before the capacity cap); null before {@link #start()}. */

@@ -60,6 +60,23 @@ class OsdProfileRegistrationTest {
         assertThat(registered.capacityBytes()).isLessThan(1L << 50); // capped at the folder's file system
     }
 
+    @Test
+    void theConfiguredCapacityCapsTheRegisteredOne(@TempDir Path folder) throws Exception {
+        // Proves osd.object.capacityBytes is what an OSD sharing its file system offers, not the whole disk.
+        Service service = registration(folder, Map.of("osd.device.emulation", "hdd7200", "osd.usage.type",
+                "sequential", "osd.object.capacityBytes", "3GiB"));
+        assertThat(QosWire.profile(service.getOsdAttributes().getProfile()).capacityBytes()).isEqualTo(3L << 30);
+    }
+
+    @Test
+    void theOfferedCapacityIsTheSmallestKnownBound() {
+        // Proves the rule: a bound of 0 is unknown (file system) or unset (configuration) and caps nothing.
+        assertThat(OsdServer.offeredCapacityBytes(1000, 0, 0)).isEqualTo(1000);
+        assertThat(OsdServer.offeredCapacityBytes(1000, 700, 0)).isEqualTo(700);
+        assertThat(OsdServer.offeredCapacityBytes(1000, 700, 300)).isEqualTo(300);
+        assertThat(OsdServer.offeredCapacityBytes(1000, 0, 5000)).isEqualTo(1000);
+    }
+
     private static Service registration(Path folder, Map<String, String> extra) throws Exception {
         try (FakeDir dir = new FakeDir()) {
             java.util.Map<String, String> values = new java.util.HashMap<>(extra);

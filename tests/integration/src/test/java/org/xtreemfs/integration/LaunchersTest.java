@@ -116,6 +116,21 @@ class LaunchersTest {
         }
     }
 
+    // The launcher's OSDs store on one file system, so each offers the MRC a part of what is usable there, not the
+    // whole disk each (admission would otherwise promise the same bytes to every OSD's volumes).
+    @Test
+    void theLauncher_sOsdsOfferTheirPartOfTheSharedFileSystem() throws Exception {
+        long usableBytes = Files.getFileStore(cluster.root()).getUsableSpace();
+        try (var client = cluster.qosClient()) {
+            var osds = client.qosStatus().getOsdsList();
+            assertThat(osds).isNotEmpty().allSatisfy(osd -> assertThat(osd.getProfile().getCapacityBytes())
+                    .as("capacity offered by %s", osd.getUuid()).isPositive()
+                    .isLessThanOrEqualTo(Files.getFileStore(cluster.root()).getTotalSpace() / osds.size())
+                    // the part was taken from the usable space at start; data written since only lowers it
+                    .isLessThanOrEqualTo(usableBytes / osds.size() + (1L << 30)));
+        }
+    }
+
     // The launcher's cluster shares a fresh random capability secret through a file only its user can read; no
     // server's command line (readable by any local user in /proc) and no state file carries the secret itself.
     @Test

@@ -64,7 +64,7 @@ class ToolsTest {
     // A QoS volume carries its reservation in the units given, and the object size, as lsfs shows.
     @Test
     void mkfsWithQosAndStriping() {
-        ToolRun created = run(new MkfsMain(), "--qos", "sequential", "--capacity", "20GiB", "--throughput",
+        ToolRun created = run(new MkfsMain(), "--qos", "sequential", "--capacity", "2GiB", "--throughput",
                 "15MiB/s", "--striping-width", "3", "--object-size", "256KiB", url("analytics"));
         assertThat(created.exitCode()).as(created.err()).isZero();
         assertThat(created.out()).contains("note: files are striped over the 1 OSD(s) of the admitted placement,"
@@ -75,7 +75,7 @@ class ToolsTest {
         // A reserved volume is striped over its admitted placement (here the one sequential OSD), whatever
         // --striping-width asked; the object size is kept.
         assertThat(line).contains("RAID0 width 1 object size 256KiB")
-                .contains("sequential capacity 20GiB throughput 15MiB/s");
+                .contains("sequential capacity 2GiB throughput 15MiB/s");
     }
 
     // xtfsutil shows the volume, the file id, the XLoc with every OSD's UUID and address, striping and size.

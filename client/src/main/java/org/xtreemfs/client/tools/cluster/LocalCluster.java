@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -104,8 +105,11 @@ public final class LocalCluster implements AutoCloseable {
             cluster.add("mrc", ServerKind.MRC, dirAddress, secretFile, description.mrcSettings(), description.statusPorts(),
                     "");
             List<String> names = new ArrayList<>(List.of("mrc"));
+            String capacityEach = Long.toString(sharedCapacityBytesEach(state, description.osds().size()));
             for (OsdDescription osd : description.osds()) {
-                cluster.add(osd.name(), ServerKind.OSD, dirAddress, secretFile, osd.settings(), description.statusPorts(),
+                Map<String, String> settings = new HashMap<>(osd.settings());
+                settings.putIfAbsent(OsdDescription.CAPACITY_KEY, capacityEach);
+                cluster.add(osd.name(), ServerKind.OSD, dirAddress, secretFile, settings, description.statusPorts(),
                         osd.summary());
                 names.add(osd.name());
             }
@@ -118,6 +122,16 @@ public final class LocalCluster implements AutoCloseable {
             }
             throw new ClusterException("cannot start the cluster in " + state + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The capacity each OSD of a local cluster offers: all of them store on the state folder's one file system,
+     * so each offers an equal part of the space usable there now (at least 1 byte), not the whole disk that
+     * each would otherwise report (an OSD description may set osd.object.capacityBytes itself).
+     */
+    static long sharedCapacityBytesEach(Path state, int osdCount) throws IOException {
+        long usableBytes = Files.getFileStore(state).getUsableSpace();
+        return Math.max(1, usableBytes / Math.max(1, osdCount));
     }
 
     private static byte[] secretBytes() {

@@ -17,6 +17,8 @@ public record OsdDescription(String name, Map<String, String> settings) {
     static final String USAGE_KEY = "osd.usage.type";
     static final String DEVICE_KEY = "osd.device.class";
     static final String EMULATION_KEY = "osd.device.emulation";
+    /** Set by the launcher to each OSD's part of the shared file system unless the description sets it. */
+    static final String CAPACITY_KEY = "osd.object.capacityBytes";
 
     public OsdDescription {
         checkName(name);
