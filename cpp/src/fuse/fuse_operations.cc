@@ -301,7 +301,8 @@ int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
 
 // fallocate(2): plain allocation extends the size (objects are allocated lazily by the OSDs);
 // KEEP_SIZE alone does nothing; PUNCH_HOLE and ZERO_RANGE write real zeros, inside the file size
-// when KEEP_SIZE is set. Other modes (collapse, insert, unshare) are EOPNOTSUPP.
+// when KEEP_SIZE is set. Other modes (collapse, insert, unshare) are EOPNOTSUPP: Linux never forwards
+// them to FUSE, and shifting striped objects is not possible in place (cpp/README.md).
 int Fallocate(const char* path, int mode, off_t offset, off_t length, struct fuse_file_info* info) {
   return Run("fallocate", path, [&](MountContext&) {
     if (offset < 0 || length <= 0) return -EINVAL;
