@@ -191,12 +191,19 @@ TEST_F(LockClientTest, ALockTakenBeforeTheFirstRenewalIsRenewedWithinItsLease) {
   options.renew_period_ms = 600000;
   auto mount = std::make_unique<LockClient>(*volume, "mount-d", options);
   mount->StartRenewal();
+  // The lock must come while the 10 min wait already runs: a thread that starts waiting only after
+  // the lease was learnt waits the short period anyway and would pass without the fix.
+  const auto wait_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (mount->RenewalWaitsBegun() < 1 && std::chrono::steady_clock::now() < wait_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(mount->RenewalWaitsBegun(), 1u);
   ASSERT_TRUE(mount->TryAcquire(*file, Posix(1, 0, 0, true)));
   const auto renewals = [this] {
     return cluster.CountCalls(xtreemfs::osd::OSD_INTERFACE_ID, xtreemfs::osd::OSD_LOCK_RENEW);
   };
   // Due a third of the lease (1 s) after the thread started; the bound is far below the old wait.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (renewals() < 1 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

@@ -132,4 +132,29 @@ check "a name unlinked by another client is gone after 2 x TTL" bash -c "! stat 
 check "a name created by another client is seen at once (no negative caching)" bash -c "
   ! stat '$other/late' 2>/dev/null; echo z > '$m/late' && test \"\$(cat '$other/late')\" = z"
 
+echo "== every name of a hard-linked file shows a change made through another name at once"
+# Through the mount with the 600 s TTL, so a stale kernel or client entry could not expire during the
+# test: each name is stat'ed first (its attributes now cached by the kernel), then changed by another name.
+hl="$slow/hardlinks"
+mkdir "$hl" && echo data > "$hl/a" && ln "$hl/a" "$hl/b"
+stat "$hl/a" "$hl/b" >/dev/null
+check "chmod through one name shows on the other at once" bash -c "
+  chmod 0640 '$hl/b' && test \"\$(stat -c '%a' '$hl/a') \$(stat -c '%a' '$hl/b')\" = '640 640'"
+check "chown through one name shows on the other at once" bash -c "
+  chown 4242:4343 '$hl/a' && test \"\$(stat -c '%u:%g' '$hl/b')\" = 4242:4343"
+check "link through one name raises the link count of every name at once" bash -c "
+  ln '$hl/b' '$hl/c' && test \"\$(stat -c %h '$hl/a') \$(stat -c %h '$hl/b') \$(stat -c %h '$hl/c')\" = '3 3 3'"
+check "unlink of one name lowers the link count of the others at once" bash -c "
+  rm '$hl/c' && test \"\$(stat -c %h '$hl/a') \$(stat -c %h '$hl/b')\" = '2 2'"
+# Names the kernel learnt from a directory listing (readdirplus, no lookup of their own).
+mkdir "$hl/listed" && echo x > "$hl/listed/p" && ln "$hl/listed/p" "$hl/listed/q"
+ls -l "$hl/listed" >/dev/null
+check "a name learnt from a listing shows a chmod through the other name at once" bash -c "
+  chmod 0604 '$hl/listed/p' && test \"\$(stat -c %a '$hl/listed/q')\" = 604"
+check "a rename keeps the moved name's link to its other names" bash -c "
+  mv '$hl/b' '$hl/renamed' && chmod 0660 '$hl/a' &&
+  test \"\$(stat -c %a '$hl/renamed')\" = 660"
+check "unlink down to one name shows link count 1 at once" bash -c "
+  rm '$hl/a' && test \"\$(stat -c %h '$hl/renamed')\" = 1"
+
 system_finish

@@ -158,6 +158,43 @@ assert os.listdir(os.path.dirname(path)) == ["f"]
 shutil.rmtree(top)
 assert not os.path.exists(top)' "$e"
 
+# PATH_MAX bounds the path of one system call (relative to the working directory), not the depth of a
+# tree: 24 directories of 250 bytes are over 6,000 bytes from the volume root, entered one cd at a time.
+# At the bottom a file is written, read, stat'ed, renamed and removed by relative names, and the tree goes
+# away by relative (fd-based) removal; absolute paths that deep are too long for the kernel, not for us.
+check "a tree over 6,000 bytes deep below the volume root, used with relative paths (cd step by step)" \
+  /usr/bin/python3 -c '
+import errno, os, shutil, sys
+os.chdir(sys.argv[1])
+names = [("%02d" % level) + "d" * 248 for level in range(24)]
+os.mkdir("deeper")
+os.chdir("deeper")
+for name in names:
+    os.mkdir(name)
+    os.chdir(name)
+depth = len("/errno/deeper/" + "/".join(names))
+assert depth > 6000, depth
+assert os.stat(".").st_mode & 0o170000 == 0o040000
+with open("f", "wb") as out:
+    out.write(b"deep data")
+with open("f", "rb") as back:
+    assert back.read() == b"deep data"
+assert os.stat("f").st_size == 9
+os.rename("f", "g")
+assert os.listdir(".") == ["g"] and open("g", "rb").read() == b"deep data"
+os.mkdir("sub"); os.rmdir("sub")
+os.unlink("g")
+assert os.listdir(".") == []
+absolute = os.path.join(sys.argv[1], "deeper", *names)
+try:
+    os.stat(absolute)
+    raise SystemExit("an absolute path of %d bytes was accepted by the kernel" % len(absolute))
+except OSError as error:
+    assert error.errno == errno.ENAMETOOLONG, error
+os.chdir(sys.argv[1])
+shutil.rmtree("deeper")
+assert not os.path.exists("deeper")' "$e"
+
 # A second volume, created with mkfs.xtreemfs against the same DIR and mounted with -o allow_other:
 # a rename or link between two volumes is EXDEV, and another uid can enter it to get EACCES.
 other="$state/mnt3"

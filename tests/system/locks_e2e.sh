@@ -29,11 +29,30 @@ check "mount B sees the file written through mount A" test "$(cat "$b/f")" = "sh
 
 # wait_for FILE SECONDS: true once FILE exists.
 wait_for() { local _; for _ in $(seq 1 $(($2 * 10))); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+# holds MARKER PID: true once the holder PID wrote MARKER.held (it has its locks); false at once, naming
+# its exit status, when it ended before (its acquire failed), so that shows as itself, not as a later check.
+holds() {
+  local _ status
+  for _ in $(seq 1 100); do
+    [ -e "$1.held" ] && return 0
+    if ! kill -0 "$2" 2>/dev/null; then
+      [ -e "$1.held" ] && return 0
+      status=0; wait "$2" || status=$?
+      echo "the lock holder ended with status $status before it held its locks" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  echo "the lock holder took no lock within 10 s" >&2
+  return 1
+}
+# ended_well PID: the holder PID exits with status 0 (after it was told to release).
+ended_well() { local status=0; wait "$1" || status=$?; [ "$status" -eq 0 ] || echo "it ended with status $status" >&2; [ "$status" -eq 0 ]; }
 
 echo "== flock"
 ( exec 9<"$a/f"; flock -n 9 || exit 3; touch "$state/flock.held"; wait_for "$state/flock.release" 60 ) &
 flock_holder=$!
-check "flock -n through mount A holds the lock" wait_for "$state/flock.held" 10
+check "flock -n through mount A holds the lock" holds "$state/flock" "$flock_holder"
 check "flock -n through mount B fails with exit 1 while A holds" bash -c "flock -n '$b/f' true; test \$? = 1"
 check "flock -n of another open file on mount A fails too" bash -c "flock -n '$a/f' true; test \$? = 1"
 check "a POSIX lock is independent of the flock" /usr/bin/python3 -c "
@@ -41,7 +60,7 @@ import fcntl, os, sys
 fd = os.open(sys.argv[1], os.O_RDWR)
 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)" "$b/f"
 touch "$state/flock.release"
-wait "$flock_holder" || true
+check "mount A's flock holder ended normally after the release" ended_well "$flock_holder"
 check "flock -n through mount B succeeds after A released (closed) it" flock -n "$b/f" true
 check "flock -s through both mounts at once (shared locks coexist)" bash -c "
   flock -s -n '$a/f' flock -s -n '$b/f' true"
@@ -73,7 +92,7 @@ print(names.get(kind, kind), start, length, pid)
 PYTHON
 /usr/bin/python3 "$state/holder.py" "$a/f" "$state/range" &
 range_holder=$!
-check "mount A holds [0,100) exclusive and [200,300) shared" wait_for "$state/range.held" 10
+check "mount A holds [0,100) exclusive and [200,300) shared" holds "$state/range" "$range_holder"
 holder_pid="$(cat "$state/range.held" 2>/dev/null || echo none)"
 check "a non-overlapping exclusive lock [100,200) through mount B succeeds" /usr/bin/python3 -c "
 import fcntl, os, sys
@@ -127,12 +146,12 @@ sleep 1.5
 check "a blocking F_SETLKW [50,60) through mount B waits while A holds the range" test ! -e "$state/wait.granted"
 released_at=$(date +%s%N)
 touch "$state/range.release"
-wait "$range_holder" || true
+check "mount A's range holder ended normally after the release" ended_well "$range_holder"
 check "the blocking F_SETLKW through mount B is granted after A unlocks (within 10 s)" \
   wait_for "$state/wait.granted" 10
 granted_at=$(date +%s%N)
 echo "F_SETLKW granted $(( (granted_at - released_at) / 1000000 )) ms after A's holder was told to close"
-wait "$waiter" || true
+check "the waiter through mount B ended normally" ended_well "$waiter"
 
 /usr/bin/python3 -c "
 import fcntl, os, sys, time
@@ -147,13 +166,13 @@ echo "== killed holders"
 rm -f "$state/range.held" "$state/range.release"
 /usr/bin/python3 "$state/holder.py" "$a/f" "$state/range" &
 range_holder=$!
-wait_for "$state/range.held" 10 || true
+check "mount A's holder takes its locks again" holds "$state/range" "$range_holder"
 check "while A's holder lives, [0,100) is locked for mount B" errno_is EAGAIN "
 import fcntl
 fd = os.open(a[0], os.O_RDWR)
 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 100, 0)" "$b/f"
 kill -KILL "$range_holder"
-wait "$range_holder" 2>/dev/null || true
+wait "$range_holder" 2>/dev/null || true  # killed: status 137
 check "SIGKILL of A's holder process releases its locks (its files are closed)" /usr/bin/python3 -c "
 import fcntl, os, sys
 fd = os.open(sys.argv[1], os.O_RDWR)
@@ -162,7 +181,7 @@ fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 100, 0)" "$b/f"
 rm -f "$state/range.held" "$state/range.release"
 /usr/bin/python3 "$state/holder.py" "$a/f" "$state/range" &
 range_holder=$!
-wait_for "$state/range.held" 10 || true
+check "mount A's holder takes its locks a third time" holds "$state/range" "$range_holder"
 sleep $((lease_ms / 1000 + 2))
 check "a lock of a live mount A outlasts the lease (the mount renews it)" errno_is EAGAIN "
 import fcntl
@@ -189,6 +208,6 @@ while True:
         time.sleep(0.2)" "$b/f" "$lease_ms"
 echo "mount B got the lock $(( ($(date +%s%N) - killed_at) / 1000000 )) ms after mount A was killed (lease $lease_ms ms)"
 touch "$state/range.release"
-wait "$range_holder" 2>/dev/null || true
+wait "$range_holder" 2>/dev/null || true  # its mount was killed under it: its exit status says nothing
 fusermount3 -u "$a" 2>/dev/null || fusermount3 -uz "$a" || true
 system_finish

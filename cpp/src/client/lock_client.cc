@@ -232,6 +232,7 @@ void LockClient::RenewalLoop() {
     // while this thread waited (a lock taken before the first renewal learns the lease only then).
     const auto due = last_renewal + std::chrono::milliseconds(renew_period_ms_);
     if (std::chrono::steady_clock::now() < due) {
+      ++renewal_waits_begun_;
       wake_.wait_until(guard, due);
       continue;
     }
@@ -241,6 +242,11 @@ void LockClient::RenewalLoop() {
     if (anything_held) RenewLeases();
     guard.lock();
   }
+}
+
+std::uint64_t LockClient::RenewalWaitsBegun() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return renewal_waits_begun_;
 }
 
 std::size_t LockClient::MaybeHeldCount() {

@@ -87,6 +87,9 @@ class LockClient {
 
   // (file id, kind, owner) entries this mount may hold locks for; for tests and status.
   std::size_t MaybeHeldCount();
+  // How many times the renewal thread began waiting for its next renewal (tests wait for the first,
+  // so a lock is taken while a wait is already running, as in a mount).
+  std::uint64_t RenewalWaitsBegun();
 
  private:
   xtreemfs::osd::Lock ToWire(const LockSpec& lock) const;
@@ -110,6 +113,7 @@ class LockClient {
   std::map<HeldKey, std::string> maybe_held_;  // guarded by mutex_
   std::uint32_t renew_period_ms_;             // guarded by mutex_
   bool stopping_ = false;                     // guarded by mutex_
+  std::uint64_t renewal_waits_begun_ = 0;     // guarded by mutex_
   std::condition_variable wake_;
   std::thread renewal_;
 };

@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
+#include <string>
 
 #include "client/file_handle.h"
 #include "fuse/posix_conversion.h"
@@ -71,6 +74,29 @@ client::FileHandle* HandleOf(struct fuse_file_info* info) {
   return reinterpret_cast<client::FileHandle*>(static_cast<std::uintptr_t>(info->fh));
 }
 
+// Notes a name the kernel is given attributes of (see HardLinkNames).
+void NoteName(MountContext& context, const std::string& path, const xtreemfs::mrc::Stat& stat) {
+  context.hard_link_names.Note(path, stat.inode(), stat.nlink(), (stat.mode() & S_IFMT) == S_IFDIR);
+}
+
+// After a change through one name of a file (mode, owner, times, size or link count), its other names
+// show it at once: the client's cached Stats of the file and the kernel's attributes of each other name
+// (its own node in libfuse's high-level API) are dropped, so the next stat asks again.
+void RefreshOtherNames(MountContext& context,
+                       const std::optional<HardLinkNames::OtherNames>& others) {
+  if (!others || others->paths.empty()) return;
+  context.volume->metadata_cache().InvalidateInode(others->inode);
+  for (const std::string& other : others->paths) {
+    fuse_invalidate_path(fuse_get_context()->fuse, other.c_str());  // -ENOENT: not cached, fine
+  }
+}
+
+// The path of `name` in directory `directory`.
+std::string ChildPath(const char* directory, const std::string& name) {
+  const std::string parent(directory);
+  return parent == "/" ? "/" + name : parent + "/" + name;
+}
+
 // The kernel trusts attributes and names as long as the client's metadata cache does (so a change
 // by another client shows after at most twice the TTL: kernel entry plus cache entry). Negative
 // lookups are not cached, by the kernel or the client: a name created elsewhere is seen at once.
@@ -132,7 +158,9 @@ void Destroy(void* private_data) {
 
 int Getattr(const char* path, struct stat* out, struct fuse_file_info*) {
   return Run("getattr", path, [&](MountContext& context) {
-    StatToPosix(context.volume->Getattr(CallerCredentials(), path), out);
+    const xtreemfs::mrc::Stat stat = context.volume->Getattr(CallerCredentials(), path);
+    StatToPosix(stat, out);
+    NoteName(context, path, stat);
     return 0;
   });
 }
@@ -165,7 +193,10 @@ int Mkdir(const char* path, mode_t mode) {
 
 int Unlink(const char* path) {
   return Run("unlink", path, [&](MountContext& context) {
+    const auto others = context.hard_link_names.OthersOf(path);
     context.volume->Unlink(CallerCredentials(), path);
+    context.hard_link_names.Forget(path);
+    RefreshOtherNames(context, others);
     return 0;
   });
 }
@@ -186,7 +217,11 @@ int Symlink(const char* target, const char* link_path) {
 
 int Rename(const char* source_path, const char* target_path, unsigned int flags) {
   return Run("rename", source_path, [&](MountContext& context) {
+    // A replaced target that was one name of a multiply-linked file: its other names lose a link.
+    const auto others = context.hard_link_names.OthersOf(target_path);
     context.volume->Rename(CallerCredentials(), source_path, target_path, flags);
+    context.hard_link_names.Rename(source_path, target_path, (flags & RENAME_EXCHANGE) != 0);
+    if ((flags & RENAME_EXCHANGE) == 0) RefreshOtherNames(context, others);
     return 0;
   });
 }
@@ -197,6 +232,7 @@ int Link(const char* existing_path, const char* link_path) {
     // The high-level API gives each path its own kernel inode, so the existing name's cached
     // attributes (link count, ctime) would stay stale for attr_timeout; drop them now.
     fuse_invalidate_path(fuse_get_context()->fuse, existing_path);
+    RefreshOtherNames(context, context.hard_link_names.OthersOf(existing_path));
     return 0;
   });
 }
@@ -206,6 +242,7 @@ int Chmod(const char* path, mode_t mode, struct fuse_file_info*) {
     xtreemfs::mrc::Stat stat;
     stat.set_mode(mode);
     context.volume->Setattr(CallerCredentials(), path, stat, xtreemfs::mrc::SETATTR_MODE);
+    RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
     return 0;
   });
 }
@@ -224,6 +261,7 @@ int Chown(const char* path, uid_t uid, gid_t gid, struct fuse_file_info*) {
       to_set |= xtreemfs::mrc::SETATTR_GID;
     }
     if (to_set != 0) context.volume->Setattr(CallerCredentials(), path, stat, to_set);
+    RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
     return 0;
   });
 }
@@ -233,11 +271,12 @@ int Truncate(const char* path, off_t size, struct fuse_file_info* info) {
     if (size < 0) return -EINVAL;
     if (info != nullptr && info->fh != 0) {
       HandleOf(info)->Truncate(static_cast<std::uint64_t>(size));
-      return 0;
+    } else {
+      auto handle = context.volume->OpenFile(CallerCredentials(), path, O_WRONLY, 0);
+      handle->Truncate(static_cast<std::uint64_t>(size));
+      handle->Close();
     }
-    auto handle = context.volume->OpenFile(CallerCredentials(), path, O_WRONLY, 0);
-    handle->Truncate(static_cast<std::uint64_t>(size));
-    handle->Close();
+    if (path != nullptr) RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
     return 0;
   });
 }
@@ -262,7 +301,8 @@ int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
 
 // fallocate(2): plain allocation extends the size (objects are allocated lazily by the OSDs);
 // KEEP_SIZE alone does nothing; PUNCH_HOLE and ZERO_RANGE write real zeros, inside the file size
-// when KEEP_SIZE is set. Other modes (collapse, insert, unshare) are EOPNOTSUPP.
+// when KEEP_SIZE is set. Other modes (collapse, insert, unshare) are EOPNOTSUPP: Linux never forwards
+// them to FUSE, and shifting striped objects is not possible in place (cpp/README.md).
 int Fallocate(const char* path, int mode, off_t offset, off_t length, struct fuse_file_info* info) {
   return Run("fallocate", path, [&](MountContext&) {
     if (offset < 0 || length <= 0) return -EINVAL;
@@ -384,6 +424,10 @@ int Readdir(const char* path, void* buffer, fuse_fill_dir_t filler, off_t offset
       for (const auto& entry : batch.entries()) {
         struct stat entry_stat;
         StatToPosix(entry.stat(), &entry_stat);
+        // readdirplus hands the kernel a name with attributes without a getattr of its own.
+        if (plus && entry.name() != "." && entry.name() != "..") {
+          NoteName(context, ChildPath(path, entry.name()), entry.stat());
+        }
         const bool buffer_full =
             filler(buffer, entry.name().c_str(), plus ? &entry_stat : nullptr,
                    static_cast<off_t>(entry.next_offset()),
@@ -413,6 +457,7 @@ int Utimens(const char* path, const struct timespec times[2], struct fuse_file_i
     const TimesUpdate update = TimesUpdateOf(times);
     if (update.to_set != 0) {
       context.volume->Setattr(CallerCredentials(), path, update.stat, update.to_set);
+      RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
     }
     return 0;
   });

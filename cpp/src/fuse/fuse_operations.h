@@ -12,6 +12,7 @@
 #include "client/clock.h"
 #include "client/lock_client.h"
 #include "client/volume.h"
+#include "fuse/hard_link_names.h"
 #include "fuse/log.h"
 #include "fuse/mount_options.h"
 #include "rpc/retrying_transport.h"
@@ -33,6 +34,10 @@ struct MountContext {
   std::mutex open_handles_mutex;
   std::set<client::FileHandle*> open_handles;  // guarded by open_handles_mutex
   std::unique_ptr<client::LockClient> locks;  // created with the volume, destroyed before it
+  // Names of multiply-linked files the kernel holds attributes of, so a change through one name
+  // refreshes the others at once (hard_link_names.h).
+  HardLinkNames hard_link_names{kHardLinkNamesMax};
+  static constexpr std::size_t kHardLinkNamesMax = 1 << 16;
 };
 
 struct fuse_operations MakeFuseOperations();

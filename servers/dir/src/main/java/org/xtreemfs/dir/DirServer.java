@@ -96,7 +96,8 @@ public final class DirServer implements AutoCloseable {
                 .pendingCallsMax(config.rpcPendingCallsMax())
                 .handle(dir, DirProcedure.DIR_ADDRESS_MAPPINGS_GET_VALUE, new AddressMappingsGetOp(registryStage, services))
                 .handle(dir, DirProcedure.DIR_ADDRESS_MAPPINGS_SET_VALUE, new AddressMappingsSetOp(registryStage, services))
-                .handle(dir, DirProcedure.DIR_SERVICE_REGISTER_VALUE, new ServiceRegisterOp(registryStage, services))
+                .handle(dir, DirProcedure.DIR_SERVICE_REGISTER_VALUE,
+                        new ServiceRegisterOp(registryStage, services, volumes))
                 .handle(dir, DirProcedure.DIR_SERVICE_DEREGISTER_VALUE, new ServiceDeregisterOp(registryStage, services))
                 .handle(dir, DirProcedure.DIR_SERVICE_GET_BY_TYPE_VALUE, new ServiceGetByTypeOp(registryStage, services))
                 .handle(dir, DirProcedure.DIR_SERVICE_GET_BY_UUID_VALUE, new ServiceGetByUuidOp(registryStage, services))

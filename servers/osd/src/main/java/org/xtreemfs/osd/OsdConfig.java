@@ -68,6 +68,9 @@ public final class OsdConfig {
             30L * 24 * 3_600_000, "grace period between OSD_UNLINK and deleting the objects (open files stay readable)");
     public static final Setting<Integer> DELETION_PENDING_MAX = Setting.integer("osd.deletion.pendingMax",
             1_000_000, 1, 100_000_000, "files waiting for deletion; more unlinks are rejected with OVERLOADED");
+    public static final Setting<Integer> DELETED_VOLUME_FILES_PER_HEARTBEAT = Setting.integer(
+            "osd.deletion.deletedVolumeFilesPerHeartbeat", 1000, 1, 1_000_000,
+            "files of deleted volumes (named by the DIR with each heartbeat) queued for deletion per heartbeat");
     public static final Setting<OsdUsageType> USAGE_TYPE = Setting.enumeration("osd.usage.type",
             OsdUsageType.class, OsdUsageType.BEST_EFFORT, "reservation type this OSD serves");
     public static final Setting<DeviceClass> DEVICE_CLASS = Setting.enumeration("osd.device.class",
@@ -87,7 +90,7 @@ public final class OsdConfig {
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
             ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, OBJECT_CAPACITY_BYTES, STORAGE_THREADS, PREPROCESSING_THREADS,
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, QOS_VOLUME_QUEUE_CAPACITY, QOS_POLICY,
-            HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION,
+            HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX, DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION,
             PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
             CapabilitySecret.INLINE, CapabilitySecret.FILE));
 
@@ -202,6 +205,10 @@ public final class OsdConfig {
 
     public int deletionPendingMax() {
         return settings.get(DELETION_PENDING_MAX);
+    }
+
+    public int deletedVolumeFilesPerHeartbeat() {
+        return settings.get(DELETED_VOLUME_FILES_PER_HEARTBEAT);
     }
 
     public OsdUsageType usageType() {

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
@@ -53,6 +55,7 @@ import org.xtreemfs.osd.stages.QosStage;
 import org.xtreemfs.osd.stages.StorageStage;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.DeletionQueue;
+import org.xtreemfs.osd.storage.VolumeReaper;
 import org.xtreemfs.osd.calibration.ProfileFile;
 import org.xtreemfs.osd.storage.DeviceEmulation;
 import org.xtreemfs.osd.storage.EmulatedDevice;
@@ -74,6 +77,7 @@ import org.xtreemfs.qos.wfq.ShareRule;
  * {@link #close()} stops everything it started.
  */
 public final class OsdServer implements RunningServer {
+    private static final Logger LOG = LoggerFactory.getLogger(OsdServer.class);
     /** Where OSDs before the store-based deletion queue kept one file per entry; imported at start. */
     static final String LEGACY_DELETION_QUEUE_FOLDER = "deletion-queue";
     private static final long DIR_CALL_TIMEOUT_MS = 10_000;
@@ -108,6 +112,7 @@ public final class OsdServer implements RunningServer {
     private LockManager locks;
     private RpcServer rpcServer;
     private DirHeartbeat heartbeat;
+    private VolumeReaper reaper;
     private Addresses addresses;
     /** The profile registered at the DIR before the folder's capacity cap, and where it comes from. */
     private OsdProfile baseProfile;
@@ -193,7 +198,9 @@ public final class OsdServer implements RunningServer {
         AddressMapping mapping = AddressMapping.newBuilder().setUuid(uuid).setProtocol("pbrpc")
                 .setAddress(advertisedHost()).setPort(rpcAddress.getPort()).setMatchNetwork("*")
                 .setTtlS(ADDRESS_MAPPING_TTL_S).build();
-        heartbeat = started(new DirHeartbeat(dir, uuid, mapping, this::attributes, config.heartbeatPeriodMs()));
+        reaper = new VolumeReaper(store, deletions, config.deletedVolumeFilesPerHeartbeat());
+        heartbeat = started(new DirHeartbeat(dir, uuid, mapping, this::attributes, this::reapDeletedVolumes,
+                config.heartbeatPeriodMs()));
         heartbeat.start();
         PrometheusRegistry metrics = new PrometheusRegistry();
         volumeMetrics.register(metrics);
@@ -422,6 +429,22 @@ public final class OsdServer implements RunningServer {
 
     ObjectStore store() {
         return store;
+    }
+
+    /** Queues the next files of the deleted volumes the DIR named; a failure is retried with the next heartbeat. */
+    private void reapDeletedVolumes(List<String> volumeIds) {
+        try {
+            int queued = reaper.reap(volumeIds);
+            if (queued > 0) {
+                LOG.info("queued {} files of deleted volumes for deletion", queued);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("cannot look for files of deleted volumes (retried with the next heartbeat): {}", e.toString());
+        }
+    }
+
+    VolumeReaper reaper() {
+        return reaper;
     }
 
     DeletionQueue deletions() {

@@ -2,13 +2,15 @@ package org.xtreemfs.qos;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * Reproducible random test cases: case {@code i} of a property draws from {@code new SplittableRandom(baseSeed + i)},
- * and a failure names its case and seed. {@code -Dqos.seed=S} runs only the case with seed S.
+ * and a failure names its case and seed. {@code -Dqos.seed=S} runs only the case with seed S; a property that
+ * has no case S fails rather than pass without running anything.
  */
 public final class SeededCases {
   private static final String SEED_PROPERTY = "qos.seed";
@@ -17,24 +19,47 @@ public final class SeededCases {
 
   private SeededCases() {}
 
-  /** Runs {@code check} for {@code count} cases; returns how many ran (fewer only when -Dqos.seed is given). */
+  /**
+   * Runs {@code check} for {@code count} cases; returns how many ran (1 when -Dqos.seed is given). A seed
+   * that is no case of this property, or not a number, fails: a replay that ran nothing must not pass.
+   */
   public static int check(long baseSeed, int count, Consumer<SplittableRandom> check) {
-    String only = System.getProperty(SEED_PROPERTY);
-    int ran = 0;
-    for (int index = 0; index < count; index++) {
-      long seed = baseSeed + index;
-      if (only != null && !only.isBlank() && Long.parseLong(only.trim()) != seed) {
-        continue;
+    OptionalLong only = onlySeed();
+    if (only.isPresent()) {
+      long seed = only.getAsLong();
+      if (seed < baseSeed || seed - baseSeed >= count) {
+        throw new AssertionError(String.format("-D%s=%d names no case of this property (its seeds are %d..%d):"
+            + " run the test whose failure printed that seed", SEED_PROPERTY, seed, baseSeed, baseSeed + count - 1));
       }
-      try {
-        check.accept(new SplittableRandom(seed));
-      } catch (AssertionError | RuntimeException failure) {
-        throw new AssertionError(String.format("case %d of %d failed, seed %d (rerun alone with -D%s=%d): %s",
-            index, count, seed, SEED_PROPERTY, seed, failure.getMessage()), failure);
-      }
-      ran++;
+      runCase((int) (seed - baseSeed), count, seed, check);
+      return 1;
     }
-    return ran;
+    for (int index = 0; index < count; index++) {
+      runCase(index, count, baseSeed + index, check);
+    }
+    return count;
+  }
+
+  private static void runCase(int index, int count, long seed, Consumer<SplittableRandom> check) {
+    try {
+      check.accept(new SplittableRandom(seed));
+    } catch (AssertionError | RuntimeException failure) {
+      throw new AssertionError(String.format("case %d of %d failed, seed %d (rerun alone with -D%s=%d): %s",
+          index, count, seed, SEED_PROPERTY, seed, failure.getMessage()), failure);
+    }
+  }
+
+  /** The seed of -Dqos.seed, if given. */
+  static OptionalLong onlySeed() {
+    String only = System.getProperty(SEED_PROPERTY);
+    if (only == null || only.isBlank()) {
+      return OptionalLong.empty();
+    }
+    try {
+      return OptionalLong.of(Long.parseLong(only.trim()));
+    } catch (NumberFormatException notNumber) {
+      throw new AssertionError("-D" + SEED_PROPERTY + "='" + only + "' is not a seed (a decimal number)");
+    }
   }
 
   /** A value in [min, max], the bounds themselves more often than uniform. */

@@ -2,9 +2,12 @@ package org.xtreemfs.dir.registry;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import java.util.ArrayList;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KeyRange;
@@ -17,19 +20,29 @@ import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.interfaces.dir.VolumeRegistration;
 
 /**
- * Which MRC serves which volume, by volume name. Thread-safe (one monitor). Invariants: a name maps to
- * at most one volume id and an id to at most one name; changes are synced to disk before they are
- * acknowledged, because clients find volumes only through this registry.
+ * Which MRC serves which volume, by volume name, and which volumes were deleted. Thread-safe (one
+ * monitor). Invariants: a name maps to at most one volume id and an id to at most one name; changes are
+ * synced to disk before they are acknowledged, because clients find volumes only through this registry.
+ * A deregistered volume's id is kept as deleted (the newest {@value #DELETED_VOLUMES_KEPT}), written in the
+ * same batch as the removal: the OSDs learn the ids with their heartbeats and remove the volume's objects,
+ * so a deleted id is never registered again.
  */
 public final class VolumeRegistry {
     /** Longest volume name in bytes, as a POSIX file name. */
     public static final int VOLUME_NAME_BYTES_MAX = 255;
 
+    /** Deleted volume ids kept (and sent to every OSD with each heartbeat); older ones are forgotten. */
+    public static final int DELETED_VOLUMES_KEPT = 1000;
+
     private static final byte[] VOLUME_PREFIX = Keys.utf8("volume/");
+    private static final byte[] DELETED_PREFIX = Keys.utf8("deleted-volume/");
 
     private final KvStore store;
     private final Map<String, VolumeRegistration> volumesByName = new TreeMap<>();
     private final Map<String, String> namesById = new HashMap<>();
+    /** Deleted volume ids by their deletion's sequence number (oldest first). */
+    private final TreeMap<Long, String> deletedBySequence = new TreeMap<>();
+    private final Set<String> deletedIds = new HashSet<>();
 
     /** Loads every volume the store holds. */
     public VolumeRegistry(KvStore store) {
@@ -40,6 +53,15 @@ public final class VolumeRegistry {
                 VolumeRegistration volume = parseVolume(entry);
                 volumesByName.put(volume.getVolumeName(), volume);
                 namesById.put(volume.getVolumeId(), volume.getVolumeName());
+            }
+        }
+        try (KvIterator deleted = store.iterator(KeyRange.prefix(DELETED_PREFIX))) {
+            while (deleted.hasNext()) {
+                KvEntry entry = deleted.next();
+                String id = new String(entry.key(), DELETED_PREFIX.length, entry.key().length - DELETED_PREFIX.length,
+                        StandardCharsets.UTF_8);
+                deletedBySequence.put(Long.parseLong(new String(entry.value(), StandardCharsets.US_ASCII)), id);
+                deletedIds.add(id);
             }
         }
     }
@@ -57,6 +79,9 @@ public final class VolumeRegistry {
             throw RegistryException.conflict("volume '" + name + "' already exists with id '"
                     + existing.getVolumeId() + "', not '" + id + "'");
         }
+        if (deletedIds.contains(id)) {
+            throw RegistryException.conflict("volume id '" + id + "' belongs to a deleted volume");
+        }
         String nameOfId = namesById.get(id);
         if (nameOfId != null && !nameOfId.equals(name)) {
             throw RegistryException.conflict("volume id '" + id + "' is already registered as volume '"
@@ -69,11 +94,32 @@ public final class VolumeRegistry {
         namesById.put(id, name);
     }
 
+    /** Forgets the volume and keeps its id as deleted, dropping the oldest deleted id beyond the bound. */
     public synchronized void deregister(String name) throws RegistryException {
         VolumeRegistration existing = get(name);
-        store.write(new WriteBatch().delete(volumeKey(name)), Durability.SYNC);
+        String id = existing.getVolumeId();
+        long sequence = deletedBySequence.isEmpty() ? 1 : deletedBySequence.lastKey() + 1;
+        WriteBatch batch = new WriteBatch().delete(volumeKey(name))
+                .put(deletedKey(id), Long.toString(sequence).getBytes(StandardCharsets.US_ASCII));
+        String forgotten = deletedBySequence.size() >= DELETED_VOLUMES_KEPT
+                ? deletedBySequence.firstEntry().getValue() : null;
+        if (forgotten != null) {
+            batch.delete(deletedKey(forgotten));
+        }
+        store.write(batch, Durability.SYNC);
         volumesByName.remove(name);
-        namesById.remove(existing.getVolumeId());
+        namesById.remove(id);
+        if (forgotten != null) {
+            deletedBySequence.pollFirstEntry();
+            deletedIds.remove(forgotten);
+        }
+        deletedBySequence.put(sequence, id);
+        deletedIds.add(id);
+    }
+
+    /** Ids of deleted volumes, oldest first, at most {@value #DELETED_VOLUMES_KEPT}. */
+    public synchronized List<String> deletedVolumeIds() {
+        return new ArrayList<>(deletedBySequence.values());
     }
 
     /** The volume's registration; NOT_FOUND names the volume when it is unknown. */
@@ -104,6 +150,10 @@ public final class VolumeRegistry {
             throw RegistryException.invalid("volume name '" + name + "' is not a valid name (no '/', '.' or '..')");
         }
         return ServiceRegistry.checkIdentifier("volume name", name);
+    }
+
+    private static byte[] deletedKey(String volumeId) {
+        return Keys.concat(DELETED_PREFIX, Keys.utf8(volumeId));
     }
 
     private static byte[] volumeKey(String name) {

@@ -47,9 +47,38 @@ class VolumeRegistryTest {
         assertThatThrownBy(() -> registry.register(volume("id-1", "other", "mrc-1")))
                 .isInstanceOf(RegistryException.class).hasMessageContaining("'id-1'")
                 .extracting(e -> ((RegistryException) e).reason()).isEqualTo(RegistryException.Reason.CONFLICT);
+        registry.register(volume("id-2", "other", "mrc-1"));
+        assertThat(registry.get("other").getVolumeId()).isEqualTo("id-2");
+    }
+
+    // A deregistered (deleted) volume's id is kept for the OSDs, survives a restart and is never registered again.
+    @Test
+    void deletedIdsAreKeptAndNeverRegisteredAgain() throws Exception {
+        registry.register(volume("id-1", "data", "mrc-1"));
+        registry.register(volume("id-2", "more", "mrc-1"));
+        registry.deregister("more");
         registry.deregister("data");
-        registry.register(volume("id-1", "other", "mrc-1"));
-        assertThat(registry.get("other").getVolumeId()).isEqualTo("id-1");
+        assertThat(registry.deletedVolumeIds()).containsExactly("id-2", "id-1");
+        assertThatThrownBy(() -> registry.register(volume("id-1", "data", "mrc-1")))
+                .isInstanceOf(RegistryException.class).hasMessageContaining("'id-1'").hasMessageContaining("deleted")
+                .extracting(e -> ((RegistryException) e).reason()).isEqualTo(RegistryException.Reason.CONFLICT);
+        registry.register(volume("id-3", "data", "mrc-1"));  // the name is free again, with a new id
+
+        VolumeRegistry reloaded = new VolumeRegistry(store);
+        assertThat(reloaded.deletedVolumeIds()).containsExactly("id-2", "id-1");
+        assertThat(reloaded.get("data").getVolumeId()).isEqualTo("id-3");
+    }
+
+    // Only the newest deleted ids are kept: the oldest is forgotten, in memory and in the store.
+    @Test
+    void deletedIdsAreBounded() throws Exception {
+        for (int index = 0; index <= VolumeRegistry.DELETED_VOLUMES_KEPT; index++) {
+            registry.register(volume("id-" + index, "v" + index, "mrc-1"));
+            registry.deregister("v" + index);
+        }
+        assertThat(registry.deletedVolumeIds()).hasSize(VolumeRegistry.DELETED_VOLUMES_KEPT)
+                .doesNotContain("id-0").startsWith("id-1").endsWith("id-" + VolumeRegistry.DELETED_VOLUMES_KEPT);
+        assertThat(new VolumeRegistry(store).deletedVolumeIds()).isEqualTo(registry.deletedVolumeIds());
     }
 
     // Unknown volumes are NOT_FOUND naming the volume, for get and deregister alike.

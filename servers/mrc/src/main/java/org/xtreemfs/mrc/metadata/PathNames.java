@@ -6,19 +6,22 @@ import java.util.List;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcException;
 
-/** Splits volume-relative paths into components and enforces Linux's name and path limits. */
+/**
+ * Splits volume-relative paths into components and enforces the file system's own limits: NAME_MAX
+ * (255 bytes per component) and the longest symlink target. A whole path has no limit here: POSIX's
+ * PATH_MAX bounds the path a program passes to one system call, relative to its current directory, so a
+ * tree entered step by step (cd) may be any depth below the volume root, as on a local file system; the
+ * RPC frame limit bounds what one request can carry.
+ */
 public final class PathNames {
     public static final int NAME_BYTES_MAX = 255;
-    public static final int PATH_BYTES_MAX = 4095;
+    /** As Linux: a target is at most PATH_MAX - 1 bytes (readlink(2) into a PATH_MAX buffer keeps its NUL). */
+    public static final int SYMLINK_TARGET_BYTES_MAX = 4095;
 
     private PathNames() {}
 
     /** The components of a '/'-separated path; empty components are skipped; "" and "/" are the root. */
     public static List<String> split(String path) throws RpcException {
-        if (path.getBytes(StandardCharsets.UTF_8).length > PATH_BYTES_MAX) {
-            throw RpcException.errno(Errno.ENAMETOOLONG, "path longer than " + PATH_BYTES_MAX + " bytes: '"
-                    + abbreviate(path) + "'");
-        }
         List<String> components = new ArrayList<>();
         for (String component : path.split("/")) {
             if (component.isEmpty()) {
@@ -38,6 +41,14 @@ public final class PathNames {
         }
         if (name.indexOf('\0') >= 0) {
             throw RpcException.errno(Errno.EINVAL, "file name contains a NUL byte: '" + abbreviate(name) + "'");
+        }
+    }
+
+    /** Rejects symlink targets longer than {@value #SYMLINK_TARGET_BYTES_MAX} bytes (ENAMETOOLONG). */
+    public static void checkSymlinkTarget(String target, String linkPath) throws RpcException {
+        if (target.getBytes(StandardCharsets.UTF_8).length > SYMLINK_TARGET_BYTES_MAX) {
+            throw RpcException.errno(Errno.ENAMETOOLONG, "symlink target longer than " + SYMLINK_TARGET_BYTES_MAX
+                    + " bytes for '" + abbreviate(linkPath) + "'");
         }
     }
 

@@ -1,8 +1,10 @@
 package org.xtreemfs.mrc.ops;
 
 import com.google.protobuf.MessageLite;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
@@ -13,7 +15,6 @@ import org.xtreemfs.mrc.metadata.DeletedFile;
 import org.xtreemfs.mrc.metadata.InodeRecord;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
-import org.xtreemfs.mrc.metadata.PathNames;
 import org.xtreemfs.mrc.metadata.Permissions;
 import org.xtreemfs.mrc.metadata.Transaction;
 
@@ -170,20 +171,23 @@ public final class RenameOp extends MetadataOp<RenameRequest, WithShare<Optional
         }
     }
 
-    /** EINVAL when {@code directoryInode} is {@code newParent} or one of its ancestors. */
+    /**
+     * EINVAL when {@code directoryInode} is {@code newParent} or one of its ancestors. The walk ends at the
+     * root; a chain that comes back to an inode already seen is a corrupt store (reported, never looped on).
+     */
     private static void checkNotUnderItself(Namespace namespace, Transaction transaction, String volumeId,
             long directoryInode, long newParent, String sourcePath, String targetPath) throws RpcException {
-        long current = newParent;
-        for (int depth = 0; depth <= PathNames.PATH_BYTES_MAX; depth++) {
+        Set<Long> seen = new HashSet<>();
+        for (long current = newParent; current != Namespace.ROOT_INODE;
+                current = namespace.loadInode(transaction, volumeId, current).parentInode()) {
             if (current == directoryInode) {
                 throw RpcException.errno(Errno.EINVAL, "rename: cannot move directory '" + sourcePath
                         + "' under itself ('" + targetPath + "')");
             }
-            if (current == Namespace.ROOT_INODE) {
-                return;
+            if (!seen.add(current)) {
+                throw RpcException.internal("directory parent chain of inode " + newParent
+                        + " loops at inode " + current);
             }
-            current = namespace.loadInode(transaction, volumeId, current).parentInode();
         }
-        throw RpcException.internal("directory parent chain longer than " + PathNames.PATH_BYTES_MAX);
     }
 }

@@ -39,11 +39,8 @@ public final class SymlinkOp extends MetadataOp<LinkRequest, Stat> {
         if (target.isEmpty()) {
             throw RpcException.errno(Errno.ENOENT, "symlink: empty target for '" + linkPath + "'");
         }
+        PathNames.checkSymlinkTarget(target, linkPath);
         int targetBytes = target.getBytes(StandardCharsets.UTF_8).length;
-        if (targetBytes > PathNames.PATH_BYTES_MAX) {
-            throw RpcException.errno(Errno.ENAMETOOLONG, "symlink target longer than " + PathNames.PATH_BYTES_MAX
-                    + " bytes for '" + linkPath + "'");
-        }
         Volume volume = namespace.volume(volumeName);
         Transaction transaction = namespace.begin();
         Namespace.Entry entry = namespace.resolveNew(transaction, volume, context.caller(), linkPath);

@@ -18,7 +18,8 @@ import org.xtreemfs.mrc.metadata.Transaction;
 
 /**
  * MRC_VOLUME_DELETE: removes the volume's metadata (owner or root) and releases its reservation, then
- * deregisters it at the DIR. The files' objects stay on the OSDs (not yet garbage-collected, see README).
+ * deregisters it at the DIR, which keeps the id as deleted: the OSDs learn it with their heartbeats and
+ * remove the files' objects in the background (servers/osd/README.md, "Deleted volumes").
  */
 public final class VolumeDeleteOp extends MetadataOp<VolumeNameRequest, Empty> {
     private static final Logger LOG = LoggerFactory.getLogger(VolumeDeleteOp.class);

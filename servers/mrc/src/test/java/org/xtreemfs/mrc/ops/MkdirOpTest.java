@@ -44,6 +44,20 @@ class MkdirOpTest extends OnOneVolume {
         expectErrno(Errno.ENOTDIR, () -> MkdirOp.mkdir(namespace, root(), "vol", "/f/b", 0755));
         expectErrno(Errno.ENAMETOOLONG, () -> MkdirOp.mkdir(namespace, root(), "vol", "/" + "n".repeat(256), 0755));
         MkdirOp.mkdir(namespace, root(), "vol", "/" + "n".repeat(255), 0755);
-        expectErrno(Errno.ENAMETOOLONG, () -> GetattrOp.getattr(namespace, root(), "vol", "/a".repeat(2048)));
+    }
+
+    @Test
+    void pathsFromTheRootHaveNoLengthLimit() throws Exception {
+        // PATH_MAX bounds what one system call passes (relative to its working directory), not the depth
+        // of a tree: 40 directories of 250 bytes are a path of over 10,000 bytes, and every level works.
+        StringBuilder path = new StringBuilder();
+        for (int level = 0; level < 40; level++) {
+            path.append('/').append(String.format("%02d", level)).append("d".repeat(248));
+            MkdirOp.mkdir(namespace, root(), "vol", path.toString(), 0755);
+        }
+        assertThat(path.length()).isGreaterThan(10_000);
+        create(path + "/f");
+        assertThat(stat(path + "/f").getMode() & FileModes.S_IFMT).isEqualTo(FileModes.S_IFREG);
+        expectErrno(Errno.ENAMETOOLONG, () -> stat(path + "/" + "n".repeat(256)));
     }
 }

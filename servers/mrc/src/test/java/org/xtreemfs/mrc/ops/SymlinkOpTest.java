@@ -28,4 +28,13 @@ class SymlinkOpTest extends OnOneVolume {
         expectErrno(Errno.EEXIST, () -> SymlinkOp.symlink(namespace, root(), "vol", "x", "/f"));
         expectErrno(Errno.ELOOP, () -> fixture.open(root(), "vol", "/l", 0, 0));
     }
+
+    @Test
+    void targetsUpToLinuxLimitAreStored() throws Exception {
+        // A target of 4095 bytes is stored whole; one byte more is ENAMETOOLONG, as on Linux.
+        String longest = "t".repeat(4095);
+        SymlinkOp.symlink(namespace, root(), "vol", longest, "/longest");
+        assertThat(ReadlinkOp.readlink(namespace, root(), "vol", "/longest")).isEqualTo(longest);
+        expectErrno(Errno.ENAMETOOLONG, () -> SymlinkOp.symlink(namespace, root(), "vol", longest + "t", "/over"));
+    }
 }

@@ -1,11 +1,13 @@
 package org.xtreemfs.osd.heartbeat;
 
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,13 +17,15 @@ import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.AddressMappingSet;
 import org.xtreemfs.interfaces.dir.OsdAttributes;
 import org.xtreemfs.interfaces.dir.Service;
+import org.xtreemfs.interfaces.dir.ServiceRegisterResponse;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
 import org.xtreemfs.interfaces.dir.ServiceType;
 
 /**
  * Registers the OSD at the DIR and keeps it registered: DIR_ADDRESS_MAPPINGS_SET until it succeeds once,
  * then DIR_SERVICE_REGISTER with fresh attributes every period (that re-registration is the heartbeat). A
- * failed call is logged and retried on the next period; the OSD keeps serving without its DIR.
+ * failed call is logged and retried on the next period; the OSD keeps serving without its DIR. The ids of
+ * deleted volumes in each answer go to {@code deletedVolumes} (on this thread, after the call).
  */
 public final class DirHeartbeat implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DirHeartbeat.class);
@@ -32,6 +36,7 @@ public final class DirHeartbeat implements AutoCloseable {
     private final String uuid;
     private final AddressMapping mapping;
     private final Supplier<OsdAttributes> attributes;
+    private final Consumer<List<String>> deletedVolumes;
     private final long periodMs;
     private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "osd-heartbeat");
@@ -45,11 +50,12 @@ public final class DirHeartbeat implements AutoCloseable {
 
     /** @param attributes sampled once per heartbeat (it may reset load counters) */
     public DirHeartbeat(DirServiceClient dir, String uuid, AddressMapping mapping,
-            Supplier<OsdAttributes> attributes, long periodMs) {
+            Supplier<OsdAttributes> attributes, Consumer<List<String>> deletedVolumes, long periodMs) {
         this.dir = dir;
         this.uuid = uuid;
         this.mapping = mapping;
         this.attributes = attributes;
+        this.deletedVolumes = deletedVolumes;
         this.periodMs = periodMs;
     }
 
@@ -64,9 +70,10 @@ public final class DirHeartbeat implements AutoCloseable {
                 RpcClient.await(dir.addressMappingsSet(AddressMappingSet.newBuilder().addMappings(mapping).build()));
                 mappingRegistered = true;
             }
-            RpcClient.await(dir.serviceRegister(service()));
+            ServiceRegisterResponse answer = RpcClient.await(dir.serviceRegister(service()));
             heartbeatsSent.incrementAndGet();
             lastError = "";
+            deletedVolumes.accept(answer.getDeletedVolumeIdsList());
             return true;
         } catch (Exception e) {
             heartbeatsFailed.incrementAndGet();
