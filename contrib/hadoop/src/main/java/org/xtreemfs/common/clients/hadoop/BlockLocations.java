@@ -11,7 +11,8 @@ import org.xtreemfs.client.striping.StripeLayout;
 /**
  * Hadoop block locations from a file's striping: the file is cut into blocks of {@code blockSizeBytes}, and each
  * block is located on the OSDs that store at least one of its objects (object n on stripe position n mod width).
- * Pure arithmetic; the caller resolves the OSDs' addresses.
+ * Names (host:port) are one per OSD, hosts one per distinct host. Pure arithmetic; the caller resolves the OSDs'
+ * addresses.
  */
 final class BlockLocations {
     private BlockLocations() {}
@@ -39,7 +40,8 @@ final class BlockLocations {
                 positions.add(layout.stripePosition(object));
             }
             List<String> names = new ArrayList<>();
-            List<String> hosts = new ArrayList<>();
+            // Several OSDs may share a host; a scheduler wants each host once.
+            Set<String> hosts = new LinkedHashSet<>();
             List<String> topologyPaths = new ArrayList<>();
             for (int position : positions) {
                 InetSocketAddress address = osdAddresses.get(position);
