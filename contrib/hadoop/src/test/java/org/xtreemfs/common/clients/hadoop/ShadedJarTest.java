@@ -43,7 +43,6 @@ class ShadedJarTest {
         Path local = folder.resolve("local.txt");
         Files.writeString(local, "shaded jar on Hadoop's classpath\n".repeat(5000), StandardCharsets.UTF_8);
         String remoteFolder = cluster.fileSystemUri() + "/" + SharedCluster.VOLUME + "/shaded";
-        shell(folder, "-rm", "-r", "-f", remoteFolder);
         shell(folder, "-mkdir", "-p", remoteFolder);
         String remote = remoteFolder + "/copied.txt";
         shell(folder, "-put", local.toString(), remote);
@@ -52,6 +51,7 @@ class ShadedJarTest {
         Path back = folder.resolve("back.txt");
         shell(folder, "-get", remote, back.toString());
         assertThat(Files.readAllBytes(back)).isEqualTo(Files.readAllBytes(local));
+        shell(folder, "-rm", "-r", remoteFolder);
     }
 
     private static Path shadedJar() {
