@@ -82,6 +82,11 @@ final class XtreemFSInputStream extends FSInputStream implements CanUnbuffer, St
 
     @Override
     public synchronized int read() throws IOException {
+        checkOpen();
+        // From the buffer without allocating: line readers and DataInput call this byte by byte.
+        if (buffer != null && position >= bufferStart && position < bufferStart + bufferLength) {
+            return buffer[(int) (position++ - bufferStart)] & 0xff;
+        }
         byte[] one = new byte[1];
         int read = read(one, 0, 1);
         return read <= 0 ? -1 : one[0] & 0xff;

@@ -32,6 +32,10 @@ final class XtreemFSOutputStream extends OutputStream implements Syncable, Strea
 
     @Override
     public synchronized void write(int b) throws IOException {
+        if (buffer != null && buffered < buffer.length && !closed) {
+            buffer[buffered++] = (byte) b; // byte-by-byte writers (DataOutput) need no array per byte
+            return;
+        }
         write(new byte[] {(byte) b}, 0, 1);
     }
 

@@ -132,6 +132,24 @@ class XtreemFSFileSystemTest {
     }
 
     @Test
+    void byteByByteWritesAndReadsCrossBufferBoundaries() throws Exception {
+        Path file = new Path(base, "bytes");
+        int values = 20_000; // 80,000 bytes: several 24 KiB write buffers and 16 KiB read buffers
+        try (FSDataOutputStream out = fs.create(file, true)) {
+            for (int value = 0; value < values; value++) {
+                out.writeInt(value * 31); // DataOutput writes an int as four single bytes
+            }
+        }
+        assertThat(fs.getFileStatus(file).getLen()).isEqualTo(4L * values);
+        try (FSDataInputStream in = fs.open(file)) {
+            for (int value = 0; value < values; value++) {
+                assertThat(in.readInt()).isEqualTo(value * 31);
+            }
+            assertThat(in.read()).isEqualTo(-1);
+        }
+    }
+
+    @Test
     void statisticsCountBytesAndOperations() throws Exception {
         FileSystem.Statistics statistics = FileSystem.getStatistics(XtreemFSFileSystem.SCHEME, XtreemFSFileSystem.class);
         long writtenBefore = statistics.getBytesWritten();
