@@ -231,6 +231,23 @@ class XtreemFSFileSystemTest {
     }
 
     @Test
+    void renameReplacesAFileOnlyWhenConfigured() throws Exception {
+        Path source = new Path(base, "rename-source");
+        Path target = new Path(base, "rename-target");
+        write(source, randomBytes(1000, 5));
+        write(target, randomBytes(10, 6));
+        assertThat(fs.rename(source, target)).as("HDFS's answer by default").isFalse();
+        assertThat(fs.getFileStatus(target).getLen()).isEqualTo(10);
+        Configuration overwriting = cluster.configuration();
+        overwriting.setBoolean(XtreemFSOptions.RENAME_OVERWRITE, true);
+        try (FileSystem posix = FileSystem.newInstance(URI.create(cluster.fileSystemUri()), overwriting)) {
+            assertThat(posix.rename(source, target)).isTrue();
+            assertThat(posix.exists(source)).isFalse();
+            assertThat(posix.getFileStatus(target).getLen()).isEqualTo(1000);
+        }
+    }
+
+    @Test
     void createNonRecursiveNeedsTheParent() throws Exception {
         Path orphan = new Path(base, "missing-parent/file");
         assertThatThrownBy(() -> fs.createNonRecursive(orphan, FsPermission.getFileDefault(),
