@@ -51,6 +51,9 @@ public class XtreemFSFileSystem extends FileSystem {
     public static final String SCHEME = "xtreemfs";
     private static final int S_IFMT = 0170000;
     private static final int S_IFDIR = 0040000;
+    private static final int S_IFLNK = 0120000;
+    /** As the client library's Volume.open (and Linux's MAXSYMLINKS). */
+    private static final int SYMLINKS_FOLLOWED_MAX = 40;
     private static final int RENAME_NOREPLACE = 1;
     private static final int READ_AHEAD_THREADS = 4;
 
@@ -221,6 +224,37 @@ public class XtreemFSFileSystem extends FileSystem {
         return translate(e, location, null);
     }
 
+    private static boolean isSymlink(Stat stat) {
+        return (stat.getMode() & S_IFMT) == S_IFLNK;
+    }
+
+    /**
+     * The attributes of what a symbolic link (made by another client, e.g. through FUSE) points to, as
+     * {@link Volume#open} follows it: relative targets from the link's folder, absolute ones from the volume root,
+     * at most {@value #SYMLINKS_FOLLOWED_MAX} links; null when it dangles. Other stats are returned as they are.
+     */
+    private static Stat followLinks(Volume volume, String path, Stat stat) throws XtreemFSException {
+        String current = path;
+        for (int followed = 0; isSymlink(stat); followed++) {
+            if (followed == SYMLINKS_FOLLOWED_MAX) {
+                throw new XtreemFSException(Errno.ELOOP, "'" + volume.name() + path + "': more than "
+                        + SYMLINKS_FOLLOWED_MAX + " symbolic links followed");
+            }
+            String target = volume.readlink(current);
+            current = target.startsWith("/") ? target
+                    : (current.lastIndexOf('/') == 0 ? "" : current.substring(0, current.lastIndexOf('/'))) + "/" + target;
+            try {
+                stat = volume.getattr(current);
+            } catch (XtreemFSException e) {
+                if (e.errno() == Errno.ENOENT || e.errno() == Errno.ENOTDIR) {
+                    return null;
+                }
+                throw e;
+            }
+        }
+        return stat;
+    }
+
     private static boolean isDirectory(Stat stat) {
         return (stat.getMode() & S_IFMT) == S_IFDIR;
     }
@@ -251,6 +285,14 @@ public class XtreemFSFileSystem extends FileSystem {
         Stat stat = statOrNull(location);
         if (stat == null) {
             throw new FileNotFoundException(location.describe() + ": no such file or directory");
+        }
+        try {
+            stat = followLinks(volume(location), location.path(), stat);
+        } catch (XtreemFSException e) {
+            throw translate(e, location);
+        }
+        if (stat == null) {
+            throw new FileNotFoundException(location.describe() + ": a symbolic link to nothing");
         }
         return toStatus(stat, location.qualified());
     }
@@ -331,7 +373,14 @@ public class XtreemFSFileSystem extends FileSystem {
                     while (next == null && entries.hasNextEntry()) {
                         DirectoryEntry entry = entries.nextEntry();
                         if (!entry.getName().equals(".") && !entry.getName().equals("..")) {
-                            next = toStatus(entry.getStat(), new Path(location.qualified(), entry.getName()));
+                            Stat stat = entry.getStat();
+                            if (isSymlink(stat)) {
+                                String child = (location.path().equals("/") ? "" : location.path()) + "/"
+                                        + entry.getName();
+                                Stat target = followLinks(volume(location), child, stat);
+                                stat = target != null ? target : stat; // a dangling link is listed as itself
+                            }
+                            next = toStatus(stat, new Path(location.qualified(), entry.getName()));
                         }
                     }
                 } catch (XtreemFSException e) {

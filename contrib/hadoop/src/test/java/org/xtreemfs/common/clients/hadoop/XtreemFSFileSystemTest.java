@@ -248,6 +248,38 @@ class XtreemFSFileSystemTest {
     }
 
     @Test
+    void symbolicLinksOfOtherClientsAreFollowedLikeOpenDoes() throws Exception {
+        Path target = new Path(base, "link-target");
+        byte[] data = randomBytes(5000, 7);
+        write(target, data);
+        try (Client client = Client.connect(cluster.launcher().dirSocketAddress(), ClientOptions.defaults())) {
+            org.xtreemfs.client.Volume volume = client.openVolume(SharedCluster.VOLUME);
+            volume.mkdir("/fs-test/links", 0755);
+            volume.symlink("../link-target", "/fs-test/links/relative");
+            volume.symlink("/fs-test/link-target", "/fs-test/links/absolute");
+            volume.symlink("nothing-here", "/fs-test/links/dangling");
+        }
+        Path links = new Path(base, "links");
+        for (String name : List.of("relative", "absolute")) {
+            FileStatus status = fs.getFileStatus(new Path(links, name));
+            assertThat(status.isFile()).isTrue();
+            assertThat(status.getLen()).as(name).isEqualTo(data.length);
+            assertThat(status.getPath().getName()).isEqualTo(name);
+            try (FSDataInputStream in = fs.open(new Path(links, name))) {
+                byte[] read = new byte[data.length];
+                in.readFully(read);
+                assertThat(read).isEqualTo(data);
+            }
+        }
+        assertThatThrownBy(() -> fs.getFileStatus(new Path(links, "dangling")))
+                .isInstanceOf(FileNotFoundException.class).hasMessageContaining("symbolic link to nothing");
+        assertThat(fs.listStatus(links)).extracting(FileStatus::getLen)
+                .containsExactlyInAnyOrder((long) data.length, (long) data.length, (long) "nothing-here".length());
+        assertThat(fs.delete(new Path(links, "relative"), false)).isTrue();
+        assertThat(fs.exists(target)).as("deleting a link leaves its target").isTrue();
+    }
+
+    @Test
     void createNonRecursiveNeedsTheParent() throws Exception {
         Path orphan = new Path(base, "missing-parent/file");
         assertThatThrownBy(() -> fs.createNonRecursive(orphan, FsPermission.getFileDefault(),
