@@ -16,6 +16,7 @@ using xtreemfs::fuse_adapter::MountContext;
 void OpenVolume(MountContext& context) {
   xtreemfs::rpc::RetryPolicy retry_policy;
   retry_policy.attempts_max = context.options.attempts_max;
+  retry_policy.retry_window_ms = context.options.retry_window_ms;
   context.rpc_client = std::make_unique<xtreemfs::rpc::RpcClient>();
   context.transport =
       std::make_unique<xtreemfs::rpc::RetryingTransport>(*context.rpc_client, retry_policy);
