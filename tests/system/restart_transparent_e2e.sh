@@ -15,8 +15,8 @@ start_cluster 2
 "$repository/bin/mkfs.xtreemfs" -w 2 "127.0.0.1:$dir_port/transparent" >/dev/null
 mount_point="$state/mnt"
 # lib.sh's defaults cap retries (--retries 1); here the window decides, as in a plain mount: 5 s per
-# attempt, at most 60 s of retries (the cap of 1000 attempts is never reached inside the window).
-mount_volume transparent "$mount_point" --timeout-ms 5000 --retries 1000 --retry-window-ms 60000
+# attempt, at most 60 s of retries (the cap of 101 attempts is not reached inside the window: at most 31 with the 2 s backoff).
+mount_volume transparent "$mount_point" --timeout-ms 5000 --retries 100 --retry-window-ms 60000
 down_s=4
 
 # fio_job NAME FIO_OPTIONS...: starts a rate-limited fio job with crc32c verification in the background

@@ -97,7 +97,15 @@ public final class RpcClient implements AutoCloseable {
     /** Calls a procedure without data segments and parses its response message. */
     public <T> CompletableFuture<T> callParsed(InetSocketAddress address, int interfaceId, int procedureId,
             UserCredentials credentials, MessageLite request, Parser<T> responseParser, long timeoutMs) {
-        return call(address, interfaceId, procedureId, credentials, request, (ByteBuf) null, timeoutMs)
+        return callParsed(address, interfaceId, procedureId, credentials, request, responseParser, timeoutMs, "", 0);
+    }
+
+    /** As above, applied exactly once by the server (see the exactly-once {@code call}). */
+    public <T> CompletableFuture<T> callParsed(InetSocketAddress address, int interfaceId, int procedureId,
+            UserCredentials credentials, MessageLite request, Parser<T> responseParser, long timeoutMs,
+            String clientId, long requestNumber) {
+        return call(address, interfaceId, procedureId, credentials, request, (ByteBuf) null, timeoutMs, clientId,
+                requestNumber)
                 .thenApply(response -> {
                     try (response) {
                         return response.message(responseParser);
