@@ -46,6 +46,8 @@ public final class OutcomeJournal {
     private final long recordsMax;
     private long records;
     private long replays;
+    /** Recording time of the oldest record when known (then no scan is needed until it expires), else null. */
+    private Long oldestRecordedAtMs;
 
     /** Counts the stored records once (at most {@code recordsMax} plus a few). */
     public OutcomeJournal(Namespace namespace, long retentionMs, long recordsMax) {
@@ -116,14 +118,23 @@ public final class OutcomeJournal {
         return result;
     }
 
-    /** Adds the removal of up to two records past their retention or over the cap to {@code changes}. */
+    /**
+     * Adds the removal of up to two records past their retention or over the cap to {@code changes}. Scans the
+     * time index only when something may be due: over the cap, or the oldest record unknown or expired.
+     */
     private long removeOld(Map<ByteBuffer, Optional<byte[]>> changes, long nowMs) {
+        if (records < recordsMax && oldestRecordedAtMs != null && oldestRecordedAtMs >= nowMs - retentionMs) {
+            return 0;
+        }
         long removed = 0;
+        oldestRecordedAtMs = nowMs;
         try (KvIterator iterator = store.iterator(KvLayout.allOutcomesByTime())) {
-            while (removed < REMOVALS_PER_RECORD_MAX && iterator.hasNext()) {
+            while (iterator.hasNext()) {
                 KvEntry oldest = iterator.next();
-                boolean expired = KvLayout.outcomeRecordedAtMs(oldest.key()) < nowMs - retentionMs;
-                if (!expired && records + 1 - removed <= recordsMax) {
+                long recordedAtMs = KvLayout.outcomeRecordedAtMs(oldest.key());
+                boolean due = recordedAtMs < nowMs - retentionMs || records + 1 - removed > recordsMax;
+                if (!due || removed == REMOVALS_PER_RECORD_MAX) {
+                    oldestRecordedAtMs = Math.min(recordedAtMs, nowMs);
                     break;
                 }
                 changes.put(ByteBuffer.wrap(oldest.key()), Optional.empty());
