@@ -245,6 +245,10 @@ public final class MrcServer implements RunningServer {
         return counters;
     }
 
+    OutcomeJournal outcomes() {
+        return outcomes;
+    }
+
     OsdDirectory osdDirectory() {
         return osdDirectory;
     }

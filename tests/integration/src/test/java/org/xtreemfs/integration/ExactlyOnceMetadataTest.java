@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -93,6 +97,10 @@ class ExactlyOnceMetadataTest {
                 .as("a number reused for another procedure is refused, not answered with another outcome")
                 .isInstanceOfSatisfying(RpcException.class,
                         e -> assertThat(e.errorType()).isEqualTo(ErrorType.INVALID_ARGS));
+        String status = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + cluster.mrc().statusPort() + "/status.json")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(status).as("the status page counts the four repeats answered from a record")
+                .containsPattern("\"outcomesReplayed\"\\s*:\\s*4\\b");
     }
 
     @Test

@@ -44,8 +44,9 @@ public final class OutcomeJournal {
     private final KvStore store;
     private final long retentionMs;
     private final long recordsMax;
-    private long records;
-    private long replays;
+    /** Written on the metadata thread only; volatile for the status page's reads. */
+    private volatile long records;
+    private volatile long replays;
     /** Recording time of the oldest record when known (then no scan is needed until it expires), else null. */
     private Long oldestRecordedAtMs;
 
@@ -145,12 +146,12 @@ public final class OutcomeJournal {
         return removed;
     }
 
-    /** Records kept now (metadata thread). */
+    /** Records kept now. */
     public long records() {
         return records;
     }
 
-    /** Repeats answered from a record since start (metadata thread). */
+    /** Repeats answered from a record since start. */
     public long replays() {
         return replays;
     }
