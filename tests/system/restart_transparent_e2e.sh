@@ -16,7 +16,10 @@ start_cluster 2
 mount_point="$state/mnt"
 # lib.sh's defaults cap retries (--retries 1); here the window decides, as in a plain mount: 5 s per
 # attempt, at most 60 s of retries (the cap of 101 attempts is not reached inside the window: at most 31 with the 2 s backoff).
-mount_volume transparent "$mount_point" --timeout-ms 5000 --retries 100 --retry-window-ms 60000
+# The mount asks the DIR for the OSDs' addresses every second (default 60 s), so the DIR's restart
+# falls on lookups the I/O waits for.
+mount_volume transparent "$mount_point" --timeout-ms 5000 --retries 100 --retry-window-ms 60000 \
+  --uuid-cache-ttl-ms 1000
 down_s=4
 
 # fio_job NAME FIO_OPTIONS...: starts a rate-limited fio job with crc32c verification in the background
@@ -140,7 +143,7 @@ fio_done mrc-write
 # How often the MRC answered a repeat from its record (depends on which requests the freeze caught).
 echo "MRC: $(cat "$state"/log/mrc.log* 2>/dev/null | grep -c 'answered with its outcome recorded' || true) repeated changes answered from their record"
 
-echo "== DIR killed and restarted during fio (the mount asks it again when its UUID cache expires)"
+echo "== DIR killed and restarted during fio (the mount asks it for OSD addresses every second)"
 fio_job dir-write --rw=randwrite --bs=16k --size=32M --rate=2m --ioengine=psync
 restart_during "DIR during writes" "$fio_pid" "cluster kill dir --signal KILL" "cluster restart dir"
 load_cluster

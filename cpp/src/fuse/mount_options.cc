@@ -84,6 +84,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
       options.timeout_ms = ParseUnsigned("--timeout-ms", value_of("--timeout-ms"), 1, 3600000);
     } else if (is_option("--retries")) {
       options.attempts_max = ParseUnsigned("--retries", value_of("--retries"), 0, 100) + 1;
+    } else if (is_option("--uuid-cache-ttl-ms")) {
+      options.uuid_cache_ttl_ms =
+          ParseUnsigned("--uuid-cache-ttl-ms", value_of("--uuid-cache-ttl-ms"), 1, 3600000);
     } else if (is_option("--retry-window-ms")) {
       options.retry_window_ms =
           ParseUnsigned("--retry-window-ms", value_of("--retry-window-ms"), 0, 3600000);
@@ -150,6 +153,8 @@ std::string MountUsage(const std::string& program_name) {
          "                       0: no retries)\n"
          "  --retries N          at most N repeats of such a request, even inside the window\n"
          "                       (default: no cap)\n"
+         "  --uuid-cache-ttl-ms N  how long a server's address learnt from the DIR is used before\n"
+         "                       the DIR is asked again (default 60000)\n"
          "  --io-threads N       threads sending OSD requests, shared by all files (default 8,\n"
          "                       at most 256)\n"
          "  --write-behind-bytes N  per open file: written bytes sent to the OSDs asynchronously\n"

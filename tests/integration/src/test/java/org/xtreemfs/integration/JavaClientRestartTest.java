@@ -45,7 +45,7 @@ class JavaClientRestartTest {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong written = new AtomicLong();
         AtomicInteger rounds = new AtomicInteger();
-        try (Client client = cluster.client(ClientOptions.builder().requestTimeoutMs(5_000))) {
+        try (Client client = cluster.client(ClientOptions.builder())) {
             assertThat(client.options().retryWindowMs()).as("the default window").isEqualTo(60_000);
             Volumes.create(client, "pause", 2);
             Volume volume = client.openVolume("pause");
@@ -101,6 +101,41 @@ class JavaClientRestartTest {
             assertThat(volume.readdir("/").stream().map(entry -> entry.getName())
                     .filter(name -> name.startsWith("d") || name.startsWith("g")))
                     .as("every round undid its names exactly").isEmpty();
+        }
+    }
+
+    @Test
+    void aChangeWhoseAnswersAreLostIsAppliedOnceAndSucceeds() throws Exception {
+        // The MRC is frozen (SIGSTOP) for 5 s while a mkdir is sent; with a 1.5 s timeout the client sends it
+        // three or four times, all waiting in the MRC's socket. On SIGCONT the first attempt creates the
+        // directory and the later ones are answered from its record: mkdir succeeds, where applying a repeat
+        // would have answered EEXIST.
+        cluster = TestCluster.startProcesses(1);
+        // Not cluster.client(), which sets a 15 s timeout: the attempts must time out during the freeze.
+        try (Client client = Client.connect(cluster.dirAddress(), ClientOptions.builder().requestTimeoutMs(1_500)
+                .retryBackoffInitialMs(20).retryBackoffMaxMs(500).build())) {
+            Volumes.create(client, "lost", 1);
+            Volume volume = client.openVolume("lost");
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            cluster.kill("mrc", "STOP");
+            Thread mkdir = new Thread(() -> {
+                try {
+                    volume.mkdir("/once", 0755);
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            }, "mkdir");
+            try {
+                mkdir.start();
+                Thread.sleep(5_000);
+                assertThat(mkdir.isAlive()).as("the mkdir waits for the frozen MRC").isTrue();
+            } finally {
+                cluster.kill("mrc", "CONT");
+            }
+            mkdir.join(60_000);
+            assertThat(failure.get()).as("mkdir succeeds although its first attempt was applied").isNull();
+            assertThat(volume.readdir("/").stream().map(entry -> entry.getName()).filter("once"::equals))
+                    .hasSize(1);
         }
     }
 
