@@ -140,8 +140,34 @@ check "metadata changes went on after the restart ($rounds_at_restart -> $rounds
   test "$rounds_after" -gt "$rounds_at_restart"
 check_metadata_result
 fio_done mrc-write
-# How often the MRC answered a repeat from its record (depends on which requests the freeze caught).
+# How often the MRC answered a repeat from its record (depends on which requests the freeze caught:
+# mostly the lookups before each change, which are simply repeated; the next phase forces a change).
 echo "MRC: $(cat "$state"/log/mrc.log* 2>/dev/null | grep -c 'answered with its outcome recorded' || true) repeated changes answered from their record"
+
+# replays: how many repeats the MRC answered from its outcome record so far (its logs survive restarts).
+replays() { cat "$state"/log/mrc.log* 2>/dev/null | grep -c 'answered with its outcome recorded' || true; }
+
+echo "== A rename whose answer is lost (MRC frozen past the request timeout) is applied once and succeeds"
+echo first > "$mount_point/lost-a"
+echo second > "$mount_point/lost-b"
+replays_before="$(replays)"
+# Both names were just looked up, so the kernel sends the rename without a lookup (entry timeout 1 s): the
+# RENAME itself reaches the frozen MRC, times out after 5 s and is sent again; on SIGCONT the first attempt
+# renames and the repeat must be answered from the record (applied again it would be ENOENT).
+stat "$mount_point/lost-a" "$mount_point/lost-b" >/dev/null
+kill -STOP "$mrc_pid"
+( /usr/bin/python3 -c 'import os, sys; os.rename(sys.argv[1], sys.argv[2])' "$mount_point/lost-a" \
+    "$mount_point/lost-b" 2> "$state/rename.err"; echo $? > "$state/rename.rc" ) &
+rename_pid=$!
+sleep 8
+check "the rename waits for the frozen MRC" kill -0 "$rename_pid"
+kill -CONT "$mrc_pid"
+wait "$rename_pid" || true
+check "the rename succeeded ($(cat "$state/rename.err"))" test "$(cat "$state/rename.rc")" = 0
+check "the target has the source's bytes and the source is gone" bash -c "
+  test \"\$(cat '$mount_point/lost-b')\" = first && ! test -e '$mount_point/lost-a'"
+check "the MRC answered the repeated rename from its record ($replays_before -> $(replays) repeats)" \
+  test "$(replays)" -gt "$replays_before"
 
 echo "== DIR killed and restarted during fio (the mount asks it for OSD addresses every second)"
 fio_job dir-write --rw=randwrite --bs=16k --size=32M --rate=2m --ioengine=psync
