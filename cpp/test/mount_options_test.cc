@@ -14,7 +14,9 @@ TEST(MountOptionsTest, UrlAndMountPointWithDefaults) {
   EXPECT_EQ(options.mount_point, "/mnt/x");
   EXPECT_FALSE(options.foreground);
   EXPECT_EQ(options.log_level, LogLevel::kWarn);
-  EXPECT_EQ(options.attempts_max, 3u);
+  EXPECT_EQ(options.attempts_max, 0u);
+  EXPECT_EQ(options.retry_window_ms, 60000u);
+  EXPECT_EQ(options.uuid_cache_ttl_ms, 60000u);
 }
 
 TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {
@@ -22,7 +24,8 @@ TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {
   MountOptions options = ParseMountOptions({"-f", "--log-level=debug", "host/v", "/mnt",
                                             "-o", "allow_other,ro", "-odefault_permissions",
                                             "--log-file", "/tmp/l", "--timeout-ms", "500",
-                                            "--retries=0"});
+                                            "--retries=0", "--retry-window-ms", "1500",
+                                            "--uuid-cache-ttl-ms=700"});
   EXPECT_TRUE(options.foreground);
   EXPECT_EQ(options.log_level, LogLevel::kDebug);
   EXPECT_EQ(options.fuse_options,
@@ -30,6 +33,8 @@ TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {
   EXPECT_EQ(options.log_file_path, "/tmp/l");
   EXPECT_EQ(options.timeout_ms, 500u);
   EXPECT_EQ(options.attempts_max, 1u);
+  EXPECT_EQ(options.retry_window_ms, 1500u);
+  EXPECT_EQ(options.uuid_cache_ttl_ms, 700u);
 }
 
 TEST(MountOptionsTest, DebugImpliesForegroundAndHelpNeedsNoPositionals) {

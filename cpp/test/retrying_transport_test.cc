@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <deque>
+#include <string>
 #include <vector>
 
 namespace xtreemfs::rpc {
@@ -14,8 +15,10 @@ class ScriptedTransport : public Transport {
  public:
   explicit ScriptedTransport(std::deque<RpcError> failures) : failures_(std::move(failures)) {}
 
-  CallResponse Call(const ServiceAddress&, const CallRequest&, const CallOptions&) override {
+  CallResponse Call(const ServiceAddress&, const CallRequest& request, const CallOptions&) override {
     ++calls;
+    numbers.push_back(request.request_number);
+    client_ids.push_back(request.client_id);
     if (!failures_.empty()) {
       RpcError error = failures_.front();
       failures_.pop_front();
@@ -25,6 +28,8 @@ class ScriptedTransport : public Transport {
   }
 
   int calls = 0;
+  std::vector<std::uint64_t> numbers;
+  std::vector<std::string> client_ids;
 
  private:
   std::deque<RpcError> failures_;
@@ -35,6 +40,24 @@ CallOptions Idempotent(bool idempotent) {
   options.idempotent = idempotent;
   return options;
 }
+
+// `count` refused connections: a server that is down.
+std::deque<RpcError> Refusals(int count) {
+  return std::deque<RpcError>(count, RpcError::Of(ErrorKind::kTransport, "refused"));
+}
+
+// A clock that only the transport's sleeps move.
+struct FakeTime {
+  std::uint64_t now_ms;
+  std::vector<std::uint32_t> sleeps_ms;
+
+  RetryingTransport::SleepFunction Sleep() {
+    return [this](std::uint32_t ms) { sleeps_ms.push_back(ms); now_ms += ms; };
+  }
+  RetryingTransport::NowFunction Now() {
+    return [this] { return now_ms; };
+  }
+};
 
 TEST(RetryingTransportTest, IdempotentCallIsRetriedAfterTransientErrorsWithGrowingBackoff) {
   // Transport errors and OVERLOADED are retried for idempotent calls; backoff doubles up to its cap.
@@ -82,6 +105,59 @@ TEST(RetryingTransportTest, FinalErrorsAreNotRetried) {
     EXPECT_THROW(transport.Call(ServiceAddress{}, CallRequest{}, Idempotent(true)), RpcError);
     EXPECT_EQ(inner.calls, 1);
   }
+}
+
+TEST(RetryingTransportTest, TransientErrorsAreRetriedForTheWholeWindowThenTheLastErrorIsThrown) {
+  // A server down longer than the window: attempts go on with capped backoff until the window is
+  // used up (the last backoff cut to end exactly at it), then the caller gets the last error.
+  ScriptedTransport inner(Refusals(100));
+  FakeTime time{5000};
+  RetryPolicy policy;
+  policy.retry_window_ms = 10000;
+  RetryingTransport transport(inner, policy, time.Sleep(), time.Now());
+  EXPECT_THROW(transport.Call(ServiceAddress{}, CallRequest{}, Idempotent(true)), RpcError);
+  // 100 + 200 + 400 + 800 + 1600 = 3100, then 2000 x 3 = 9100, then the remaining 900.
+  EXPECT_EQ(time.sleeps_ms, (std::vector<std::uint32_t>{100, 200, 400, 800, 1600, 2000, 2000, 2000, 900}));
+  EXPECT_EQ(time.now_ms, 15000u);
+  EXPECT_EQ(inner.calls, 10);
+}
+
+TEST(RetryingTransportTest, ServerBackInsideTheWindowIsOnlyAPause) {
+  // A restart of 50 s (refused connections, then an answer) is invisible with the default window.
+  ScriptedTransport inner(Refusals(27));
+  FakeTime time{0};
+  RetryingTransport transport(inner, RetryPolicy{}, time.Sleep(), time.Now());
+  EXPECT_EQ(transport.Call(ServiceAddress{}, CallRequest{}, Idempotent(true)).data, "answer");
+  EXPECT_EQ(inner.calls, 28);
+  EXPECT_EQ(time.now_ms, 47100u);  // 3100 of doubling backoff, then 22 x 2000
+}
+
+TEST(RetryingTransportTest, ExactlyOnceCallKeepsItsNumberInEveryAttempt) {
+  // Every attempt of one exactly-once call carries the client id and the same request number; the
+  // next call gets a higher number; other calls carry none.
+  ScriptedTransport inner({RpcError::Of(ErrorKind::kTimeout, "lost answer"),
+                           RpcError::Of(ErrorKind::kTransport, "reset")});
+  RetryingTransport transport(inner, RetryPolicy{}, [](std::uint32_t) {}, nullptr, "client-a");
+  CallOptions exactly_once;
+  exactly_once.exactly_once = true;
+  transport.Call(ServiceAddress{}, CallRequest{}, exactly_once);
+  transport.Call(ServiceAddress{}, CallRequest{}, exactly_once);
+  transport.Call(ServiceAddress{}, CallRequest{}, Idempotent(true));
+  ASSERT_EQ(inner.numbers.size(), 5u);
+  EXPECT_NE(inner.numbers[0], 0u);
+  EXPECT_EQ(inner.numbers[1], inner.numbers[0]);
+  EXPECT_EQ(inner.numbers[2], inner.numbers[0]);
+  EXPECT_GT(inner.numbers[3], inner.numbers[0]);
+  EXPECT_EQ(inner.numbers[4], 0u);
+  EXPECT_EQ(inner.client_ids[0], "client-a");
+  EXPECT_EQ(inner.client_ids[4], "");
+}
+
+TEST(RetryingTransportTest, GeneratedClientIdsDifferAndFitTheWire) {
+  const std::string a = RetryingTransport::NewClientId();
+  const std::string b = RetryingTransport::NewClientId();
+  EXPECT_NE(a, b);
+  EXPECT_LE(a.size(), 128u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Write-behind of FileHandle against the in-memory cluster: buffered bytes reach the OSDs by
 // fsync/flush/close, writers block at the window and the budget, OSD errors of buffered writes
-// surface on the next write/fsync/close, overlapping writes land in order, and reads see writes.
+// surface on the next write/fsync/close (or are re-sent when the OSD is back inside the retry
+// window), overlapping writes land in order, and reads see writes.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "client/file_handle.h"
 #include "client/volume.h"
 #include "fake_cluster.h"
+#include "rpc/retrying_transport.h"
 
 namespace xtreemfs::client {
 namespace {
@@ -215,6 +217,29 @@ TEST_F(WriteBehindTest, AnOsdFailureOfABufferedWriteSurfacesOnFsyncTheNextWriteA
   expect_eio([&] { file->Write(1000, "more"); }, "write");
   expect_eio([&] { file->Flush(); }, "flush");
   expect_eio([&] { file->Close(); }, "close");
+}
+
+TEST_F(WriteBehindTest, BufferedWritesAreResentWhenTheOsdIsBackInsideTheRetryWindow) {
+  // An OSD restart under write-behind: the buffered writes fail with transport errors until the
+  // OSD is back (after five backoffs here), the retrying transport re-sends them, and fsync, close
+  // and another client see every byte; nothing is dropped and no error reaches the writer.
+  int backoffs = 0;
+  rpc::RetryingTransport retrying(transport, rpc::RetryPolicy{}, [&](std::uint32_t) {
+    if (++backoffs == 5) transport.FailWrites(false);
+  });
+  VolumeOptions options;
+  options.io.write_behind_bytes = 1 << 20;
+  options.io.buffer_bytes_max = 8 << 20;
+  options.io.read_ahead_bytes = 0;
+  auto volume = Volume::Open(retrying, ParseDirUrl("dir/demo"), clock, options);
+  auto file = volume->OpenFile(user, "/restart", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(3 * kObjectSizeBytes + 10, 8);
+  transport.FailWrites(true);
+  file->Write(0, data);
+  file->Fsync();
+  EXPECT_GE(backoffs, 5);
+  file->Close();
+  EXPECT_EQ(ReadElsewhere("/restart"), data);
 }
 
 TEST_F(WriteBehindTest, AnOsdFailureSurfacesOnCloseWithoutFsync) {

@@ -93,6 +93,9 @@ Response Volume::CallMrc(std::uint32_t procedure_id, const UserCredentials& user
   rpc::CallOptions options;
   options.timeout_ms = options_.timeout_ms;
   options.idempotent = idempotent;
+  // The MRC records the outcome of every change it applies (servers/mrc/README.md, "Exactly-once
+  // retries"), so a change whose answer was lost is retried too, and the retry gets the first outcome.
+  options.exactly_once = !idempotent;
   return rpc::ParseResponse<Response>(transport_.Call(mrc_address_, call, options));
 }
 

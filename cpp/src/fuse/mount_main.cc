@@ -16,12 +16,14 @@ using xtreemfs::fuse_adapter::MountContext;
 void OpenVolume(MountContext& context) {
   xtreemfs::rpc::RetryPolicy retry_policy;
   retry_policy.attempts_max = context.options.attempts_max;
+  retry_policy.retry_window_ms = context.options.retry_window_ms;
   context.rpc_client = std::make_unique<xtreemfs::rpc::RpcClient>();
   context.transport =
       std::make_unique<xtreemfs::rpc::RetryingTransport>(*context.rpc_client, retry_policy);
   xtreemfs::client::VolumeOptions volume_options;
   volume_options.timeout_ms = context.options.timeout_ms;
   volume_options.metadata_cache_ttl_ms = context.options.metadata_cache_ttl_ms;
+  volume_options.uuid_cache_ttl_ms = context.options.uuid_cache_ttl_ms;
   volume_options.io = context.options.io;
   context.volume = xtreemfs::client::Volume::Open(*context.transport, context.options.url,
                                                   context.clock, volume_options);

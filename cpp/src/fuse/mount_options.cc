@@ -84,6 +84,12 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
       options.timeout_ms = ParseUnsigned("--timeout-ms", value_of("--timeout-ms"), 1, 3600000);
     } else if (is_option("--retries")) {
       options.attempts_max = ParseUnsigned("--retries", value_of("--retries"), 0, 100) + 1;
+    } else if (is_option("--uuid-cache-ttl-ms")) {
+      options.uuid_cache_ttl_ms =
+          ParseUnsigned("--uuid-cache-ttl-ms", value_of("--uuid-cache-ttl-ms"), 1, 3600000);
+    } else if (is_option("--retry-window-ms")) {
+      options.retry_window_ms =
+          ParseUnsigned("--retry-window-ms", value_of("--retry-window-ms"), 0, 3600000);
     } else if (is_option("--io-threads")) {
       options.io.threads = ParseUnsigned("--io-threads", value_of("--io-threads"), 1, kIoThreadsMax);
     } else if (is_option("--write-behind-bytes")) {
@@ -139,8 +145,16 @@ std::string MountUsage(const std::string& program_name) {
          "  --log-file PATH      append log lines to PATH (default: stderr in the foreground,\n"
          "                       nowhere as a daemon)\n"
          "  --timeout-ms N       timeout of one request to a server (default 30000)\n"
-         "  --retries N          repeats of an idempotent request after a transient error\n"
-         "                       (default 2)\n"
+         "  --retry-window-ms N  how long a request that may be repeated (reads, writes, lookups,\n"
+         "                       and metadata changes, which the MRC applies exactly once) is\n"
+         "                       retried after no answer, a refused or reset connection or an\n"
+         "                       overloaded server, with backoff from 100 ms doubling to 2 s: a\n"
+         "                       server restart shorter than N is only a pause (default 60000;\n"
+         "                       0: no retries)\n"
+         "  --retries N          at most N repeats of such a request, even inside the window\n"
+         "                       (default: no cap)\n"
+         "  --uuid-cache-ttl-ms N  how long a server's address learnt from the DIR is used before\n"
+         "                       the DIR is asked again (default 60000)\n"
          "  --io-threads N       threads sending OSD requests, shared by all files (default 8,\n"
          "                       at most 256)\n"
          "  --write-behind-bytes N  per open file: written bytes sent to the OSDs asynchronously\n"

@@ -24,7 +24,9 @@ struct MountOptions {
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file_path;               // empty: stderr in the foreground, nothing as a daemon
   std::uint32_t timeout_ms = 30000;        // per RPC attempt
-  std::uint32_t attempts_max = 3;          // per idempotent RPC
+  std::uint32_t attempts_max = 0;          // per repeatable RPC, 0: no cap (--retries N: N + 1)
+  std::uint32_t retry_window_ms = 60000;   // repeatable RPCs retry this long (--retry-window-ms)
+  std::uint32_t uuid_cache_ttl_ms = 60000; // how long an OSD's address from the DIR is used
   client::IoOptions io;                    // --io-threads, write-behind, read-ahead, buffer budget
   client::DirUrl url;
   std::string mount_point;

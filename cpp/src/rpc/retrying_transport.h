@@ -1,35 +1,58 @@
-// Bounded retries of idempotent calls after transient errors (no answer, OVERLOADED), with
-// exponential backoff. Non-idempotent calls and final errors pass through unchanged.
+// Retries of calls that may be repeated (idempotent, or exactly-once through the server's outcome
+// record) after transient errors (no answer, connection refused or reset, OVERLOADED), for as long as
+// a server restart may take: every attempt starts within `retry_window_ms` of the first, with a
+// doubling backoff capped at `backoff_max_ms`. Answers (errno, redirect, auth, internal errors) and
+// calls that may not be repeated pass through unchanged.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "rpc/transport.h"
 
 namespace xtreemfs::rpc {
 
 struct RetryPolicy {
-  std::uint32_t attempts_max = 3;  // total attempts including the first; at least 1
+  // Total attempts including the first; 0: no cap, the window alone decides (mount option --retries).
+  std::uint32_t attempts_max = 0;
   std::uint32_t backoff_initial_ms = 100;
   std::uint32_t backoff_max_ms = 2000;
+  // A retry starts only within this many ms of the first attempt; a server that is back within it
+  // (a JVM restart) costs the caller a pause, not an error (mount option --retry-window-ms).
+  std::uint32_t retry_window_ms = 60000;
 };
 
 class RetryingTransport : public Transport {
  public:
   using SleepFunction = std::function<void(std::uint32_t duration_ms)>;
+  using NowFunction = std::function<std::uint64_t()>;  // monotonic milliseconds
 
-  // `sleep` is the seam tests replace to run without real waiting; the default sleeps the thread.
-  RetryingTransport(Transport& inner, RetryPolicy policy, SleepFunction sleep = nullptr);
+  // `sleep` and `now_ms` are the seams tests replace to run without real waiting; the defaults sleep
+  // the thread and read the steady clock. `client_id` names this client in exactly-once requests
+  // (unique per process: NewClientId()).
+  RetryingTransport(Transport& inner, RetryPolicy policy, SleepFunction sleep = nullptr,
+                    NowFunction now_ms = nullptr, std::string client_id = NewClientId());
 
-  // Worst-case duration: attempts_max * timeout_ms plus the backoffs.
+  // Worst-case duration: retry_window_ms plus one attempt's timeout_ms (an attempt started inside
+  // the window runs to its own timeout). An exactly-once call gets the next request number of this
+  // client, the same in every attempt.
   CallResponse Call(const ServiceAddress& address, const CallRequest& request,
                     const CallOptions& options) override;
+
+  const std::string& client_id() const { return client_id_; }
+
+  // "cpp-<host>-<pid>-<random>": unique per process, at most 128 bytes.
+  static std::string NewClientId();
 
  private:
   Transport& inner_;
   RetryPolicy policy_;
   SleepFunction sleep_;
+  NowFunction now_ms_;
+  std::string client_id_;
+  std::atomic<std::uint64_t> next_request_number_{1};
 };
 
 }  // namespace xtreemfs::rpc

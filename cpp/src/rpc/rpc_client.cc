@@ -318,6 +318,10 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
     *request_header->mutable_user_credentials() = *request.credentials;
   }
   request_header->set_timeout_ms(options.timeout_ms);
+  if (request.request_number != 0) {
+    request_header->set_client_id(request.client_id);
+    request_header->set_request_number(request.request_number);
+  }
   const FrameLimits& limits = options_.frame_limits;
   if (request.data.size() > limits.data_bytes_max) {
     throw RpcError::Errno(EINVAL, "request data of " + std::to_string(request.data.size()) +

@@ -31,6 +31,9 @@ struct CallOptions {
   // Repeating the call cannot change its outcome (reads, lookups, writes of the same bytes). Only
   // idempotent calls are retried after a transient error.
   bool idempotent = false;
+  // The server answers a repeat of an applied request with the outcome it recorded (the MRC's
+  // exactly-once requests): RetryingTransport numbers such a call and retries it like an idempotent one.
+  bool exactly_once = false;
 };
 
 struct CallRequest {
@@ -39,6 +42,9 @@ struct CallRequest {
   const xtreemfs::rpc::UserCredentials* credentials = nullptr;  // null: empty credentials
   const google::protobuf::MessageLite* message = nullptr;       // null: empty message
   std::string_view data;                                        // raw data segment (object bytes)
+  // Set by RetryingTransport for exactly-once calls (RequestHeader.client_id/request_number).
+  std::string client_id;
+  std::uint64_t request_number = 0;
 };
 
 struct CallResponse {

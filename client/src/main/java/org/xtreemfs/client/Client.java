@@ -3,9 +3,12 @@ package org.xtreemfs.client;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.xtreemfs.client.retry.Retrier;
 import org.xtreemfs.client.retry.RetryPolicy;
@@ -47,6 +50,9 @@ public final class Client implements AutoCloseable {
     private final UuidResolver uuidResolver;
     private final Retrier retrier;
     private final Semaphore objectRequestPermits;
+    /** Names this client in exactly-once MRC changes; unique per Client (rpc.proto RequestHeader.client_id). */
+    private final String clientId = "java-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID();
+    private final AtomicLong nextRequestNumber = new AtomicLong(1);
 
     private Client(InetSocketAddress dirAddress, ClientOptions options) {
         this.options = options;
@@ -56,7 +62,7 @@ public final class Client implements AutoCloseable {
         this.osd = new OsdServiceClient(rpcClient, options.requestTimeoutMs());
         this.uuidResolver = new UuidResolver(dir, options.uuidCacheTtlMs(), System::nanoTime);
         this.retrier = new Retrier(new RetryPolicy(options.retryAttemptsMax(), options.retryBackoffInitialMs(),
-                options.retryBackoffMaxMs()), ForkJoinPool.commonPool());
+                options.retryBackoffMaxMs(), options.retryWindowMs()), ForkJoinPool.commonPool());
         this.objectRequestPermits = new Semaphore(options.objectRequestsInFlightMax());
     }
 
@@ -92,8 +98,8 @@ public final class Client implements AutoCloseable {
         validVolumeName("create volume", volume.getName());
         String operation = "create volume '" + volume.getName() + "'";
         String mrcUuid = availableMrcUuid(operation);
-        return callService(operation, mrcUuid, false,
-                address -> mrc.volumeCreate(address, credentials(),
+        return callMrc(operation, mrcUuid, false,
+                (stub, address) -> stub.volumeCreate(address, credentials(),
                         VolumeCreateRequest.newBuilder().setVolume(volume).build()));
     }
 
@@ -102,7 +108,7 @@ public final class Client implements AutoCloseable {
         validVolumeName("delete volume", volumeName);
         String operation = "delete volume '" + volumeName + "'";
         VolumeRegistration registration = await(operation, retrier.call(true, () -> dir.volumeGet(volumeName), null));
-        callService(operation, registration.getMrcUuid(), false, address -> mrc.volumeDelete(address, credentials(),
+        callMrc(operation, registration.getMrcUuid(), false, (stub, address) -> stub.volumeDelete(address, credentials(),
                 VolumeNameRequest.newBuilder().setVolumeName(volumeName).build()));
     }
 
@@ -114,7 +120,7 @@ public final class Client implements AutoCloseable {
         validVolumeName("change the reservation of volume", volumeName);
         String operation = "change the reservation of volume '" + volumeName + "'";
         VolumeRegistration registration = await(operation, retrier.call(true, () -> dir.volumeGet(volumeName), null));
-        return callService(operation, registration.getMrcUuid(), false, address -> mrc.volumeSetReservation(address,
+        return callMrc(operation, registration.getMrcUuid(), false, (stub, address) -> stub.volumeSetReservation(address,
                 credentials(), VolumeSetReservationRequest.newBuilder().setVolumeName(volumeName)
                         .setReservation(reservation).build()));
     }
@@ -122,8 +128,8 @@ public final class Client implements AutoCloseable {
     /** The reservation ledger of the first available MRC: its OSDs with what is reserved, and the headroom. */
     public QosStatus qosStatus() throws XtreemFSException {
         String operation = "read the reservation ledger";
-        return callService(operation, availableMrcUuid(operation), true,
-                address -> mrc.qosStatus(address, credentials(), QosStatusRequest.getDefaultInstance()));
+        return callMrc(operation, availableMrcUuid(operation), true,
+                (stub, address) -> stub.qosStatus(address, credentials(), QosStatusRequest.getDefaultInstance()));
     }
 
     /**
@@ -136,7 +142,7 @@ public final class Client implements AutoCloseable {
         validVolumeName("read the attainment of volume", volumeName);
         String operation = "read the attainment of volume '" + volumeName + "'";
         VolumeRegistration registration = await(operation, retrier.call(true, () -> dir.volumeGet(volumeName), null));
-        QosStatus status = callService(operation, registration.getMrcUuid(), true, address -> mrc.qosStatus(address,
+        QosStatus status = callMrc(operation, registration.getMrcUuid(), true, (stub, address) -> stub.qosStatus(address,
                 credentials(), QosStatusRequest.newBuilder().setVolumeName(volumeName).build()));
         return status.getVolumesList().stream().filter(volume -> volume.getVolumeName().equals(volumeName))
                 .findFirst().orElseGet(() -> VolumeAttainment.newBuilder().setVolumeName(volumeName)
@@ -148,8 +154,8 @@ public final class Client implements AutoCloseable {
         List<Volume> volumes = new ArrayList<>();
         for (Service service : services(ServiceType.SERVICE_TYPE_MRC)) {
             if (service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE) {
-                volumes.addAll(callService("list volumes of MRC " + service.getUuid(), service.getUuid(), true,
-                        address -> mrc.volumeList(address, credentials(), Empty.getDefaultInstance()))
+                volumes.addAll(callMrc("list volumes of MRC " + service.getUuid(), service.getUuid(), true,
+                        (stub, address) -> stub.volumeList(address, credentials(), Empty.getDefaultInstance()))
                         .getVolumesList());
             }
         }
@@ -182,8 +188,15 @@ public final class Client implements AutoCloseable {
         return options.userCredentials();
     }
 
-    MrcServiceClient mrc() {
-        return mrc;
+    /**
+     * Calls an MRC with retry. A change ({@code idempotent} false) gets this client's id and the next request
+     * number, the same in every attempt, so it is retried like a read: the MRC applies it once and answers a
+     * repeat with the first outcome (servers/mrc/README.md, "Exactly-once retries").
+     */
+    <T> T callMrc(String operation, String mrcUuid, boolean idempotent,
+            BiFunction<MrcServiceClient, InetSocketAddress, CompletableFuture<T>> call) throws XtreemFSException {
+        MrcServiceClient stub = idempotent ? mrc : mrc.exactlyOnce(clientId, nextRequestNumber.getAndIncrement());
+        return callService(operation, mrcUuid, true, address -> call.apply(stub, address));
     }
 
     OsdServiceClient osd() {

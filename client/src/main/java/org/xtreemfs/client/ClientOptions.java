@@ -10,9 +10,12 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
  * @param requestTimeoutMs deadline of one RPC attempt
  * @param connectTimeoutMs deadline to open a TCP connection
  * @param retryAttemptsMax attempts per call, the first included, for transient errors (OVERLOADED always;
- *     transport errors only for idempotent calls)
+ *     transport errors only for calls that may be repeated: idempotent ones and MRC changes, sent exactly once);
+ *     the default (100) leaves the bound to {@code retryWindowMs}
  * @param retryBackoffInitialMs delay before the second attempt; doubled per attempt
  * @param retryBackoffMaxMs upper bound of the delay between attempts
+ * @param retryWindowMs attempts start within this long of the first, so a server restart shorter than it is
+ *     only a pause (0: no retries)
  * @param metadataCacheTtlMs how long a getattr result is reused; 0 disables the cache
  * @param metadataCacheEntriesMax bound of the metadata cache
  * @param objectRequestsInFlightMax bound of concurrent OSD data requests of this client
@@ -22,7 +25,7 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
  * @param userCredentials the trusted identity sent with every request
  */
 public record ClientOptions(long requestTimeoutMs, int connectTimeoutMs, int retryAttemptsMax,
-        long retryBackoffInitialMs, long retryBackoffMaxMs, long metadataCacheTtlMs, int metadataCacheEntriesMax,
+        long retryBackoffInitialMs, long retryBackoffMaxMs, long retryWindowMs, long metadataCacheTtlMs, int metadataCacheEntriesMax,
         int objectRequestsInFlightMax, long capabilityRenewMarginMs, long uuidCacheTtlMs, int readdirPageEntries,
         UserCredentials userCredentials) {
 
@@ -37,6 +40,7 @@ public record ClientOptions(long requestTimeoutMs, int connectTimeoutMs, int ret
             throw new IllegalArgumentException("retryBackoffMaxMs (" + retryBackoffMaxMs
                     + ") must not be below retryBackoffInitialMs (" + retryBackoffInitialMs + ")");
         }
+        requireNonNegative("retryWindowMs", retryWindowMs);
         requireNonNegative("metadataCacheTtlMs", metadataCacheTtlMs);
         requirePositive("metadataCacheEntriesMax", metadataCacheEntriesMax);
         requirePositive("objectRequestsInFlightMax", objectRequestsInFlightMax);
@@ -104,9 +108,10 @@ public record ClientOptions(long requestTimeoutMs, int connectTimeoutMs, int ret
     public static final class Builder {
         private long requestTimeoutMs = 30_000;
         private int connectTimeoutMs = 5_000;
-        private int retryAttemptsMax = 5;
+        private int retryAttemptsMax = 100;
         private long retryBackoffInitialMs = 50;
         private long retryBackoffMaxMs = 2_000;
+        private long retryWindowMs = 60_000;
         private long metadataCacheTtlMs = 1_000;
         private int metadataCacheEntriesMax = 10_000;
         private int objectRequestsInFlightMax = 16;
@@ -120,6 +125,7 @@ public record ClientOptions(long requestTimeoutMs, int connectTimeoutMs, int ret
         public Builder retryAttemptsMax(int value) { retryAttemptsMax = value; return this; }
         public Builder retryBackoffInitialMs(long value) { retryBackoffInitialMs = value; return this; }
         public Builder retryBackoffMaxMs(long value) { retryBackoffMaxMs = value; return this; }
+        public Builder retryWindowMs(long value) { retryWindowMs = value; return this; }
         public Builder metadataCacheTtlMs(long value) { metadataCacheTtlMs = value; return this; }
         public Builder metadataCacheEntriesMax(int value) { metadataCacheEntriesMax = value; return this; }
         public Builder objectRequestsInFlightMax(int value) { objectRequestsInFlightMax = value; return this; }
@@ -130,7 +136,7 @@ public record ClientOptions(long requestTimeoutMs, int connectTimeoutMs, int ret
 
         public ClientOptions build() {
             return new ClientOptions(requestTimeoutMs, connectTimeoutMs, retryAttemptsMax, retryBackoffInitialMs,
-                    retryBackoffMaxMs, metadataCacheTtlMs, metadataCacheEntriesMax, objectRequestsInFlightMax,
+                    retryBackoffMaxMs, retryWindowMs, metadataCacheTtlMs, metadataCacheEntriesMax, objectRequestsInFlightMax,
                     capabilityRenewMarginMs, uuidCacheTtlMs, readdirPageEntries,
                     userCredentials != null ? userCredentials : currentUser());
         }

@@ -232,7 +232,7 @@ public final class FileHandle implements AutoCloseable {
         }
         ensureFreshCapability(operation);
         XCap truncateCap = volume.mrcCall(operation + " (new truncate epoch at the MRC)", false,
-                address -> client.mrc().ftruncate(address, client.credentials(),
+                (mrc, address) -> mrc.ftruncate(address, client.credentials(),
                         XCapRequest.newBuilder().setXcap(credentials().getXcap()).build())).getXcap();
         FileCredentials truncateCredentials;
         synchronized (this) {
@@ -348,7 +348,7 @@ public final class FileHandle implements AutoCloseable {
 
     private void reportSize(String operation, XCap xcap, long sizeBytes, boolean closeFile) throws XtreemFSException {
         volume.mrcCall(operation + " (size update to " + sizeBytes + " bytes)", true,
-                address -> client.mrc().updateFileSize(address, client.credentials(), UpdateFileSizeRequest.newBuilder()
+                (mrc, address) -> mrc.updateFileSize(address, client.credentials(), UpdateFileSizeRequest.newBuilder()
                         .setXcap(xcap).setNewFileSize(NewFileSize.newBuilder().setSizeBytes(sizeBytes)
                                 .setTruncateEpoch(xcap.getTruncateEpoch()))
                         .setCloseFile(closeFile).build()));
@@ -385,7 +385,7 @@ public final class FileHandle implements AutoCloseable {
         }
         XCap renewed;
         try {
-            renewed = volume.mrcCall(operation + " (renew capability)", true, address -> client.mrc().renewCapability(
+            renewed = volume.mrcCall(operation + " (renew capability)", true, (mrc, address) -> mrc.renewCapability(
                     address, client.credentials(), XCapRequest.newBuilder().setXcap(xcap).build())).getXcap();
         } catch (XtreemFSException refused) {
             if (refused.errorType() != org.xtreemfs.interfaces.rpc.ErrorType.AUTH_FAILED) {
@@ -393,7 +393,7 @@ public final class FileHandle implements AutoCloseable {
             }
             int reopenFlags = flags & ~(OpenFlags.O_CREAT | OpenFlags.O_EXCL | OpenFlags.O_TRUNC);
             renewed = volume.mrcCall(operation + " (reopen after the capability expired)", true,
-                    address -> client.mrc().open(address, client.credentials(), OpenRequest.newBuilder()
+                    (mrc, address) -> mrc.open(address, client.credentials(), OpenRequest.newBuilder()
                             .setVolumeName(volume.name()).setPath(path).setFlags(reopenFlags).build()))
                     .getCredentials().getXcap();
             if (!renewed.getFileId().equals(fileId)) {

@@ -7,11 +7,12 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.client.cache.MetadataCache;
 import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.stubs.MrcServiceClient;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.mrc.AccessRequest;
@@ -87,7 +88,7 @@ public final class Volume implements AutoCloseable {
             return cached;
         }
         Stat stat = mrcCall("getattr " + describe(normalized), true,
-                address -> client.mrc().getattr(address, client.credentials(), pathRequest(normalized))).getStat();
+                (mrc, address) -> mrc.getattr(address, client.credentials(), pathRequest(normalized))).getStat();
         statCache.put(normalized, stat);
         return stat;
     }
@@ -104,7 +105,7 @@ public final class Volume implements AutoCloseable {
         }
         int fields = toSet;
         statCache.invalidate(normalized);
-        Stat result = mrcCall("setattr " + describe(normalized), true, address -> client.mrc().setattr(address,
+        Stat result = mrcCall("setattr " + describe(normalized), true, (mrc, address) -> mrc.setattr(address,
                 client.credentials(), SetattrRequest.newBuilder().setVolumeName(name).setPath(normalized)
                         .setStat(stat).setToSet(fields).build())).getStat();
         statCache.invalidate(normalized);
@@ -134,12 +135,12 @@ public final class Volume implements AutoCloseable {
     /** Checks access for the client's user: {@code mode} is an OR of R_OK 4, W_OK 2, X_OK 1 (F_OK 0). */
     public void access(String path, int mode) throws XtreemFSException {
         String normalized = normalize("access", path);
-        mrcCall("access " + describe(normalized), true, address -> client.mrc().access(address, client.credentials(),
+        mrcCall("access " + describe(normalized), true, (mrc, address) -> mrc.access(address, client.credentials(),
                 AccessRequest.newBuilder().setVolumeName(name).setPath(normalized).setMode(mode).build()));
     }
 
     public StatvfsResponse statvfs() throws XtreemFSException {
-        return mrcCall("statvfs of volume '" + name + "'", true, address -> client.mrc().statvfs(address,
+        return mrcCall("statvfs of volume '" + name + "'", true, (mrc, address) -> mrc.statvfs(address,
                 client.credentials(), VolumeNameRequest.newBuilder().setVolumeName(name).build()));
     }
 
@@ -147,7 +148,7 @@ public final class Volume implements AutoCloseable {
     public FileLayoutResponse fileLayout(String path) throws XtreemFSException {
         String normalized = normalize("get file layout", path);
         return mrcCall("get file layout of " + describe(normalized), true,
-                address -> client.mrc().getFileLayout(address, client.credentials(), pathRequest(normalized)));
+                (mrc, address) -> mrc.getFileLayout(address, client.credentials(), pathRequest(normalized)));
     }
 
     // ---- directories ------------------------------------------------------------------------------------
@@ -155,7 +156,7 @@ public final class Volume implements AutoCloseable {
     public Stat mkdir(String path, int mode) throws XtreemFSException {
         String normalized = normalize("mkdir", path);
         invalidateWithParent(normalized);
-        Stat stat = mrcCall("mkdir " + describe(normalized), false, address -> client.mrc().mkdir(address,
+        Stat stat = mrcCall("mkdir " + describe(normalized), false, (mrc, address) -> mrc.mkdir(address,
                 client.credentials(), MkdirRequest.newBuilder().setVolumeName(name).setPath(normalized)
                         .setMode(mode).build())).getStat();
         invalidateWithParent(normalized);
@@ -166,7 +167,7 @@ public final class Volume implements AutoCloseable {
         String normalized = normalize("rmdir", path);
         try {
             mrcCall("rmdir " + describe(normalized), false,
-                    address -> client.mrc().rmdir(address, client.credentials(), pathRequest(normalized)));
+                    (mrc, address) -> mrc.rmdir(address, client.credentials(), pathRequest(normalized)));
         } finally {
             statCache.invalidateTree(normalized);
             statCache.invalidate(VolumePath.parent(normalized));
@@ -209,7 +210,7 @@ public final class Volume implements AutoCloseable {
             while (indexInPage >= page.size() && !endOfDirectory) {
                 long offset = nextOffset;
                 ReaddirResponse response = mrcCall("readdir " + describe(path) + " at offset " + offset, true,
-                        address -> client.mrc().readdir(address, client.credentials(), ReaddirRequest.newBuilder()
+                        (mrc, address) -> mrc.readdir(address, client.credentials(), ReaddirRequest.newBuilder()
                                 .setVolumeName(name).setPath(path).setOffset(offset)
                                 .setLimit(client.options().readdirPageEntries()).setNamesOnly(namesOnly).build()));
                 page = response.getEntriesList();
@@ -285,8 +286,9 @@ public final class Volume implements AutoCloseable {
         if (creates || OpenFlags.has(flags, OpenFlags.O_TRUNC)) {
             invalidateWithParent(normalized);
         }
-        OpenResponse response = mrcCall("open " + describe(normalized), !OpenFlags.has(flags, OpenFlags.O_EXCL),
-                address -> client.mrc().open(address, client.credentials(), OpenRequest.newBuilder()
+        OpenResponse response = mrcCall("open " + describe(normalized),
+                !OpenFlags.has(flags, OpenFlags.O_EXCL) && !OpenFlags.has(flags, OpenFlags.O_TRUNC),
+                (mrc, address) -> mrc.open(address, client.credentials(), OpenRequest.newBuilder()
                         .setVolumeName(name).setPath(normalized).setFlags(flags).setMode(mode).build()));
         FileHandle handle = new FileHandle(this, normalized, flags, response.getCredentials(), response.getStat());
         if (OpenFlags.has(flags, OpenFlags.O_TRUNC) && OpenFlags.canWrite(flags)) {
@@ -321,7 +323,7 @@ public final class Volume implements AutoCloseable {
         String normalized = normalize("unlink", path);
         invalidateWithParent(normalized);
         UnlinkResponse response = mrcCall("unlink " + describe(normalized), false,
-                address -> client.mrc().unlink(address, client.credentials(), pathRequest(normalized)));
+                (mrc, address) -> mrc.unlink(address, client.credentials(), pathRequest(normalized)));
         statCache.invalidate(normalized);
         if (response.hasDeletedFile()) {
             deleteObjects(describe(normalized), response.getDeletedFile());
@@ -342,7 +344,7 @@ public final class Volume implements AutoCloseable {
         invalidateTreeWithParent(target);
         UnlinkResponse response;
         try {
-            response = mrcCall(operation, false, address -> client.mrc().rename(address, client.credentials(),
+            response = mrcCall(operation, false, (mrc, address) -> mrc.rename(address, client.credentials(),
                     RenameRequest.newBuilder().setVolumeName(name).setSourcePath(source).setTargetPath(target)
                             .setFlags(flags).build()));
         } finally {
@@ -361,7 +363,7 @@ public final class Volume implements AutoCloseable {
         invalidateWithParent(existing);
         invalidateWithParent(link);
         return mrcCall("link " + describe(link) + " to " + describe(existing), false,
-                address -> client.mrc().link(address, client.credentials(), LinkRequest.newBuilder()
+                (mrc, address) -> mrc.link(address, client.credentials(), LinkRequest.newBuilder()
                         .setVolumeName(name).setTargetPath(existing).setLinkPath(link).build())).getStat();
     }
 
@@ -370,14 +372,14 @@ public final class Volume implements AutoCloseable {
         String link = normalize("symlink", linkPath);
         invalidateWithParent(link);
         return mrcCall("symlink " + describe(link) + " -> '" + target + "'", false,
-                address -> client.mrc().symlink(address, client.credentials(), LinkRequest.newBuilder()
+                (mrc, address) -> mrc.symlink(address, client.credentials(), LinkRequest.newBuilder()
                         .setVolumeName(name).setTargetPath(target).setLinkPath(link).build())).getStat();
     }
 
     public String readlink(String path) throws XtreemFSException {
         String normalized = normalize("readlink", path);
         return mrcCall("readlink " + describe(normalized), true,
-                address -> client.mrc().readlink(address, client.credentials(), pathRequest(normalized))).getTarget();
+                (mrc, address) -> mrc.readlink(address, client.credentials(), pathRequest(normalized))).getTarget();
     }
 
     // ---- extended attributes ----------------------------------------------------------------------------
@@ -385,7 +387,7 @@ public final class Volume implements AutoCloseable {
     public byte[] getxattr(String path, String attributeName) throws XtreemFSException {
         String normalized = normalize("getxattr", path);
         return mrcCall("getxattr '" + attributeName + "' of " + describe(normalized), true,
-                address -> client.mrc().getxattr(address, client.credentials(), xattrRequest(normalized,
+                (mrc, address) -> mrc.getxattr(address, client.credentials(), xattrRequest(normalized,
                         attributeName, ByteString.EMPTY, 0))).getValue().toByteArray();
     }
 
@@ -394,14 +396,14 @@ public final class Volume implements AutoCloseable {
         String normalized = normalize("setxattr", path);
         statCache.invalidate(normalized);
         mrcCall("setxattr '" + attributeName + "' of " + describe(normalized), flags == 0,
-                address -> client.mrc().setxattr(address, client.credentials(), xattrRequest(normalized,
+                (mrc, address) -> mrc.setxattr(address, client.credentials(), xattrRequest(normalized,
                         attributeName, ByteString.copyFrom(value), flags)));
     }
 
     public List<String> listxattr(String path) throws XtreemFSException {
         String normalized = normalize("listxattr", path);
         return mrcCall("listxattr " + describe(normalized), true,
-                address -> client.mrc().listxattr(address, client.credentials(), pathRequest(normalized)))
+                (mrc, address) -> mrc.listxattr(address, client.credentials(), pathRequest(normalized)))
                 .getNamesList();
     }
 
@@ -409,7 +411,7 @@ public final class Volume implements AutoCloseable {
         String normalized = normalize("removexattr", path);
         statCache.invalidate(normalized);
         mrcCall("removexattr '" + attributeName + "' of " + describe(normalized), false,
-                address -> client.mrc().removexattr(address, client.credentials(), xattrRequest(normalized,
+                (mrc, address) -> mrc.removexattr(address, client.credentials(), xattrRequest(normalized,
                         attributeName, ByteString.EMPTY, 0)));
     }
 
@@ -426,9 +428,10 @@ public final class Volume implements AutoCloseable {
 
     // ---- shared with FileHandle --------------------------------------------------------------------------
 
-    <T> T mrcCall(String operation, boolean idempotent, Function<InetSocketAddress, CompletableFuture<T>> call)
-            throws XtreemFSException {
-        return client.callService(operation, mrcUuid, idempotent, call);
+    /** A call to this volume's MRC; a change ({@code idempotent} false) is sent exactly once ({@link Client#callMrc}). */
+    <T> T mrcCall(String operation, boolean idempotent,
+            BiFunction<MrcServiceClient, InetSocketAddress, CompletableFuture<T>> call) throws XtreemFSException {
+        return client.callMrc(operation, mrcUuid, idempotent, call);
     }
 
     void invalidate(String normalizedPath) {

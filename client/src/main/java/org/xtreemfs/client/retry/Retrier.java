@@ -10,7 +10,8 @@ import java.util.function.Supplier;
 /**
  * Runs an asynchronous call under a {@link RetryPolicy}, waiting between attempts without blocking a thread.
  * The call supplier is invoked once per attempt, so it must build fresh request state (e.g. a new data
- * buffer, the current XCap) each time. Invariant: at most {@code attemptsMax} attempts per call.
+ * buffer, the current XCap) each time. Invariant: at most {@code attemptsMax} attempts per call, each
+ * started within the policy's window of the first.
  */
 public final class Retrier {
     private final RetryPolicy policy;
@@ -32,11 +33,11 @@ public final class Retrier {
     public <T> CompletableFuture<T> call(boolean idempotent, Supplier<CompletableFuture<T>> call,
             Consumer<Throwable> beforeRetry) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        attempt(1, idempotent, call, beforeRetry, result);
+        attempt(1, System.nanoTime(), idempotent, call, beforeRetry, result);
         return result;
     }
 
-    private <T> void attempt(int attempt, boolean idempotent, Supplier<CompletableFuture<T>> call,
+    private <T> void attempt(int attempt, long firstAttemptNanos, boolean idempotent, Supplier<CompletableFuture<T>> call,
             Consumer<Throwable> beforeRetry, CompletableFuture<T> result) {
         CompletableFuture<T> future;
         try {
@@ -51,16 +52,17 @@ public final class Retrier {
                 return;
             }
             Throwable cause = unwrap(error);
-            if (!policy.shouldRetry(cause, idempotent, attempt)) {
+            long elapsedMs = (System.nanoTime() - firstAttemptNanos) / 1_000_000L;
+            if (!policy.shouldRetry(cause, idempotent, attempt, elapsedMs)) {
                 result.completeExceptionally(cause);
                 return;
             }
             if (beforeRetry != null) {
                 beforeRetry.accept(cause);
             }
-            Executor delayed = CompletableFuture.delayedExecutor(policy.delayMs(attempt), TimeUnit.MILLISECONDS,
-                    executor);
-            delayed.execute(() -> attempt(attempt + 1, idempotent, call, beforeRetry, result));
+            Executor delayed = CompletableFuture.delayedExecutor(policy.delayMs(attempt, elapsedMs),
+                    TimeUnit.MILLISECONDS, executor);
+            delayed.execute(() -> attempt(attempt + 1, firstAttemptNanos, idempotent, call, beforeRetry, result));
         });
     }
 

@@ -40,6 +40,20 @@ class RetryPolicyTest {
         assertThat(policy.delayMs(90)).isEqualTo(300);
     }
 
+    // A window bounds the retries by time: none once it is used up, and the last backoff ends at it.
+    @Test
+    void theWindowBoundsRetriesAndCutsTheLastBackoff() {
+        RetryPolicy windowed = new RetryPolicy(100, 50, 2_000, 60_000);
+        RpcTransportException refused = new RpcTransportException("connection refused", false);
+        assertThat(windowed.shouldRetry(refused, true, 30, 59_999)).isTrue();
+        assertThat(windowed.shouldRetry(refused, true, 30, 60_000)).isFalse();
+        assertThat(windowed.delayMs(30, 10_000)).isEqualTo(2_000);
+        assertThat(windowed.delayMs(30, 59_500)).isEqualTo(500);
+        assertThat(new RetryPolicy(100, 50, 2_000, 0).shouldRetry(refused, true, 1, 0)).as("window 0: no retries")
+                .isFalse();
+        assertThatThrownBy(() -> new RetryPolicy(1, 1, 1, -1)).hasMessageContaining("-1");
+    }
+
     // Inconsistent bounds are refused.
     @Test
     void refusesInvalidBounds() {

@@ -45,6 +45,14 @@ public final class MrcConfig {
                     + " reaches the OSDs within this minus the clients' renew margin (servers/mrc/README.md)");
     public static final Setting<Integer> METADATA_QUEUE_CAPACITY = Setting.integer("mrc.metadata.queueCapacity",
             10_000, 1, 1_000_000, "operations that may wait for the metadata thread before OVERLOADED");
+    public static final Setting<Long> OUTCOMES_RETENTION_MS = Setting.longInteger("mrc.outcomes.retentionMs",
+            300_000, 1_000, 86_400_000, "how long the outcome of a change that named its client and request number is"
+                    + " kept, in milliseconds, so a repeat of it is answered with that outcome instead of applied again;"
+                    + " must exceed the clients' retry window plus one request timeout (servers/mrc/README.md,"
+                    + " \"Exactly-once retries\")");
+    public static final Setting<Long> OUTCOMES_RECORDS_MAX = Setting.longInteger("mrc.outcomes.recordsMax",
+            1_000_000, 1_000, 100_000_000, "most outcomes kept at once (the oldest go first, even inside their"
+                    + " retention); a repeat whose outcome is gone is applied again");
     public static final Setting<Long> PLACEMENT_FREE_SPACE_MIN_BYTES = Setting.byteSize(
             "mrc.placement.freeSpaceMinBytes", 64L << 20, 0, Long.MAX_VALUE,
             "OSDs with less free space are not chosen for new files (OSDs not reporting space are)");
@@ -61,6 +69,7 @@ public final class MrcConfig {
     public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, BIND_ADDRESS, PORT,
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
             HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CapabilitySecret.INLINE, CapabilitySecret.FILE, METADATA_QUEUE_CAPACITY,
+            OUTCOMES_RETENTION_MS, OUTCOMES_RECORDS_MAX,
             PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS, ATIME_POLICY);
 
     private final Settings settings;
@@ -147,6 +156,14 @@ public final class MrcConfig {
 
     public int metadataQueueCapacity() {
         return settings.get(METADATA_QUEUE_CAPACITY);
+    }
+
+    public long outcomesRetentionMs() {
+        return settings.get(OUTCOMES_RETENTION_MS);
+    }
+
+    public long outcomesRecordsMax() {
+        return settings.get(OUTCOMES_RECORDS_MAX);
     }
 
     public long placementFreeSpaceMinBytes() {

@@ -33,6 +33,7 @@ import org.xtreemfs.mrc.admission.OsdReport;
 import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.capability.CapabilityIssuer;
 import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OutcomeJournal;
 import org.xtreemfs.mrc.ops.AccessOp;
 import org.xtreemfs.mrc.ops.FtruncateOp;
 import org.xtreemfs.mrc.ops.GetFileLayoutOp;
@@ -85,6 +86,7 @@ public final class MrcServer implements RunningServer {
     private final List<AutoCloseable> started = new ArrayList<>();
     private KvStore store;
     private Namespace namespace;
+    private OutcomeJournal outcomes;
     private ReservationLedger ledger;
     private OsdSelectionPolicies policies;
     private MetadataStage metadataStage;
@@ -129,6 +131,7 @@ public final class MrcServer implements RunningServer {
             namespace = new Namespace(store, config.databaseSyncWrites() ? Durability.SYNC : Durability.BUFFERED,
                     config.atimePolicy());
             ledger = ReservationLedger.load(store, new ReservationScheduler());
+            outcomes = new OutcomeJournal(namespace, config.outcomesRetentionMs(), config.outcomesRecordsMax());
             uuid = loadOrCreateUuid();
             metadataStage = new MetadataStage(config.metadataQueueCapacity(), clock);
             started.add(metadataStage);
@@ -162,7 +165,7 @@ public final class MrcServer implements RunningServer {
 
     private RpcServer buildRpcServer(CapabilityIssuer capabilities) {
         OpServices services = new OpServices(namespace, ledger, policies, metadataStage, capabilities, osdDirectory,
-                dirRegistration, clock, volumeIds, counters);
+                dirRegistration, clock, volumeIds, counters, outcomes);
         RpcServer.Builder builder = RpcServer.builder("mrc", new InetSocketAddress(config.bindAddress(),
                 config.port()));
         register(builder, MrcProcedure.MRC_VOLUME_CREATE, new VolumeCreateOp(services));
@@ -240,6 +243,10 @@ public final class MrcServer implements RunningServer {
 
     OperationCounters counters() {
         return counters;
+    }
+
+    OutcomeJournal outcomes() {
+        return outcomes;
     }
 
     OsdDirectory osdDirectory() {

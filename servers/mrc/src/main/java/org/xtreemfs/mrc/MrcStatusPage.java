@@ -35,6 +35,8 @@ final class MrcStatusPage {
         values.put("metadataQueueCapacity", metadata.queueCapacity());
         values.put("metadataHandled", metadata.handledCount());
         values.put("metadataRejected", metadata.rejectedCount());
+        values.put("outcomesRecorded", server.outcomes().records());
+        values.put("outcomesReplayed", server.outcomes().replays());
         Map<String, Object> operations = new LinkedHashMap<>();
         server.counters().snapshot().forEach((procedure, counts) -> operations.put(procedure,
                 Map.of("calls", counts[0], "errors", counts[1])));

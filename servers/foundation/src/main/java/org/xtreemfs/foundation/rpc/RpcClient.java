@@ -61,6 +61,16 @@ public final class RpcClient implements AutoCloseable {
      */
     public CompletableFuture<RpcResponse> call(InetSocketAddress address, int interfaceId, int procedureId,
             UserCredentials credentials, MessageLite request, ByteBuf data, long timeoutMs) {
+        return call(address, interfaceId, procedureId, credentials, request, data, timeoutMs, "", 0);
+    }
+
+    /**
+     * As above, for a request the server applies exactly once (rpc.proto, RequestHeader.client_id): every
+     * attempt of one request carries the same {@code clientId} and {@code requestNumber} (0: none).
+     */
+    public CompletableFuture<RpcResponse> call(InetSocketAddress address, int interfaceId, int procedureId,
+            UserCredentials credentials, MessageLite request, ByteBuf data, long timeoutMs, String clientId,
+            long requestNumber) {
         CompletableFuture<RpcResponse> result = new CompletableFuture<>();
         if (closed) {
             RpcRecord.releaseQuietly(data);
@@ -75,7 +85,9 @@ public final class RpcClient implements AutoCloseable {
                         .setInterfaceId(interfaceId)
                         .setProcedureId(procedureId)
                         .setUserCredentials(credentials == null ? UserCredentials.getDefaultInstance() : credentials)
-                        .setTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeoutMs)))
+                        .setTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeoutMs))
+                        .setClientId(requestNumber == 0 ? "" : clientId)
+                        .setRequestNumber(requestNumber))
                 .build();
         Connection connection = connections.computeIfAbsent(address, this::connect);
         connection.send(callId, header, request, data, result, timeoutMs);
@@ -85,7 +97,15 @@ public final class RpcClient implements AutoCloseable {
     /** Calls a procedure without data segments and parses its response message. */
     public <T> CompletableFuture<T> callParsed(InetSocketAddress address, int interfaceId, int procedureId,
             UserCredentials credentials, MessageLite request, Parser<T> responseParser, long timeoutMs) {
-        return call(address, interfaceId, procedureId, credentials, request, (ByteBuf) null, timeoutMs)
+        return callParsed(address, interfaceId, procedureId, credentials, request, responseParser, timeoutMs, "", 0);
+    }
+
+    /** As above, applied exactly once by the server (see the exactly-once {@code call}). */
+    public <T> CompletableFuture<T> callParsed(InetSocketAddress address, int interfaceId, int procedureId,
+            UserCredentials credentials, MessageLite request, Parser<T> responseParser, long timeoutMs,
+            String clientId, long requestNumber) {
+        return call(address, interfaceId, procedureId, credentials, request, (ByteBuf) null, timeoutMs, clientId,
+                requestNumber)
                 .thenApply(response -> {
                     try (response) {
                         return response.message(responseParser);

@@ -46,6 +46,23 @@ public final class MrcServiceClient extends ServiceStub {
         super(rpcClient, MrcInterface.MRC_INTERFACE_ID_VALUE, timeoutMs);
     }
 
+    private MrcServiceClient(RpcClient rpcClient, long timeoutMs, String clientId, long requestNumber) {
+        super(rpcClient, MrcInterface.MRC_INTERFACE_ID_VALUE, timeoutMs, clientId, requestNumber);
+    }
+
+    /**
+     * The same stub for ONE change that may be repeated: its calls carry {@code clientId} and
+     * {@code requestNumber}, so the MRC applies the change once and answers every repeat with its outcome.
+     * Use a new number per change, never one twice.
+     */
+    public MrcServiceClient exactlyOnce(String clientId, long requestNumber) {
+        if (clientId.isEmpty() || requestNumber <= 0) {
+            throw new IllegalArgumentException("exactly-once calls need a client id and a positive request number,"
+                    + " not '" + clientId + "' and " + requestNumber);
+        }
+        return new MrcServiceClient(rpcClient(), timeoutMs(), clientId, requestNumber);
+    }
+
     public CompletableFuture<Volume> volumeCreate(InetSocketAddress mrc, UserCredentials credentials, VolumeCreateRequest request) {
         return call(mrc, credentials, MrcProcedure.MRC_VOLUME_CREATE_VALUE, request, Volume.parser());
     }

@@ -69,7 +69,7 @@ public record InodeRecord(Stat stat, XLocSet xlocs, String symlinkTarget, long p
         return new InodeRecord(stat, xlocs, symlinkTarget, parentInode, epoch);
     }
 
-    byte[] encode() {
+    public byte[] encode() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(FORMAT_VERSION);
@@ -84,7 +84,7 @@ public record InodeRecord(Stat stat, XLocSet xlocs, String symlinkTarget, long p
         return bytes.toByteArray();
     }
 
-    static InodeRecord decode(byte[] value) {
+    public static InodeRecord decode(byte[] value) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
             int version = in.readUnsignedByte();
             if (version != FORMAT_VERSION) {

@@ -19,6 +19,8 @@ import org.xtreemfs.foundation.kv.Keys;
  * 'D' volumeId 0x00 parentInode name    -> child inode (8 bytes, big-endian)
  * 'X' volumeId 0x00 inode name          -> xattr value
  * 'M' name                              -> MRC-wide values (e.g. the service UUID)
+ * 'R' clientId 0x00 requestNumber       -> recorded outcome of an exactly-once request (OutcomeJournal)
+ * 'r' recordedAtMs clientId 0x00 requestNumber -> empty: the outcomes in recording order, for expiry
  * </pre>
  */
 public final class KvLayout {
@@ -29,6 +31,8 @@ public final class KvLayout {
     static final byte DENTRY = 'D';
     static final byte XATTR = 'X';
     static final byte MRC = 'M';
+    static final byte OUTCOME = 'R';
+    static final byte OUTCOME_BY_TIME = 'r';
     private static final byte SEPARATOR = 0;
 
     private KvLayout() {}
@@ -86,6 +90,30 @@ public final class KvLayout {
 
     static byte[] mrcValue(String name) {
         return Keys.concat(new byte[] {MRC}, Keys.utf8(name));
+    }
+
+    static byte[] outcome(String clientId, long requestNumber) {
+        return Keys.concat(new byte[] {OUTCOME}, Keys.utf8(clientId), new byte[] {SEPARATOR},
+                Keys.longBigEndian(requestNumber));
+    }
+
+    /** Recording times are wall-clock milliseconds, non-negative, so big-endian bytes sort by time. */
+    static byte[] outcomeByTime(long recordedAtMs, String clientId, long requestNumber) {
+        return Keys.concat(new byte[] {OUTCOME_BY_TIME}, Keys.longBigEndian(recordedAtMs),
+                outcome(clientId, requestNumber));
+    }
+
+    static KeyRange allOutcomesByTime() {
+        return KeyRange.prefix(new byte[] {OUTCOME_BY_TIME});
+    }
+
+    /** The time and the outcome key inside an {@link #outcomeByTime} key. */
+    static long outcomeRecordedAtMs(byte[] byTimeKey) {
+        return ByteBuffer.wrap(byTimeKey, 1, Long.BYTES).getLong();
+    }
+
+    static byte[] outcomeKeyOf(byte[] byTimeKey) {
+        return Arrays.copyOfRange(byTimeKey, 1 + Long.BYTES, byTimeKey.length);
     }
 
     static byte[] encodeLong(long value) {

@@ -1,10 +1,13 @@
 package org.xtreemfs.mrc.metadata;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KeyRange;
 import org.xtreemfs.foundation.kv.KvEntry;
@@ -43,9 +46,36 @@ public final class Namespace {
         this.atimePolicy = atimePolicy;
     }
 
+    /** Set by {@link OutcomeJournal} while it runs an operation whose writes join its outcome's batch. */
+    private Map<ByteBuffer, Optional<byte[]>> heldWrites;
+
     /** A new transaction over the store; its {@code commit} writes one batch with the configured durability. */
     public Transaction begin() {
-        return new Transaction(store, durability);
+        return new Transaction(store, durability, heldWrites);
+    }
+
+    /**
+     * Runs {@code operation} with every transaction's commit collected into {@code held} instead of written
+     * (metadata thread only; not reentrant).
+     */
+    <T> T holdingWrites(Map<ByteBuffer, Optional<byte[]>> held, Callable<T> operation) throws Exception {
+        if (heldWrites != null) {
+            throw new IllegalStateException("an operation already holds its writes");
+        }
+        heldWrites = held;
+        try {
+            return operation.call();
+        } finally {
+            heldWrites = null;
+        }
+    }
+
+    KvStore store() {
+        return store;
+    }
+
+    Durability durability() {
+        return durability;
     }
 
     // ---------------------------------------------------------------------------------------- volumes

@@ -20,15 +20,25 @@ public final class Transaction {
     private final KvStore store;
     private final Durability durability;
     private final Map<ByteBuffer, Optional<byte[]>> pending = new LinkedHashMap<>();
+    /** Non-null while {@link OutcomeJournal} runs the operation: commit adds the writes here instead. */
+    private final Map<ByteBuffer, Optional<byte[]>> held;
 
     Transaction(KvStore store, Durability durability) {
+        this(store, durability, null);
+    }
+
+    Transaction(KvStore store, Durability durability, Map<ByteBuffer, Optional<byte[]>> held) {
         this.store = store;
         this.durability = durability;
+        this.held = held;
     }
 
     Optional<byte[]> get(byte[] key) {
         Optional<byte[]> written = pending.get(ByteBuffer.wrap(key));
         if (written != null) {
+            return written;
+        }
+        if (held != null && (written = held.get(ByteBuffer.wrap(key))) != null) {
             return written;
         }
         return store.get(key);
@@ -58,13 +68,28 @@ public final class Transaction {
         return pending.isEmpty();
     }
 
-    /** Writes every pending change as one batch; a no-op when nothing changed. */
+    /**
+     * Writes every pending change as one batch; a no-op when nothing changed. While the operation runs
+     * under {@link OutcomeJournal#applyOnce} the changes are held instead and written by the journal in
+     * one batch with the operation's recorded outcome.
+     */
     public void commit() {
         if (pending.isEmpty()) {
             return;
         }
+        if (held != null) {
+            held.putAll(pending);
+            pending.clear();
+            return;
+        }
+        write(store, durability, pending);
+        pending.clear();
+    }
+
+    /** Writes {@code changes} (present value: put, empty: delete) as one batch. */
+    static void write(KvStore store, Durability durability, Map<ByteBuffer, Optional<byte[]>> changes) {
         WriteBatch batch = new WriteBatch();
-        for (Map.Entry<ByteBuffer, Optional<byte[]>> entry : pending.entrySet()) {
+        for (Map.Entry<ByteBuffer, Optional<byte[]>> entry : changes.entrySet()) {
             byte[] key = entry.getKey().array();
             if (entry.getValue().isPresent()) {
                 batch.put(key, entry.getValue().get());
@@ -73,6 +98,5 @@ public final class Transaction {
             }
         }
         store.write(batch, durability);
-        pending.clear();
     }
 }

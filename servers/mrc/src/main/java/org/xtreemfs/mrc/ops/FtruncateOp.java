@@ -27,7 +27,7 @@ public final class FtruncateOp extends MetadataOp<XCapRequest, FtruncateOp.Trunc
     public record Truncation(XCapRequest request, int truncateEpoch, Optional<VolumeShare> share) {}
 
     public FtruncateOp(OpServices services) {
-        super(services, "MRC_FTRUNCATE", XCapRequest.parser());
+        super(services, "MRC_FTRUNCATE", XCapRequest.parser(), ResultCodec.TRUNCATION);
     }
 
     @Override

@@ -16,7 +16,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
 /** MRC_LINK: a hard link to an existing non-directory. */
 public final class LinkOp extends MetadataOp<LinkRequest, Stat> {
     public LinkOp(OpServices services) {
-        super(services, "MRC_LINK", LinkRequest.parser());
+        super(services, "MRC_LINK", LinkRequest.parser(), ResultCodec.message(Stat.parser()));
     }
 
     @Override

@@ -15,6 +15,7 @@ import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcHandler;
 import org.xtreemfs.interfaces.common.XCap;
+import org.xtreemfs.interfaces.rpc.RequestHeader;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.admission.OsdReport;
 import org.xtreemfs.mrc.metadata.Caller;
@@ -42,11 +43,24 @@ public abstract class MetadataOp<R, T> implements RpcHandler {
     protected final OpServices services;
     private final String procedure;
     private final Parser<R> parser;
+    /** Null for operations that change nothing a repeat could trip over (reads): they are just run again. */
+    private final ResultCodec<T> outcomes;
 
+    /** An operation that is run again when repeated (it changes nothing, or only atime). */
     protected MetadataOp(OpServices services, String procedure, Parser<R> parser) {
+        this(services, procedure, parser, null);
+    }
+
+    /**
+     * An operation that changes the store: a request carrying a client id and number is applied exactly once
+     * ({@link org.xtreemfs.mrc.metadata.OutcomeJournal}); {@code outcomes} stores its result for the answer of
+     * a repeat.
+     */
+    protected MetadataOp(OpServices services, String procedure, Parser<R> parser, ResultCodec<T> outcomes) {
         this.services = services;
         this.procedure = procedure;
         this.parser = parser;
+        this.outcomes = outcomes;
     }
 
     @Override
@@ -57,7 +71,7 @@ public abstract class MetadataOp<R, T> implements RpcHandler {
         prepare(context, request)
                 .thenCompose(prepared -> services.metadataStage().submit(procedure, () -> {
                     checkDeadline(call);
-                    return apply(prepared, request);
+                    return applyOnce(call, prepared, request);
                 }))
                 .thenCompose(result -> afterCommit(request, result))
                 .thenApply(result -> {
@@ -88,6 +102,20 @@ public abstract class MetadataOp<R, T> implements RpcHandler {
             throw RpcException.errno(Errno.ETIMEDOUT, procedure + " waited " + waitedNanos / 1_000_000L
                     + " ms in the MRC's queue, past the caller's timeout of " + timeoutMs + " ms; not applied");
         }
+    }
+
+    /**
+     * Apply, exactly once per (client id, request number) for a changing operation whose request names them:
+     * a repeat after a lost answer gets the first attempt's result (and a freshly built answer from it).
+     */
+    private T applyOnce(RpcCall call, OperationContext context, R request) throws Exception {
+        RequestHeader header = call.requestHeader();
+        if (outcomes == null || header.getClientId().isEmpty() || header.getRequestNumber() == 0) {
+            return apply(context, request);
+        }
+        return services.outcomes().applyOnce(header.getClientId(), header.getRequestNumber(),
+                header.getProcedureId(), context.nowNanos() / 1_000_000L, () -> apply(context, request),
+                outcomes::encode, outcomes::decode);
     }
 
     /** Gathers nondeterministic inputs; the default needs nothing beyond caller and clock. */

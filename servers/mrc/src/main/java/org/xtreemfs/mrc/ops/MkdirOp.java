@@ -16,7 +16,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
 /** MRC_MKDIR: creates a directory (mode as given; the client applies its umask). */
 public final class MkdirOp extends MetadataOp<MkdirRequest, Stat> {
     public MkdirOp(OpServices services) {
-        super(services, "MRC_MKDIR", MkdirRequest.parser());
+        super(services, "MRC_MKDIR", MkdirRequest.parser(), ResultCodec.message(Stat.parser()));
     }
 
     @Override

@@ -17,7 +17,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
 /** MRC_MKNOD: creates a FIFO, socket, device node (metadata only) or empty regular file. */
 public final class MknodOp extends MetadataOp<MknodRequest, Stat> {
     public MknodOp(OpServices services) {
-        super(services, "MRC_MKNOD", MknodRequest.parser());
+        super(services, "MRC_MKNOD", MknodRequest.parser(), ResultCodec.message(Stat.parser()));
     }
 
     @Override

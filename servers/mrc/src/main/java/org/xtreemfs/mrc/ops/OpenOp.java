@@ -39,7 +39,7 @@ import org.xtreemfs.mrc.placement.OsdSelectionPolicy;
  */
 public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
     public OpenOp(OpServices services) {
-        super(services, "MRC_OPEN", OpenRequest.parser());
+        super(services, "MRC_OPEN", OpenRequest.parser(), ResultCodec.OPEN);
     }
 
     @Override

@@ -15,7 +15,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
 /** MRC_REMOVEXATTR: removes a user.* attribute (ENODATA when absent). */
 public final class RemovexattrOp extends MetadataOp<XattrRequest, Empty> {
     public RemovexattrOp(OpServices services) {
-        super(services, "MRC_REMOVEXATTR", XattrRequest.parser());
+        super(services, "MRC_REMOVEXATTR", XattrRequest.parser(), ResultCodec.message(Empty.parser()));
     }
 
     @Override

@@ -27,7 +27,7 @@ public final class RenameOp extends MetadataOp<RenameRequest, WithShare<Optional
     public static final int RENAME_EXCHANGE = 2;
 
     public RenameOp(OpServices services) {
-        super(services, "MRC_RENAME", RenameRequest.parser());
+        super(services, "MRC_RENAME", RenameRequest.parser(), ResultCodec.DELETED);
     }
 
     @Override

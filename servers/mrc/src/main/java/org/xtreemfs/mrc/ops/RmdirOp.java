@@ -16,7 +16,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
 /** MRC_RMDIR: removes an empty directory. */
 public final class RmdirOp extends MetadataOp<PathRequest, Empty> {
     public RmdirOp(OpServices services) {
-        super(services, "MRC_RMDIR", PathRequest.parser());
+        super(services, "MRC_RMDIR", PathRequest.parser(), ResultCodec.message(Empty.parser()));
     }
 
     @Override

@@ -20,7 +20,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
 /** MRC_SETATTR: chmod, chown, utimes and truncate by path (SETATTR_SIZE starts a new truncate epoch). */
 public final class SetattrOp extends MetadataOp<SetattrRequest, Stat> {
     public SetattrOp(OpServices services) {
-        super(services, "MRC_SETATTR", SetattrRequest.parser());
+        super(services, "MRC_SETATTR", SetattrRequest.parser(), ResultCodec.message(Stat.parser()));
     }
 
     @Override

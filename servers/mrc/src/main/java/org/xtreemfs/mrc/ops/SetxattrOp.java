@@ -21,7 +21,7 @@ public final class SetxattrOp extends MetadataOp<XattrRequest, Empty> {
     public static final int E2BIG = 7;
 
     public SetxattrOp(OpServices services) {
-        super(services, "MRC_SETXATTR", XattrRequest.parser());
+        super(services, "MRC_SETXATTR", XattrRequest.parser(), ResultCodec.message(Empty.parser()));
     }
 
     @Override

@@ -19,7 +19,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
 /** MRC_SYMLINK: a symbolic link whose content is target_path. */
 public final class SymlinkOp extends MetadataOp<LinkRequest, Stat> {
     public SymlinkOp(OpServices services) {
-        super(services, "MRC_SYMLINK", LinkRequest.parser());
+        super(services, "MRC_SYMLINK", LinkRequest.parser(), ResultCodec.message(Stat.parser()));
     }
 
     @Override

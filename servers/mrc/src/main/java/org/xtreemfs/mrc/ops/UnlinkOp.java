@@ -25,7 +25,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
  */
 public final class UnlinkOp extends MetadataOp<PathRequest, WithShare<Optional<DeletedFile>>> {
     public UnlinkOp(OpServices services) {
-        super(services, "MRC_UNLINK", PathRequest.parser());
+        super(services, "MRC_UNLINK", PathRequest.parser(), ResultCodec.DELETED);
     }
 
     @Override

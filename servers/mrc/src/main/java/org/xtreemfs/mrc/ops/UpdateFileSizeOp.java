@@ -20,7 +20,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
  */
 public final class UpdateFileSizeOp extends MetadataOp<UpdateFileSizeRequest, Empty> {
     public UpdateFileSizeOp(OpServices services) {
-        super(services, "MRC_UPDATE_FILE_SIZE", UpdateFileSizeRequest.parser());
+        super(services, "MRC_UPDATE_FILE_SIZE", UpdateFileSizeRequest.parser(), ResultCodec.message(Empty.parser()));
     }
 
     @Override

@@ -30,7 +30,7 @@ import org.xtreemfs.qos.model.Reservation;
  */
 public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume> {
     public VolumeCreateOp(OpServices services) {
-        super(services, "MRC_VOLUME_CREATE", VolumeCreateRequest.parser());
+        super(services, "MRC_VOLUME_CREATE", VolumeCreateRequest.parser(), ResultCodec.message(Volume.parser()));
     }
 
     /** A volume with a reservation is admitted against every OSD the DIR knows, fetched fresh. */

@@ -25,7 +25,7 @@ public final class VolumeDeleteOp extends MetadataOp<VolumeNameRequest, Empty> {
     private static final Logger LOG = LoggerFactory.getLogger(VolumeDeleteOp.class);
 
     public VolumeDeleteOp(OpServices services) {
-        super(services, "MRC_VOLUME_DELETE", VolumeNameRequest.parser());
+        super(services, "MRC_VOLUME_DELETE", VolumeNameRequest.parser(), ResultCodec.message(Empty.parser()));
     }
 
     @Override

@@ -26,7 +26,7 @@ import org.xtreemfs.qos.model.Reservation;
  */
 public final class VolumeSetReservationOp extends MetadataOp<VolumeSetReservationRequest, Volume> {
     public VolumeSetReservationOp(OpServices services) {
-        super(services, "MRC_VOLUME_SET_RESERVATION", VolumeSetReservationRequest.parser());
+        super(services, "MRC_VOLUME_SET_RESERVATION", VolumeSetReservationRequest.parser(), ResultCodec.message(Volume.parser()));
     }
 
     @Override

@@ -23,11 +23,11 @@ import org.xtreemfs.mrc.metadata.FileModes;
 import org.xtreemfs.mrc.metadata.Namespace;
 
 /** Every operation reaches the store as exactly one atomic write batch, and reads and failures as none. */
-class OneBatchPerOperationTest {
-    /** Counts the store's mutating calls; single puts and deletes would bypass atomicity. */
-    static final class CountingStore implements KvStore {
+public class OneBatchPerOperationTest {
+    /** Counts the store's mutating calls; single puts and deletes would bypass atomicity (OutcomeJournalTest too). */
+    public static final class CountingStore implements KvStore {
         final InMemoryKvStore delegate = new InMemoryKvStore();
-        int batches;
+        public int batches;
         int singleWrites;
 
         @Override

@@ -1,0 +1,118 @@
+package org.xtreemfs.mrc.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.KeyRange;
+import org.xtreemfs.foundation.kv.KvIterator;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.mrc.Stat;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.interfaces.rpc.ErrorType;
+import org.xtreemfs.mrc.ops.OneBatchPerOperationTest.CountingStore;
+
+/**
+ * The journal on its own, with an operation that allocates an inode number (a visible change per application):
+ * exactly one application per (client, number), the outcome in the operation's own batch, nothing recorded
+ * for failed or empty operations, and its bounds (retention, cap) and their cleaning.
+ */
+class OutcomeJournalTest {
+    private static final String VOLUME_ID = "00000000-0000-0000-0000-000000000001";
+    private static final int MKDIR = 7;
+    private final CountingStore store = new CountingStore();
+    private final Namespace namespace = new Namespace(store, Durability.BUFFERED, AtimePolicy.RELATIME);
+
+    @BeforeEach
+    void createVolume() {
+        Transaction transaction = namespace.begin();
+        namespace.putVolume(transaction, Volume.newBuilder().setId(VOLUME_ID).setName("vol").build());
+        namespace.putRootDirectory(transaction, VOLUME_ID, Stat.newBuilder().setInode(Namespace.ROOT_INODE)
+                .setMode(FileModes.S_IFDIR | 0755).setNlink(2).build());
+        transaction.commit();
+    }
+
+    private Callable<Long> allocate() {
+        return () -> {
+            Transaction transaction = namespace.begin();
+            long inode = namespace.allocateInode(transaction, VOLUME_ID);
+            transaction.commit();
+            return inode;
+        };
+    }
+
+    private long once(OutcomeJournal journal, String client, long number, long nowMs) throws Exception {
+        return journal.applyOnce(client, number, MKDIR, nowMs, allocate(),
+                inode -> ByteBuffer.allocate(8).putLong(inode).array(), bytes -> ByteBuffer.wrap(bytes).getLong());
+    }
+
+    @Test
+    void aRepeatGetsTheRecordedOutcomeAndChangesNothingInOneBatchPerApplication() throws Exception {
+        OutcomeJournal journal = new OutcomeJournal(namespace, 60_000, 1_000);
+        int batchesBefore = store.batches;
+        long first = once(journal, "a", 1, 1_000);
+        assertThat(store.batches - batchesBefore).as("operation and outcome in one batch").isEqualTo(1);
+        assertThat(once(journal, "a", 1, 2_000)).isEqualTo(first);
+        assertThat(store.batches - batchesBefore).as("a repeat writes nothing").isEqualTo(1);
+        assertThat(namespace.allocatedInodes(VOLUME_ID)).isEqualTo(first);
+        assertThat(once(journal, "a", 2, 2_000)).as("a new number is applied").isEqualTo(first + 1);
+        assertThat(once(journal, "b", 1, 2_000)).as("so is another client's").isEqualTo(first + 2);
+        assertThat(journal.replays()).isEqualTo(1);
+        assertThat(new OutcomeJournal(namespace, 60_000, 1_000).records()).as("counted again after a restart")
+                .isEqualTo(3);
+    }
+
+    @Test
+    void failedAndEmptyOperationsRecordNothingAndReuseForAnotherProcedureIsRefused() throws Exception {
+        OutcomeJournal journal = new OutcomeJournal(namespace, 60_000, 1_000);
+        assertThatThrownBy(() -> journal.applyOnce("a", 1, MKDIR, 0, () -> {
+            Transaction transaction = namespace.begin();
+            namespace.allocateInode(transaction, VOLUME_ID);
+            transaction.commit();
+            throw RpcException.errno(17, "after its commit, the operation fails");
+        }, inode -> new byte[0], bytes -> 0L)).isInstanceOf(RpcException.class);
+        assertThat(namespace.allocatedInodes(VOLUME_ID)).as("the failed operation's writes are dropped").isEqualTo(1);
+        assertThat(journal.applyOnce("a", 2, MKDIR, 0, () -> 5L, inode -> new byte[0], bytes -> 0L)).isEqualTo(5L);
+        assertThat(journal.records()).isZero();
+        once(journal, "a", 3, 0);
+        assertThatThrownBy(() -> journal.applyOnce("a", 3, MKDIR + 1, 0, allocate(), inode -> new byte[0],
+                bytes -> 0L)).isInstanceOfSatisfying(RpcException.class,
+                        e -> assertThat(e.errorType()).isEqualTo(ErrorType.INVALID_ARGS));
+        assertThatThrownBy(() -> once(journal, "x".repeat(129), 1, 0)).isInstanceOf(RpcException.class);
+    }
+
+    @Test
+    void recordsPastTheirRetentionOrOverTheCapAreRemovedOldestFirst() throws Exception {
+        OutcomeJournal journal = new OutcomeJournal(namespace, 10_000, 3);
+        for (long number = 1; number <= 6; number++) {
+            once(journal, "a", number, 1_000 + number);
+        }
+        assertThat(journal.records()).as("at most the cap").isEqualTo(3);
+        assertThat(outcomeKeys()).isEqualTo(3);
+        long fourth = namespace.allocatedInodes(VOLUME_ID) - 2;
+        assertThat(once(journal, "a", 4, 1_010)).as("kept: answered from the record").isEqualTo(fourth);
+        long before = namespace.allocatedInodes(VOLUME_ID);
+        assertThat(once(journal, "a", 1, 1_010)).as("removed: applied again").isEqualTo(before + 1);
+
+        // Far later: each new record removes up to two expired ones.
+        once(journal, "b", 1, 100_000);
+        once(journal, "b", 2, 100_000);
+        assertThat(journal.records()).isEqualTo(2);
+        assertThat(outcomeKeys()).isEqualTo(2);
+    }
+
+    private int outcomeKeys() {
+        int count = 0;
+        try (KvIterator iterator = store.iterator(KeyRange.prefix(new byte[] {KvLayout.OUTCOME}))) {
+            while (iterator.hasNext()) {
+                iterator.next();
+                count++;
+            }
+        }
+        return count;
+    }
+}

@@ -1,0 +1,154 @@
+package org.xtreemfs.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.client.Client;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.RpcClient;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.rpc.RpcResponse;
+import org.xtreemfs.interfaces.mrc.GetattrResponse;
+import org.xtreemfs.interfaces.mrc.MkdirRequest;
+import org.xtreemfs.interfaces.mrc.MrcInterface;
+import org.xtreemfs.interfaces.mrc.MrcProcedure;
+import org.xtreemfs.interfaces.mrc.OpenRequest;
+import org.xtreemfs.interfaces.mrc.OpenResponse;
+import org.xtreemfs.interfaces.mrc.PathRequest;
+import org.xtreemfs.interfaces.mrc.RenameRequest;
+import org.xtreemfs.interfaces.mrc.UnlinkResponse;
+import org.xtreemfs.interfaces.rpc.ErrorType;
+import org.xtreemfs.interfaces.rpc.UserCredentials;
+
+/**
+ * A change whose answer was lost is repeated with the same client id and request number
+ * (rpc.proto, RequestHeader.client_id) and must get the first attempt's outcome, not EEXIST or ENOENT
+ * because the first attempt did succeed: against a running MRC (the repeat simulates a dropped reply),
+ * and across a kill -9 of the MRC right after the operation was applied.
+ */
+class ExactlyOnceMetadataTest {
+    private static final UserCredentials ROOT = UserCredentials.newBuilder().setUsername("root").build();
+    private static final int O_WRONLY_CREAT_EXCL = 01 | 0100 | 0200;
+    private static final long TIMEOUT_MS = 10_000;
+    private TestCluster cluster;
+    private final RpcClient rpc = new RpcClient("exactly-once-test");
+
+    @AfterEach
+    void stop() {
+        rpc.close();
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void repeatedChangesGetTheFirstOutcomeAndNewRequestsAreAppliedAgain() throws Exception {
+        cluster = TestCluster.start(1);
+        createVolume("once");
+
+        OpenResponse created = call(MrcProcedure.MRC_OPEN, OpenRequest.newBuilder().setVolumeName("once")
+                .setPath("/f").setFlags(O_WRONLY_CREAT_EXCL).setMode(0644).build(), OpenResponse.parser(), "a", 1);
+        OpenResponse repeated = call(MrcProcedure.MRC_OPEN, OpenRequest.newBuilder().setVolumeName("once")
+                .setPath("/f").setFlags(O_WRONLY_CREAT_EXCL).setMode(0644).build(), OpenResponse.parser(), "a", 1);
+        assertThat(repeated.getStat().getInode()).as("the repeat answers with the file it created")
+                .isEqualTo(created.getStat().getInode());
+        assertThat(repeated.getCredentials().getXcap().getFileId())
+                .isEqualTo(created.getCredentials().getXcap().getFileId());
+        assertThat(repeated.getCredentials().getXcap().getSignature()).as("with a capability issued fresh")
+                .isNotEmpty();
+        assertErrno(() -> call(MrcProcedure.MRC_OPEN, OpenRequest.newBuilder().setVolumeName("once").setPath("/f")
+                .setFlags(O_WRONLY_CREAT_EXCL).setMode(0644).build(), OpenResponse.parser(), "a", 2), Errno.EEXIST);
+        assertErrno(() -> call(MrcProcedure.MRC_OPEN, OpenRequest.newBuilder().setVolumeName("once").setPath("/f")
+                .setFlags(O_WRONLY_CREAT_EXCL).setMode(0644).build(), OpenResponse.parser(), "b", 1), Errno.EEXIST);
+
+        long dirInode = call(MrcProcedure.MRC_MKDIR, mkdir("once", "/d"), GetattrResponse.parser(), "a", 3)
+                .getStat().getInode();
+        assertThat(call(MrcProcedure.MRC_MKDIR, mkdir("once", "/d"), GetattrResponse.parser(), "a", 3).getStat()
+                .getInode()).isEqualTo(dirInode);
+
+        RenameRequest rename = RenameRequest.newBuilder().setVolumeName("once").setSourcePath("/f")
+                .setTargetPath("/d/g").build();
+        call(MrcProcedure.MRC_RENAME, rename, UnlinkResponse.parser(), "a", 4);
+        call(MrcProcedure.MRC_RENAME, rename, UnlinkResponse.parser(), "a", 4);
+        assertErrno(() -> call(MrcProcedure.MRC_RENAME, rename, UnlinkResponse.parser(), "a", 5), Errno.ENOENT);
+
+        PathRequest unlink = PathRequest.newBuilder().setVolumeName("once").setPath("/d/g").build();
+        UnlinkResponse removed = call(MrcProcedure.MRC_UNLINK, unlink, UnlinkResponse.parser(), "a", 6);
+        UnlinkResponse removedAgain = call(MrcProcedure.MRC_UNLINK, unlink, UnlinkResponse.parser(), "a", 6);
+        assertThat(removed.hasDeletedFile()).as("the last link went away").isTrue();
+        assertThat(removedAgain.getDeletedFile().getXcap().getFileId())
+                .as("the repeat hands out the same deleted file's credentials")
+                .isEqualTo(removed.getDeletedFile().getXcap().getFileId());
+        assertErrno(() -> call(MrcProcedure.MRC_UNLINK, unlink, UnlinkResponse.parser(), "a", 7), Errno.ENOENT);
+
+        assertThatThrownBy(() -> call(MrcProcedure.MRC_RMDIR, PathRequest.newBuilder().setVolumeName("once")
+                .setPath("/d").build(), org.xtreemfs.interfaces.rpc.Empty.parser(), "a", 3))
+                .as("a number reused for another procedure is refused, not answered with another outcome")
+                .isInstanceOfSatisfying(RpcException.class,
+                        e -> assertThat(e.errorType()).isEqualTo(ErrorType.INVALID_ARGS));
+        String status = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + cluster.mrc().statusPort() + "/status.json")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(status).as("the status page counts the four repeats answered from a record")
+                .containsPattern("\"outcomesReplayed\"\\s*:\\s*4\\b");
+    }
+
+    @Test
+    void aChangeAppliedJustBeforeAKillDashNineIsAnsweredAfterTheRestart() throws Exception {
+        cluster = TestCluster.startProcesses(List.of(Map.of()), Map.of());
+        createVolume("crash");
+        long inode = call(MrcProcedure.MRC_MKDIR, mkdir("crash", "/made"), GetattrResponse.parser(), "c", 41)
+                .getStat().getInode();
+        OpenResponse created = call(MrcProcedure.MRC_OPEN, OpenRequest.newBuilder().setVolumeName("crash")
+                .setPath("/new").setFlags(O_WRONLY_CREAT_EXCL).setMode(0600).build(), OpenResponse.parser(), "c", 42);
+        // The answers above stand for answers that were lost: the MRC dies at once, before the client
+        // could have seen them, and the client repeats both after the restart.
+        cluster.kill("mrc", "KILL");
+        cluster.restart("mrc");
+        assertThat(call(MrcProcedure.MRC_MKDIR, mkdir("crash", "/made"), GetattrResponse.parser(), "c", 41)
+                .getStat().getInode()).isEqualTo(inode);
+        assertThat(call(MrcProcedure.MRC_OPEN, OpenRequest.newBuilder().setVolumeName("crash").setPath("/new")
+                .setFlags(O_WRONLY_CREAT_EXCL).setMode(0600).build(), OpenResponse.parser(), "c", 42).getStat()
+                .getInode()).isEqualTo(created.getStat().getInode());
+        assertErrno(() -> call(MrcProcedure.MRC_MKDIR, mkdir("crash", "/made"), GetattrResponse.parser(), "c", 43),
+                Errno.EEXIST);
+    }
+
+    private void createVolume(String name) throws Exception {
+        try (Client client = cluster.client()) {
+            Volumes.create(client, name, 1);
+        }
+    }
+
+    private static MkdirRequest mkdir(String volume, String path) {
+        return MkdirRequest.newBuilder().setVolumeName(volume).setPath(path).setMode(0755).build();
+    }
+
+    private <T> T call(MrcProcedure procedure, MessageLite request, Parser<T> parser, String clientId,
+            long requestNumber) throws RpcException {
+        InetSocketAddress mrc = new InetSocketAddress("127.0.0.1", cluster.launcher().port("mrc"));
+        try (RpcResponse response = RpcClient.await(rpc.call(mrc, MrcInterface.MRC_INTERFACE_ID_VALUE,
+                procedure.getNumber(), ROOT, request, null, TIMEOUT_MS, clientId, requestNumber))) {
+            return response.message(parser);
+        }
+    }
+
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    private static void assertErrno(Call call, int errno) {
+        assertThatThrownBy(call::run).isInstanceOfSatisfying(RpcException.class,
+                e -> assertThat(e.posixErrno()).as(e.getMessage()).isEqualTo(errno));
+    }
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Server restarts are invisible to applications beyond the pause (issue 10): while fio --verify jobs and a
+# loop of metadata changes run through a FUSE mount, each server in turn is killed with SIGKILL and started
+# again on the same port and data, and the MRC is also frozen (SIGSTOP) longer than a request's timeout so
+# answers are lost and changes are repeated. The mount uses its default retry window (60 s); every
+# application call must succeed with correct data: fio exits 0 with its crc32c verification, and the
+# metadata loop (create with O_EXCL, rename, mkdir, link, unlink, symlink, rmdir, chmod) sees no error at
+# all, which a repeated create or rename applied twice would turn into EEXIST or ENOENT. Each phase checks
+# that the kill really fell inside the I/O (the job was running before the kill and after the restart).
+#
+#   tests/system/restart_transparent_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
+source "$(dirname "$(readlink -f "$0")")/lib.sh"
+system_setup "$1" "$2"
+start_cluster 2
+"$repository/bin/mkfs.xtreemfs" -w 2 "127.0.0.1:$dir_port/transparent" >/dev/null
+mount_point="$state/mnt"
+# lib.sh's defaults cap retries (--retries 1); here the window decides, as in a plain mount: 5 s per
+# attempt, at most 60 s of retries (the cap of 101 attempts is not reached inside the window: at most 31 with the 2 s backoff).
+# The mount asks the DIR for the OSDs' addresses every second (default 60 s), so the DIR's restart
+# falls on lookups the I/O waits for.
+mount_volume transparent "$mount_point" --timeout-ms 5000 --retries 100 --retry-window-ms 60000 \
+  --uuid-cache-ttl-ms 1000
+down_s=4
+
+# fio_job NAME FIO_OPTIONS...: starts a rate-limited fio job with crc32c verification in the background
+# (so it runs long enough for a restart to fall inside it); its pid is in $fio_pid, its output in
+# $state/fio-NAME.out and its exit code in $state/fio-NAME.rc.
+fio_job() {
+  local name="$1"; shift
+  ( rc=0; fio --name="$name" --directory="$mount_point" --verify_state_save=0 --verify=crc32c \
+      --do_verify=1 --verify_fatal=1 --output="$state/fio-$name.out" "$@" || rc=$?
+    echo "$rc" > "$state/fio-$name.rc" ) &
+  fio_pid=$!
+}
+
+# fio_done NAME: waits for the job (fio itself bounds nothing; the mount's window does) and checks it.
+fio_done() {
+  wait "$fio_pid" || true
+  check "fio $1 exited 0 with every block verified ($(grep -o 'err= *[0-9]*' "$state/fio-$1.out" | head -1))" \
+    test "$(cat "$state/fio-$1.rc" 2>/dev/null)" = 0
+}
+
+# restart_during NAME PID KILL RESTART: waits 2 s into the job, kills, waits $down_s s, restarts, and
+# checks that the job ran across the whole outage.
+restart_during() {
+  local name="$1" pid="$2" kill_command="$3" restart_command="$4"
+  sleep 2
+  check "$name: the job runs when the server is killed" kill -0 "$pid"
+  $kill_command
+  local killed_at; killed_at=$(date +%s.%N)
+  sleep "$down_s"
+  $restart_command
+  local back_at; back_at=$(date +%s.%N)
+  check "$name: the job still runs after the restart ($(printf '%.1f' "$(echo "$back_at - $killed_at" | bc)") s down)" \
+    kill -0 "$pid"
+}
+
+echo "== OSD 0 killed and restarted during fio sequential writes (psync, 1 MiB, verify)"
+fio_job osd-write --rw=write --bs=1M --size=96M --rate=8m --ioengine=psync
+restart_during "OSD 0 during writes" "$fio_pid" "kill_osd 0 KILL" "start_osd 0"
+fio_done osd-write
+
+echo "== OSD 1 killed and restarted during fio random reads and writes (libaio, O_DIRECT, iodepth 8)"
+fio_job osd-mixed --rw=randrw --bs=64k --size=64M --rate=3m --ioengine=libaio --iodepth=8 --direct=1
+restart_during "OSD 1 during random I/O" "$fio_pid" "kill_osd 1 KILL" "start_osd 1"
+fio_done osd-mixed
+
+# meta.py ROOT STOPFILE RESULT: repeats a round of metadata changes until STOPFILE exists; writes
+# "ok ROUNDS" or "error ROUNDS MESSAGE" to RESULT (and ROUNDS so far to RESULT.rounds after every round).
+cat > "$state/meta.py" <<'PY'
+import os, sys
+root, stop, result = sys.argv[1:4]
+os.makedirs(root, exist_ok=True)
+rounds = 0
+try:
+    while not os.path.exists(stop) and rounds < 100000:
+        i = rounds
+        path = os.path.join(root, "f%d" % i)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(fd, b"%08d" % i * 512)
+        os.close(fd)
+        os.mkdir(os.path.join(root, "d%d" % i))
+        os.rename(path, os.path.join(root, "d%d" % i, "g"))
+        os.link(os.path.join(root, "d%d" % i, "g"), os.path.join(root, "h%d" % i))
+        os.symlink("d%d/g" % i, os.path.join(root, "s%d" % i))
+        os.chmod(os.path.join(root, "h%d" % i), 0o600)
+        os.unlink(os.path.join(root, "d%d" % i, "g"))
+        os.rmdir(os.path.join(root, "d%d" % i))
+        os.unlink(os.path.join(root, "s%d" % i))
+        rounds += 1
+        open(result + ".rounds", "w").write("%d\n" % rounds)
+    open(result, "w").write("ok %d\n" % rounds)
+except OSError as error:
+    open(result, "w").write("error %d %s\n" % (rounds, error))
+PY
+
+# check_metadata_result: the loop ended without error and left exactly h0..h(N-1), each with its bytes.
+check_metadata_result() {
+  local outcome; outcome="$(cat "$state/meta.result" 2>/dev/null || echo missing)"
+  check "the metadata loop saw no error across the restart ($outcome)" bash -c "case '$outcome' in ok*) true ;; *) false ;; esac"
+  local rounds="${outcome#ok }"
+  check "the loop's namespace is exact: $rounds files h0..h$((rounds - 1)), mode 600, right contents" \
+    /usr/bin/python3 - "$mount_point/meta" "$rounds" <<'PY'
+import os, stat, sys
+root, rounds = sys.argv[1], int(sys.argv[2])
+names = sorted(os.listdir(root))
+expected = sorted("h%d" % i for i in range(rounds))
+if names != expected:
+    sys.exit("names differ: extra %s, missing %s" % (sorted(set(names) - set(expected))[:5],
+                                                     sorted(set(expected) - set(names))[:5]))
+for i in range(rounds):
+    path = os.path.join(root, "h%d" % i)
+    st = os.stat(path)
+    if stat.S_IMODE(st.st_mode) != 0o600 or st.st_nlink != 1:
+        sys.exit("%s: mode %o, %d links" % (path, stat.S_IMODE(st.st_mode), st.st_nlink))
+    if open(path, "rb").read() != b"%08d" % i * 512:
+        sys.exit("%s: wrong contents" % path)
+PY
+}
+
+echo "== MRC frozen (SIGSTOP) past the request timeout, then killed and restarted, during metadata changes and fio"
+rm -f "$state/meta.stop" "$state/meta.result"
+/usr/bin/python3 "$state/meta.py" "$mount_point/meta" "$state/meta.stop" "$state/meta.result" &
+meta_pid=$!
+fio_job mrc-write --rw=write --bs=1M --size=64M --rate=4m --ioengine=psync
+sleep 2
+check "the metadata loop runs when the MRC is frozen" kill -0 "$meta_pid"
+cluster kill mrc --signal STOP
+# Longer than the 5 s per attempt: requests in the socket are answered after SIGCONT, their retries too.
+sleep 8
+cluster kill mrc --signal CONT
+sleep 2
+restart_during "MRC during metadata changes and fio" "$meta_pid" "kill_mrc KILL" "start_mrc"
+rounds_at_restart="$(cat "$state/meta.result.rounds" 2>/dev/null || echo 0)"
+sleep 3
+touch "$state/meta.stop"
+wait "$meta_pid" || true
+rounds_after="$(cat "$state/meta.result.rounds" 2>/dev/null || echo 0)"
+check "metadata changes went on after the restart ($rounds_at_restart -> $rounds_after rounds)" \
+  test "$rounds_after" -gt "$rounds_at_restart"
+check_metadata_result
+fio_done mrc-write
+# How often the MRC answered a repeat from its record (depends on which requests the freeze caught:
+# mostly the lookups before each change, which are simply repeated; the next phase forces a change).
+echo "MRC: $(cat "$state"/log/mrc.log* 2>/dev/null | grep -c 'answered with its outcome recorded' || true) repeated changes answered from their record"
+
+# replays: how many repeats the MRC answered from its outcome record so far (its logs survive restarts).
+replays() { cat "$state"/log/mrc.log* 2>/dev/null | grep -c 'answered with its outcome recorded' || true; }
+
+echo "== A rename whose answer is lost (MRC frozen past the request timeout) is applied once and succeeds"
+echo first > "$mount_point/lost-a"
+echo second > "$mount_point/lost-b"
+replays_before="$(replays)"
+# Both names were just looked up, so the kernel sends the rename without a lookup (entry timeout 1 s): the
+# RENAME itself reaches the frozen MRC, times out after 5 s and is sent again; on SIGCONT the first attempt
+# renames and the repeat must be answered from the record (applied again it would be ENOENT).
+stat "$mount_point/lost-a" "$mount_point/lost-b" >/dev/null
+kill -STOP "$mrc_pid"
+( /usr/bin/python3 -c 'import os, sys; os.rename(sys.argv[1], sys.argv[2])' "$mount_point/lost-a" \
+    "$mount_point/lost-b" 2> "$state/rename.err"; echo $? > "$state/rename.rc" ) &
+rename_pid=$!
+sleep 8
+check "the rename waits for the frozen MRC" kill -0 "$rename_pid"
+kill -CONT "$mrc_pid"
+wait "$rename_pid" || true
+check "the rename succeeded ($(cat "$state/rename.err"))" test "$(cat "$state/rename.rc")" = 0
+check "the target has the source's bytes and the source is gone" bash -c "
+  test \"\$(cat '$mount_point/lost-b')\" = first && ! test -e '$mount_point/lost-a'"
+check "the MRC answered the repeated rename from its record ($replays_before -> $(replays) repeats)" \
+  test "$(replays)" -gt "$replays_before"
+
+echo "== DIR killed and restarted during fio (the mount asks it for OSD addresses every second)"
+fio_job dir-write --rw=randwrite --bs=16k --size=32M --rate=2m --ioengine=psync
+restart_during "DIR during writes" "$fio_pid" "cluster kill dir --signal KILL" "cluster restart dir"
+load_cluster
+fio_done dir-write
+
+check "after every restart, a new file is written and read back through the mount" bash -c "
+  head -c 3000000 /dev/urandom > '$state/after.bin' && cp '$state/after.bin' '$mount_point/after' &&
+  cmp '$state/after.bin' '$mount_point/after'"
+
+echo "mount log:"; tail -15 "$state/mount-mnt.log" || true
+system_finish
