@@ -5,8 +5,9 @@ best-effort tenants overload the same emulated disks, and one disk loses a third
 For each policy (fifo, then fair) on a fresh cluster of its own (bin/xtreemfs-cluster, free ports, state under
 --out): two emulated 7200 rpm HDD OSDs, one of usage sequential, one random, both running that policy, and the
 MRC letting best-effort volumes use typed OSDs (mrc.placement.bestEffortOnTypedOsds). Four reserved volumes are
-admitted by the MRC with reservations computed from the OSDs' registered profiles (see `plan_reservations`), two
-best-effort volumes stripe over both OSDs. Each volume gets its own mount.xtreemfs and its own fio, with
+admitted by the MRC with reservations computed from the OSDs' registered profiles (see `plan_reservations`), and
+one best-effort volume per OSD (width 1, its file placed on that OSD and checked with xtfsutil), so that one OSD's
+queue cannot hold back the load meant for the other. Each volume gets its own mount.xtreemfs and its own fio, with
 per-second logs; the tenants differ in aggressiveness (queue depth and rate), together offering about
 --overload times what each disk delivers. After --warmup-s, --measure-s are measured; at the middle of the
 measurement the --drop-osd runs at 2/3 of its speed (POST /device/speed on its status page). The report holds
@@ -49,6 +50,17 @@ RANDOM_REQUEST_BYTES = 4 * KIB
 GENTLE_IODEPTH = 4
 RUN_FILE = "run.json"       # per policy: tenants, capacities, drop time, queue bounds
 FIO_HANG_GUARD_S = 120          # beyond warm-up + measurement a hung mount fails the run instead of blocking it
+# With the host's write-back in the HDD model the emulated disks deliver far more than their two-stream profile for
+# this write-only load: FIFO got 52.7 MiB/s out of seq0 (profile 15.06 MiB/s for two volumes) and 106 IOPS out of
+# rand0 (profile 40) with the best-effort volumes at 3x the profile, so that load was only 1.2x and 1.6x what the
+# disks delivered and FIFO met every reservation. At 9x the profile the offered load is about 3x (seq0) and 4x
+# (rand0) what FIFO gets out of the disks; the report states the measured ratio.
+OVERLOAD_DEFAULT = 9.0
+# fio jobs per best-effort volume. One job of iodepth 32 through one FUSE mount kept only about 12 requests
+# outstanding at the OSD (seq0's QoS queue held 22 with all three sequential tenants backlogged), so FIFO, which
+# shares the disk by outstanding requests, still gave the gentle volumes (iodepth 4) their reservation: the
+# best-effort load was not aggressive enough for FIFO to fail. Three jobs, each on a file of its own.
+BEST_EFFORT_JOBS = 3
 # DeviceEmulation.HDD_SLOWDOWN_FACTOR: the simulator's HDD is the full model, the emulated OSD runs it at half speed.
 SIM_SPEED_FACTOR_DEFAULT = 2.0
 
@@ -62,7 +74,13 @@ class Tenant:
     iodepth: int
     reservation: float = 0  # bytes/s (sequential) or IOPS (random); 0 for best-effort
     offered: float = 0      # fio's rate: bytes/s for sequential patterns, IOPS for random ones
-    osd: str = ""           # the OSD name of a reserved volume
+    osd: str = ""           # the OSD the volume's files lie on (every volume has width 1)
+    jobs: int = 1           # fio jobs, each with iodepth requests outstanding on a file of its own
+
+    @property
+    def files(self) -> List[str]:
+        """fio's names of the job's files in its directory (job name, job number, file number)."""
+        return ["%s.%d.0" % (self.name, job) for job in range(self.jobs)]
 
     @property
     def random(self) -> bool:
@@ -80,11 +98,11 @@ def tenants_for(sequential_capacity: float, random_iops: float, reserve_fraction
     """The six tenants with reservations and offered rates from the measured capacities.
 
     Each OSD's two reserved volumes split reserve_fraction of its capacity; the gentle one (queue depth
-    GENTLE_IODEPTH) offers 1.5x its reservation, the aggressive one (depth 16) 3x. The best-effort volumes
-    (depth 32) stripe over both OSDs, half of their load reaching each, and alone offer each OSD `overload` x its
-    profile capacity: the disks deliver more than the two-stream profile for this mix (the sequential OSD about
-    1.4x in the runs so far, the random one about 0.85x, as it also serves the sequential best-effort volume's
-    half), so the best-effort load alone makes each OSD's offered load about `overload` x what it delivers.
+    GENTLE_IODEPTH) offers 1.5x its reservation, the aggressive one (depth 16) 3x. One best-effort volume per
+    OSD (depth 32, width 1, its file on that OSD) alone offers it `overload` x its profile capacity. Why not one
+    volume striped over both: fio keeps at most iodepth requests of a job outstanding, so a striped job's requests
+    piled up behind the slower OSD and its half for the other never arrived (a run in which the sequential OSD
+    was not overloaded at all under the fair queue, tests/bench/README.md).
     """
     # whole KiB/s and whole IOPS: the figures the tools admit
     sequential_reservation = float(max(1, int(reserve_fraction * sequential_capacity / 2 / KIB)) * KIB)
@@ -96,8 +114,8 @@ def tenants_for(sequential_capacity: float, random_iops: float, reserve_fraction
         Tenant("rand-a", "random", "randwrite", GENTLE_IODEPTH, random_reservation, 1.5 * random_reservation,
                "rand0"),
         Tenant("rand-b", "random", "randwrite", 16, random_reservation, 3 * random_reservation, "rand0"),
-        Tenant("be-seq", "best-effort", "write", 32, 0, 2 * overload * sequential_capacity),
-        Tenant("be-rand", "best-effort", "randwrite", 32, 0, 2 * overload * random_iops),
+        Tenant("be-seq", "best-effort", "write", 32, 0, overload * sequential_capacity, "seq0", BEST_EFFORT_JOBS),
+        Tenant("be-rand", "best-effort", "randwrite", 32, 0, overload * random_iops, "rand0", BEST_EFFORT_JOBS),
     ]
 
 
@@ -203,7 +221,7 @@ def admit(cluster: TypedCluster, tenants: List[Tenant]) -> None:
     """Sets the probes to their reservations, admits the other reserved volumes, creates the best-effort ones."""
     for tenant in tenants:
         if tenant.kind == "best-effort":
-            mkfs(cluster, tenant.name, "--striping-width", "2")
+            mkfs(cluster, tenant.name, "--striping-width", "1")
             continue
         figure = (["--iops", "%d" % tenant.reservation] if tenant.random
                   else ["--throughput", "%dKiB/s" % (tenant.reservation // KIB)])
@@ -214,16 +232,84 @@ def admit(cluster: TypedCluster, tenants: List[Tenant]) -> None:
             mkfs(cluster, tenant.name, "--qos", tenant.kind, "--capacity", VOLUME_CAPACITY, *figure)
 
 
+def file_osd_uuid(path: Path) -> str:
+    """The OSD holding a width-1 file, from `xtfsutil PATH` (stripe position 0)."""
+    shown = run([REPOSITORY / "bin" / "xtfsutil", path], "xtfsutil " + str(path))
+    match = re.search(r"stripe position 0: OSD (\S+)", shown)
+    if match is None:
+        raise ClusterError("xtfsutil %s names no OSD of stripe position 0:\n%s" % (path, shown))
+    return match.group(1)
+
+
+def file_size_bytes(tenant: Tenant) -> int:
+    return (256 if tenant.random else 1024) * MIB
+
+
+def place_files(cluster: "TypedCluster", tenant: Tenant, mount_point: Path) -> List[Path]:
+    """Each of the tenant's fio files (Tenant.files) on its OSD, at fio's size; returns their paths."""
+    paths = []
+    for name in tenant.files:
+        placed = place_file(cluster, tenant, mount_point)
+        path = mount_point / name
+        placed.rename(path)  # a rename keeps the file's layout
+        paths.append(path)
+    return paths
+
+
+def place_file(cluster: "TypedCluster", tenant: Tenant, mount_point: Path, attempts: int = 20) -> Path:
+    """A file of `tenant` on its OSD: the MRC picks each new file's OSD itself (by free space and load), so files
+    are created until one lands on tenant.osd; the others are removed again. Returns its path.
+
+    Each file is created at fio's full size (sparse): fio removes and creates anew a file smaller than its size
+    before writing, and the MRC places the new file afresh (a first run's best-effort files moved to the other
+    OSD that way, so the random writer filled the sequential OSD's write-back). check_placement verifies after
+    the run that the file did not move."""
+    wanted = cluster.osd_status(tenant.osd)["uuid"]
+    for attempt in range(attempts):
+        path = mount_point / ("%s.try%d" % (tenant.name, attempt))
+        path.touch()
+        os.truncate(path, file_size_bytes(tenant))
+        if file_osd_uuid(path) == wanted:
+            for other in range(attempt):
+                (mount_point / ("%s.try%d" % (tenant.name, other))).unlink()
+            return path
+    raise ClusterError("%d files of %s all landed on other OSDs than %s (%s)" % (attempts, tenant.name, tenant.osd,
+                                                                                wanted))
+
+
+FILL_TIME_MAX_S = 30
+
+
+def fill_write_back(path: Path, fill_bytes: int, state: Path, nice: int) -> None:
+    """Writes `fill_bytes` of scattered 4 KiB writes to `path` as fast as they are taken, before the measurement,
+    for at most FILL_TIME_MAX_S seconds.
+
+    Why: the emulated disk's host write-back (qos.device.WriteBackCache, 64 MiB) acknowledges unsynced writes from
+    memory until it is full, and 4 KiB random writes at the tenants' rates (a few hundred a second, under 1 MiB/s)
+    would take minutes to fill it: the random OSD would not be overloaded during the measurement, whatever fio
+    offers. Filled first, every write of the measurement waits for the disk, as under a sustained overload.
+    Under the fair policy the OSD paces these writes by their device time (qos.wfq.BufferedWritePacing), so the
+    write-back does not fill and the time bound ends the fill: the overload then waits in the fair queue.
+    """
+    command = ["fio", "--name=fill", "--filename=" + str(path), "--rw=randwrite", "--bs=%d" % RANDOM_REQUEST_BYTES,
+               "--size=%d" % path.stat().st_size, "--io_size=%d" % fill_bytes,
+               "--runtime=%d" % FILL_TIME_MAX_S, "--direct=1", "--ioengine=libaio", "--iodepth=32",
+               "--output-format=json", "--output=%s" % (state / "fill.json")]
+    run(["nice", "-n", str(nice)] + command, "fio fill of " + str(path))
+
+
 def fio_command(tenant: Tenant, mount_point: Path, log_prefix: Path, runtime_s: int) -> List[str]:
-    command = ["fio", "--name=" + tenant.name, "--directory=" + str(mount_point), "--rw=" + tenant.pattern,
+    """fio's rate and iodepth are per job; tenant.offered is the volume's, over all its jobs."""
+    command = ["fio", "--name=" + tenant.name, "--rw=" + tenant.pattern, "--directory=" + str(mount_point),
+               "--numjobs=%d" % tenant.jobs,
                "--bs=%d" % (RANDOM_REQUEST_BYTES if tenant.random else SEQUENTIAL_REQUEST_BYTES),
-               "--size=%s" % ("256m" if tenant.random else "1g"), "--direct=1", "--ioengine=libaio",
+               "--size=%d" % file_size_bytes(tenant), "--direct=1", "--ioengine=libaio",
                "--iodepth=%d" % tenant.iodepth, "--time_based=1", "--runtime=%d" % runtime_s,
                "--log_avg_msec=1000", "--output-format=json", "--output=%s.json" % log_prefix]
     if tenant.random:
-        command += ["--rate_iops=%d" % max(1, round(tenant.offered)), "--write_iops_log=%s" % log_prefix]
+        command += ["--rate_iops=%d" % max(1, round(tenant.offered / tenant.jobs)), "--write_iops_log=%s" % log_prefix]
     else:
-        command += ["--rate=%d" % max(4096, round(tenant.offered)), "--write_bw_log=%s" % log_prefix]
+        command += ["--rate=%d" % max(4096, round(tenant.offered / tenant.jobs)), "--write_bw_log=%s" % log_prefix]
     return command
 
 
@@ -258,14 +344,21 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
             mounts.append(mount)
             mount.mount()
             raise_priority([mount.process.pid], options.nice)
+        files = {tenant.name: place_files(cluster, tenant, state / "mnt" / tenant.name)
+                 for tenant in tenants if tenant.kind == "best-effort"}
+        if options.fill_mib > 0:
+            progress("%s: filling rand0's write-back with %d MiB of 4 KiB writes (be-rand)" % (policy,
+                                                                                              options.fill_mib))
+            fill_write_back(files["be-rand"][0], options.fill_mib * MIB, state, options.nice)
         runtime_s = options.warmup_s + options.measure_s + 1
+        load_before = os.getloadavg()
         started = time.monotonic()
         for tenant in tenants:
             log_prefix = state / tenant.name
+            command = fio_command(tenant, state / "mnt" / tenant.name, log_prefix, runtime_s)
             with open(state / ("fio-%s.stderr" % tenant.name), "wb") as errors:
-                processes.append(subprocess.Popen(["nice", "-n", str(options.nice)] + fio_command(tenant, state / "mnt" / tenant.name, log_prefix,
-                                                              runtime_s), stdout=subprocess.DEVNULL,
-                                                  stderr=errors, stdin=subprocess.DEVNULL))
+                processes.append(subprocess.Popen(["nice", "-n", str(options.nice)] + command,
+                                                  stdout=subprocess.DEVNULL, stderr=errors, stdin=subprocess.DEVNULL))
         progress("%s: fio runs on six mounts for %d s (warm-up %d s); offered: %s" % (
             policy, runtime_s, options.warmup_s,
             ", ".join("%s %.2f %s" % (t.name, t.in_unit(t.offered), t.unit) for t in tenants)))
@@ -290,10 +383,16 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
             if process.returncode != 0:
                 raise ClusterError("fio of %s failed (%d): %s" % (tenant.name, process.returncode,
                                                                  (state / ("fio-%s.stderr" % tenant.name)).read_text()))
+        for tenant in tenants:
+            for path in files.get(tenant.name, []):
+                if file_osd_uuid(path) != cluster.osd_status(tenant.osd)["uuid"]:
+                    raise ClusterError("%s's file %s is no longer on %s: fio created it anew" % (
+                        tenant.name, path, tenant.osd))
         statuses = {name: cluster.osd_status(name) for name in ("seq0", "rand0")}
         (state / "osd-status.json").write_text(json.dumps(statuses, indent=1))
         outcome = {"tenants": [asdict(tenant) for tenant in tenants], "capacities": capacities,
-                   "dropped_at_s": dropped_at, "nice": options.nice, "queue_capacity": statuses["seq0"].get("qosQueueCapacity"),
+                   "dropped_at_s": dropped_at, "nice": options.nice,
+                   "load_average": {"before": list(load_before), "after": list(os.getloadavg())}, "queue_capacity": statuses["seq0"].get("qosQueueCapacity"),
                    "volume_queue_capacity": statuses["seq0"].get("qosVolumeQueueCapacity")}
         (state / RUN_FILE).write_text(json.dumps(outcome, indent=1))
         return load_outcome(state)
@@ -331,10 +430,12 @@ def measure(policy: str, outcome: Dict, options: argparse.Namespace) -> List[Vol
     results = []
     window_rows = []
     for tenant in tenants:
-        suffix = "_iops.1.log" if tenant.random else "_bw.1.log"
-        log = outcome["state"] / (tenant.name + suffix)
-        samples = parse_fio_log(log.read_text(), str(log))
-        values = window_values(samples, options.warmup_s, options.measure_s, 1.0 if tenant.random else KIB)
+        values = [0.0] * options.measure_s
+        for job in range(1, tenant.jobs + 1):  # fio numbers a job's logs from 1; the volume gets their sum
+            log = outcome["state"] / ("%s_%s.%d.log" % (tenant.name, "iops" if tenant.random else "bw", job))
+            samples = parse_fio_log(log.read_text(), str(log))
+            job_values = window_values(samples, options.warmup_s, options.measure_s, 1.0 if tenant.random else KIB)
+            values = [total + value for total, value in zip(values, job_values)]
         targets = []
         for index in range(options.measure_s):
             window = options.warmup_s + index
@@ -368,6 +469,7 @@ def simulator_scenario(policy_outcome: Dict, osd: str, options: argparse.Namespa
     lines = [
         "# Generated by tests/bench/qos_fuse/run_qos_bench.py: the load on OSD %s of the FUSE QoS benchmark." % osd,
         "# Rates are the benchmark's times %.1f (the emulated HDD runs the model at 1/%.1f of its speed)." % (factor, factor),
+        "# The benchmark fills rand0's write-back before the measurement; the simulator's warm-up stands for that.",
         "description=QoS FUSE benchmark, OSD %s: 2 reserved + 2 best-effort tenants at about %.1fx overload%s" % (
             osd, options.overload, ", a third of the speed lost mid-run" if osd == options.drop_osd else ""),
         "kind=osd", "seed=1", "device=hdd",
@@ -386,15 +488,14 @@ def simulator_scenario(policy_outcome: Dict, osd: str, options: argparse.Namespa
               "report.every.seconds=10", "variants=fifo,fair",
               "queue.fifo.requests.max=%d" % queue, "queue.flow.requests.max=%d" % flow_queue,
               "queue.total.requests.max=%d" % queue]
-    here = [t for t in tenants if t.osd == osd or t.kind == "best-effort"]
+    here = [t for t in tenants if t.osd == osd]
     lines.append("tenants=" + ",".join(t.name.replace("-", "") for t in here))
     lines += ["region.spacing.gib=50", "tenant.default.region.gib=1", "tenant.default.loop=open",
               "tenant.default.weight=1", "tenant.default.kind=write"]
     for tenant in here:
         key = "tenant.%s." % tenant.name.replace("-", "")
-        share = 0.5 if tenant.kind == "best-effort" else 1.0  # a best-effort volume stripes over both OSDs
         request_bytes = RANDOM_REQUEST_BYTES if tenant.random else SEQUENTIAL_REQUEST_BYTES
-        requests_per_second = share * (tenant.offered if tenant.random else tenant.offered / request_bytes)
+        requests_per_second = tenant.offered if tenant.random else tenant.offered / request_bytes
         lines += [key + "pattern=" + ("random" if tenant.random else "sequential"),
                   key + "request.kib=%d" % (request_bytes // KIB)]
         if random_osd:
@@ -432,12 +533,8 @@ def simulate(outcome: Dict, out: Path, options: argparse.Namespace) -> Dict[str,
                                                                                result.stdout[-2000:]))
             for tenant_id, row in parse_sim_tenants(csv_path.read_text()).items():
                 tenant = tenants[tenant_id]
-                # each tenant is reported from the OSD of its own pattern (a best-effort one from the OSD whose
-                # unit it is measured in), back at the benchmark's speed and per whole volume
-                if ("rand0" if tenant.random else "seq0") != osd:
-                    continue
-                share = 0.5 if tenant.kind == "best-effort" else 1.0
-                predictions[policy][tenant.name] = (row.achieved / options.sim_speed_factor / share,
+                # back at the benchmark's speed (every volume lies on one OSD)
+                predictions[policy][tenant.name] = (row.achieved / options.sim_speed_factor,
                                                     row.windows_fraction_met)
     return predictions
 
@@ -464,9 +561,10 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                         help="folder for CSVs, the report, the plot, the simulator's files and each policy's cluster")
     parser.add_argument("--warmup-s", type=int, default=10, help="seconds of load before the measurement")
     parser.add_argument("--measure-s", type=int, default=120, help="measured seconds (the drop is at the middle)")
-    parser.add_argument("--overload", type=float, default=3.0,
-                        help="what the best-effort volumes alone offer each OSD, as a multiple of its profile "
-                             "capacity for two reserved volumes (the reserved ones add 4.5x their reservations)")
+    parser.add_argument("--overload", type=float, default=OVERLOAD_DEFAULT,
+                        help="what the best-effort volume of each OSD alone offers it, as a multiple of its profile "
+                             "capacity for two reserved volumes (the reserved ones add 4.5x their reservations); "
+                             "the default makes the offered load about 3x what the disks deliver")
     parser.add_argument("--reserve-fraction", type=float, default=0.6,
                         help="fraction of each OSD's capacity reserved (split by its two reserved volumes); at most "
                              "2/3 keeps every reservation honourable after the drop")
@@ -477,6 +575,9 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                              "Negative needs root; it keeps other users' builds on a shared machine from stalling "
                              "the wall-clock-timed emulated disks")
     parser.add_argument("--policies", default="fifo,fair", help="comma-separated, from fifo and fair")
+    parser.add_argument("--fill-mib", type=int, default=66,
+                        help="MiB of 4 KiB random writes to rand0 before the tenants start, so that its host "
+                             "write-back (64 MiB) is full when the load begins; 0 for none")
     parser.add_argument("--report-only", action="store_true",
                         help="start nothing: analyse the fio logs of an earlier run under --out again (the same "
                              "--warmup-s, --measure-s and --drop-osd as that run)")
@@ -491,6 +592,8 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                                                                                      options.measure_s))
     if not 0 < options.reserve_fraction <= 1:
         parser.error("--reserve-fraction must be in (0, 1], not %s" % options.reserve_fraction)
+    if options.fill_mib < 0:
+        parser.error("--fill-mib must be >= 0, not %d" % options.fill_mib)
     if options.overload <= 0:
         parser.error("--overload must be positive, not %s" % options.overload)
     policies = [policy.strip() for policy in options.policies.split(",") if policy.strip()]
@@ -557,18 +660,21 @@ def report_text(results: List[VolumeResult], outcomes: Dict, options: argparse.N
                      "IOPS; drop at %.1f s; servers, mounts and fio at nice %s"
                      % (policy, capacities["sequential"] / MIB, capacities["random"],
                         outcome["dropped_at_s"] or float("nan"), outcome.get("nice", "unknown")))
+        load = outcome.get("load_average")
+        if load:
+            lines.append("%s: load average (1, 5, 15 min) before the load %s, after it %s (the machine is shared)"
+                         % (policy, " ".join("%.2f" % v for v in load["before"]),
+                            " ".join("%.2f" % v for v in load["after"])))
     lines.append("Windows are 1 s; '>=90%' counts windows at >= 90 % of the reservation held for that window (after "
                  "the drop: the reservation scaled to what the slowed OSD can still honour, all of it while the "
                  "reservations fit 2/3 of its capacity). 'sim' is the simulator on the same load per OSD.")
     lines.append("")
     lines.append(report_table(results).rstrip("\n"))
     lines.append("")
-    striped = {"be-seq": 0.5, "be-rand": 0.5}
     for policy in options.policies:
         lines.append("%s: offered / delivered on seq0 (MiB/s) %.1fx, on rand0 (IOPS) %.1fx (fio's rate targets over "
-                     "the achieved means; best-effort volumes count half on each OSD; the other OSD type's "
-                     "cross traffic left out)" % (policy, overload_ratio(results, policy, "MiB/s", striped),
-                                                  overload_ratio(results, policy, "IOPS", striped)))
+                     "the achieved means)" % (policy, overload_ratio(results, policy, "MiB/s", {}),
+                                              overload_ratio(results, policy, "IOPS", {})))
     for policy in options.policies:
         met = slo_met(results, policy)
         lines.append("SLO (every reserved volume >= 90 %% of its reservation in >= 99.9 %% of 1-s windows) with %s: %s"

@@ -161,7 +161,7 @@ class ScenarioTest(unittest.TestCase):
         outcome = {"tenants": tenants, "queue_capacity": 96, "volume_queue_capacity": 16}
         sequential = dict(line.split("=", 1) for line in simulator_scenario(outcome, "seq0", options).splitlines()
                           if "=" in line and not line.startswith("#"))
-        self.assertEqual(sequential["tenants"], "seqa,seqb,beseq,berand")
+        self.assertEqual(sequential["tenants"], "seqa,seqb,beseq")  # one best-effort volume per OSD
         self.assertEqual(sequential["cost"], "bytes")
         self.assertEqual(sequential["device.slowdown.at.seconds"], "70")
         # 0.6 * 2 MiB/s / 2 = 614.4 KiB/s, admitted as 614 KiB/s, times the speed factor 2
@@ -171,7 +171,7 @@ class ScenarioTest(unittest.TestCase):
                       if "=" in line and not line.startswith("#"))
         self.assertEqual(random["cost"], "ios")
         self.assertNotIn("device.slowdown.at.seconds", random)
-        self.assertEqual(random["tenants"], "randa,randb,beseq,berand")
+        self.assertEqual(random["tenants"], "randa,randb,berand")
         # 0.6 * 40 / 2 = 12 IOPS, times 2
         self.assertAlmostEqual(float(random["tenant.randa.reservation.iops"]), 24.0)
 
@@ -181,9 +181,11 @@ class ScenarioTest(unittest.TestCase):
         self.assertEqual(tenants["seq-a"].reservation, 3 * MIB)  # 0.6 x 10 MiB/s / 2, a whole number of KiB/s
         self.assertEqual(tenants["rand-b"].reservation, 30)
         self.assertAlmostEqual(tenants["seq-b"].offered, 9 * MIB)
-        # the half of each best-effort volume that reaches an OSD offers it 3x its capacity
-        self.assertAlmostEqual(tenants["be-seq"].offered / 2, 30 * MIB)
-        self.assertAlmostEqual(tenants["be-rand"].offered / 2, 300)
+        # one best-effort volume per OSD, each alone offering its OSD 3x its capacity
+        self.assertAlmostEqual(tenants["be-seq"].offered, 30 * MIB)
+        self.assertEqual(tenants["be-seq"].osd, "seq0")
+        self.assertAlmostEqual(tenants["be-rand"].offered, 300)
+        self.assertEqual(tenants["be-rand"].osd, "rand0")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
 import org.xtreemfs.foundation.config.SettingsSchema;
 import org.xtreemfs.osd.calibration.ProfileFile;
+import org.xtreemfs.osd.stages.BufferedWritePacingMode;
 import org.xtreemfs.osd.stages.QueueingPolicyKind;
 import org.xtreemfs.osd.storage.DeviceEmulation;
 import org.xtreemfs.qos.model.DeviceClass;
@@ -62,6 +63,12 @@ public final class OsdConfig {
             QueueingPolicyKind.class, QueueingPolicyKind.FAIR, "order of the QoS stage: fair (per-volume fair queue:"
                     + " the reservation, weight and limit in the capability, the rest shared by weight, cold volumes"
                     + " last) or fifo (arrival order, for comparisons)");
+    public static final Setting<BufferedWritePacingMode> QOS_BUFFERED_WRITE_PACING = Setting.enumeration(
+            "osd.qos.bufferedWritePacing", BufferedWritePacingMode.class, BufferedWritePacingMode.AUTO,
+            "fair policy only: admit unsynced writes (acknowledged from the host's write-back) at the device's rate"
+                    + " in the cost unit, in the fair order, so the write-back never holds more device time than the"
+                    + " fair queue gave out (on, off; auto: on when the profile comes from a calibration file or an"
+                    + " emulated model, off for the device class's built-in guess)");
     public static final Setting<Long> HEARTBEAT_PERIOD_MS = Setting.longInteger("osd.heartbeat.periodMs", 5000,
             100, 3_600_000, "period of re-registering at the DIR with space and load (the heartbeat)");
     public static final Setting<Long> DELETION_DELAY_MS = Setting.longInteger("osd.deletion.delayMs", 60_000, 0,
@@ -88,9 +95,11 @@ public final class OsdConfig {
     public static final Setting<Integer> LOCKS_MAX = Setting.integer("osd.locks.max", 100_000, 1, 100_000_000,
             "locks this OSD holds in memory over all files; more are refused with ENOLCK");
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
-            ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, OBJECT_CAPACITY_BYTES, STORAGE_THREADS, PREPROCESSING_THREADS,
+            ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, OBJECT_CAPACITY_BYTES, STORAGE_THREADS,
+            PREPROCESSING_THREADS,
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, QOS_VOLUME_QUEUE_CAPACITY, QOS_POLICY,
-            HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX, DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION,
+            QOS_BUFFERED_WRITE_PACING, HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX,
+            DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION,
             PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
             CapabilitySecret.INLINE, CapabilitySecret.FILE));
 
@@ -193,6 +202,10 @@ public final class OsdConfig {
 
     public QueueingPolicyKind qosPolicy() {
         return settings.get(QOS_POLICY);
+    }
+
+    public BufferedWritePacingMode qosBufferedWritePacing() {
+        return settings.get(QOS_BUFFERED_WRITE_PACING);
     }
 
     public long heartbeatPeriodMs() {

@@ -65,6 +65,7 @@ import org.xtreemfs.osd.storage.StorageDevice;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
+import org.xtreemfs.qos.wfq.BufferedWritePacing;
 import org.xtreemfs.qos.wfq.FairPolicy;
 import org.xtreemfs.qos.wfq.FifoPolicy;
 import org.xtreemfs.qos.wfq.QueueBounds;
@@ -117,6 +118,10 @@ public final class OsdServer implements RunningServer {
     /** The profile registered at the DIR before the folder's capacity cap, and where it comes from. */
     private OsdProfile baseProfile;
     private String profileSource;
+    /** True when the profile was measured (calibration file) or derived from the emulated model, not guessed. */
+    private boolean profileDescribesDevice;
+    /** The fair policy's pacing of unsynced writes (osd.qos.bufferedWritePacing), null when off or under FIFO. */
+    private BufferedWritePacing bufferedWritePacing;
 
     /** The addresses the OSD serves on (ports resolved when the configuration asked for port 0). */
     public record Addresses(InetSocketAddress rpc, InetSocketAddress status) {}
@@ -220,7 +225,11 @@ public final class OsdServer implements RunningServer {
             case FAIR -> new FairPolicy<>(
                     shareRule,
                     new QueueBounds(config.qosVolumeQueueCapacity(), config.qosQueueCapacity()),
-                    FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT);
+                    FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT,
+                    bufferedWritePacing = config.qosBufferedWritePacing().paces(profileDescribesDevice)
+                            ? new BufferedWritePacing(ShareRule.capacityCostPerSecond(baseProfile),
+                                    BufferedWritePacing.BURST_NANOS_DEFAULT)
+                            : null);
         };
     }
 
@@ -285,9 +294,11 @@ public final class OsdServer implements RunningServer {
                         : "") + " is " + config.deviceClass().name().toLowerCase(Locale.ROOT));
             }
             profileSource = ProfileFile.source(file);
+            profileDescribesDevice = true;
         } else if (emulation.emulated()) {
             baseProfile = emulation.derivedProfile(config.usageType());
             profileSource = "model " + emulation.configName();
+            profileDescribesDevice = true;
         } else {
             baseProfile = OsdProfiles.builtIn(config.deviceClass(), config.usageType());
             profileSource = "model " + config.deviceClass().name().toLowerCase(Locale.ROOT);
@@ -368,6 +379,8 @@ public final class OsdServer implements RunningServer {
         status.put("preprocessing", preprocessing.metrics());
         status.put("qosQueueLength", qos.queueLength());
         status.put("qosPolicy", config.qosPolicy());
+        status.put("qosBufferedWritePacingCostPerSecond", bufferedWritePacing == null ? 0
+                : bufferedWritePacing.capacityCostPerSecond());
         status.put("qosQueueCapacity", config.qosQueueCapacity());
         status.put("qosVolumeQueueCapacity", config.qosVolumeQueueCapacity());
         status.put("qosInFlight", qos.inFlight());

@@ -50,7 +50,8 @@ class OsdFairQueueTest {
     private static final long TWO_STREAMS_BYTES_PER_SECOND = DeviceEmulation.HDD7200
             .derivedProfile(OsdUsageType.SEQUENTIAL).sequentialThroughput().admissibleBytesPerSecond(2);
     private static final long RESERVATION_BYTES_PER_SECOND = TWO_STREAMS_BYTES_PER_SECOND / 2;
-    private static final long WARM_UP_MS = 1_500;
+    /** Long enough for the write-back's 64 MiB to fill (about 2 s at the flood's rate), so the measurement is steady. */
+    private static final long WARM_UP_MS = 3_000;
     private static final long MEASURE_MS = 6_000;
     private static final UserCredentials USER = UserCredentials.newBuilder().setUsername("test").build();
 
@@ -71,14 +72,14 @@ class OsdFairQueueTest {
         assertThat(fifo.reservedBytesPerSecond()).as("fifo: reserved volume's rate")
                 .isLessThan(0.9 * RESERVATION_BYTES_PER_SECOND);
         // The OSD's own accounting (status JSON qosVolumes) sees the same in its 1-s windows: the reserved
-        // volume, backlogged throughout, meets 90 % of its reservation in every window with fair (the rates
-        // above are 2x the reservation) and with fifo (a third of it) only in the first, partial window or two,
-        // before the flood's 32 writes fill the queue (measured: 1 of 8).
+        // volume, backlogged throughout, meets 90 % of its reservation in every window of the measurement with fair
+        // (the rates above are 2x the reservation) and with fifo (a third of it) in at most two (measured: 1 of 6,
+        // with a warm-up of 1.5 s that ended before the write-back was full).
         System.out.printf("OsdFairQueueTest: windows met / with demand: fair %d/%d, fifo %d/%d%n",
                 fair.windowsMet(), fair.windowsWithDemand(), fifo.windowsMet(), fifo.windowsWithDemand());
-        assertThat(fair.windowsWithDemand()).isGreaterThanOrEqualTo(6);
+        assertThat(fair.windowsWithDemand()).isGreaterThanOrEqualTo(5);
         assertThat(fair.windowsMet()).as("fair: windows meeting the reservation").isEqualTo(fair.windowsWithDemand());
-        assertThat(fifo.windowsWithDemand()).isGreaterThanOrEqualTo(6);
+        assertThat(fifo.windowsWithDemand()).isGreaterThanOrEqualTo(5);
         assertThat(fifo.windowsMet()).as("fifo: windows meeting the reservation").isLessThanOrEqualTo(2);
     }
 
@@ -113,6 +114,7 @@ class OsdFairQueueTest {
             long reservedBefore = reserved.bytesWritten.get();
             long floodBefore = bytesWritten(flood);
             long startNanos = System.nanoTime();
+            Map<String, Object> accountedBefore = reservedAccounting(server);
             Thread.sleep(MEASURE_MS);
             long reservedBytes = reserved.bytesWritten.get() - reservedBefore;
             long floodBytes = bytesWritten(flood) - floodBefore;
@@ -120,19 +122,32 @@ class OsdFairQueueTest {
             assertThat(floodBytes).as("the best-effort volume was served too").isPositive();
             assertThat(reserved.failures.get() + flood.stream().mapToLong(writer -> writer.failures.get()).sum())
                     .as("failed writes").isZero();
-            @SuppressWarnings("unchecked")
-            Map<String, Object> accounted = ((List<Map<String, Object>>) server.status().get("qosVolumes")).stream()
-                    .filter(volume -> volume.get("volumeId").equals("reserved")).findFirst().orElseThrow();
+            Map<String, Object> accounted = reservedAccounting(server);
             assertThat(accounted.get("reservedCostPerSecond")).isEqualTo(RESERVATION_BYTES_PER_SECOND);
+            // Only the windows that closed during the measurement: the warm-up's first window starts with the
+            // JVM's first writes (class loading, compilation, the object folders created), which the benchmark's
+            // warm-up leaves out too; counting it made the test fail now and then (fair 7 of 8 windows while the
+            // volume averaged 2.3x its reservation).
             return new Rates(reservedBytes / seconds, floodBytes / seconds,
-                    ((Number) accounted.get("windowsWithDemandTotal")).longValue(),
-                    ((Number) accounted.get("windowsMetTotal")).longValue());
+                    windowCount(accounted, "windowsWithDemandTotal") - windowCount(accountedBefore, "windowsWithDemandTotal"),
+                    windowCount(accounted, "windowsMetTotal") - windowCount(accountedBefore, "windowsMetTotal"));
         } finally {
             running.set(false);
             rpcClient.close();
             server.close();
             dir.close();
         }
+    }
+
+    /** The OSD's accounting of the reserved volume, as its status page shows it. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> reservedAccounting(OsdServer server) {
+        return ((List<Map<String, Object>>) server.status().get("qosVolumes")).stream()
+                .filter(volume -> volume.get("volumeId").equals("reserved")).findFirst().orElseThrow();
+    }
+
+    private static long windowCount(Map<String, Object> accounted, String key) {
+        return ((Number) accounted.get(key)).longValue();
     }
 
     private static long bytesWritten(List<Writer> writers) {

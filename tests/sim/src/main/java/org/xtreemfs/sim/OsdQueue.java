@@ -113,7 +113,8 @@ sealed interface OsdQueue {
             long payloadBytes = op.request().lengthBytes();
             long chargedBytes = chargeRule == null ? payloadBytes : chargeRule.chargedBytes(payloadBytes,
                     continuity.continues(op.tenantId(), op.request().offsetBytes(), payloadBytes));
-            return policy.enqueue(op, op.tenantId(), VolumeShare.BEST_EFFORT, chargedBytes, nowNanos);
+            boolean buffered = op.request().kind() == IoKind.WRITE && !op.request().synced();
+            return policy.enqueue(op, op.tenantId(), VolumeShare.BEST_EFFORT, chargedBytes, buffered, nowNanos);
         }
 
         @Override

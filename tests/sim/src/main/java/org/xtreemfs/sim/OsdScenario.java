@@ -15,6 +15,7 @@ import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.Reservation;
 import org.xtreemfs.qos.model.VolumeShare;
 import org.xtreemfs.qos.routing.AccessPattern;
+import org.xtreemfs.qos.wfq.BufferedWritePacing;
 import org.xtreemfs.qos.wfq.CostRule;
 import org.xtreemfs.qos.wfq.FairPolicy;
 import org.xtreemfs.qos.wfq.FifoPolicy;
@@ -335,7 +336,26 @@ final class OsdScenario {
         };
         return new OsdQueue.Policy(new FairPolicy<>(scenarioRule, new QueueBounds(
                 (int) config.number("queue.flow.requests.max"), (int) config.number("queue.total.requests.max")),
-                FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT), scenarioRule);
+                FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT, pacing()), scenarioRule);
+    }
+
+    /**
+     * As the OSD paces buffered writes (qos.wfq.BufferedWritePacing) at its profile's rate in the cost unit:
+     * {@code queue.pacing=on|off} (default on), {@code queue.pacing.burst.ms} (default the OSD's).
+     */
+    private BufferedWritePacing pacing() {
+        String mode = config.string("queue.pacing", "on");
+        if (!mode.equals("on") && !mode.equals("off")) {
+            throw new IllegalArgumentException(config.source() + ": queue.pacing must be on or off, not " + mode);
+        }
+        if (mode.equals("off")) {
+            return null;
+        }
+        long burstNanos = (long) (config.number("queue.pacing.burst.ms",
+                BufferedWritePacing.BURST_NANOS_DEFAULT / 1e6) * 1e6);
+        OsdProfile profile = AdmissionStep.profile(config.choice("device", DeviceKind.class),
+                costUnit == CostUnit.BYTES ? OsdUsageType.SEQUENTIAL : OsdUsageType.RANDOM);
+        return new BufferedWritePacing(ShareRule.capacityCostPerSecond(profile), burstNanos);
     }
 
     private List<TenantOutcome> summarize(List<TenantMetrics> metrics) {

@@ -109,7 +109,7 @@ public final class QosStage implements AutoCloseable {
             long nowNanos = clock.monotonicNanos();
             long chargedBytes = chargedBytes(request);
             EnqueueResult result = policy.enqueue(request, request.volumeId(), request.share(), chargedBytes,
-                    nowNanos);
+                    buffered(request), nowNanos);
             long reservationCostPerSecond = accountingRule.flowSpec(request.volumeId(), request.share())
                     .reservationCostPerSecond();
             long cost = accountingRule.costOf(chargedBytes);
@@ -152,6 +152,11 @@ public final class QosStage implements AutoCloseable {
                 * request.layout().objectSizeBytes() + access.offset();
         boolean continues = continuity.continues(request.fileId(), localOffsetBytes, payloadBytes);
         return accountingRule.chargedBytes(payloadBytes, continues);
+    }
+
+    /** An unsynced write: the host's write-back acknowledges it from memory (the fair policy may pace it). */
+    private static boolean buffered(AuthorizedRequest request) {
+        return request.request() instanceof OsdRequest.WriteObject write && !write.sync();
     }
 
     /** The cost a request was charged at submission ({@code at}: its entry, null if unknown), for the accounting. */

@@ -3,6 +3,7 @@ package org.xtreemfs.osd.stages;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,6 +24,7 @@ import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.VolumeShare;
+import org.xtreemfs.qos.wfq.BufferedWritePacing;
 import org.xtreemfs.qos.wfq.FairPolicy;
 import org.xtreemfs.qos.wfq.FifoPolicy;
 import org.xtreemfs.qos.wfq.FlowRule;
@@ -332,6 +334,54 @@ class QosStageTest {
         double measured = (double) served.get("stream") / served.get("scattered");
         assertThat(measured).as("stream %d against scattered %d", served.get("stream"), served.get("scattered"))
                 .isBetween(expected * 0.95, expected * 1.05);
+    }
+
+    @Test
+    void unsyncedWritesLeaveAtThePacingRateWhileSyncedWritesAndReadsPassAtOnce() throws RpcException {
+        // Proves the stage paces what the host's write-back would take at memory speed: storage acknowledges
+        // every request at once (as the write-back does while it has room), yet a flood of unsynced 128 KiB
+        // writes (one stream, so charged their payload after the first) leaves the stage at the pacing rate,
+        // 1 MiB/s = 8 a second, plus the 100 ms burst and one overdraw, while a synced write and a read submitted amid it are released
+        // at once. Without pacing all 400 would leave in the first instant.
+        ShareRule sequentialOsd = ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
+        FairPolicy<AuthorizedRequest> policy = new FairPolicy<>(sequentialOsd, new QueueBounds(1000, 1000),
+                10 * SECOND_NANOS, new BufferedWritePacing(1 << 20, 100_000_000L));
+        try (Harness harness = new Harness(policy, 2, sequentialOsd)) {
+            for (int object = 0; object < 400; object++) {
+                harness.stage.submit(writeRequest("flood-file", "flood", object, false));
+            }
+            int completed = 0;
+            for (int tick = 1; tick <= 1000; tick++) { // 10 s in 10 ms steps
+                while (completed < harness.released.size()) {
+                    harness.completeOldest();
+                    completed++;
+                }
+                if (tick == 500) {
+                    int before = harness.released.size();
+                    harness.stage.submit(writeRequest("synced-file", "other", 0, true));
+                    harness.stage.submit(objectRequest("read-file", "other", 0, 4096));
+                    assertThat(harness.released.subList(before, harness.released.size()))
+                            .extracting(AuthorizedRequest::fileId).as("released at once")
+                            .containsExactly("synced-file", "read-file");
+                }
+                harness.clock.advance(Duration.ofMillis(10));
+                harness.wakeUps.runDue();
+            }
+            long floodReleased = harness.released.stream().filter(r -> r.fileId().equals("flood-file")).count();
+            // 10 s at 1 MiB/s plus the 100 ms burst, less the first write's positioning charge (it starts the
+            // stream), in writes of 128 KiB; up to one more for the overdraw and the last tick
+            double expected = (10.1 * (1 << 20) - ShareRule.bytesPerRandomIo(
+                    OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL))) / (128 * 1024);
+            assertThat((double) floodReleased).isBetween(expected - 1, expected + 2);
+            assertThat(harness.stage.wakeUpCount()).as("the paced writes were released by wake-ups").isPositive();
+        }
+    }
+
+    /** A write of 128 KiB at the start of object {@code objectNumber} of a file of 128 KiB objects. */
+    private static AuthorizedRequest writeRequest(String fileId, String volumeId, long objectNumber, boolean sync) {
+        OsdRequest request = new OsdRequest.WriteObject(null, FileCredentials.getDefaultInstance(), fileId,
+                objectNumber, 0, sync, Unpooled.wrappedBuffer(new byte[128 * 1024]));
+        return new AuthorizedRequest(request, volumeId, VolumeShare.BEST_EFFORT, 0, StripeLayout.single(128 * 1024));
     }
 
     /** A read of {@code payloadBytes} at the start of object {@code objectNumber} of a file of 128 KiB objects. */

@@ -29,8 +29,13 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
     private long lastSweepNanos = Long.MIN_VALUE;
 
     public FairPolicy(FlowRule rule, QueueBounds bounds, long flowIdleForgetNanos) {
+        this(rule, bounds, flowIdleForgetNanos, null);
+    }
+
+    /** @param pacing paces buffered writes ({@link BufferedWritePacing}); null for none */
+    public FairPolicy(FlowRule rule, QueueBounds bounds, long flowIdleForgetNanos, BufferedWritePacing pacing) {
         this.rule = Objects.requireNonNull(rule, "rule");
-        this.queue = new FairQueue<>(bounds);
+        this.queue = new FairQueue<>(bounds, pacing);
         if (flowIdleForgetNanos < 0) {
             throw new IllegalArgumentException("flowIdleForgetNanos must be >= 0, was " + flowIdleForgetNanos);
         }
@@ -39,6 +44,12 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
 
     @Override
     public EnqueueResult enqueue(R request, String volumeId, VolumeShare share, long payloadBytes, long nowNanos) {
+        return enqueue(request, volumeId, share, payloadBytes, false, nowNanos);
+    }
+
+    @Override
+    public EnqueueResult enqueue(R request, String volumeId, VolumeShare share, long payloadBytes, boolean buffered,
+            long nowNanos) {
         Objects.requireNonNull(volumeId, "volumeId");
         FlowSpec spec = rule.flowSpec(volumeId, Objects.requireNonNull(share, "share"));
         FlowState state = flows.get(volumeId);
@@ -54,7 +65,7 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
             queue.configureFlow(volumeId, spec);
         }
         state.lastActiveNanos = nowNanos;
-        return queue.enqueue(volumeId, request, rule.costOf(payloadBytes), nowNanos);
+        return queue.enqueue(volumeId, request, rule.costOf(payloadBytes), buffered, nowNanos);
     }
 
     @Override

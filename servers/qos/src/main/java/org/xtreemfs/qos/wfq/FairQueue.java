@@ -34,6 +34,12 @@ import org.xtreemfs.qos.wfq.EnqueueResult.Rejected;
  * request's cost; in a window that starts while the flow is behind its tags it may catch up by its lag.
  * Work-conserving: if any queued request is eligible, one is dispatched; otherwise {@link Decision.WaitUntil} names the earliest time one becomes eligible.
  *
+ * <p>Buffered writes (enqueued with {@code buffered} true) are also subject to the queue's
+ * {@link BufferedWritePacing}, if it has one: a flow whose head is a buffered write is not eligible in any phase
+ * while the pacing is in debt, so the device time admitted into the host's write-back follows the device's rate
+ * and the fair order (see there why). Other requests pass meanwhile; a reserved flow's buffered writes are paced
+ * too and still go first when the pacing allows, so reservations below the pacing rate keep their rate.
+ *
  * <p>Starvation bound (weight phase, SFQ): while flows f and g stay backlogged, their weight-phase service
  * differs by at most one maximal request of each: |W_f/w_f − W_g/w_g| <= c_f/w_f + c_g/w_g. The constraint
  * phase uses at most the sum of reservations, so whenever the device delivers more than that sum, a backlogged
@@ -50,6 +56,8 @@ public final class FairQueue<T> {
     private static final EnqueueResult ACCEPTED = new EnqueueResult.Accepted();
 
     private final QueueBounds bounds;
+    /** Null: buffered writes are not paced. */
+    private final BufferedWritePacing pacing;
     private final Map<String, Flow<T>> flows = new HashMap<>();
     /** Flows with requests queued, in no particular order (ties are broken by {@link Flow#order}). */
     private final List<Flow<T>> backlogged = new ArrayList<>();
@@ -66,7 +74,13 @@ public final class FairQueue<T> {
     private long busyPeriod;
 
     public FairQueue(QueueBounds bounds) {
+        this(bounds, null);
+    }
+
+    /** @param pacing paces buffered writes; null for none */
+    public FairQueue(QueueBounds bounds, BufferedWritePacing pacing) {
         this.bounds = Objects.requireNonNull(bounds, "bounds");
+        this.pacing = pacing;
     }
 
     /** Adds a flow or changes its parameters; queued requests and tags are kept. */
@@ -99,6 +113,11 @@ public final class FairQueue<T> {
     }
 
     public EnqueueResult enqueue(String flowId, T request, long cost, long nowNanos) {
+        return enqueue(flowId, request, cost, false, nowNanos);
+    }
+
+    /** @param buffered a write the host's write-back will acknowledge from memory: paced, if the queue paces */
+    public EnqueueResult enqueue(String flowId, T request, long cost, boolean buffered, long nowNanos) {
         Objects.requireNonNull(request, "request");
         if (cost < 1 || cost > COST_MAX) {
             throw new IllegalArgumentException("cost must be in [1, " + COST_MAX + "], was " + cost);
@@ -117,7 +136,7 @@ public final class FairQueue<T> {
             flow.backlogIndex = backlogged.size();
             backlogged.add(flow);
         }
-        flow.pending.addLast(new Pending<>(request, cost, nowNanos));
+        flow.pending.addLast(new Pending<>(request, cost, nowNanos, buffered && pacing != null));
         size++;
         return ACCEPTED;
     }
@@ -133,16 +152,17 @@ public final class FairQueue<T> {
         Flow<T> coldFlow = null;
         double smallestColdTag = Double.POSITIVE_INFINITY;
         long eligibleNanos = Long.MAX_VALUE;
+        long pacedNanos = pacing == null ? Long.MIN_VALUE : pacing.eligibleNanos(nowNanos);
         for (int index = 0; index < backlogged.size(); index++) {
             Flow<T> flow = backlogged.get(index);
-            long limitTag = flow.limitTagNanos();
+            long limitTag = Math.max(flow.limitTagNanos(), flow.pending.peekFirst().paced() ? pacedNanos : Long.MIN_VALUE);
             if (limitTag > nowNanos) {
                 eligibleNanos = Math.min(eligibleNanos, limitTag);
                 continue;
             }
             double weightTag = flow.weightStartTag(virtualTime, busyPeriod);
             if (flow.spec.flowClass() == FlowClass.COLD) {
-                if (precedes(weightTag, flow, smallestColdTag, coldFlow)) {
+                if (precedesByWeight(weightTag, flow, smallestColdTag, coldFlow)) {
                     smallestColdTag = weightTag;
                     coldFlow = flow;
                 }
@@ -155,7 +175,7 @@ public final class FairQueue<T> {
                     constraintFlow = flow;
                 }
             }
-            if (precedes(weightTag, flow, smallestWeightTag, weightFlow)) {
+            if (precedesByWeight(weightTag, flow, smallestWeightTag, weightFlow)) {
                 smallestWeightTag = weightTag;
                 weightFlow = flow;
             }
@@ -194,6 +214,9 @@ public final class FairQueue<T> {
             // late (the device was busy) does not cost the flow its limit.
             flow.limitClockNanos = flow.limitTagNanos() + limitIncrementNanos;
         }
+        if (head.paced()) {
+            pacing.charge(head.cost(), nowNanos);
+        }
         flow.pending.removeFirst();
         if (flow.pending.isEmpty()) {
             removeBacklogged(flow);
@@ -205,9 +228,23 @@ public final class FairQueue<T> {
         return new Decision.Dispatch<>(flow.id, head.request(), head.cost(), phase);
     }
 
-    /** True when {@code flow} with {@code tag} goes before the best so far: a smaller tag, or equal and configured earlier. */
-    private static boolean precedes(double tag, Flow<?> flow, double bestTag, Flow<?> best) {
-        return best == null || tag < bestTag || (tag == bestTag && flow.order < best.order);
+    /**
+     * Weight and cold phases: a smaller start tag goes first; on equal start tags the flow whose own finish tag is
+     * behind (served less in this busy period), then the one configured first. Why the middle rule: flows that were
+     * not eligible for a while (held back by the shared {@link BufferedWritePacing}) all restart at the virtual
+     * time, which unpaced requests kept moving meanwhile, so their start tags tie at every decision; breaking that
+     * tie by configuration order alone gave the first flow every paced slot and the others none.
+     */
+    private boolean precedesByWeight(double tag, Flow<?> flow, double bestTag, Flow<?> best) {
+        if (best == null || tag < bestTag) {
+            return true;
+        }
+        if (tag > bestTag) {
+            return false;
+        }
+        double finish = flow.weightFinishTag(busyPeriod);
+        double bestFinish = best.weightFinishTag(busyPeriod);
+        return finish < bestFinish || (finish == bestFinish && flow.order < best.order);
     }
 
     /** As above for integer tags (nanoseconds, beyond a double's exact range). */
@@ -252,7 +289,7 @@ public final class FairQueue<T> {
         return -Math.floorDiv(-dividend, divisor);
     }
 
-    private record Pending<T>(T request, long cost, long arrivalNanos) {}
+    private record Pending<T>(T request, long cost, long arrivalNanos, boolean paced) {}
 
     private static final class Flow<T> {
         private final ArrayDeque<Pending<T>> pending = new ArrayDeque<>();
@@ -290,7 +327,12 @@ public final class FairQueue<T> {
         }
 
         private double weightStartTag(double virtualTime, long currentBusyPeriod) {
-            return Math.max(weightFinishTagBusyPeriod == currentBusyPeriod ? weightFinishTag : 0, virtualTime);
+            return Math.max(weightFinishTag(currentBusyPeriod), virtualTime);
+        }
+
+        /** The flow's finish tag in the current busy period (0 if it set none in it). */
+        private double weightFinishTag(long currentBusyPeriod) {
+            return weightFinishTagBusyPeriod == currentBusyPeriod ? weightFinishTag : 0;
         }
     }
 }

@@ -25,6 +25,16 @@ public interface QueueingPolicy<R> {
      */
     EnqueueResult enqueue(R request, String volumeId, VolumeShare share, long payloadBytes, long nowNanos);
 
+    /**
+     * As above, saying whether the request is a buffered write (an unsynced write the host's write-back will
+     * acknowledge from memory), which a policy may pace by its device time ({@link BufferedWritePacing}); a
+     * policy that does not pace ignores it.
+     */
+    default EnqueueResult enqueue(R request, String volumeId, VolumeShare share, long payloadBytes, boolean buffered,
+            long nowNanos) {
+        return enqueue(request, volumeId, share, payloadBytes, nowNanos);
+    }
+
     /** The request to release now, or when the next one becomes eligible, or that nothing waits. */
     Decision<R> next(long nowNanos);
 

@@ -53,6 +53,18 @@ public record ShareRule(OsdUsageType usageType, CostRule costRule) implements Fl
         return Math.max(CostRule.FourKibIos.IO_BYTES, streamBytesPerSecond / Math.max(1, profile.randomIops()));
     }
 
+    /**
+     * What the device does in one second in this rule's cost unit, for {@link BufferedWritePacing}: one stream's
+     * bytes per second on a byte-charged OSD (a positioning costs {@link #bytesPerRandomIo} of them), the random
+     * IOPS on an I/O-charged one (one cost unit is one positioning).
+     */
+    public static long capacityCostPerSecond(OsdProfile profile) {
+        return switch (profile.usageType()) {
+            case RANDOM -> Math.max(1, profile.randomIops());
+            case SEQUENTIAL, BEST_EFFORT -> Math.max(1, profile.sequentialThroughput().bytesPerSecond(1));
+        };
+    }
+
     @Override
     public FlowSpec flowSpec(String volumeId, VolumeShare share) {
         return flowSpec(share);
