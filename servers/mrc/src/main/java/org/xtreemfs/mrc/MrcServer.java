@@ -121,7 +121,6 @@ public final class MrcServer implements RunningServer {
             throw new IllegalStateException("MRC already started");
         }
         try {
-            Files.createDirectories(config.databasePath());
             store = RocksKvStore.open(RocksKvOptions.defaults(config.databasePath()));
             started.add(store);
             policies = OsdSelectionPolicies.standard(config.placementFreeSpaceMinBytes(),

@@ -66,6 +66,7 @@ import org.xtreemfs.qos.wfq.FairPolicy;
 import org.xtreemfs.qos.wfq.FifoPolicy;
 import org.xtreemfs.qos.wfq.QueueBounds;
 import org.xtreemfs.qos.wfq.QueueingPolicy;
+import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.qos.wfq.ShareRule;
 
 /**
@@ -141,7 +142,7 @@ public final class OsdServer implements RunningServer {
 
     private Addresses startAll() throws IOException, InterruptedException {
         Path dataFolder = config.objectPath();
-        Files.createDirectories(dataFolder);
+        PrivateFiles.folder(dataFolder);
         uuid = OsdUuidFile.loadOrCreate(dataFolder, config.uuid());
         loadProfile();
         device = config.deviceEmulation().device(clock);
