@@ -142,7 +142,7 @@ public final class OsdServer implements RunningServer {
 
     private Addresses startAll() throws IOException, InterruptedException {
         Path dataFolder = config.objectPath();
-        PrivateFiles.folder(dataFolder);
+        PrivateFiles.dataFolder(OsdConfig.OBJECT_PATH.key(), dataFolder);
         uuid = OsdUuidFile.loadOrCreate(dataFolder, config.uuid());
         loadProfile();
         device = config.deviceEmulation().device(clock);

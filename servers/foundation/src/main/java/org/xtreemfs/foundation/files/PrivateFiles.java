@@ -1,6 +1,7 @@
 package org.xtreemfs.foundation.files;
 
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
@@ -38,6 +39,25 @@ public final class PrivateFiles {
         createFolders(folder);
         if (!Files.getPosixFilePermissions(folder).equals(FOLDER_PERMISSIONS)) {
             Files.setPosixFilePermissions(folder, FOLDER_PERMISSIONS);
+        }
+        return folder;
+    }
+
+    /**
+     * A server's data folder, given by setting {@code settingKey}: {@link #folder} it, and check that the server
+     * can write there.
+     *
+     * @throws IOException naming the setting, the folder and why it cannot be used (a path through a file, a
+     *     folder that cannot be created, a read-only one), for the one line a failed start prints
+     */
+    public static Path dataFolder(String settingKey, Path folder) throws IOException {
+        try {
+            folder(folder);
+        } catch (FileSystemException e) {
+            throw new IOException(settingKey + " = " + folder + " cannot be used: " + FileErrors.describe(e), e);
+        }
+        if (!Files.isWritable(folder)) {
+            throw new IOException(settingKey + " = " + folder + " cannot be used: the folder is not writable");
         }
         return folder;
     }

@@ -81,7 +81,7 @@ public final class RocksKvStore implements KvStore {
                 .setTableFormatConfig(table);
         try {
             // RocksDB creates its files under the umask; the 0700 folder keeps them private anyway.
-            PrivateFiles.folder(directory);
+            PrivateFiles.folder(directory); // servers checked it already, naming their setting (dataFolder)
             RocksDB db = RocksDB.open(options, directory.toString());
             return new RocksKvStore(directory, db, options, blockCache, bloomFilter);
         } catch (RocksDBException | IOException e) {
