@@ -71,6 +71,7 @@ public final class CopyMain implements Callable<Integer> {
         public Integer call() throws IOException {
             requireFilePath(url);
             int mode = parseMode(modeOctal);
+            requireReadableFile(local);
             PrintWriter err = commandSpec.commandLine().getErr();
             try (InputStream in = "-".equals(local) ? System.in : Files.newInputStream(Path.of(local));
                  Client client = connection.connect(url);
@@ -169,6 +170,26 @@ public final class CopyMain implements Callable<Integer> {
         if ("/".equals(url.path())) {
             throw new IllegalArgumentException("URL: '" + url + "' names a volume, not a file in it;"
                     + " give [pbrpc://]host[:port]/volume/path");
+        }
+    }
+
+    /**
+     * Refuses a LOCAL that is not a readable regular file before the remote file is created: a folder opens on
+     * Linux and fails only at the first read, which left an empty remote file behind.
+     */
+    static void requireReadableFile(String local) {
+        if ("-".equals(local)) {
+            return;
+        }
+        Path path = Path.of(local);
+        if (!Files.exists(path)) {
+            throw new IllegalArgumentException("LOCAL: '" + local + "' does not exist");
+        }
+        if (Files.isDirectory(path)) {
+            throw new IllegalArgumentException("LOCAL: '" + local + "' is a folder; xtfscp copies one file");
+        }
+        if (!Files.isReadable(path)) {
+            throw new IllegalArgumentException("LOCAL: '" + local + "' cannot be read (permission denied)");
         }
     }
 

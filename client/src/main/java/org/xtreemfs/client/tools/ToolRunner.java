@@ -5,6 +5,7 @@ import org.xtreemfs.client.VolumeUrl;
 import org.xtreemfs.client.XtreemFSException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.files.FileErrors;
 import picocli.CommandLine;
 
 /**
@@ -33,8 +34,9 @@ public final class ToolRunner {
                 })
                 .setExecutionExceptionHandler((exception, failed, parseResult) -> {
                     boolean badValue = exception instanceof IllegalArgumentException;
-                    String message = exception instanceof XtreemFSException || badValue
-                            ? exception.getMessage() : "internal error: " + exception;
+                    String message = exception instanceof XtreemFSException || badValue ? exception.getMessage()
+                            : exception instanceof java.io.IOException local ? FileErrors.describe(local)
+                            : "internal error: " + exception;
                     failed.getErr().println(failed.getCommandName() + ": " + message);
                     failed.getErr().flush();
                     return badValue ? EXIT_USAGE : EXIT_FAILED;

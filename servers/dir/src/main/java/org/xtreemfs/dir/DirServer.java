@@ -21,6 +21,7 @@ import org.xtreemfs.dir.registry.ServiceRegistry;
 import org.xtreemfs.dir.registry.VolumeRegistry;
 import org.xtreemfs.dir.stages.RegistryStage;
 import org.xtreemfs.dir.status.DirStatusPage;
+import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.kv.KvStore;
@@ -71,6 +72,7 @@ public final class DirServer implements AutoCloseable {
             throw new IllegalStateException("DIR already started");
         }
         try {
+            PrivateFiles.dataFolder(DirConfig.DATABASE_PATH.key(), config.databasePath());
             store = RocksKvStore.open(config.kvOptions());
             services = new ServiceRegistry(store, clock, config.heartbeatTimeoutMs());
             volumes = new VolumeRegistry(store);

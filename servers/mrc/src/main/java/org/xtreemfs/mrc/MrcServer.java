@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.foundation.capability.XCapSigner;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
@@ -123,7 +124,7 @@ public final class MrcServer implements RunningServer {
             throw new IllegalStateException("MRC already started");
         }
         try {
-            Files.createDirectories(config.databasePath());
+            PrivateFiles.dataFolder(MrcConfig.DATABASE_PATH.key(), config.databasePath());
             store = RocksKvStore.open(RocksKvOptions.defaults(config.databasePath()));
             started.add(store);
             policies = OsdSelectionPolicies.standard(config.placementFreeSpaceMinBytes(),

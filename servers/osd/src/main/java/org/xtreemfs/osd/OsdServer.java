@@ -70,6 +70,7 @@ import org.xtreemfs.qos.wfq.FairPolicy;
 import org.xtreemfs.qos.wfq.FifoPolicy;
 import org.xtreemfs.qos.wfq.QueueBounds;
 import org.xtreemfs.qos.wfq.QueueingPolicy;
+import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.qos.wfq.ShareRule;
 
 /**
@@ -151,7 +152,7 @@ public final class OsdServer implements RunningServer {
 
     private Addresses startAll() throws IOException, InterruptedException {
         Path dataFolder = config.objectPath();
-        Files.createDirectories(dataFolder);
+        PrivateFiles.dataFolder(OsdConfig.OBJECT_PATH.key(), dataFolder);
         uuid = OsdUuidFile.loadOrCreate(dataFolder, config.uuid());
         loadProfile();
         device = config.deviceEmulation().device(clock);

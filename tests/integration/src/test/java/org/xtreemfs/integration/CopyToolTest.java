@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,6 +78,26 @@ class CopyToolTest {
                 folder.resolve("out").toString());
         assertThat(unknown.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
         assertThat(unknown.err()).contains("no-such-file");
+
+        // Issue 13: a missing LOCAL was an "internal error"; a folder left an empty remote file behind.
+        ToolRun missing = run(new CopyMain(), "put", folder.resolve("no-such-local").toString(),
+                cluster.dirUrl() + "/copies/from-missing");
+        assertThat(missing.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(missing.err()).contains("no-such-local' does not exist").doesNotContain("internal error");
+        ToolRun fromFolder = run(new CopyMain(), "put", folder.toString(), cluster.dirUrl() + "/copies/from-folder");
+        assertThat(fromFolder.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(fromFolder.err()).contains("is a folder");
+        for (String name : List.of("from-missing", "from-folder")) {
+            ToolRun noRemote = run(new CopyMain(), "get", cluster.dirUrl() + "/copies/" + name,
+                    folder.resolve("out").toString());
+            assertThat(noRemote.exitCode()).as("no remote file %s was created", name).isEqualTo(ToolRunner.EXIT_FAILED);
+            assertThat(noRemote.err()).contains("ENOENT");
+        }
+        assertThat(run(new CopyMain(), "put", source.toString(), cluster.dirUrl() + "/copies/small").exitCode())
+                .isZero();
+        ToolRun intoFolder = run(new CopyMain(), "get", cluster.dirUrl() + "/copies/small", folder.toString());
+        assertThat(intoFolder.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
+        assertThat(intoFolder.err()).contains(folder.toString()).doesNotContain("internal error");
 
         ToolRun noCommand = run(new CopyMain());
         assertThat(noCommand.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);

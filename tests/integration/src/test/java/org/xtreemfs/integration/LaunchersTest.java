@@ -110,9 +110,64 @@ class LaunchersTest {
             assertThat(status.exitCode()).isZero();
             assertThat(status.out()).contains("dir ").contains("wrong ").doesNotContain("running");
         } finally {
-            try (var paths = Files.walk(state)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
+            deleteTree(state);
+        }
+    }
+
+    // Issue 13: a storage path through a file made the DIR and the OSD print a stack trace without saying why,
+    // and a taken status port was not named. Each now fails with exit 1 and one line naming the setting or the
+    // port and the reason, and no stack trace.
+    @Test
+    void aBadStoragePathAndATakenStatusPortAreNamedInOneLine() throws Exception {
+        Path folder = Files.createTempDirectory("launcher-paths-");
+        Path file = Files.writeString(folder.resolve("a-file"), "not a folder");
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getLoopbackAddress())) {
+            Result dir = run("xtreemfs-dir", "-D", "dir.database.path=" + file.resolve("db"), "-D", "dir.port=0",
+                    "-D", "dir.status.port=0");
+            assertThat(dir.exitCode()).isEqualTo(1);
+            assertThat(dir.err()).contains("xtreemfs-dir: failed to start: dir.database.path = " + file.resolve("db")
+                    + " cannot be used: " + file.resolve("db") + ": Not a directory").doesNotContain("\tat ");
+
+            Result osd = run("xtreemfs-osd", "-D", "osd.object.path=" + file.resolve("objects"), "-D", "osd.port=0",
+                    "-D", "osd.status.port=0", "-D", "osd.dir.address=127.0.0.1:1", "-D",
+                    "capability.secret=" + "ab12".repeat(8));
+            assertThat(osd.exitCode()).isEqualTo(1);
+            assertThat(osd.err()).contains("xtreemfs-osd: failed to start: osd.object.path = "
+                    + file.resolve("objects") + " cannot be used").doesNotContain("\tat ");
+
+            Result busy = run("xtreemfs-dir", "-D", "dir.database.path=" + folder.resolve("db"), "-D", "dir.port=0",
+                    "-D", "dir.bindAddress=127.0.0.1", "-D", "dir.status.port=" + taken.getLocalPort());
+            assertThat(busy.exitCode()).isEqualTo(1);
+            assertThat(busy.err()).contains("xtreemfs-dir: failed to start: status page cannot listen on 127.0.0.1:"
+                    + taken.getLocalPort() + ": Address already in use").doesNotContain("\tat ");
+        } finally {
+            deleteTree(folder);
+        }
+    }
+
+    // Issue 13's launcher edges: a restart truncated the server's log (losing the crash's evidence) and a dying
+    // process was shown as running. A killed server is shown not running, and its restart keeps the old log.
+    @Test
+    void aKilledServerIsNotRunningAndItsRestartKeepsTheOldLog() throws Exception {
+        Path state = Files.createTempDirectory("launcher-restart-");
+        try {
+            Result started = run("xtreemfs-cluster", "start", "--state", state.toString(), "--osds", "1");
+            assertThat(started.exitCode()).as(started.err()).isZero();
+            assertThat(run("xtreemfs-cluster", "kill", "--state", state.toString(), "osd0").exitCode()).isZero();
+            Result status = run("xtreemfs-cluster", "status", "--state", state.toString());
+            assertThat(status.out().lines().filter(line -> line.startsWith("osd0 ")).findFirst().orElseThrow())
+                    .doesNotContain("running");
+            assertThat(status.out().lines().filter(line -> line.startsWith("mrc ")).findFirst().orElseThrow())
+                    .contains("running");
+            Result restarted = run("xtreemfs-cluster", "restart", "--state", state.toString(), "osd0");
+            assertThat(restarted.exitCode()).as(restarted.err()).isZero();
+            Path log = state.resolve("log/osd0.log");
+            assertThat(Files.readString(log.resolveSibling("osd0.log.1"))).as("the killed run's log").contains("READY osd");
+            assertThat(Files.readString(log)).contains("READY osd");
+        } finally {
+            run("xtreemfs-cluster", "stop", "--state", state.toString());
+            deleteTree(state);
         }
     }
 
@@ -155,9 +210,13 @@ class LaunchersTest {
                     .doesNotContain(secret);
         } finally {
             run("xtreemfs-cluster", "stop", "--state", state.toString());
-            try (var paths = Files.walk(state)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
+            deleteTree(state);
+        }
+    }
+
+    private static void deleteTree(Path folder) throws IOException {
+        try (var paths = Files.walk(folder)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         }
     }
 }

@@ -35,7 +35,8 @@ import org.xtreemfs.osd.OsdServer;
  * servers run inside this JVM ({@link InProcessRunner}: fast, and {@link #mrc()}/{@link #osd} give the server
  * objects); {@link #startProcesses} runs them as separate processes from the test classpath, for SIGKILL.
  * {@link #startMrc}/{@link #startOsd} start a stopped server on the same data but a new port, so clients
- * must find it again through the DIR; {@link #kill}/{@link #restart} (processes) keep the port.
+ * must find it again through the DIR; {@link #kill}/{@link #restart} (processes) keep the port. Processes get
+ * their status ports chosen at start, so {@code launcher().status()} names them.
  * Heartbeats are fast so a restarted service is visible quickly.
  */
 final class TestCluster implements AutoCloseable {
@@ -71,7 +72,7 @@ final class TestCluster implements AutoCloseable {
     /** Starts a cluster with one OSD per map (typed OSDs: each map holds that OSD's settings). */
     static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
             throws Exception {
-        return start(perOsdOverrides, mrcOverrides, new InProcessRunner());
+        return start(perOsdOverrides, mrcOverrides, new InProcessRunner(), false);
     }
 
     /** The same as {@link #start(int)} with every server in its own process (OsdMain etc., test classpath). */
@@ -83,11 +84,12 @@ final class TestCluster implements AutoCloseable {
     static TestCluster startProcesses(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
             throws Exception {
         return start(perOsdOverrides, mrcOverrides,
-                ProcessRunner.classpath(System.getProperty("java.class.path"), PROCESS_JVM_OPTIONS));
+                ProcessRunner.classpath(System.getProperty("java.class.path"), PROCESS_JVM_OPTIONS), true);
     }
 
+    /** @param statusPorts whether the status pages get ports chosen now (processes: read them from status()) */
     private static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides,
-            ServerRunner runner) throws Exception {
+            ServerRunner runner, boolean statusPorts) throws Exception {
         List<OsdDescription> osds = new ArrayList<>();
         for (Map<String, String> overrides : perOsdOverrides) {
             Map<String, String> settings = new HashMap<>(Map.of("osd.heartbeat.periodMs", HEARTBEAT_PERIOD_MS,
@@ -99,7 +101,7 @@ final class TestCluster implements AutoCloseable {
         mrcSettings.putAll(mrcOverrides);
         Path root = Files.createTempDirectory("xtreemfs-it-");
         try {
-            return new TestCluster(root, LocalCluster.start(new ClusterDescription(osds, Map.of(), mrcSettings, false),
+            return new TestCluster(root, LocalCluster.start(new ClusterDescription(osds, Map.of(), mrcSettings, statusPorts),
                     root, runner));
         } catch (RuntimeException | Error e) {
             deleteRecursively(root);

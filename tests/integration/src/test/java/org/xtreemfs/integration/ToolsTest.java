@@ -132,6 +132,12 @@ class ToolsTest {
         assertThat(badUrl.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
         assertThat(badUrl.err()).contains("'notaport'");
 
+        // Issue 13: accepted before, and then every file of the volume failed with ENOSPC.
+        ToolRun tooWide = run(new MkfsMain(), "--striping-width", "100", url("too-wide"));
+        assertThat(tooWide.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(tooWide.err()).contains("--striping-width: '100'").contains("the 4 OSD(s) registered");
+        assertThat(run(new LsfsMain(), cluster.dirUrl()).out()).doesNotContain("too-wide");
+
         ToolRun badValue = run(new MkfsMain(), "--qos", "random", "--capacity", "5GB", "--iops", "100", url("v"));
         assertThat(badValue.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
         assertThat(badValue.err()).contains("'5GB'").contains("GiB");

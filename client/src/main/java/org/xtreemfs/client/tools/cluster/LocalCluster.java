@@ -8,7 +8,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +22,7 @@ import java.util.TreeMap;
 import org.xtreemfs.client.tools.cluster.ServerRunner.RunningServer;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
+import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
 
 /**
@@ -97,7 +97,7 @@ public final class LocalCluster implements AutoCloseable {
         String hex = HexFormat.of().formatHex(random);
         LocalCluster cluster = new LocalCluster(state, runner, hex.substring(0, 6));
         try {
-            Files.createDirectories(state);
+            PrivateFiles.folder(state); // logs, data, the secret and the state file are the user's alone
             String secretFile = writeSecretFile(state, HexFormat.of().formatHex(secretBytes())).toString();
             cluster.add("dir", ServerKind.DIR, "", secretFile, description.dirSettings(), description.statusPorts(), "");
             cluster.startAndAwait(List.of("dir"));
@@ -148,8 +148,7 @@ public final class LocalCluster implements AutoCloseable {
     private static Path writeSecretFile(Path state, String secret) throws IOException {
         Path file = state.resolve(ClusterLayout.SECRET_FILE);
         Files.deleteIfExists(file);
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(file, secret + "\n", StandardCharsets.UTF_8);
+        PrivateFiles.writeNewFile(file, secret + "\n");
         return file;
     }
 
@@ -223,6 +222,12 @@ public final class LocalCluster implements AutoCloseable {
         });
         Path file = state.resolve(ClusterLayout.STATE_FILE);
         Path temporary = state.resolve(ClusterLayout.STATE_FILE + ".tmp");
+        try {
+            Files.deleteIfExists(temporary); // left by a crash between write and move
+            PrivateFiles.createFile(temporary);
+        } catch (IOException e) {
+            throw new ClusterException("cannot write " + temporary + ": " + e.getMessage(), e);
+        }
         try (OutputStream output = Files.newOutputStream(temporary)) {
             properties.store(output, "written by the cluster launcher (bin/xtreemfs-cluster); do not edit while it runs");
         } catch (IOException e) {

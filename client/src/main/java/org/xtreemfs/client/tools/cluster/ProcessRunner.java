@@ -12,10 +12,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.xtreemfs.foundation.files.PrivateFiles;
 
 /**
  * Runs each server as its own process in its own session (Ctrl-C on a terminal reaches the caller only),
- * with stdin from /dev/null and stdout and stderr in its log file, so it outlives the process that started
+ * with umask 077 (nothing it writes is readable by other users), stdin from /dev/null and stdout and stderr
+ * in its log file (created 0600), so it outlives the process that started
  * it (the CLI exits after {@code start}). A process is recognised again by its pid and by its command
  * line, which contains its data folder (inside the cluster's state folder): a pid reused by an unrelated
  * process is never signalled.
@@ -59,17 +61,20 @@ public final class ProcessRunner implements ServerRunner {
     @Override
     public RunningServer start(ServerSpec spec) throws IOException {
         List<String> command = new ArrayList<>();
+        // umask 077: what the server creates itself and what its libraries create (RocksDB's files) is 0600/0700.
+        command.addAll(List.of("sh", "-c", "umask 077 && exec \"$@\"", "sh"));
         command.add("setsid");
         command.addAll(commandPrefix.apply(spec.kind()));
         spec.settings().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(setting -> {
             command.add("-D");
             command.add(setting.getKey() + "=" + setting.getValue());
         });
-        Files.createDirectories(spec.log().getParent());
+        PrivateFiles.createFolders(spec.log().getParent());
         keepPreviousLog(spec.log());
+        PrivateFiles.createFile(spec.log()); // 0600 before the server writes to it
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
-                .redirectOutput(spec.log().toFile())
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(spec.log().toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         builder.environment().putAll(environment);
         Process process = builder.start();

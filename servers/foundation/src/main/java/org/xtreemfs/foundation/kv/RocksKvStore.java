@@ -22,6 +22,7 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 import org.rocksdb.WriteOptions;
+import org.xtreemfs.foundation.files.PrivateFiles;
 
 /**
  * {@link KvStore} on RocksDB in one directory, default column family only: callers separate record
@@ -79,7 +80,8 @@ public final class RocksKvStore implements KvStore {
                 .setWriteBufferSize(settings.writeBufferBytes())
                 .setTableFormatConfig(table);
         try {
-            Files.createDirectories(directory);
+            // RocksDB creates its files under the umask; the 0700 folder keeps them private anyway.
+            PrivateFiles.folder(directory); // servers checked it already, naming their setting (dataFolder)
             RocksDB db = RocksDB.open(options, directory.toString());
             return new RocksKvStore(directory, db, options, blockCache, bloomFilter);
         } catch (RocksDBException | IOException e) {

@@ -14,6 +14,7 @@ import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
 import org.xtreemfs.foundation.config.SettingsSchema;
+import org.xtreemfs.foundation.kv.KvException;
 import picocli.CommandLine;
 
 /**
@@ -172,8 +173,13 @@ public final class ServerLauncher {
             }
             server = starter.start(run.settings());
         } catch (Exception e) {
-            LOG.error("{} failed to start", commandName, e);
-            err.println(commandName + ": failed to start: " + e.getMessage());
+            if (isEnvironmental(e)) {
+                // The operator's to fix (a path, a port, a setting): the line below says what; a trace would bury it.
+                LOG.debug("{} failed to start", commandName, e);
+            } else {
+                LOG.error("{} failed to start", commandName, e);
+            }
+            err.println(commandName + ": failed to start: " + describe(e));
             err.flush();
             run.pidFile().ifPresent(ServerLauncher::deleteQuietly);
             return EXIT_FAILURE;
@@ -196,6 +202,27 @@ public final class ServerLauncher {
         }
         run.pidFile().ifPresent(ServerLauncher::deleteQuietly);
         return exitCode;
+    }
+
+    /**
+     * Whether a start failure comes from the environment (files, ports, the database, settings checked at start)
+     * rather than a bug: such failures get one line on stderr, their stack trace only at DEBUG.
+     */
+    static boolean isEnvironmental(Throwable failure) {
+        return failure instanceof IOException || failure instanceof IllegalArgumentException
+                || failure instanceof IllegalStateException || failure instanceof KvException;
+    }
+
+    /** The failure's message, or its class when it has none, followed by its causes' when they add to it. */
+    static String describe(Throwable failure) {
+        String message = failure.getMessage() != null ? failure.getMessage() : failure.getClass().getName();
+        for (Throwable cause = failure.getCause(); cause != null && cause != cause.getCause();
+                cause = cause.getCause()) {
+            if (cause.getMessage() != null && !message.contains(cause.getMessage())) {
+                message += ": " + cause.getMessage();
+            }
+        }
+        return message;
     }
 
     private static void deleteQuietly(Path file) {

@@ -39,6 +39,7 @@ public final class RpcClient implements AutoCloseable {
     private final String name;
     private final FrameLimits frameLimits;
     private final int connectTimeoutMs;
+    private final RpcTls tls;
     private final EventLoopGroup group;
     private final AtomicLong nextCallId = new AtomicLong(1);
     private final Map<InetSocketAddress, Connection> connections = new ConcurrentHashMap<>();
@@ -49,6 +50,12 @@ public final class RpcClient implements AutoCloseable {
     }
 
     public RpcClient(String name, FrameLimits frameLimits, int connectTimeoutMs) {
+        this(name, frameLimits, connectTimeoutMs, null);
+    }
+
+    /** A client that speaks TLS ({@link RpcTls#client}) to every server it calls; null: plain TCP. */
+    public RpcClient(String name, FrameLimits frameLimits, int connectTimeoutMs, RpcTls tls) {
+        this.tls = tls;
         this.name = name;
         this.frameLimits = frameLimits;
         this.connectTimeoutMs = connectTimeoutMs;
@@ -155,6 +162,8 @@ public final class RpcClient implements AutoCloseable {
         private final InetSocketAddress address;
         private final ChannelFuture channelFuture;
         private final Map<Long, PendingCall> pending = new ConcurrentHashMap<>();
+        /** Why the connection closed, when an error closed it; set on the event loop before the close. */
+        private volatile Throwable closeCause;
 
         Connection(InetSocketAddress address) {
             this.address = address;
@@ -166,6 +175,9 @@ public final class RpcClient implements AutoCloseable {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
+                            if (tls != null) {
+                                channel.pipeline().addLast(tls.newHandler(channel.alloc(), address));
+                            }
                             channel.pipeline().addLast(new RecordDecoder(frameLimits));
                             channel.pipeline().addLast(new ResponseHandler(Connection.this));
                         }
@@ -178,7 +190,9 @@ public final class RpcClient implements AutoCloseable {
                 } else {
                     channelFuture.channel().closeFuture().addListener(closed -> {
                         forget();
-                        failAll("connection to " + address + " closed");
+                        Throwable cause = closeCause;
+                        failAll("connection to " + address + " closed"
+                                + (cause == null ? "" : ": " + cause.getMessage()));
                     });
                 }
             });
@@ -264,6 +278,7 @@ public final class RpcClient implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+            connection.closeCause = cause; // named when the calls fail on the close (a refused TLS handshake)
             context.close();
         }
     }

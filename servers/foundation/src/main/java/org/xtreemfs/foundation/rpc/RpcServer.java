@@ -43,6 +43,8 @@ public final class RpcServer implements AutoCloseable {
     private final AtomicInteger pendingCalls = new AtomicInteger();
     private final AtomicLong malformedFrames = new AtomicLong();
     private final ReplyBufferLimits replyBufferLimits;
+    /** Null: plain TCP. */
+    private final RpcTls tls;
     private final AtomicLong readPauses = new AtomicLong();
     private final AtomicLong unreadReplyClosures = new AtomicLong();
     private EventLoopGroup bossGroup;
@@ -55,6 +57,7 @@ public final class RpcServer implements AutoCloseable {
         this.frameLimits = builder.frameLimits;
         this.pendingCallsMax = builder.pendingCallsMax;
         this.replyBufferLimits = builder.replyBufferLimits;
+        this.tls = builder.tls;
         this.handlers = Map.copyOf(builder.handlers);
     }
 
@@ -79,6 +82,9 @@ public final class RpcServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
+                        if (tls != null) {
+                            channel.pipeline().addLast("tls", tls.newHandler(channel.alloc(), channel.remoteAddress()));
+                        }
                         channel.pipeline().addLast("backpressure", new ReplyBackpressure());
                         channel.pipeline().addLast("decoder", new RecordDecoder(frameLimits));
                         channel.pipeline().addLast("dispatcher", new Dispatcher());
@@ -247,6 +253,7 @@ public final class RpcServer implements AutoCloseable {
         private FrameLimits frameLimits = FrameLimits.DEFAULT;
         private int pendingCallsMax = 10_000;
         private ReplyBufferLimits replyBufferLimits = ReplyBufferLimits.DEFAULT;
+        private RpcTls tls;
 
         private Builder(String serviceName, InetSocketAddress bindAddress) {
             this.serviceName = serviceName;
@@ -263,6 +270,12 @@ public final class RpcServer implements AutoCloseable {
                 throw new IllegalArgumentException("pendingCallsMax must be positive: " + pendingCallsMax);
             }
             this.pendingCallsMax = pendingCallsMax;
+            return this;
+        }
+
+        /** Serves TLS only (a {@link RpcTls#server}); without this call the port speaks plain TCP. */
+        public Builder tls(RpcTls serverTls) {
+            this.tls = java.util.Objects.requireNonNull(serverTls, "serverTls");
             return this;
         }
 

@@ -1,21 +1,52 @@
 package org.xtreemfs.foundation.status;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.timeout.WriteTimeoutException;
+import io.netty.handler.timeout.WriteTimeoutHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -26,9 +57,17 @@ import org.slf4j.LoggerFactory;
  * text), {@code GET /status.json} (the map supplier as JSON) and {@code GET /metrics} (the
  * metrics registry in the Prometheus text format, written by the Prometheus client library so the
  * format is the library's, not ours), and further pages a service adds with {@link #route} (a chart page, its
- * script library from a WebJar). Suppliers and metric callbacks run on a small bounded
- * pool, so a slow page cannot pile up threads; requests beyond the pool's bounded queue are
- * dropped with a log line.
+ * script library from a WebJar).
+ *
+ * <p>HTTP is Netty's codec on event loops of this server's own (one accepting thread, one I/O thread), never
+ * the RPC server's, and suppliers and metric callbacks run on a small bounded pool of its own. What a client
+ * can hold on the status port is bounded by {@link Limits}: at most {@code connectionsMax} open connections
+ * (one more is answered 503 and closed at once), a request must arrive whole within {@code requestTimeoutMs}
+ * of the connection being ready for it (a slowloris client or an idle keep-alive connection is closed), a
+ * response must be taken within {@code responseTimeoutMs}, and each connection has at most one request in
+ * progress (the next one is not read before the answer is written). A request the busy pool cannot queue is
+ * answered 503. So nothing on the status port can take the process's file descriptors or threads from the
+ * RPC port.
  *
  * <p>Administrative actions ({@link #handleLoopbackPost}) are {@code POST}s accepted only from a
  * loopback address: whoever can reach the port from the host itself already controls the server's
@@ -44,9 +83,16 @@ public final class StatusPageServer implements AutoCloseable {
     private static final int PENDING_REQUEST_MAX = 32;
     /** The largest body an administrative POST may carry: its actions take one short value. */
     static final int POST_BODY_BYTES_MAX = 1024;
+    /** Larger bodies are refused by the codec (413) before they are buffered; smaller ones reach the routes. */
+    private static final int BODY_BYTES_BUFFERED_MAX = 64 * 1024;
+    private static final int REQUEST_LINE_BYTES_MAX = 4096;
+    private static final int HEADER_BYTES_MAX = 8192;
     private static final Logger LOG = LoggerFactory.getLogger(StatusPageServer.class);
 
-    private final HttpServer server;
+    private final Limits limits;
+    private final EventLoopGroup acceptGroup;
+    private final EventLoopGroup ioGroup;
+    private final Channel serverChannel;
     private final ThreadPoolExecutor executor;
     private final Supplier<String> page;
     private final Supplier<Map<String, Object>> json;
@@ -56,32 +102,80 @@ public final class StatusPageServer implements AutoCloseable {
             ExpositionFormats.init().getPrometheusTextFormatWriter();
     /** Pages added by {@link #route}; read by the handler threads, so a concurrent map. */
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
+    private final AtomicInteger openConnections = new AtomicInteger();
+    private final AtomicLong refusedConnections = new AtomicLong();
+    private final AtomicLong timedOutConnections = new AtomicLong();
 
     /** A page added by the service: its content type (charset included for text) and its body. */
     private record Route(String contentType, Supplier<byte[]> body) {}
+
+    /**
+     * What one status server lets its clients hold.
+     *
+     * @param connectionsMax open connections at once; one more is answered 503 and closed
+     * @param requestTimeoutMs from the moment a connection is ready for a request (opened, or its previous
+     *     answer written) until that request has arrived whole; past it the connection is closed
+     * @param responseTimeoutMs how long writing one answer may take (a client that does not read)
+     */
+    public record Limits(int connectionsMax, long requestTimeoutMs, long responseTimeoutMs) {
+        /**
+         * 64 connections, 10 s per request and per answer: a browser keeps about 6 connections per host and a
+         * scraper one, and a request on a live network arrives in well under a second.
+         */
+        public static final Limits DEFAULT = new Limits(64, 10_000, 10_000);
+
+        public Limits {
+            if (connectionsMax < 1 || requestTimeoutMs < 1 || responseTimeoutMs < 1) {
+                throw new IllegalArgumentException("status server limits must be positive, were connectionsMax "
+                        + connectionsMax + ", requestTimeoutMs " + requestTimeoutMs + ", responseTimeoutMs "
+                        + responseTimeoutMs);
+            }
+        }
+    }
 
     /**
      * Binds and starts serving.
      *
      * @param address port 0 picks a free port; read it back with {@link #port()}
      * @param metrics scraped at each {@code GET /metrics}; its callbacks run on the handler threads
-     * @throws IOException if the address cannot be bound
+     * @throws IOException naming the address if it cannot be bound (a port in use, an address not of this host)
      */
     public StatusPageServer(InetSocketAddress address, Supplier<String> page,
-            Supplier<Map<String, Object>> json, PrometheusRegistry metrics) throws IOException {
+            Supplier<Map<String, Object>> json, PrometheusRegistry metrics, Limits limits) throws IOException {
         this.page = page;
         this.json = json;
         this.metrics = metrics;
-        this.server = HttpServer.create(address, 0);
+        this.limits = limits;
         this.executor = new ThreadPoolExecutor(HANDLER_THREAD_COUNT, HANDLER_THREAD_COUNT, 0,
-                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(PENDING_REQUEST_MAX), runnable -> {
-                    Thread thread = new Thread(runnable, "status-page");
-                    thread.setDaemon(true);
-                    return thread;
-                }, (rejected, pool) -> rejectOverloaded(rejected));
-        server.setExecutor(executor);
-        server.createContext("/", this::handle);
-        server.start();
+                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(PENDING_REQUEST_MAX),
+                new DefaultThreadFactory("status-page", true));
+        this.acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("status-accept", true));
+        this.ioGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("status-net", true));
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptGroup, ioGroup)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                // Requests are read one at a time, on demand (see Exchange).
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        admit(channel);
+                    }
+                });
+        try {
+            this.serverChannel = bootstrap.bind(address).sync().channel();
+        } catch (Exception e) { // Netty rethrows the bind's checked exception undeclared
+            shutdown();
+            throw new IOException("status page cannot listen on " + address.getHostString() + ":" + address.getPort()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** With {@link Limits#DEFAULT}. */
+    public StatusPageServer(InetSocketAddress address, Supplier<String> page,
+            Supplier<Map<String, Object>> json, PrometheusRegistry metrics) throws IOException {
+        this(address, page, json, metrics, Limits.DEFAULT);
     }
 
     /** A server whose /metrics has no metrics (an empty text). */
@@ -141,102 +235,267 @@ public final class StatusPageServer implements AutoCloseable {
 
     /** The bound port, also when 0 was requested. */
     public int port() {
-        return server.getAddress().getPort();
+        return address().getPort();
     }
 
     public InetSocketAddress address() {
-        return server.getAddress();
+        return (InetSocketAddress) serverChannel.localAddress();
     }
 
-    /** Stops listening at once; in-flight requests get no more than one second. */
+    /** Connections open now, refused ones included until they are closed. */
+    public int openConnections() {
+        return openConnections.get();
+    }
+
+    /** Connections answered 503 and closed because {@link Limits#connectionsMax} were open, since start. */
+    public long refusedConnections() {
+        return refusedConnections.get();
+    }
+
+    /** Connections closed because a request or an answer took longer than its timeout, since start. */
+    public long timedOutConnections() {
+        return timedOutConnections.get();
+    }
+
+    /** Stops listening and closes every connection at once; a request in progress gets no more than one second. */
     @Override
     public void close() {
-        server.stop(1);
+        serverChannel.close().awaitUninterruptibly();
+        shutdown();
+    }
+
+    private void shutdown() {
+        acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
         executor.shutdownNow();
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
+    /** Sets up a new connection's pipeline, or refuses it when the cap is reached; runs on its event loop. */
+    private void admit(SocketChannel channel) {
+        int open = openConnections.incrementAndGet();
+        channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
+        if (open > limits.connectionsMax()) {
+            refusedConnections.incrementAndGet();
+            LOG.warn("status page: refusing a connection from {}: {} connections open already",
+                    channel.remoteAddress(), limits.connectionsMax());
+            // Raw bytes: this pipeline has no HTTP encoder. The request, if any, is never read.
+            String refusal = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                    + "Connection: close\r\nContent-Length: 0\r\n\r\n";
+            channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelActive(ChannelHandlerContext context) {
+                    context.writeAndFlush(Unpooled.copiedBuffer(refusal, StandardCharsets.US_ASCII))
+                            .addListener(ChannelFutureListener.CLOSE);
+                }
+
+                @Override
+                public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+                    context.close();
+                }
+            });
+            return;
+        }
+        channel.pipeline()
+                .addLast("writeTimeout", new WriteTimeoutHandler(limits.responseTimeoutMs(), TimeUnit.MILLISECONDS))
+                .addLast("http", new HttpServerCodec(REQUEST_LINE_BYTES_MAX, HEADER_BYTES_MAX, 8192))
+                .addLast("aggregator", new HttpObjectAggregator(BODY_BYTES_BUFFERED_MAX))
+                .addLast("exchange", new Exchange());
+    }
+
+    /**
+     * One connection's requests, one at a time: it asks the channel for a request ({@code read()}), arms the
+     * request deadline, hands the whole request to the pool, writes the answer and only then asks for the next.
+     * Requests that one read delivered beyond the first (HTTP pipelining) wait in a queue of at most
+     * {@value #PIPELINED_REQUESTS_MAX}; a client sending more is closed. Runs on the connection's event loop,
+     * except the answer, which the pool computes.
+     */
+    private final class Exchange extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private static final int PIPELINED_REQUESTS_MAX = 8;
+        private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
+        private ScheduledFuture<?> requestDeadline;
+        private boolean answering;
+
+        Exchange() {
+            super(false); // released by answer(), on the pool, or when the connection closes while waiting
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext context) {
+            awaitRequest(context);
+            context.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext context) {
+            disarm();
+            waiting.forEach(FullHttpRequest::release);
+            waiting.clear();
+            context.fireChannelInactive();
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext context, FullHttpRequest request) {
+            disarm();
+            if (!answering) {
+                begin(context, request);
+            } else if (waiting.size() < PIPELINED_REQUESTS_MAX) {
+                waiting.add(request);
+            } else {
+                request.release();
+                LOG.warn("status page: closing the connection from {}: more than {} requests sent ahead",
+                        context.channel().remoteAddress(), PIPELINED_REQUESTS_MAX);
+                context.close();
+            }
+        }
+
+        private void begin(ChannelHandlerContext context, FullHttpRequest request) {
+            answering = true;
+            if (request.decoderResult().isFailure()) {
+                request.release();
+                send(context, false, text(HttpResponseStatus.BAD_REQUEST,
+                        "malformed request: " + request.decoderResult().cause().getMessage() + "\n"));
+                return;
+            }
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            InetAddress client = ((InetSocketAddress) context.channel().remoteAddress()).getAddress();
+            try {
+                executor.execute(() -> send(context, keepAlive, answer(request, client)));
+            } catch (RejectedExecutionException e) {
+                request.release();
+                LOG.warn("status page overloaded: more than {} pending requests", PENDING_REQUEST_MAX);
+                send(context, false, text(HttpResponseStatus.SERVICE_UNAVAILABLE,
+                        "the status server is busy; try again\n"));
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+            if (cause instanceof WriteTimeoutException) {
+                timedOutConnections.incrementAndGet();
+                LOG.info("status page: closing the connection from {}: it took no answer for {} ms",
+                        context.channel().remoteAddress(), limits.responseTimeoutMs());
+            } else if (cause instanceof IOException) {
+                LOG.debug("status page connection from {} failed", context.channel().remoteAddress(), cause);
+            } else {
+                LOG.warn("status page connection from {} failed", context.channel().remoteAddress(), cause);
+            }
+            context.close();
+        }
+
+        /** Writes the answer, then takes the next request or closes; any thread. */
+        private void send(ChannelHandlerContext context, boolean keepAlive, FullHttpResponse response) {
+            response.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+            if (!keepAlive) {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            }
+            context.writeAndFlush(response).addListener((ChannelFutureListener) written -> {
+                // Listeners run on the event loop.
+                answering = false;
+                if (!keepAlive || !written.isSuccess()) {
+                    written.channel().close();
+                } else if (!waiting.isEmpty()) {
+                    begin(context, waiting.poll());
+                } else {
+                    awaitRequest(context);
+                }
+            });
+        }
+
+        /** On the event loop: reads until one request is whole, or closes the connection at the deadline. */
+        private void awaitRequest(ChannelHandlerContext context) {
+            requestDeadline = context.executor().schedule(() -> {
+                timedOutConnections.incrementAndGet();
+                LOG.info("status page: closing the connection from {}: no whole request within {} ms",
+                        context.channel().remoteAddress(), limits.requestTimeoutMs());
+                context.close();
+            }, limits.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            context.read();
+        }
+
+        private void disarm() {
+            if (requestDeadline != null) {
+                requestDeadline.cancel(false);
+                requestDeadline = null;
+            }
+        }
+    }
+
+    /** The answer to one whole request; runs on the pool and releases the request. */
+    private FullHttpResponse answer(FullHttpRequest request, InetAddress client) {
         try {
-            String path = exchange.getRequestURI().getPath();
-            if ("POST".equals(exchange.getRequestMethod()) && loopbackPosts.containsKey(path)) {
-                post(exchange, loopbackPosts.get(path));
-            } else if (!"GET".equals(exchange.getRequestMethod())
-                    && !"HEAD".equals(exchange.getRequestMethod())) {
-                respond(exchange, 405, "text/plain", "only GET is supported here\n");
+            HttpMethod method = request.method();
+            String path = new QueryStringDecoder(request.uri()).path();
+            FullHttpResponse response;
+            if (HttpMethod.POST.equals(method) && loopbackPosts.containsKey(path)) {
+                response = post(request, client, loopbackPosts.get(path));
+            } else if (!HttpMethod.GET.equals(method) && !HttpMethod.HEAD.equals(method)) {
+                response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "only GET is supported here\n");
             } else if ("/".equals(path)) {
                 String body = page.get();
                 String type = body.stripLeading().startsWith("<") ? "text/html" : "text/plain";
-                respond(exchange, 200, type, body);
+                response = bytes(HttpResponseStatus.OK, type + "; charset=utf-8", utf8(body));
             } else if (JSON_PATH.equals(path)) {
-                respond(exchange, 200, "application/json", JsonWriter.write(json.get()));
+                response = bytes(HttpResponseStatus.OK, "application/json; charset=utf-8",
+                        utf8(JsonWriter.write(json.get())));
             } else if (METRICS_PATH.equals(path)) {
                 ByteArrayOutputStream text = new ByteArrayOutputStream();
                 metricsWriter.write(text, metrics.scrape());
-                respond(exchange, 200, metricsWriter.getContentType(), text.toByteArray());
+                response = bytes(HttpResponseStatus.OK, metricsWriter.getContentType(), text.toByteArray());
             } else if (routes.containsKey(path)) {
                 Route route = routes.get(path); // never removed, so still there
-                respond(exchange, 200, route.contentType(), route.body().get());
+                response = bytes(HttpResponseStatus.OK, route.contentType(), route.body().get());
             } else {
-                respond(exchange, 404, "text/plain", "no such page: " + path + "\n");
+                response = text(HttpResponseStatus.NOT_FOUND, "no such page: " + path + "\n");
             }
-        } catch (RuntimeException e) {
+            if (HttpMethod.HEAD.equals(method)) {
+                response.content().clear(); // Content-Length stays that of the GET
+            }
+            return response;
+        } catch (IOException | RuntimeException e) {
             LOG.warn("status page request failed", e);
-            respond(exchange, 500, "text/plain", "status page failed: " + e + "\n");
+            return text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "status page failed: " + e + "\n");
         } finally {
-            exchange.close();
+            request.release();
         }
     }
 
     /** Whether an administrative POST from {@code client} is served: from a loopback address only. */
-    static boolean acceptsAdministrationFrom(java.net.InetAddress client) {
+    static boolean acceptsAdministrationFrom(InetAddress client) {
         return client.isLoopbackAddress();
     }
 
-    private static void post(HttpExchange exchange, UnaryOperator<String> action) throws IOException {
-        if (!acceptsAdministrationFrom(exchange.getRemoteAddress().getAddress())) {
-            respond(exchange, 403, "text/plain", "administrative requests are accepted from this host only, not from "
-                    + exchange.getRemoteAddress().getAddress().getHostAddress() + "\n");
-            return;
+    private static FullHttpResponse post(FullHttpRequest request, InetAddress client, UnaryOperator<String> action) {
+        if (!acceptsAdministrationFrom(client)) {
+            return text(HttpResponseStatus.FORBIDDEN, "administrative requests are accepted from this host only, "
+                    + "not from " + client.getHostAddress() + "\n");
         }
-        byte[] body = exchange.getRequestBody().readNBytes(POST_BODY_BYTES_MAX + 1);
-        if (body.length > POST_BODY_BYTES_MAX) {
-            respond(exchange, 413, "text/plain", "the body is longer than " + POST_BODY_BYTES_MAX + " bytes\n");
-            return;
+        if (request.content().readableBytes() > POST_BODY_BYTES_MAX) {
+            return text(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                    "the body is longer than " + POST_BODY_BYTES_MAX + " bytes\n");
         }
         String answer;
         try {
-            answer = action.apply(new String(body, StandardCharsets.UTF_8).trim());
+            answer = action.apply(request.content().toString(StandardCharsets.UTF_8).trim());
         } catch (IllegalArgumentException e) {
-            respond(exchange, 400, "text/plain", e.getMessage() + "\n");
-            return;
+            return text(HttpResponseStatus.BAD_REQUEST, e.getMessage() + "\n");
         }
-        respond(exchange, 200, "text/plain", answer.endsWith("\n") ? answer : answer + "\n");
+        return text(HttpResponseStatus.OK, answer.endsWith("\n") ? answer : answer + "\n");
     }
 
-    private static void respond(HttpExchange exchange, int status, String type, String body)
-            throws IOException {
-        respond(exchange, status, type + "; charset=utf-8", body.getBytes(StandardCharsets.UTF_8));
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static FullHttpResponse text(HttpResponseStatus status, String body) {
+        return bytes(status, "text/plain; charset=utf-8", utf8(body));
     }
 
     /** @param contentType the full header value, charset included */
-    private static void respond(HttpExchange exchange, int status, String contentType, byte[] bytes)
-            throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", contentType);
-        exchange.getResponseHeaders().set("Cache-Control", "no-store");
-        boolean head = "HEAD".equals(exchange.getRequestMethod());
-        exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
-        if (!head) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(bytes);
-            }
-        }
-    }
-
-    /**
-     * The JDK server hands each exchange to the executor as a Runnable it does not expose, so an
-     * overloaded pool can only drop it; the client sees the connection close.
-     */
-    private static void rejectOverloaded(Runnable rejected) {
-        LOG.warn("status page overloaded: more than {} pending requests", PENDING_REQUEST_MAX);
+    private static FullHttpResponse bytes(HttpResponseStatus status, String contentType, byte[] body) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                Unpooled.wrappedBuffer(body));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+        HttpUtil.setContentLength(response, body.length);
+        return response;
     }
 }

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.stage.StageMetrics;
@@ -193,6 +194,151 @@ class StatusPageServerTest {
             server.handleLoopbackPost("/knob", body -> body);
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> server.handleLoopbackPost("/knob", body -> body))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/knob");
+        }
+    }
+
+    /** Sockets this process has open now (client and server ends alike): the entries of /proc/self/fd that are. */
+    static long openSockets() throws IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> descriptors = java.nio.file.Files.list(
+                java.nio.file.Path.of("/proc/self/fd"))) {
+            return descriptors.filter(descriptor -> {
+                try {
+                    return java.nio.file.Files.readSymbolicLink(descriptor).toString().startsWith("socket:");
+                } catch (IOException vanished) { // the listing's own descriptor, closed meanwhile
+                    return false;
+                }
+            }).count();
+        }
+    }
+
+    /** One raw connection that sends {@code text} and stays open: the client half of a half-sent request. */
+    private static java.net.Socket sendAndHold(StatusPageServer server, String text) throws IOException {
+        java.net.Socket socket = new java.net.Socket(InetAddress.getLoopbackAddress(), server.port());
+        socket.getOutputStream().write(text.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        return socket;
+    }
+
+    /** Reads what the server sends until it closes the connection (or the timeout ends the test). */
+    private static String readUntilClosed(java.net.Socket socket) throws IOException {
+        socket.setSoTimeout(10_000);
+        return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /** A GET on a fresh raw connection, closed afterwards, so it leaves no socket behind in this process. */
+    private static String rawGet(StatusPageServer server, String path) throws IOException {
+        try (java.net.Socket socket = sendAndHold(server, "GET " + path + " HTTP/1.1\r\nHost: test\r\n"
+                + "Connection: close\r\n\r\n")) {
+            return readUntilClosed(socket);
+        }
+    }
+
+    @Test
+    void halfSentAndSlowRequestsAreClosedAtTheirDeadlineWhileOthersAreServedAndNoSocketIsLeft() throws Exception {
+        // The attack: two connections that send half a request held the JDK server's two handler threads
+        // for as long as they stayed open, and the requests refused meanwhile were left in CLOSE-WAIT. Here both
+        // half-sent requests and a slowloris client (one byte every 50 ms, never finishing) are closed at the
+        // request deadline, a GET meanwhile is answered at once, and 200 connections that send half a request
+        // and go away leave no socket behind.
+        StatusPageServer.Limits limits = new StatusPageServer.Limits(256, 700, 2_000);
+        try (StatusPageServer server = new StatusPageServer(ephemeralLoopback(), () -> "page", Map::of,
+                new PrometheusRegistry(), limits)) {
+            long socketsBefore = openSockets();
+            long startNanos = System.nanoTime(); // before the first connection: its deadline starts later
+            java.net.Socket halfSentA = sendAndHold(server, "GET / HTTP/1.1\r\nHost: te");
+            java.net.Socket halfSentB = sendAndHold(server, "POST /knob HTTP/1.1\r\nContent-Length: 100\r\n\r\n1");
+            java.net.Socket slow = sendAndHold(server, "G");
+            java.util.concurrent.atomic.AtomicBoolean slowClosedByServer = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread slowloris = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 200; i++) { // 10 s at most
+                        slow.getOutputStream().write('E');
+                        slow.getOutputStream().flush();
+                        Thread.sleep(50);
+                    }
+                } catch (IOException closed) {
+                    slowClosedByServer.set(true);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "slowloris");
+            slowloris.start();
+            assertThat(rawGet(server, "/")).startsWith("HTTP/1.1 200 OK").endsWith("page");
+            assertThat(System.nanoTime() - startNanos).as("a GET beside the attack waits for nothing")
+                    .isLessThan(TimeUnit.MILLISECONDS.toNanos(limits.requestTimeoutMs()));
+            for (int i = 0; i < 200; i++) {
+                sendAndHold(server, "GET /status.json HTTP/1.1\r\nHo").close();
+            }
+            assertThat(readUntilClosed(halfSentA)).as("closed without an answer").isEmpty();
+            assertThat(readUntilClosed(halfSentB)).isEmpty();
+            assertThat(System.nanoTime() - startNanos).isGreaterThanOrEqualTo(
+                    TimeUnit.MILLISECONDS.toNanos(limits.requestTimeoutMs()));
+            slowloris.join(10_000);
+            assertThat(slowClosedByServer).as("the slowloris connection was closed by the server").isTrue();
+            assertThat(server.timedOutConnections()).isGreaterThanOrEqualTo(3);
+            halfSentA.close();
+            halfSentB.close();
+            slow.close();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                assertThat(server.openConnections()).isZero();
+                assertThat(openSockets()).as("sockets of this process, server and client ends")
+                        .isEqualTo(socketsBefore);
+            });
+            assertThat(rawGet(server, "/status.json")).startsWith("HTTP/1.1 200 OK").endsWith("{}");
+        }
+    }
+
+    @Test
+    void aConnectionOverTheLimitIsAnswered503AndClosedAndTheNextOneAfterIsServed() throws Exception {
+        StatusPageServer.Limits limits = new StatusPageServer.Limits(4, 10_000, 10_000);
+        try (StatusPageServer server = new StatusPageServer(ephemeralLoopback(), () -> "page", Map::of,
+                new PrometheusRegistry(), limits)) {
+            long socketsBefore = openSockets();
+            List<java.net.Socket> held = new java.util.ArrayList<>();
+            for (int i = 0; i < limits.connectionsMax(); i++) {
+                held.add(sendAndHold(server, "GET / HTTP/1.1\r\n"));
+            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .until(() -> server.openConnections() == limits.connectionsMax());
+            assertThat(rawGet(server, "/")).startsWith("HTTP/1.1 503 Service Unavailable\r\n")
+                    .contains("Connection: close\r\n");
+            assertThat(server.refusedConnections()).isEqualTo(1);
+            held.remove(0).close();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .until(() -> server.openConnections() < limits.connectionsMax());
+            assertThat(rawGet(server, "/")).startsWith("HTTP/1.1 200 OK");
+            for (java.net.Socket socket : held) {
+                socket.close();
+            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(openSockets()).isEqualTo(socketsBefore));
+        }
+    }
+
+    @Test
+    void keptAliveConnectionsServeRequestsInOrderAndHeadHasNoBody() throws Exception {
+        // Two requests sent at once on one connection (pipelined) are answered one after the other, in order.
+        AtomicInteger requests = new AtomicInteger();
+        try (StatusPageServer server = new StatusPageServer(ephemeralLoopback(),
+                () -> "page " + requests.incrementAndGet());
+                java.net.Socket socket = sendAndHold(server, "GET / HTTP/1.1\r\nHost: t\r\n\r\n"
+                        + "HEAD / HTTP/1.1\r\nHost: t\r\n\r\nGET /nothing HTTP/1.1\r\nHost: t\r\n"
+                        + "Connection: close\r\n\r\n")) {
+            String answers = readUntilClosed(socket);
+            assertThat(answers).startsWith("HTTP/1.1 200 OK").contains("page 1HTTP/1.1 200 OK")
+                    .contains("content-length: 6\r\n").doesNotContain("page 2")
+                    .contains("HTTP/1.1 404 Not Found").endsWith("no such page: /nothing\n");
+        }
+    }
+
+    @Test
+    void aTakenPortIsNamed() throws Exception {
+        try (StatusPageServer first = new StatusPageServer(ephemeralLoopback(), () -> "page")) {
+            assertThatThrownBy(() -> new StatusPageServer(first.address(), () -> "page"))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("status page cannot listen on")
+                    .hasMessageContaining(":" + first.port())
+                    .hasMessageContaining("in use");
         }
     }
 

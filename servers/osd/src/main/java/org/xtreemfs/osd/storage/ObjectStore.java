@@ -14,7 +14,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import com.sun.nio.file.ExtendedOpenOption;
+import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KvException;
 import org.xtreemfs.foundation.kv.KvStore;
@@ -50,7 +52,8 @@ public final class ObjectStore implements AutoCloseable {
     private final boolean ownsMetadataStore;
     private final StorageDevice device;
     private final OpenOption[] readOptions;
-    private final OpenOption[] writeOptions;
+    /** Object files are created 0600 (PrivateFiles), folders 0700. */
+    private final Set<OpenOption> writeOptions;
 
     /** Uses {@code metadataStore} for file metadata; the caller closes it. */
     public ObjectStore(Path root, KvStore metadataStore) throws IOException {
@@ -66,9 +69,9 @@ public final class ObjectStore implements AutoCloseable {
         this.readOptions = directIo ? new OpenOption[] {StandardOpenOption.READ, ExtendedOpenOption.DIRECT}
                 : new OpenOption[] {StandardOpenOption.READ};
         this.writeOptions = directIo
-                ? new OpenOption[] {StandardOpenOption.CREATE, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT}
-                : new OpenOption[] {StandardOpenOption.CREATE, StandardOpenOption.WRITE};
-        Files.createDirectories(root);
+                ? Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
+                : Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        PrivateFiles.folder(root);
     }
 
     /** Opens the objects under {@code root} with their RocksDB metadata store; {@link #close()} closes it. */
@@ -81,7 +84,7 @@ public final class ObjectStore implements AutoCloseable {
      * files when {@code directIo}.
      */
     public static ObjectStore open(Path root, StorageDevice device, boolean directIo) throws IOException {
-        Files.createDirectories(root);
+        PrivateFiles.folder(root);
         return new ObjectStore(root, RocksKvStore.open(RocksKvOptions.defaults(root.resolve(METADATA_FOLDER))), true,
                 device, directIo);
     }
@@ -164,13 +167,13 @@ public final class ObjectStore implements AutoCloseable {
         Path folder = fileFolder(fileId);
         boolean folderCreated = !Files.isDirectory(folder);
         if (folderCreated) {
-            Files.createDirectories(folder);
+            PrivateFiles.createFolders(folder);
         }
         Path object = folder.resolve(Long.toString(objectNumber));
         boolean objectCreated = !Files.exists(object);
         long completionNanos = length == 0 ? 0 : device.begin(fileId, layout.localObjectIndex(objectNumber),
                 layout.objectSizeBytes(), offset, length, IoKind.WRITE, sync);
-        try (FileChannel channel = FileChannel.open(object, writeOptions)) {
+        try (FileChannel channel = FileChannel.open(object, writeOptions, PrivateFiles.fileAttribute())) {
             long position = offset;
             while (data.hasRemaining()) {
                 position += channel.write(data, position);
@@ -212,7 +215,7 @@ public final class ObjectStore implements AutoCloseable {
             throw new IllegalArgumentException("new file size must not be negative: " + newSizeBytes);
         }
         Path folder = fileFolder(fileId);
-        Files.createDirectories(folder);
+        PrivateFiles.createFolders(folder);
         long lastObject = newSizeBytes == 0 ? -1 : (newSizeBytes - 1) / layout.objectSizeBytes();
         long lastObjectLength = newSizeBytes - Math.max(0, lastObject) * layout.objectSizeBytes();
         for (long objectNumber : storedObjects(fileId)) {
@@ -356,7 +359,8 @@ public final class ObjectStore implements AutoCloseable {
     }
 
     private static void extendTo(Path object, long lengthBytes) throws IOException {
-        try (FileChannel channel = FileChannel.open(object, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        try (FileChannel channel = FileChannel.open(object, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+                PrivateFiles.fileAttribute())) {
             if (channel.size() < lengthBytes) {
                 // Writing the last byte makes the file exactly lengthBytes long; the gap stays sparse.
                 channel.write(ByteBuffer.wrap(new byte[1]), lengthBytes - 1);

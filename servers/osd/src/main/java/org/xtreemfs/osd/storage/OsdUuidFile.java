@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import org.xtreemfs.foundation.files.PrivateFiles;
 import java.util.UUID;
 
 /**
@@ -31,10 +32,11 @@ public final class OsdUuidFile {
         } catch (NoSuchFileException e) {
             // first start: generate below
         }
-        Files.createDirectories(dataFolder);
+        PrivateFiles.folder(dataFolder);
         String generated = UUID.randomUUID().toString();
         Path temp = dataFolder.resolve(FILE_NAME + ".tmp");
-        Files.writeString(temp, generated + "\n", StandardCharsets.UTF_8);
+        Files.deleteIfExists(temp); // left by a crash between write and move
+        PrivateFiles.writeNewFile(temp, generated + "\n");
         ObjectStore.forceFile(temp);
         Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         ObjectStore.forceFile(dataFolder);

@@ -1,0 +1,130 @@
+package org.xtreemfs.foundation.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.xtreemfs.interfaces.rpc.UserCredentials;
+
+/**
+ * TLS on an RPC port with certificates made by the openssl commands servers/foundation's README documents: a
+ * client that trusts the CA is served; a plain client, a client trusting another CA and a certificate that does
+ * not name the address are refused; a server that requires client certificates refuses a client without one.
+ */
+class RpcTlsTest {
+    private static final int INTERFACE = 7;
+    private static final int ECHO = 1;
+
+    @TempDir
+    static Path folder;
+
+    @BeforeAll
+    static void makeCertificates() throws Exception {
+        makeAuthority("ca");
+        makeAuthority("other-ca");
+        makeCertificate("ca", "server", "IP:127.0.0.1,DNS:localhost");
+        makeCertificate("ca", "elsewhere", "DNS:elsewhere.example");
+        makeCertificate("ca", "client", "DNS:client.example");
+    }
+
+    /** The README's commands for a test CA. */
+    private static void makeAuthority(String name) throws Exception {
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", name + ".key", "-out", name + ".pem",
+                "-days", "30", "-subj", "/CN=XtreemFS test " + name);
+    }
+
+    /** The README's commands for a certificate signed by {@code authority}, naming {@code alternativeNames}. */
+    private static void makeCertificate(String authority, String name, String alternativeNames) throws Exception {
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", name + ".key", "-out", name + ".csr",
+                "-subj", "/CN=" + name);
+        Files.writeString(folder.resolve(name + ".ext"), "subjectAltName=" + alternativeNames + "\n");
+        openssl("x509", "-req", "-in", name + ".csr", "-CA", authority + ".pem", "-CAkey", authority + ".key",
+                "-CAcreateserial", "-out", name + ".pem", "-days", "30", "-extfile", name + ".ext");
+    }
+
+    private static void openssl(String... arguments) throws Exception {
+        List<String> command = new ArrayList<>(List.of("openssl"));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).directory(folder.toFile()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(String.join(" ", command) + ": " + output).isZero();
+    }
+
+    private static RpcServer echoServer(RpcTls tls) {
+        return RpcServer.builder("tls-echo", new InetSocketAddress("127.0.0.1", 0)).tls(tls)
+                .handle(INTERFACE, ECHO, call -> call.respond(call.request(UserCredentials.parser())))
+                .build();
+    }
+
+    private static String echo(RpcClient client, InetSocketAddress address, String name) throws RpcException {
+        return RpcClient.await(client.callParsed(address, INTERFACE, ECHO, null,
+                UserCredentials.newBuilder().setUsername(name).build(), UserCredentials.parser(), 5_000)).getUsername();
+    }
+
+    private static RpcClient client(RpcTls tls) {
+        return new RpcClient("tls-test", FrameLimits.DEFAULT, 5_000, tls);
+    }
+
+    private static Path file(String name) {
+        return folder.resolve(name);
+    }
+
+    @Test
+    void aClientTrustingTheAuthorityIsServedAndOthersAreRefused() throws Exception {
+        RpcServer server = echoServer(RpcTls.server(file("server.pem"), file("server.key"), Optional.empty()));
+        try (server;
+                RpcClient trusting = client(RpcTls.client(file("ca.pem"), Optional.empty(), Optional.empty()));
+                RpcClient plain = new RpcClient("plain");
+                RpcClient otherAuthority = client(RpcTls.client(file("other-ca.pem"), Optional.empty(),
+                        Optional.empty()))) {
+            InetSocketAddress address = server.start();
+            assertThat(echo(trusting, address, "alice")).isEqualTo("alice");
+            assertThatThrownBy(() -> echo(plain, address, "bob")).isInstanceOf(RpcTransportException.class);
+            assertThatThrownBy(() -> echo(otherAuthority, address, "carol"))
+                    .isInstanceOf(RpcTransportException.class);
+            assertThat(echo(trusting, address, "dave")).as("the server keeps serving").isEqualTo("dave");
+        }
+    }
+
+    @Test
+    void aCertificateThatDoesNotNameTheAddressIsRefused() throws Exception {
+        RpcServer server = echoServer(RpcTls.server(file("elsewhere.pem"), file("elsewhere.key"), Optional.empty()));
+        try (server; RpcClient trusting = client(RpcTls.client(file("ca.pem"), Optional.empty(), Optional.empty()))) {
+            InetSocketAddress address = server.start();
+            assertThatThrownBy(() -> echo(trusting, address, "alice")).isInstanceOf(RpcTransportException.class)
+                    .hasMessageContaining("127.0.0.1"); // the JDK's reason: no subject alternative name matches it
+        }
+    }
+
+    @Test
+    void aServerRequiringClientCertificatesServesOnlyClientsWithOne() throws Exception {
+        RpcServer server = echoServer(RpcTls.server(file("server.pem"), file("server.key"),
+                Optional.of(file("ca.pem"))));
+        try (server;
+                RpcClient withCertificate = client(RpcTls.client(file("ca.pem"), Optional.of(file("client.pem")),
+                        Optional.of(file("client.key"))));
+                RpcClient without = client(RpcTls.client(file("ca.pem"), Optional.empty(), Optional.empty()))) {
+            InetSocketAddress address = server.start();
+            assertThat(echo(withCertificate, address, "alice")).isEqualTo("alice");
+            assertThatThrownBy(() -> echo(without, address, "bob")).isInstanceOf(RpcTransportException.class);
+        }
+    }
+
+    @Test
+    void missingFilesAreNamed() {
+        assertThatThrownBy(() -> RpcTls.server(file("none.pem"), file("server.key"), Optional.empty()))
+                .isInstanceOf(IOException.class).hasMessageContaining("none.pem");
+        assertThatThrownBy(() -> RpcTls.client(file("ca.pem"), Optional.of(file("client.pem")), Optional.empty()))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
