@@ -155,9 +155,11 @@ public final class FairQueue<T> {
         long pacedNanos = pacing == null ? Long.MIN_VALUE : pacing.eligibleNanos(nowNanos);
         for (int index = 0; index < backlogged.size(); index++) {
             Flow<T> flow = backlogged.get(index);
-            long limitTag = Math.max(flow.limitTagNanos(), flow.pending.peekFirst().paced() ? pacedNanos : Long.MIN_VALUE);
-            if (limitTag > nowNanos) {
-                eligibleNanos = Math.min(eligibleNanos, limitTag);
+            // Not before its limit tag, nor, for a paced head, before the pacing is out of debt.
+            long notBeforeNanos = flow.pending.peekFirst().paced()
+                    ? Math.max(flow.limitTagNanos(), pacedNanos) : flow.limitTagNanos();
+            if (notBeforeNanos > nowNanos) {
+                eligibleNanos = Math.min(eligibleNanos, notBeforeNanos);
                 continue;
             }
             double weightTag = flow.weightStartTag(virtualTime, busyPeriod);
