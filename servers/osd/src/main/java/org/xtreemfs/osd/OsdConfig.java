@@ -24,7 +24,7 @@ public final class OsdConfig {
             "this OSD's UUID; empty: generated once and kept in <osd.object.path>/osd-uuid");
     public static final Setting<String> BIND_ADDRESS = Setting.string("osd.bindAddress", "0.0.0.0",
             "local address the RPC and status ports bind to");
-    public static final Setting<String> ADVERTISED_ADDRESS = new Setting<>("osd.advertised.address",
+    public static final Setting<String> ADVERTISED_ADDRESS = new Setting<>("osd.advertisedAddress",
             SettingTypes.string(true), "",
             "host name or IP registered at the DIR for clients; empty: osd.bindAddress, or this host's name");
     public static final Setting<Integer> PORT = Setting.port("osd.port", 32640, "RPC port (0: any free port)");

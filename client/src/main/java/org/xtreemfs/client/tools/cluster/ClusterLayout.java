@@ -68,7 +68,7 @@ final class ClusterLayout {
             }
             case OSD -> {
                 settings.put("osd.bindAddress", LOOPBACK);
-                settings.put("osd.advertised.address", LOOPBACK);
+                settings.put("osd.advertisedAddress", LOOPBACK);
                 settings.put("osd.uuid", uuid);
                 settings.put("osd.dir.address", dirAddress);
                 settings.put("osd.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS));
