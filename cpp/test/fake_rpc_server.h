@@ -4,9 +4,11 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <asio.hpp>
 
@@ -57,6 +59,23 @@ class FakeRpcServer {
   ~FakeRpcServer() {
     asio::post(io_context_, [this] { io_context_.stop(); });
     thread_.join();
+  }
+
+  // Closes every accepted connection (the client sees the peer's close) and returns once they are
+  // closed; the server keeps accepting new ones.
+  void CloseConnections() {
+    std::promise<void> closed;
+    asio::post(io_context_, [&] {
+      for (auto& weak : sessions_) {
+        if (auto session = weak.lock()) {
+          asio::error_code ignored;
+          session->socket.close(ignored);
+        }
+      }
+      sessions_.clear();
+      closed.set_value();
+    });
+    closed.get_future().wait();
   }
 
   ServiceAddress address() const {
@@ -121,7 +140,9 @@ class FakeRpcServer {
     acceptor_.async_accept([this](const asio::error_code& error, asio::ip::tcp::socket socket) {
       if (error) return;
       connections_accepted_.fetch_add(1);
-      std::make_shared<Session>(std::move(socket), *this)->Read();
+      auto session = std::make_shared<Session>(std::move(socket), *this);
+      sessions_.push_back(session);  // on the io thread only, like every use of sessions_
+      session->Read();
       Accept();
     });
   }
@@ -130,6 +151,7 @@ class FakeRpcServer {
   asio::io_context io_context_;
   asio::ip::tcp::acceptor acceptor_;
   std::atomic<int> connections_accepted_{0};
+  std::vector<std::weak_ptr<Session>> sessions_;  // touched on the io thread only
   std::thread thread_;
 };
 

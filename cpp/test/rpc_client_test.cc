@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -144,6 +145,55 @@ TEST(RpcClientTest, ClosedConnectionFailsTheCallAndTheNextCallReconnects) {
             EIO);
   CallResponse response = client.Call(server.address(), RequestWith(nullptr, "again"), TimeoutOf(5000));
   EXPECT_EQ(response.data, "again");
+  EXPECT_EQ(server.connections_accepted(), 2);
+}
+
+TEST(RpcClientTest, APeerCloseSeenBeforeTheCompletionOfASuccessfulWriteFailsTheCallOnce) {
+  // A killed server (an OSD restart) closes its end while calls are being sent. When the io thread
+  // sees the close (end of stream on the read) in the same round in which a new call's record was
+  // written, the close runs between the write's completion and its handler: that handler must not
+  // touch the write queue the close emptied (it popped from an empty queue and destroyed the record
+  // a second time, which crashed the mount during fio at iodepth 8). Held io thread, so the order is
+  // fixed: [read sees end of stream, call B's send] -> B's write completes -> close -> B's handler.
+  std::atomic<int> calls{0};
+  FakeRpcServer server([&](const Record& request) {
+    if (calls.fetch_add(1) == 0) return Echo(request);
+    return FakeReply::Of(FakeReply::Action::kIgnore);
+  });
+  RpcClient client;
+  EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "a"), TimeoutOf(5000)).data, "a");
+
+  std::promise<void> held;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  client.RunOnIoThread([&held, released] {
+    held.set_value();
+    released.wait();
+  });
+  held.get_future().wait();
+  // The server's end closes while the io thread is held; on loopback the end of stream is in the
+  // client's socket when close returns.
+  server.CloseConnections();
+  std::promise<int> outcome;
+  std::thread caller([&] {
+    outcome.set_value(
+        ErrnoOf([&] { client.Call(server.address(), RequestWith(nullptr, "b"), TimeoutOf(10000)); }));
+  });
+  // Call B's record is queued behind the held task once it counts as waiting.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (client.CallsWaiting() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(client.CallsWaiting(), 1u);
+  release.set_value();
+  std::future<int> result = outcome.get_future();
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  caller.join();
+  // The close failed B (it was sent on the closed connection, the server never answered it).
+  EXPECT_EQ(result.get(), EIO);
+  // The client still works: a fresh connection carries the next call (the server ignores it).
+  EXPECT_EQ(ErrnoOf([&] { client.Call(server.address(), RequestWith(nullptr, "c"), TimeoutOf(200)); }),
+            ETIMEDOUT);
   EXPECT_EQ(server.connections_accepted(), 2);
 }
 

@@ -79,9 +79,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
         connect_timer_(io_context),
         decoder_(options.frame_limits) {}
 
-  // Registers a call before its bytes are sent so an early answer always finds it. Throws when the
-  // connection is already closed (the caller then uses a fresh one) or too many calls wait.
-  void Register(std::uint64_t call_id, std::shared_ptr<PendingCall> call) {
+  // Registers a call and queues its encoded record for the io thread, which connects first if this
+  // is the connection's first use. Registered before the bytes are sent, so an early answer always
+  // finds the call; both happen under pending_mutex_, so a call counted by PendingCount() has its
+  // record queued. Throws when the connection is already closed (the caller then uses a fresh one)
+  // or too many calls wait.
+  void Start(std::uint64_t call_id, std::shared_ptr<PendingCall> call,
+             std::shared_ptr<const std::string> record) {
     std::lock_guard<std::mutex> lock(pending_mutex_);
     if (closed_) {
       throw RpcError::Of(ErrorKind::kTransport, "connection to " + address_.ToString() + " closed");
@@ -92,6 +96,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
                              address_.ToString());
     }
     pending_.emplace(call_id, std::move(call));
+    asio::post(io_context_, [self = shared_from_this(), record = std::move(record)]() mutable {
+      self->SendOnIoThread(std::move(record));
+    });
   }
 
   void Unregister(std::uint64_t call_id) {
@@ -104,11 +111,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     return closed_;
   }
 
-  // Queues an encoded record; connects first if this is the connection's first use.
-  void Send(std::shared_ptr<const std::string> record) {
-    asio::post(io_context_, [self = shared_from_this(), record = std::move(record)]() mutable {
-      self->SendOnIoThread(std::move(record));
-    });
+  std::size_t PendingCount() {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    return pending_.size();
   }
 
   // Closes the socket and fails every waiting call. Safe from any thread.
@@ -179,6 +184,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     asio::async_write(socket_, asio::buffer(*record),
                       [self = shared_from_this(), record](const asio::error_code& error, std::size_t) {
                         self->writing_ = false;
+                        // A close that ran between the write's completion and this handler (the
+                        // peer's close seen by the read in the same io round) emptied the queue
+                        // and failed every call; popping now would destroy a record twice.
+                        if (self->state_ == State::kClosed) return;
                         if (error) {
                           self->CloseOnIoThread("cannot send to " + self->address_.ToString() +
                                                 ": " + error.message());
@@ -291,6 +300,17 @@ RpcClient::~RpcClient() {
   io_thread_.join();
 }
 
+void RpcClient::RunOnIoThread(std::function<void()> task) {
+  asio::post(*io_context_, std::move(task));
+}
+
+std::size_t RpcClient::CallsWaiting() {
+  std::lock_guard<std::mutex> lock(connections_mutex_);
+  std::size_t waiting = 0;
+  for (auto& [address, connection] : connections_) waiting += connection->PendingCount();
+  return waiting;
+}
+
 std::shared_ptr<Connection> RpcClient::ConnectionTo(const ServiceAddress& address) {
   std::lock_guard<std::mutex> lock(connections_mutex_);
   auto found = connections_.find(address);
@@ -332,14 +352,13 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
   auto call = std::make_shared<PendingCall>();
   std::shared_ptr<Connection> connection = ConnectionTo(address);
   try {
-    connection->Register(call_id, call);
+    connection->Start(call_id, call, record);
   } catch (const RpcError& error) {
     if (error.kind() != ErrorKind::kTransport) throw;
     // The connection closed between lookup and registration; a fresh one replaces it once.
     connection = ConnectionTo(address);
-    connection->Register(call_id, call);
+    connection->Start(call_id, call, std::move(record));
   }
-  connection->Send(std::move(record));
   if (!call->WaitUntil(deadline)) {
     connection->Unregister(call_id);
     // The answer may have arrived between the wait and the unregistration; prefer it.

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,11 @@ class RpcClient : public Transport {
 
   // Connections opened so far (including replaced ones); lets tests observe reuse and reconnects.
   std::uint64_t ConnectionsOpened() const { return connections_opened_.load(); }
+  // Calls sent (their records queued for the io thread) and not yet answered, failed or timed out.
+  std::size_t CallsWaiting();
+  // Runs `task` on the io thread after the work queued so far. Tests hold the io thread with it to
+  // put socket events and calls into a chosen order; `task` must not call this client.
+  void RunOnIoThread(std::function<void()> task);
 
  private:
   std::shared_ptr<Connection> ConnectionTo(const ServiceAddress& address);
