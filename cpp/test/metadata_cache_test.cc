@@ -584,6 +584,27 @@ TEST_F(VolumeCacheTest, RepeatedMissesInOneDirectoryListItIntoTheCache) {
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
 }
 
+TEST_F(VolumeCacheTest, StatAheadListsAgainOnlyWhileTheListingsAreUsed) {
+  // A listing of 100 entries pays when at least 50 getattrs per TTL come for the directory; at a
+  // slower pace the entries would expire unused and getattrs go to the MRC one by one.
+  volume->Mkdir(user, "/d", 0755);
+  for (int i = 0; i < 100; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
+  for (int i = 0; i < 8; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);  // the first listing is a probe
+  // A slow pace: 10 getattrs per TTL for two TTLs; no second listing.
+  for (int window = 0; window < 3; ++window) {
+    clock.Advance(kTtlMs);
+    for (int i = 0; i < 10; ++i) volume->Getattr(user, "/d/f" + std::to_string(10 * window + i));
+  }
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);
+  // A fast pace: 60 getattrs in a TTL; the next misses list again.
+  clock.Advance(kTtlMs);
+  for (int i = 0; i < 60; ++i) volume->Getattr(user, "/d/f" + std::to_string(i % 40));
+  clock.Advance(kTtlMs);
+  for (int i = 40; i < 48; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
+}
+
 TEST_F(VolumeCacheTest, StatAheadCanBeTurnedOff) {
   VolumeOptions options;
   options.metadata_cache_ttl_ms = kTtlMs;

@@ -6,6 +6,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <set>
 #include <type_traits>
 
@@ -177,6 +178,7 @@ void Volume::WaitForObjectDeletions() {
 
 Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
   if (auto cached = metadata_cache_.Get(path); cached && !IsOpenHere(*cached)) {
+    NoteHit(path);
     return *cached;
   }
   const std::uint64_t generation = metadata_cache_.Generation();
@@ -189,6 +191,27 @@ Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
   return stat;
 }
 
+void Volume::CountLookup(StatAhead& state, std::int64_t now_ms) {
+  const std::int64_t elapsed_ms = now_ms - state.window_start_ms;
+  if (elapsed_ms >= options_.metadata_cache_ttl_ms) {
+    state.last_window_lookups =
+        elapsed_ms >= 2 * static_cast<std::int64_t>(options_.metadata_cache_ttl_ms)
+            ? 0
+            : state.window_lookups;
+    state.window_lookups = 0;
+    state.window_start_ms = now_ms;
+  }
+  ++state.window_lookups;
+}
+
+void Volume::NoteHit(const std::string& path) {
+  if (options_.stat_ahead_misses == 0 || path == "/") return;
+  const std::int64_t now_ms = clock_.MonotonicMs();
+  std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
+  auto found = stat_ahead_.find(MetadataCache::ParentOf(path));
+  if (found != stat_ahead_.end()) CountLookup(found->second, now_ms);
+}
+
 void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string& directory) {
   if (!metadata_cache_.enabled() || options_.stat_ahead_misses == 0) return;
   const std::int64_t started_ms = clock_.MonotonicMs();
@@ -198,6 +221,7 @@ void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string
       stat_ahead_.clear();
     }
     StatAhead& state = stat_ahead_[directory];
+    CountLookup(state, started_ms);
     // Listed less than a TTL ago: these misses are names created since or evicted; wait.
     if (state.listing || (state.listed_at_ms != 0 &&
                           started_ms - state.listed_at_ms < options_.metadata_cache_ttl_ms)) {
@@ -205,6 +229,8 @@ void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string
     }
     if (++state.misses < options_.stat_ahead_misses) return;
     state.misses = 0;
+    // The first listing is a probe; later ones only while getattrs come fast enough to use them.
+    if (state.listed_entries != 0 && state.last_window_lookups * 2 < state.listed_entries) return;
     state.listing = true;
     state.listed_at_ms = started_ms;
   }
@@ -228,7 +254,9 @@ void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string
     // No read permission, the directory went away, a timeout: stat goes on one entry at a time.
   }
   std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
-  stat_ahead_[directory].listing = false;
+  StatAhead& state = stat_ahead_[directory];
+  state.listing = false;
+  state.listed_entries = std::max<std::uint64_t>(fetched, 1);
 }
 
 bool Volume::IsOpenHere(const Stat& stat) {

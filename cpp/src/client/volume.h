@@ -38,7 +38,10 @@ struct VolumeOptions {
   // Stat-ahead: after this many Getattr cache misses that found an entry in one directory (within
   // one TTL, without a listing of it in between), the directory is listed with attributes
   // (MRC_READDIR, up to `stat_ahead_entries_max` entries) into the metadata cache, so that stat of
-  // its other entries is served locally, as `ls -l`, `find` or a backup tool ask. 0 disables it.
+  // its other entries is served locally, as `ls -l`, `find` or a backup tool ask. Listed again
+  // only while it pays: when the directory saw at least half as many getattrs in the last TTL as
+  // the previous listing brought entries (entries live one TTL; a listing costs the MRC and the
+  // client more than a few getattrs). 0 disables it.
   std::uint32_t stat_ahead_misses = 8;
   std::uint32_t stat_ahead_entries_max = 32768;
   IoOptions io;  // I/O threads, write-behind and read-ahead windows, buffer budget
@@ -164,6 +167,8 @@ class Volume {
   // when the misses reach options_.stat_ahead_misses (see VolumeOptions). Never throws: a failed
   // listing (e.g. no read permission) only means no stat-ahead.
   void NoteMissAndStatAhead(const UserCredentials& user, const std::string& directory);
+  // A getattr the cache answered: counted for the rate of the directory, if stat-ahead tracks it.
+  void NoteHit(const std::string& path);
 
   rpc::Transport& transport_;
   Clock& clock_;
@@ -180,7 +185,15 @@ class Volume {
     std::uint32_t misses = 0;
     std::int64_t listed_at_ms = 0;  // when the last listing started; 0: never
     bool listing = false;           // one listing of a directory at a time
+    std::uint64_t listed_entries = 0;  // what the last listing brought; 0: never listed
+    // Getattrs in the directory (cache hits and misses) per TTL-long window: the current one and
+    // the last whole one (0 when the directory sat idle for a window or more).
+    std::int64_t window_start_ms = 0;
+    std::uint64_t window_lookups = 0;
+    std::uint64_t last_window_lookups = 0;
   };
+  // Counts a getattr in `directory` for stat-ahead's rate (hits only for directories it tracks).
+  void CountLookup(StatAhead& state, std::int64_t now_ms);
   std::mutex stat_ahead_mutex_;
   std::unordered_map<std::string, StatAhead> stat_ahead_;  // guarded by stat_ahead_mutex_
   std::atomic<std::uint64_t> failed_object_deletions_{0};
