@@ -224,6 +224,7 @@ TEST_F(FileHandleTest, UnlinkOfTheLastLinkDeletesObjectsOnEveryOsdOfTheStripe) {
   file->Write(0, "bytes");
   file->Close();
   volume->Unlink(user, "/gone");
+  volume->WaitForObjectDeletions();  // sent in the background
   EXPECT_EQ(cluster.unlinks_by_osd.size(), kStripeWidth);
   EXPECT_EQ(volume->FailedObjectDeletions(), 0u);
 }

@@ -230,6 +230,7 @@ class NamespaceMrc : public rpc::Transport {
       }
       case MRC_READDIR: {
         const auto readdir = Parse<ReaddirRequest>(bytes);
+        last_readdir_offset = readdir.offset();
         Existing(readdir.path());
         const std::string prefix = readdir.path() == "/" ? "/" : readdir.path() + "/";
         ReaddirResponse response;
@@ -312,6 +313,9 @@ class NamespaceMrc : public rpc::Transport {
           inner_files_.insert(open.path());
           TouchDirectory(ParentOf(open.path()));
         }
+        // As the MRC: the answer carries the file's Stat.
+        *response.mutable_stat() = nodes[open.path()];
+        answer.message_bytes = response.SerializeAsString();
         return answer;
       }
     }
@@ -324,6 +328,7 @@ class NamespaceMrc : public rpc::Transport {
   std::map<std::string, Stat> nodes;
   std::map<std::string, std::map<std::string, std::string>> xattrs;
   std::map<std::uint32_t, int> mrc_calls;
+  std::uint64_t last_readdir_offset = 0;
 
  private:
   template <typename Message>
@@ -553,6 +558,77 @@ TEST_F(VolumeCacheTest, ReaddirWithStatsFillsTheCache) {
   volume->Mknod(user, "/d/z", S_IFREG | 0644, 0);
   volume->Readdir(user, "/d", 0, 100, true);
   EXPECT_TRUE(FetchedFromMrc("/d/z"));
+}
+
+TEST_F(VolumeCacheTest, RepeatedMissesInOneDirectoryListItIntoTheCache) {
+  // Stat-ahead: after 8 getattrs the cache could not answer in /d, /d is listed with attributes
+  // (from offset 2: "." and ".." are not needed and offset 0 would count as an access for atime),
+  // and stat of its other entries needs no round trip.
+  volume->Mkdir(user, "/d", 0755);
+  for (int i = 0; i < 20; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);
+  EXPECT_EQ(mrc.last_readdir_offset, 2u);
+  for (int i = 8; i < 20; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  // Within a TTL of that listing, misses (names created since) do not list again; after it they do.
+  for (int i = 20; i < 40; ++i) mrc.nodes["/d/f" + std::to_string(i)] = StatOf(100 + i, S_IFREG | 0644);
+  for (int i = 20; i < 30; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);
+  clock.Advance(kTtlMs);
+  for (int i = 30; i < 38; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
+  EXPECT_FALSE(FetchedFromMrc("/d/f38"));
+  // Names that do not exist count for nothing: a create loop's lookups never list the directory.
+  clock.Advance(kTtlMs);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(ErrnoOfGetattr("/d/new" + std::to_string(i)), ENOENT);
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
+}
+
+TEST_F(VolumeCacheTest, StatAheadListsAgainOnlyWhileTheListingsAreUsed) {
+  // A listing of 100 entries pays when at least 50 getattrs per TTL come for the directory; at a
+  // slower pace the entries would expire unused and getattrs go to the MRC one by one.
+  volume->Mkdir(user, "/d", 0755);
+  for (int i = 0; i < 100; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
+  for (int i = 0; i < 8; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);  // the first listing is a probe
+  // A slow pace: 10 getattrs per TTL for two TTLs; no second listing.
+  for (int window = 0; window < 3; ++window) {
+    clock.Advance(kTtlMs);
+    for (int i = 0; i < 10; ++i) volume->Getattr(user, "/d/f" + std::to_string(10 * window + i));
+  }
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);
+  // A fast pace: 60 getattrs in a TTL; the next misses list again.
+  clock.Advance(kTtlMs);
+  for (int i = 0; i < 60; ++i) volume->Getattr(user, "/d/f" + std::to_string(i % 40));
+  clock.Advance(kTtlMs);
+  for (int i = 40; i < 48; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
+}
+
+TEST_F(VolumeCacheTest, StatAheadCanBeTurnedOff) {
+  VolumeOptions options;
+  options.metadata_cache_ttl_ms = kTtlMs;
+  options.stat_ahead_misses = 0;
+  volume = Volume::Open(mrc, ParseDirUrl("dir/demo"), clock, options);
+  volume->Mkdir(user, "/d", 0755);
+  for (int i = 0; i < 20; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 0);
+}
+
+TEST_F(VolumeCacheTest, TheCreatingOpensAnswerServesTheFirstGetattrOfItsHandleOnce) {
+  // libfuse asks for a new file's attributes with its handle right after create: the create's
+  // answer is used once; later, or after a write, the handle's getattr goes to the MRC as usual.
+  auto file = volume->OpenFile(user, "/new", O_CREAT | O_EXCL | O_WRONLY, 0644);
+  const auto created = file->TakeCreatedStat();
+  ASSERT_TRUE(created.has_value());
+  EXPECT_EQ(created->inode(), mrc.nodes["/new"].inode());
+  EXPECT_FALSE(file->TakeCreatedStat().has_value());
+  auto second = volume->OpenFile(user, "/new2", O_CREAT | O_WRONLY, 0644);
+  second->Write(0, "bytes");
+  EXPECT_FALSE(second->TakeCreatedStat().has_value());  // stale: the size changed
+  auto opened = volume->OpenFile(user, "/new", O_RDONLY, 0);
+  EXPECT_FALSE(opened->TakeCreatedStat().has_value());  // not a create
 }
 
 TEST_F(VolumeCacheTest, OpenFilesBypassTheCacheAndTheLastCloseDropsTheInode) {

@@ -604,6 +604,24 @@ void FileHandle::Flush() {
   ReportSize(false);
 }
 
+void FileHandle::KeepCreatedStat(const xtreemfs::mrc::Stat& stat) {
+  std::lock_guard<std::mutex> lock(credentials_mutex_);
+  created_stat_ = stat;
+}
+
+std::optional<xtreemfs::mrc::Stat> FileHandle::TakeCreatedStat() {
+  std::optional<xtreemfs::mrc::Stat> stat;
+  {
+    std::lock_guard<std::mutex> lock(credentials_mutex_);
+    stat.swap(created_stat_);
+  }
+  if (!stat || wrote_since_report_.load()) return std::nullopt;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  // A write or truncate of another handle of the file in this process: the answer is stale.
+  if (state_->size_dirty || state_->size_bytes != stat->size_bytes()) return std::nullopt;
+  return stat;
+}
+
 void FileHandle::Close() {
   {
     std::lock_guard<std::mutex> lock(credentials_mutex_);

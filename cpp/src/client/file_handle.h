@@ -20,6 +20,7 @@
 #include "client/striping.h"
 #include "client/write_behind.h"
 #include "common.pb.h"
+#include "mrc.pb.h"
 #include "rpc.pb.h"
 
 namespace xtreemfs::client {
@@ -97,6 +98,12 @@ class FileHandle {
 
   std::uint64_t KnownSizeBytes() const;
   const std::string& file_id() const { return file_id_; }
+  // The Stat the MRC answered the creating open with (Volume::OpenFile keeps it for O_CREAT), once,
+  // and only while nothing was written through this process: right after create(2) libfuse asks
+  // for the new file's attributes, which that answer already holds, so asking the MRC again (a
+  // file open here bypasses the metadata cache) would cost a round trip for nothing.
+  std::optional<xtreemfs::mrc::Stat> TakeCreatedStat();
+  void KeepCreatedStat(const xtreemfs::mrc::Stat& stat);
   // The current capability (renewed before expiry).
   xtreemfs::common::XCap CurrentXCap() const;
 
@@ -162,6 +169,7 @@ class FileHandle {
   // never share one exception object. Guarded by state_->mutex.
   std::optional<WriteFailure> write_error_;
   std::atomic<bool> wrote_since_report_{false};
+  std::optional<xtreemfs::mrc::Stat> created_stat_;  // guarded by credentials_mutex_
   std::unique_ptr<ReadAheadCache> read_ahead_;     // null when read-ahead is off
 };
 

@@ -6,6 +6,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <set>
 #include <type_traits>
 
@@ -82,6 +83,14 @@ Volume::Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options,
 
 Volume::~Volume() = default;
 
+namespace {
+// Directories whose stat-ahead state is kept at once, and entries asked per stat-ahead batch.
+constexpr std::size_t kStatAheadDirectoriesMax = 1024;
+// The MRC's largest page (ReaddirOp.READDIR_LIMIT_MAX): it pages by position, so each further page
+// re-reads every entry before it, and fewer, larger pages cost it less.
+constexpr std::uint32_t kStatAheadBatchEntries = 10000;
+}  // namespace
+
 template <typename Response>
 Response Volume::CallMrc(std::uint32_t procedure_id, const UserCredentials& user,
                          const google::protobuf::MessageLite& request, bool idempotent) {
@@ -138,23 +147,38 @@ void Volume::DeleteObjects(const UserCredentials& user,
   for (const auto& replica : deleted.xlocs().replicas()) {
     osd_uuids.insert(replica.osd_uuids().begin(), replica.osd_uuids().end());
   }
-  xtreemfs::osd::FileRequest request;
-  *request.mutable_credentials() = deleted;
-  request.set_file_id(deleted.xcap().file_id());
-  // All OSDs of the stripe at once: each records the deletion durably before answering, so one
-  // after the other would cost the stripe width in disk syncs per unlink.
-  const std::vector<std::string> targets(osd_uuids.begin(), osd_uuids.end());
-  io_.pool.RunAll(targets.size(), [&](std::size_t index) {
-    try {
-      CallOsd(targets[index], xtreemfs::osd::OSD_UNLINK, user, request, {}, true);
-    } catch (const rpc::RpcError&) {
-      failed_object_deletions_.fetch_add(1);
+  auto request = std::make_shared<xtreemfs::osd::FileRequest>();
+  *request->mutable_credentials() = deleted;
+  request->set_file_id(deleted.xcap().file_id());
+  // All OSDs of the stripe at once, in the background: the namespace change is done and durable at
+  // the MRC, and the OSDs keep the objects for osd.deletion.delayMs anyway (open handles elsewhere
+  // go on reading them), so the caller does not wait for them. The pool's bounded queue holds the
+  // caller back when deletions pile up; the pool runs every queued task before the volume goes.
+  for (const std::string& osd_uuid : osd_uuids) {
+    {
+      std::lock_guard<std::mutex> lock(object_deletions_mutex_);
+      ++object_deletions_in_flight_;
     }
-  });
+    io_.pool.Submit([this, user, request, osd_uuid] {
+      try {
+        CallOsd(osd_uuid, xtreemfs::osd::OSD_UNLINK, user, *request, {}, true);
+      } catch (const std::exception&) {
+        failed_object_deletions_.fetch_add(1);
+      }
+      std::lock_guard<std::mutex> lock(object_deletions_mutex_);
+      if (--object_deletions_in_flight_ == 0) object_deletions_done_.notify_all();
+    });
+  }
+}
+
+void Volume::WaitForObjectDeletions() {
+  std::unique_lock<std::mutex> lock(object_deletions_mutex_);
+  object_deletions_done_.wait(lock, [this] { return object_deletions_in_flight_ == 0; });
 }
 
 Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
   if (auto cached = metadata_cache_.Get(path); cached && !IsOpenHere(*cached)) {
+    NoteHit(path);
     return *cached;
   }
   const std::uint64_t generation = metadata_cache_.Generation();
@@ -163,7 +187,76 @@ Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
                   .stat();
   metadata_cache_.Put(path, stat, generation);
   ApplyLocalSize(stat);
+  if (path != "/") NoteMissAndStatAhead(user, MetadataCache::ParentOf(path));
   return stat;
+}
+
+void Volume::CountLookup(StatAhead& state, std::int64_t now_ms) {
+  const std::int64_t elapsed_ms = now_ms - state.window_start_ms;
+  if (elapsed_ms >= options_.metadata_cache_ttl_ms) {
+    state.last_window_lookups =
+        elapsed_ms >= 2 * static_cast<std::int64_t>(options_.metadata_cache_ttl_ms)
+            ? 0
+            : state.window_lookups;
+    state.window_lookups = 0;
+    state.window_start_ms = now_ms;
+  }
+  ++state.window_lookups;
+}
+
+void Volume::NoteHit(const std::string& path) {
+  if (options_.stat_ahead_misses == 0 || path == "/") return;
+  const std::int64_t now_ms = clock_.MonotonicMs();
+  std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
+  auto found = stat_ahead_.find(MetadataCache::ParentOf(path));
+  if (found != stat_ahead_.end()) CountLookup(found->second, now_ms);
+}
+
+void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string& directory) {
+  if (!metadata_cache_.enabled() || options_.stat_ahead_misses == 0) return;
+  const std::int64_t started_ms = clock_.MonotonicMs();
+  {
+    std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
+    if (stat_ahead_.size() >= kStatAheadDirectoriesMax && stat_ahead_.count(directory) == 0) {
+      stat_ahead_.clear();
+    }
+    StatAhead& state = stat_ahead_[directory];
+    CountLookup(state, started_ms);
+    // Listed less than a TTL ago: these misses are names created since or evicted; wait.
+    if (state.listing || (state.listed_at_ms != 0 &&
+                          started_ms - state.listed_at_ms < options_.metadata_cache_ttl_ms)) {
+      return;
+    }
+    if (++state.misses < options_.stat_ahead_misses) return;
+    state.misses = 0;
+    // The first listing is a probe; later ones only while getattrs come fast enough to use them.
+    if (state.listed_entries != 0 && state.last_window_lookups * 2 < state.listed_entries) return;
+    state.listing = true;
+    state.listed_at_ms = started_ms;
+  }
+  // From offset 2: "." and ".." are not needed, and a listing from offset 0 is an access of the
+  // directory that may update its atime (servers/mrc/README.md), which a stat is not.
+  std::uint64_t offset = 2;
+  std::uint64_t fetched = 0;
+  try {
+    // Entries are trusted for one TTL from their arrival: a listing still going on after half of it
+    // would bring entries that expire before they are used (a slow MRC or a loaded machine).
+    while (fetched < options_.stat_ahead_entries_max &&
+           clock_.MonotonicMs() - started_ms < options_.metadata_cache_ttl_ms / 2) {
+      const auto batch = Readdir(user, directory, offset, kStatAheadBatchEntries, false);
+      fetched += static_cast<std::uint64_t>(batch.entries_size());
+      if (batch.end_of_directory() || batch.entries_size() == 0) break;
+      const std::uint64_t next = batch.entries(batch.entries_size() - 1).next_offset();
+      if (next <= offset) break;
+      offset = next;
+    }
+  } catch (const rpc::RpcError&) {
+    // No read permission, the directory went away, a timeout: stat goes on one entry at a time.
+  }
+  std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
+  StatAhead& state = stat_ahead_[directory];
+  state.listing = false;
+  state.listed_entries = std::max<std::uint64_t>(fetched, 1);
 }
 
 bool Volume::IsOpenHere(const Stat& stat) {
@@ -516,6 +609,7 @@ std::unique_ptr<FileHandle> Volume::OpenFile(const UserCredentials& user, const 
                            credentials.xcap().truncate_epoch());
   auto handle = std::make_unique<FileHandle>(*this, user, credentials, std::move(state), path,
                                              flags & kOpenFlagsForwarded);
+  if ((flags & O_CREAT) != 0) handle->KeepCreatedStat(response.stat());
   // On O_TRUNC of an existing file the MRC set the size to 0 under a new truncate epoch (carried by
   // this XCap); the objects of the old content must go too, or a later hole would show them. Epoch 0
   // means no truncate ever happened: the file was just created and has no objects, so the common

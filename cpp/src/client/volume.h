@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -33,7 +34,16 @@ struct VolumeOptions {
   std::uint32_t xcap_renew_margin_ms = 60000;
   // Metadata cache (Stat by path): entry lifetime (0 disables the cache) and bound.
   std::uint32_t metadata_cache_ttl_ms = 1000;
-  std::uint32_t metadata_cache_entries_max = 10000;
+  std::uint32_t metadata_cache_entries_max = 65536;
+  // Stat-ahead: after this many Getattr cache misses that found an entry in one directory (within
+  // one TTL, without a listing of it in between), the directory is listed with attributes
+  // (MRC_READDIR, up to `stat_ahead_entries_max` entries) into the metadata cache, so that stat of
+  // its other entries is served locally, as `ls -l`, `find` or a backup tool ask. Listed again
+  // only while it pays: when the directory saw at least half as many getattrs in the last TTL as
+  // the previous listing brought entries (entries live one TTL; a listing costs the MRC and the
+  // client more than a few getattrs). 0 disables it.
+  std::uint32_t stat_ahead_misses = 8;
+  std::uint32_t stat_ahead_entries_max = 32768;
   IoOptions io;  // I/O threads, write-behind and read-ahead windows, buffer budget
 };
 
@@ -80,7 +90,7 @@ class Volume {
                             std::uint64_t rdev);
   void Rmdir(const UserCredentials& user, const std::string& path);
   // Drops a link; when it was the file's last one, also asks every OSD of the file to delete its
-  // objects (OSD_UNLINK).
+  // objects (OSD_UNLINK, sent in the background: the call returns once the MRC dropped the name).
   void Unlink(const UserCredentials& user, const std::string& path);
   // `flags`: RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2. An overwritten file's objects are deleted.
   void Rename(const UserCredentials& user, const std::string& source_path,
@@ -113,6 +123,8 @@ class Volume {
   // OSD deletions that failed after the MRC dropped a file's last link: their objects stay until
   // an administrator cleans up. Exposed for tests and status output.
   std::uint64_t FailedObjectDeletions() const { return failed_object_deletions_.load(); }
+  // Waits until every OSD_UNLINK sent so far (in the background, see Unlink) is answered or failed.
+  void WaitForObjectDeletions();
   // The I/O pool and buffer budget shared by this volume's files (tests check the bounds).
   IoResources& io_resources() { return io_; }
 
@@ -132,8 +144,8 @@ class Volume {
   rpc::CallResponse CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
                             const UserCredentials& user, const google::protobuf::MessageLite& request,
                             std::string_view data, bool idempotent);
-  // Best effort OSD_UNLINK on every OSD of a deleted file; failures are counted, not thrown,
-  // because the namespace change already happened.
+  // Best effort OSD_UNLINK on every OSD of a deleted file, queued on the I/O pool without waiting;
+  // failures are counted, not thrown, because the namespace change already happened.
   void DeleteObjects(const UserCredentials& user, const xtreemfs::common::FileCredentials& deleted);
   // The size/epoch state shared by all handles of one file (created on first open).
   std::shared_ptr<FileState> StateOfFile(const std::string& file_id, std::uint64_t size_bytes,
@@ -151,6 +163,12 @@ class Volume {
   void InvalidateEntry(const std::string& path);
   std::string LayoutAttribute(const UserCredentials& user, const std::string& path,
                               const std::string& name);
+  // Counts a Getattr miss that found an entry in `directory`; lists the directory into the cache
+  // when the misses reach options_.stat_ahead_misses (see VolumeOptions). Never throws: a failed
+  // listing (e.g. no read permission) only means no stat-ahead.
+  void NoteMissAndStatAhead(const UserCredentials& user, const std::string& directory);
+  // A getattr the cache answered: counted for the rate of the directory, if stat-ahead tracks it.
+  void NoteHit(const std::string& path);
 
   rpc::Transport& transport_;
   Clock& clock_;
@@ -161,7 +179,27 @@ class Volume {
   std::unique_ptr<UuidResolver> resolver_;
   std::string url_;
   MetadataCache metadata_cache_;
+  // Stat-ahead state per directory (see NoteMissAndStatAhead); bounded: cleared when it reaches
+  // kStatAheadDirectoriesMax directories.
+  struct StatAhead {
+    std::uint32_t misses = 0;
+    std::int64_t listed_at_ms = 0;  // when the last listing started; 0: never
+    bool listing = false;           // one listing of a directory at a time
+    std::uint64_t listed_entries = 0;  // what the last listing brought; 0: never listed
+    // Getattrs in the directory (cache hits and misses) per TTL-long window: the current one and
+    // the last whole one (0 when the directory sat idle for a window or more).
+    std::int64_t window_start_ms = 0;
+    std::uint64_t window_lookups = 0;
+    std::uint64_t last_window_lookups = 0;
+  };
+  // Counts a getattr in `directory` for stat-ahead's rate (hits only for directories it tracks).
+  void CountLookup(StatAhead& state, std::int64_t now_ms);
+  std::mutex stat_ahead_mutex_;
+  std::unordered_map<std::string, StatAhead> stat_ahead_;  // guarded by stat_ahead_mutex_
   std::atomic<std::uint64_t> failed_object_deletions_{0};
+  std::mutex object_deletions_mutex_;
+  std::condition_variable object_deletions_done_;
+  std::uint64_t object_deletions_in_flight_ = 0;  // guarded by object_deletions_mutex_
   std::mutex files_mutex_;
   // Open files by file id; an entry lives while a handle of the file is open (bounded by the
   // number of open handles).

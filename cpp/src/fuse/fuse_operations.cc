@@ -156,9 +156,13 @@ void Destroy(void* private_data) {
   }
 }
 
-int Getattr(const char* path, struct stat* out, struct fuse_file_info*) {
+int Getattr(const char* path, struct stat* out, struct fuse_file_info* info) {
   return Run("getattr", path, [&](MountContext& context) {
-    const xtreemfs::mrc::Stat stat = context.volume->Getattr(CallerCredentials(), path);
+    // Right after create libfuse asks with the new handle: the create's answer is that Stat.
+    std::optional<xtreemfs::mrc::Stat> created;
+    if (info != nullptr && info->fh != 0) created = HandleOf(info)->TakeCreatedStat();
+    const xtreemfs::mrc::Stat stat =
+        created ? *created : context.volume->Getattr(CallerCredentials(), path);
     StatToPosix(stat, out);
     NoteName(context, path, stat);
     return 0;

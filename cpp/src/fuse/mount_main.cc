@@ -23,6 +23,7 @@ void OpenVolume(MountContext& context) {
   xtreemfs::client::VolumeOptions volume_options;
   volume_options.timeout_ms = context.options.timeout_ms;
   volume_options.metadata_cache_ttl_ms = context.options.metadata_cache_ttl_ms;
+  volume_options.stat_ahead_misses = context.options.stat_ahead_misses;
   volume_options.uuid_cache_ttl_ms = context.options.uuid_cache_ttl_ms;
   volume_options.io = context.options.io;
   context.volume = xtreemfs::client::Volume::Open(*context.transport, context.options.url,

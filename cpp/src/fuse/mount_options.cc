@@ -63,6 +63,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     if (is_option("--metadata-cache-ttl-ms")) {
       options.metadata_cache_ttl_ms = ParseUnsigned("--metadata-cache-ttl-ms",
                                                     value_of("--metadata-cache-ttl-ms"), 0, 3600000);
+    } else if (is_option("--stat-ahead-misses")) {
+      options.stat_ahead_misses =
+          ParseUnsigned("--stat-ahead-misses", value_of("--stat-ahead-misses"), 0, 1000000);
     } else if (argument == "-h" || argument == "--help") {
       options.show_help = true;
     } else if (argument == "-f" || argument == "--foreground") {
@@ -141,6 +144,11 @@ std::string MountUsage(const std::string& program_name) {
          "                       metadata cache and by the kernel each; a change made by another\n"
          "                       client is visible after at most 2 * N ms (default 1000; 0: no\n"
          "                       caching, every stat asks the MRC)\n"
+         "  --stat-ahead-misses N\n"
+         "                       after N stats in one directory that the cache could not answer,\n"
+         "                       list the directory with attributes into the cache (at most\n"
+         "                       32768 entries, trusted like any cache entry), so that stat of\n"
+         "                       its other entries needs no round trip (default 8; 0: never)\n"
          "  --log-level LEVEL    error, warn (default), info or debug\n"
          "  --log-file PATH      append log lines to PATH (default: stderr in the foreground,\n"
          "                       nowhere as a daemon)\n"

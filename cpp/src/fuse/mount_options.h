@@ -21,6 +21,8 @@ struct MountOptions {
   std::vector<std::string> fuse_options;   // from -o, split at ',', passed to libfuse as given
   // Client metadata cache lifetime, also the kernel's attribute and entry timeout; 0 disables both.
   std::uint32_t metadata_cache_ttl_ms = 1000;
+  // Getattr misses in one directory after which the client lists it into its cache; 0: never.
+  std::uint32_t stat_ahead_misses = 8;
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file_path;               // empty: stderr in the foreground, nothing as a daemon
   std::uint32_t timeout_ms = 30000;        // per RPC attempt

@@ -7,14 +7,17 @@
  * stat:   stat() of each; unlink: unlink() of each. All files live in the one DIRECTORY.
  * With LIMIT_S (seconds, > 0) the loop also stops once that much time has passed, after the
  * operation in progress; "count" then says how many files were done (f0 .. f<count-1>).
- * Prints {"operation": ..., "count": ..., "seconds": ...} on success (monotonic clock around the loop
- * only); on the first failing call prints the path and errno to stderr and exits 1.
+ * Prints {"operation": ..., "count": ..., "seconds": ..., "cpu_seconds": ...} on success (monotonic
+ * clock around the loop only; cpu_seconds is the user + system CPU time the loop got, so a run that
+ * waited for the CPU, not for the file system, shows as cpu_seconds far below seconds); on the first
+ * failing call prints the path and errno to stderr and exits 1.
  * Built by run_fuse_bench.py with `cc -O2` into its state folder. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +31,12 @@ static double now_seconds(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return now.tv_sec + now.tv_nsec / 1e9;
+}
+
+static double cpu_seconds(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
 }
 
 static int one_operation(const char *operation, const char *path) {
@@ -66,7 +75,7 @@ int main(int argc, char **argv) {
         }
     }
     char path[4096];
-    double start = now_seconds();
+    double start = now_seconds(), cpu_start = cpu_seconds();
     long done = 0;
     for (; done < count; done++) {
         if (limit_seconds > 0 && now_seconds() - start >= limit_seconds) break;
@@ -76,7 +85,8 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    double seconds = now_seconds() - start;
-    printf("{\"operation\": \"%s\", \"count\": %ld, \"seconds\": %.6f}\n", operation, done, seconds);
+    double seconds = now_seconds() - start, cpu = cpu_seconds() - cpu_start;
+    printf("{\"operation\": \"%s\", \"count\": %ld, \"seconds\": %.6f, \"cpu_seconds\": %.6f}\n", operation, done,
+           seconds, cpu);
     return 0;
 }

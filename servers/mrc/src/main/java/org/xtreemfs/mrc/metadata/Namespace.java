@@ -8,11 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KeyRange;
 import org.xtreemfs.foundation.kv.KvEntry;
 import org.xtreemfs.foundation.kv.KvIterator;
 import org.xtreemfs.foundation.kv.KvStore;
+import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.mrc.Stat;
@@ -29,7 +31,8 @@ import org.xtreemfs.interfaces.mrc.Volume;
  * batch or none (reads that must see the operation's own writes take the transaction too; listings and
  * emptiness checks read the committed store); nothing here reads a clock or a random source (time and
  * caller come in the {@link OperationContext}), so an operation is a deterministic function of (context,
- * store). Not thread-safe: only the metadata stage's single thread uses it.
+ * store). Changes happen on the metadata stage's single thread only; operations that only read may also run
+ * on other threads through {@link #read}.
  */
 public final class Namespace {
     public static final long ROOT_INODE = 1;
@@ -46,12 +49,21 @@ public final class Namespace {
         this.atimePolicy = atimePolicy;
     }
 
-    /** Set by {@link OutcomeJournal} while it runs an operation whose writes join its outcome's batch. */
-    private Map<ByteBuffer, Optional<byte[]>> heldWrites;
+    /**
+     * Set by {@link OutcomeJournal} while it runs an operation whose writes join its outcome's batch; per thread,
+     * so that a read-only operation on another thread ({@link #read}) never sees the metadata thread's held map.
+     */
+    private final ThreadLocal<Map<ByteBuffer, Optional<byte[]>>> heldWrites = new ThreadLocal<>();
+    /**
+     * Every batch is written under the write side; {@link #read} runs a read-only operation under the read
+     * side, so it sees the store between two batches (all of an operation's changes or none of them), as an
+     * operation on the metadata thread does.
+     */
+    private final ReentrantReadWriteLock commitLock = new ReentrantReadWriteLock();
 
     /** A new transaction over the store; its {@code commit} writes one batch with the configured durability. */
     public Transaction begin() {
-        return new Transaction(store, durability, heldWrites);
+        return new Transaction(this, durability, heldWrites.get());
     }
 
     /**
@@ -59,14 +71,51 @@ public final class Namespace {
      * (metadata thread only; not reentrant).
      */
     <T> T holdingWrites(Map<ByteBuffer, Optional<byte[]>> held, Callable<T> operation) throws Exception {
-        if (heldWrites != null) {
+        if (heldWrites.get() != null) {
             throw new IllegalStateException("an operation already holds its writes");
         }
-        heldWrites = held;
+        heldWrites.set(held);
         try {
             return operation.call();
         } finally {
-            heldWrites = null;
+            heldWrites.remove();
+        }
+    }
+
+    /**
+     * Runs an operation that only reads, on the calling thread (any thread, concurrently with the metadata
+     * thread and other readers), seeing the store as of a moment between two committed batches. Invariant: it
+     * writes nothing ({@link #write} refuses while the read side is held, which would otherwise deadlock).
+     */
+    public <T> T read(Callable<T> operation) throws Exception {
+        commitLock.readLock().lock();
+        try {
+            return operation.call();
+        } finally {
+            commitLock.readLock().unlock();
+        }
+    }
+
+    /** Writes {@code changes} (present value: put, empty: delete) as one batch. */
+    void write(Map<ByteBuffer, Optional<byte[]>> changes, Durability batchDurability) {
+        if (commitLock.getReadHoldCount() > 0) {
+            throw new IllegalStateException("a read-only operation (Namespace.read) tried to write "
+                    + changes.size() + " records");
+        }
+        WriteBatch batch = new WriteBatch();
+        for (Map.Entry<ByteBuffer, Optional<byte[]>> entry : changes.entrySet()) {
+            byte[] key = entry.getKey().array();
+            if (entry.getValue().isPresent()) {
+                batch.put(key, entry.getValue().get());
+            } else {
+                batch.delete(key);
+            }
+        }
+        commitLock.writeLock().lock();
+        try {
+            store.write(batch, batchDurability);
+        } finally {
+            commitLock.writeLock().unlock();
         }
     }
 
@@ -440,7 +489,7 @@ public final class Namespace {
 
     /** Stores an MRC-wide value, synced: it is written once at first start (the uuid). */
     public void putMrcValue(String name, String value) {
-        Transaction transaction = new Transaction(store, Durability.SYNC);
+        Transaction transaction = new Transaction(this, Durability.SYNC, null);
         transaction.put(KvLayout.mrcValue(name), value.getBytes(StandardCharsets.UTF_8));
         transaction.commit();
     }

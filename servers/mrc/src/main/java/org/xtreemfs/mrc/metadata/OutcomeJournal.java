@@ -114,7 +114,7 @@ public final class OutcomeJournal {
         changes.put(ByteBuffer.wrap(KvLayout.outcomeByTime(recordedAtMs, clientId, requestNumber)),
                 Optional.of(new byte[0]));
         long removed = removeOld(changes, recordedAtMs);
-        Transaction.write(store, namespace.durability(), changes);
+        namespace.write(changes, namespace.durability());
         records += 1 - removed;
         return result;
     }

@@ -5,30 +5,24 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.xtreemfs.foundation.kv.Durability;
-import org.xtreemfs.foundation.kv.KvStore;
-import org.xtreemfs.foundation.kv.WriteBatch;
 
 /**
  * The writes of one metadata operation, collected so the operation commits as ONE atomic write batch.
  * Reads see the operation's own earlier writes. Opened by {@link Namespace#begin()}; operations change
  * records through the namespace's typed accessors, raw keys stay inside this package (except
  * {@link #write}, through which the admission ledger's own records join the same batch). Not
- * thread-safe: operations run on the single metadata thread, which is also what makes read-then-write
- * safe without locks.
+ * thread-safe: changing operations run on the single metadata thread, which is also what makes
+ * read-then-write safe without locks; a read-only operation elsewhere uses its own transaction.
  */
 public final class Transaction {
-    private final KvStore store;
+    private final Namespace namespace;
     private final Durability durability;
     private final Map<ByteBuffer, Optional<byte[]>> pending = new LinkedHashMap<>();
     /** Non-null while {@link OutcomeJournal} runs the operation: commit adds the writes here instead. */
     private final Map<ByteBuffer, Optional<byte[]>> held;
 
-    Transaction(KvStore store, Durability durability) {
-        this(store, durability, null);
-    }
-
-    Transaction(KvStore store, Durability durability, Map<ByteBuffer, Optional<byte[]>> held) {
-        this.store = store;
+    Transaction(Namespace namespace, Durability durability, Map<ByteBuffer, Optional<byte[]>> held) {
+        this.namespace = namespace;
         this.durability = durability;
         this.held = held;
     }
@@ -41,7 +35,7 @@ public final class Transaction {
         if (held != null && (written = held.get(ByteBuffer.wrap(key))) != null) {
             return written;
         }
-        return store.get(key);
+        return namespace.store().get(key);
     }
 
     void put(byte[] key, byte[] value) {
@@ -82,21 +76,7 @@ public final class Transaction {
             pending.clear();
             return;
         }
-        write(store, durability, pending);
+        namespace.write(pending, durability);
         pending.clear();
-    }
-
-    /** Writes {@code changes} (present value: put, empty: delete) as one batch. */
-    static void write(KvStore store, Durability durability, Map<ByteBuffer, Optional<byte[]>> changes) {
-        WriteBatch batch = new WriteBatch();
-        for (Map.Entry<ByteBuffer, Optional<byte[]>> entry : changes.entrySet()) {
-            byte[] key = entry.getKey().array();
-            if (entry.getValue().isPresent()) {
-                batch.put(key, entry.getValue().get());
-            } else {
-                batch.delete(key);
-            }
-        }
-        store.write(batch, durability);
     }
 }

@@ -18,6 +18,12 @@ public final class AccessOp extends MetadataOp<AccessRequest, Empty> {
         super(services, "MRC_ACCESS", AccessRequest.parser());
     }
 
+    /** Reads only: served on the network thread (MetadataOp#readsOnly). */
+    @Override
+    protected boolean readsOnly(AccessRequest request) {
+        return true;
+    }
+
     @Override
     protected Empty apply(OperationContext context, AccessRequest request) throws RpcException {
         access(services.namespace(), context, request.getVolumeName(), request.getPath(), request.getMode());

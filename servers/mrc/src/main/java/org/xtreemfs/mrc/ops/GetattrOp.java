@@ -16,6 +16,12 @@ public final class GetattrOp extends MetadataOp<PathRequest, Stat> {
         super(services, "MRC_GETATTR", PathRequest.parser());
     }
 
+    /** Reads only: served on the network thread (MetadataOp#readsOnly). */
+    @Override
+    protected boolean readsOnly(PathRequest request) {
+        return true;
+    }
+
     @Override
     protected Stat apply(OperationContext context, PathRequest request) throws RpcException {
         return getattr(services.namespace(), context, request.getVolumeName(), request.getPath());

@@ -21,6 +21,12 @@ public final class GetxattrOp extends MetadataOp<XattrRequest, byte[]> {
         super(services, "MRC_GETXATTR", XattrRequest.parser());
     }
 
+    /** Reads only: served on the network thread (MetadataOp#readsOnly). */
+    @Override
+    protected boolean readsOnly(XattrRequest request) {
+        return true;
+    }
+
     @Override
     protected byte[] apply(OperationContext context, XattrRequest request) throws RpcException {
         return getxattr(services.namespace(), context, request.getVolumeName(), request.getPath(), request.getName());

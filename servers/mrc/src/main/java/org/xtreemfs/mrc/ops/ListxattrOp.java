@@ -17,6 +17,12 @@ public final class ListxattrOp extends MetadataOp<PathRequest, List<String>> {
         super(services, "MRC_LISTXATTR", PathRequest.parser());
     }
 
+    /** Reads only: served on the network thread (MetadataOp#readsOnly). */
+    @Override
+    protected boolean readsOnly(PathRequest request) {
+        return true;
+    }
+
     @Override
     protected List<String> apply(OperationContext context, PathRequest request) throws RpcException {
         return listxattr(services.namespace(), context, request.getVolumeName(), request.getPath());

@@ -26,6 +26,15 @@ public final class ReaddirOp extends MetadataOp<ReaddirRequest, ReaddirResponse>
         super(services, "MRC_READDIR", ReaddirRequest.parser());
     }
 
+    /**
+     * A listing from offset 0 is an access that may write atime (the metadata thread applies it); later pages
+     * only read and are served on the network thread (MetadataOp#readsOnly).
+     */
+    @Override
+    protected boolean readsOnly(ReaddirRequest request) {
+        return request.getOffset() != 0;
+    }
+
     @Override
     protected ReaddirResponse apply(OperationContext context, ReaddirRequest request) throws RpcException {
         return readdir(services.namespace(), context, request.getVolumeName(), request.getPath(), request.getOffset(),

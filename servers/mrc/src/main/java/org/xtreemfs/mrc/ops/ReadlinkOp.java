@@ -17,6 +17,12 @@ public final class ReadlinkOp extends MetadataOp<PathRequest, String> {
         super(services, "MRC_READLINK", PathRequest.parser());
     }
 
+    /** Reads only: served on the network thread (MetadataOp#readsOnly). */
+    @Override
+    protected boolean readsOnly(PathRequest request) {
+        return true;
+    }
+
     @Override
     protected String apply(OperationContext context, PathRequest request) throws RpcException {
         return readlink(services.namespace(), context, request.getVolumeName(), request.getPath());

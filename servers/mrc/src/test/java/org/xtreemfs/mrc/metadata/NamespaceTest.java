@@ -1,9 +1,14 @@
 package org.xtreemfs.mrc.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.kv.Durability;
@@ -44,6 +49,67 @@ class NamespaceTest {
 
     private static int errno(RpcException error) {
         return error.posixErrno();
+    }
+
+    @Test
+    void aReadOnlyOperationThatTriesToWriteIsRefused() {
+        assertThatThrownBy(() -> namespace.read(() -> {
+            Transaction transaction = namespace.begin();
+            namespace.allocateInode(transaction, VOLUME_ID);
+            transaction.commit();
+            return null;
+        })).isInstanceOf(IllegalStateException.class).hasMessageContaining("read-only operation");
+    }
+
+    @Test
+    void readersOnOtherThreadsSeeEveryBatchWholeOrNotAtAll() throws Exception {
+        // Each batch writes the same number under two keys; a reader that got one key from before a batch
+        // and the other from after it would see two numbers. Reads run under Namespace.read on 2 threads
+        // while this thread commits 3,000 batches.
+        byte[] first = KvLayout.mrcValue("test.first");
+        byte[] second = KvLayout.mrcValue("test.second");
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicInteger torn = new AtomicInteger();
+        AtomicInteger reads = new AtomicInteger();
+        List<Thread> readers = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            Thread reader = new Thread(() -> {
+                while (writing.get()) {
+                    try {
+                        boolean same = namespace.read(() -> {
+                            String a = store.get(first).map(v -> new String(v, StandardCharsets.UTF_8)).orElse("");
+                            Thread.yield();
+                            String b = store.get(second).map(v -> new String(v, StandardCharsets.UTF_8)).orElse("");
+                            return a.equals(b);
+                        });
+                        reads.incrementAndGet();
+                        if (!same) {
+                            torn.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        torn.incrementAndGet();
+                    }
+                }
+            });
+            reader.start();
+            readers.add(reader);
+        }
+        for (int i = 0; i < 3_000; i++) {
+            Transaction transaction = namespace.begin();
+            byte[] value = Integer.toString(i).getBytes(StandardCharsets.UTF_8);
+            transaction.put(first, value);
+            transaction.put(second, value);
+            transaction.commit();
+            if (i % 100 == 0) {
+                Thread.yield();
+            }
+        }
+        writing.set(false);
+        for (Thread reader : readers) {
+            reader.join();
+        }
+        assertThat(reads.get()).as("reads done").isPositive();
+        assertThat(torn.get()).as("reads that saw part of a batch").isZero();
     }
 
     @Test
