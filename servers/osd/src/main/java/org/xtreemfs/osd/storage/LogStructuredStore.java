@@ -122,6 +122,10 @@ public final class LogStructuredStore implements ObjectStorage {
     private long compactingOffset;
     private long compactedBytes;
     private boolean closed;
+    /** Log address below which every append is forced to disk (group commit: one fdatasync covers all before it). */
+    private final java.util.concurrent.atomic.AtomicLong durableEndAddress = new java.util.concurrent.atomic.AtomicLong();
+    /** One forcing thread at a time; the others find their append already covered when it is done. */
+    private final Object forceMonitor = new Object();
 
     private LogStructuredStore(Path root, KvStore metadataStore, boolean ownsMetadataStore, StorageDevice device,
             Options options) {
@@ -266,7 +270,7 @@ public final class LogStructuredStore implements ObjectStorage {
         checkFileId(fileId);
         FileMetadata before;
         FileMetadata after;
-        Segment written;
+        long writtenEndAddress = -1;
         long completionNanos = 0;
         lock.writeLock().lock();
         try {
@@ -278,14 +282,12 @@ public final class LogStructuredStore implements ObjectStorage {
                 LogRecord record = new LogRecord(fileId, objectNumber, offset, layout.objectStartOffset(objectNumber),
                         truncateEpoch, data);
                 long address = append(record);
-                written = head;
+                writtenEndAddress = address + record.totalBytes();
                 completionNanos = deviceBegin(head, address & OFFSET_MASK, record.totalBytes(), IoKind.WRITE, sync);
                 index.put(fileId, objectNumber, offset, length, address + record.dataOffset(), this::markDead);
                 head.liveBytes += length;
                 putIndex(batch, fileId, objectNumber);
                 batch.put(APPLIED_KEY, longBytes(endAddress()));
-            } else {
-                written = null;
             }
             if (!after.equals(before)) {
                 after.putInto(batch, fileId);
@@ -297,8 +299,8 @@ public final class LogStructuredStore implements ObjectStorage {
             lock.writeLock().unlock();
         }
         try {
-            if (sync && written != null) {
-                force(written);
+            if (sync && writtenEndAddress >= 0) {
+                forceUpTo(writtenEndAddress);
             }
         } finally {
             device.end(completionNanos);
@@ -596,6 +598,7 @@ public final class LogStructuredStore implements ObjectStorage {
     private void startSegment(long number, long recordBytes) throws IOException {
         if (head != null) {
             head.channel.force(false);
+            durableEndAddress.accumulateAndGet(endAddress(), Math::max);
         }
         Path path = logFolder.resolve(segmentName(number));
         FileChannel channel = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
@@ -608,6 +611,30 @@ public final class LogStructuredStore implements ObjectStorage {
 
     private long endAddress() {
         return (head.number << SEGMENT_SHIFT) | head.sizeBytes;
+    }
+
+    /**
+     * Group commit: returns once every append ending at or before {@code endAddress} is on disk. A thread that
+     * finds it already covered returns at once; otherwise it forces the head as it is now, which covers its own
+     * append and every other one made before (earlier segments were forced when sealed).
+     */
+    private void forceUpTo(long endAddress) throws IOException {
+        synchronized (forceMonitor) {
+            if (durableEndAddress.get() >= endAddress) {
+                return;
+            }
+            Segment current;
+            long target;
+            lock.readLock().lock();
+            try {
+                current = head;
+                target = endAddress();
+            } finally {
+                lock.readLock().unlock();
+            }
+            force(current);
+            durableEndAddress.accumulateAndGet(target, Math::max);
+        }
     }
 
     private static void force(Segment segment) throws IOException {

@@ -13,6 +13,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import org.xtreemfs.foundation.clock.SystemClock;
+import org.xtreemfs.osd.storage.DeviceEmulation;
 import org.xtreemfs.osd.storage.LogStructuredStore;
 import org.xtreemfs.osd.storage.ObjectStorage;
 import org.xtreemfs.osd.storage.StorageDevice;
@@ -58,11 +60,15 @@ public final class LayoutBenchmark implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "3", description = "rounds, layouts alternating (default: ${DEFAULT-VALUE})")
     int rounds;
 
+    @Option(names = "--emulation", defaultValue = "none", description = "none (the real disk) or an emulated device"
+            + " both layouts share (hdd7200, ssd; osd.device.emulation's models) (default: ${DEFAULT-VALUE})")
+    DeviceEmulation emulation;
+
     @Option(names = "--seed", defaultValue = "1", description = "random seed (default: ${DEFAULT-VALUE})")
     long seed;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new LayoutBenchmark()).execute(args));
+        System.exit(new CommandLine(new LayoutBenchmark()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
     }
 
     @Override
@@ -75,11 +81,13 @@ public final class LayoutBenchmark implements Callable<Integer> {
         Path base = folder != null ? folder : Files.createTempDirectory(Path.of("/var/tmp"), "xtreemfs-layout-bench");
         Files.createDirectories(base);
         System.out.printf(Locale.ROOT, "layout benchmark: %d files x %d objects of 128 KiB (%d MiB), random 4 KiB"
-                + " synced writes, %s, %.1f s per layout and round, %d rounds%n", files, objectsPerFile,
-                (long) files * objectsPerFile * OBJECT_BYTES >> 20, base, seconds, rounds);
-        try (ObjectStorage conventional = StorageLayout.CONVENTIONAL.open(base.resolve("conventional"),
-                StorageDevice.NONE, LogStructuredStore.Options.defaults());
-                ObjectStorage log = StorageLayout.LOG.open(base.resolve("log"), StorageDevice.NONE,
+                + " synced writes, %s, device %s, %.1f s per layout and round, %d rounds%n", files, objectsPerFile,
+                (long) files * objectsPerFile * OBJECT_BYTES >> 20, base, emulation.configName(), seconds, rounds);
+        // One device for both: the same (emulated) disk, used by one layout at a time.
+        StorageDevice device = emulation.device(SystemClock.INSTANCE);
+        try (ObjectStorage conventional = StorageLayout.CONVENTIONAL.open(base.resolve("conventional"), device,
+                LogStructuredStore.Options.defaults());
+                ObjectStorage log = StorageLayout.LOG.open(base.resolve("log"), device,
                         LogStructuredStore.Options.defaults())) {
             fill(conventional);
             fill(log);
