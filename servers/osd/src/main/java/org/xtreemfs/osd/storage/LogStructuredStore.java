@@ -71,6 +71,7 @@ public final class LogStructuredStore implements ObjectStorage {
     /** The emulated device sees the log as a file of objects of this size (the OSD's default object size). */
     private static final int DEVICE_OBJECT_BYTES = 128 * 1024;
     private static final byte[] ZEROS = new byte[64 * 1024];
+    private static final long PREALLOCATION_STEP_BYTES = 1L << 20;
 
     /** Settings of the layout. */
     public record Options(long segmentBytes, int deadPercentMax) {
@@ -98,12 +99,15 @@ public final class LogStructuredStore implements ObjectStorage {
         final FileChannel channel;
         long sizeBytes;
         long liveBytes;
+        /** The file's size: the records' bytes plus zeros written ahead ({@link #preallocate}); head only. */
+        long preallocatedBytes;
 
         Segment(long number, Path path, FileChannel channel, long sizeBytes) {
             this.number = number;
             this.path = path;
             this.channel = channel;
             this.sizeBytes = sizeBytes;
+            this.preallocatedBytes = sizeBytes;
         }
     }
 
@@ -177,7 +181,9 @@ public final class LogStructuredStore implements ObjectStorage {
             }
             closed = true;
             try {
-                head.channel.force(false);
+                // A clean close leaves the head exact: its zeros written ahead are cut off.
+                head.channel.truncate(head.sizeBytes);
+                head.channel.force(true);
             } catch (IOException e) {
                 // closing anyway: what was acknowledged as durable was forced when it was acknowledged
             }
@@ -584,6 +590,7 @@ public final class LogStructuredStore implements ObjectStorage {
             placed = headLayout.append(length);
         }
         long offset = placed.deviceRequest().offsetBytes();
+        preallocate(offset + length);
         ByteBuffer bytes = record.encode();
         long position = offset;
         while (bytes.hasRemaining()) {
@@ -594,10 +601,42 @@ public final class LogStructuredStore implements ObjectStorage {
         return (head.number << SEGMENT_SHIFT) | offset;
     }
 
-    /** Seals the head (forced: a sealed segment is durable) and makes a new segment of at least the record's size. */
+    /**
+     * Makes the head's file hold allocated zeros up to at least {@code endOffset} (in steps of
+     * {@link #PREALLOCATION_STEP_BYTES}, forced with the file's size): an append then overwrites allocated blocks
+     * within the file's size, so its fdatasync writes the data only, without an ext4 journal commit for a new size
+     * or new blocks (measured: 8 synced writers got 0.20x of the conventional layout's rate without, 0.77x with).
+     * The zeros are not a record (bad magic), so the log still ends at the last valid record.
+     */
+    private void preallocate(long endOffset) throws IOException {
+        if (endOffset <= head.preallocatedBytes) {
+            return;
+        }
+        long target = Math.min(headLayout.logEndBytes(),
+                Math.max(endOffset, head.preallocatedBytes + PREALLOCATION_STEP_BYTES));
+        // An emulated disk pays for the zeros as one synced sequential write: a real one writes them too.
+        long completionNanos = deviceBegin(head, head.preallocatedBytes, target - head.preallocatedBytes,
+                IoKind.WRITE, true);
+        try {
+            ByteBuffer zeros = ByteBuffer.wrap(ZEROS);
+            for (long at = head.preallocatedBytes; at < target; at += zeros.capacity()) {
+                head.channel.write(zeros.clear().limit((int) Math.min(ZEROS.length, target - at)), at);
+            }
+            head.channel.force(true);
+        } finally {
+            device.end(completionNanos);
+        }
+        head.preallocatedBytes = target;
+    }
+
+    /**
+     * Seals the head (cut to its records and forced: a sealed segment is durable and exact) and makes a new segment
+     * of at least the record's size.
+     */
     private void startSegment(long number, long recordBytes) throws IOException {
         if (head != null) {
-            head.channel.force(false);
+            head.channel.truncate(head.sizeBytes);
+            head.channel.force(true);
             durableEndAddress.accumulateAndGet(endAddress(), Math::max);
         }
         Path path = logFolder.resolve(segmentName(number));
@@ -719,6 +758,7 @@ public final class LogStructuredStore implements ObjectStorage {
                     segment.channel.truncate(offset);
                     segment.channel.force(true);
                     segment.sizeBytes = offset;
+                    segment.preallocatedBytes = offset;
                     break;
                 }
                 long dataAddress = (segment.number << SEGMENT_SHIFT) + offset + record.dataOffset();
