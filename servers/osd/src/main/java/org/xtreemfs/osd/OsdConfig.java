@@ -14,6 +14,8 @@ import org.xtreemfs.osd.calibration.ProfileFile;
 import org.xtreemfs.osd.stages.BufferedWritePacingMode;
 import org.xtreemfs.osd.stages.QueueingPolicyKind;
 import org.xtreemfs.osd.storage.DeviceEmulation;
+import org.xtreemfs.osd.storage.LogStructuredStore;
+import org.xtreemfs.osd.storage.StorageLayout;
 import org.xtreemfs.qos.model.DeviceClass;
 import org.xtreemfs.qos.model.OsdUsageType;
 
@@ -86,6 +88,19 @@ public final class OsdConfig {
     public static final Setting<DeviceEmulation> DEVICE_EMULATION = Setting.enumeration("osd.device.emulation",
             DeviceEmulation.class, DeviceEmulation.NONE,
             "storage behaves like this device model (each object access held for its service time); none: the real disk");
+    public static final Setting<StorageLayout> STORAGE_LAYOUT = Setting.enumeration("osd.storage.layout",
+            StorageLayout.class, StorageLayout.CONVENTIONAL, "object layout on disk: conventional (a file per object)"
+                    + " or log (appends in write order plus an index; random writes become sequential, FAST's tail);"
+                    + " fixed for the life of the object folder");
+    public static final Setting<Long> STORAGE_LOG_SEGMENT_BYTES = Setting.byteSize("osd.storage.log.segmentBytes",
+            64L << 20, 1L << 20, 1L << 36, "log layout: size of one log segment file, the unit of compaction");
+    public static final Setting<Integer> STORAGE_LOG_DEAD_PERCENT_MAX = Setting.integer(
+            "osd.storage.log.deadPercentMax", 25, 1, 95, "log layout: compaction runs while overwritten, truncated or"
+                    + " deleted bytes exceed this percentage of the sealed segments' bytes (the space bound)");
+    public static final Setting<Long> STORAGE_LOG_COMPACTION_BYTES_PER_SECOND = Setting.byteSize(
+            "osd.storage.log.compactionBytesPerSecond", 16L << 20, 64L << 10, 1L << 40, "log layout: compaction"
+                    + " reads and copies at most this many bytes per second (the bandwidth bound), so it cannot"
+                    + " starve foreground I/O");
     public static final Setting<String> PROFILE_PATH = new Setting<>("osd.profile.path", ProfileFile.SETTING_TYPE, "",
             "profile file written by xtreemfs-osd --calibrate, registered at the DIR; empty: the device model's profile");
     public static final Setting<Long> LOCKS_LEASE_MS = Setting.longInteger("osd.locks.leaseMs", 30_000, 500,
@@ -99,7 +114,8 @@ public final class OsdConfig {
             PREPROCESSING_THREADS,
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, QOS_VOLUME_QUEUE_CAPACITY, QOS_POLICY,
             QOS_BUFFERED_WRITE_PACING, HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX,
-            DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION,
+            DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION, STORAGE_LAYOUT,
+            STORAGE_LOG_SEGMENT_BYTES, STORAGE_LOG_DEAD_PERCENT_MAX, STORAGE_LOG_COMPACTION_BYTES_PER_SECOND,
             PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
             CapabilitySecret.INLINE, CapabilitySecret.FILE));
 
@@ -240,6 +256,20 @@ public final class OsdConfig {
     /** The configured {@code osd.device.class}, whatever the emulation. */
     public DeviceClass configuredDeviceClass() {
         return settings.get(DEVICE_CLASS);
+    }
+
+    public StorageLayout storageLayout() {
+        return settings.get(STORAGE_LAYOUT);
+    }
+
+    /** The log layout's segment size and dead-bytes bound. */
+    public LogStructuredStore.Options logOptions() {
+        return new LogStructuredStore.Options(settings.get(STORAGE_LOG_SEGMENT_BYTES),
+                settings.get(STORAGE_LOG_DEAD_PERCENT_MAX));
+    }
+
+    public long logCompactionBytesPerSecond() {
+        return settings.get(STORAGE_LOG_COMPACTION_BYTES_PER_SECOND);
     }
 
     public DeviceEmulation deviceEmulation() {

@@ -59,7 +59,9 @@ import org.xtreemfs.osd.storage.VolumeReaper;
 import org.xtreemfs.osd.calibration.ProfileFile;
 import org.xtreemfs.osd.storage.DeviceEmulation;
 import org.xtreemfs.osd.storage.EmulatedDevice;
-import org.xtreemfs.osd.storage.ObjectStore;
+import org.xtreemfs.osd.storage.LogCompactor;
+import org.xtreemfs.osd.storage.LogStructuredStore;
+import org.xtreemfs.osd.storage.ObjectStorage;
 import org.xtreemfs.osd.storage.OsdUuidFile;
 import org.xtreemfs.osd.storage.StorageDevice;
 import org.xtreemfs.qos.model.OsdProfile;
@@ -104,7 +106,7 @@ public final class OsdServer implements RunningServer {
     private String uuid;
     /** The disk under the store: {@link StorageDevice#NONE} or an {@link EmulatedDevice}. */
     private StorageDevice device;
-    private ObjectStore store;
+    private ObjectStorage store;
     private DeletionQueue deletions;
     private StorageStage storage;
     private QosStage qos;
@@ -156,7 +158,10 @@ public final class OsdServer implements RunningServer {
         uuid = OsdUuidFile.loadOrCreate(dataFolder, config.uuid());
         loadProfile();
         device = config.deviceEmulation().device(clock);
-        store = started(ObjectStore.open(dataFolder, device, false));
+        store = started(config.storageLayout().open(dataFolder, device, config.logOptions()));
+        if (store instanceof LogStructuredStore log) {
+            started(new LogCompactor(log, config.logCompactionBytesPerSecond()).start());
+        }
         deletions = new DeletionQueue(store.metadataStore(), dataFolder.resolve(LEGACY_DELETION_QUEUE_FOLDER),
                 clock, config.deletionDelayMs(), config.deletionPendingMax());
 
@@ -441,7 +446,7 @@ public final class OsdServer implements RunningServer {
         return addresses == null ? null : addresses.rpc();
     }
 
-    ObjectStore store() {
+    ObjectStorage store() {
         return store;
     }
 

@@ -4,19 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.Unpooled;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -56,31 +51,8 @@ class OsdCrashTest {
     }
 
     private InetSocketAddress startOsd(String dirHostPort, int run) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx256m", "-cp", System.getProperty("java.class.path"), OsdMain.class.getName()));
-        TestOsdConfigs.loopback(dataFolder, dirHostPort, UUID, SECRET, Map.of("osd.heartbeat.periodMs", "200"))
-                .forEach((key, value) -> command.addAll(List.of("-D", key + "=" + value)));
-        Process process = new ProcessBuilder(command)
-                .redirectError(dataFolder.resolve("osd-run-" + run + ".log").toFile())
-                .start();
-        processes.add(process);
-        BufferedReader stdout = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8));
-        CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
-            try {
-                for (String line = stdout.readLine(); line != null; line = stdout.readLine()) {
-                    if (line.startsWith("READY osd ")) {
-                        return line;
-                    }
-                }
-                throw new IllegalStateException("OSD process exited before READY");
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        String line = ready.orTimeout(60, TimeUnit.SECONDS).join();
-        int port = Integer.parseInt(line.substring(line.lastIndexOf(':') + 1).trim());
-        return new InetSocketAddress("127.0.0.1", port);
+        return OsdProcesses.start(TestOsdConfigs.loopback(dataFolder, dirHostPort, UUID, SECRET,
+                Map.of("osd.heartbeat.periodMs", "200")), dataFolder.resolve("osd-run-" + run + ".log"), processes);
     }
 
     private FileCredentials credentials(String fileId) {

@@ -32,7 +32,7 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.stages.StorageWork.DeleteObjects;
 import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.FileMetadata;
-import org.xtreemfs.osd.storage.ObjectStore;
+import org.xtreemfs.osd.storage.ObjectStorage;
 
 /**
  * Runs storage work on a pool of threads, one lane per thread chosen by file id: work on one file runs in
@@ -42,7 +42,7 @@ import org.xtreemfs.osd.storage.ObjectStore;
 public final class StorageStage implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StorageStage.class);
 
-    private final ObjectStore store;
+    private final ObjectStorage store;
     private final DeletionQueue deletions;
     private final Consumer<AuthorizedRequest> onRequestCompleted;
     private final OrderedStage<String, StorageWork> lanes;
@@ -55,7 +55,7 @@ public final class StorageStage implements AutoCloseable {
      * @param laneQueueCapacity bound of each lane's queue; the QoS stage keeps the total in flight below it
      * @param onRequestCompleted called once with each {@link AuthorizedRequest} after it is answered
      */
-    public StorageStage(ObjectStore store, DeletionQueue deletions, int threads, int laneQueueCapacity,
+    public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int laneQueueCapacity,
             Clock clock, Consumer<AuthorizedRequest> onRequestCompleted) {
         this.store = store;
         this.deletions = deletions;
@@ -162,7 +162,7 @@ public final class StorageStage implements AutoCloseable {
         } else if (request instanceof WriteObject write) {
             deletions.syncBeforeData(fileId);
             int length = write.data().readableBytes();
-            ObjectStore.WriteOutcome outcome = store.write(fileId, authorized.layout(), write.objectNumber(),
+            ObjectStorage.WriteOutcome outcome = store.write(fileId, authorized.layout(), write.objectNumber(),
                     write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(), write.sync());
             bytesWritten.addAndGet(length);
             OsdWriteResponse.Builder response = OsdWriteResponse.newBuilder();

@@ -11,10 +11,11 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import com.sun.nio.file.ExtendedOpenOption;
 import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.foundation.kv.Durability;
@@ -43,9 +44,11 @@ import org.xtreemfs.qos.device.IoKind;
  * are opened with O_DIRECT, bypassing the page cache; offsets, lengths and buffers must then be aligned to the
  * file system's block size.
  */
-public final class ObjectStore implements AutoCloseable {
+public final class ObjectStore implements ObjectStorage {
     /** Folder of the metadata store inside the root; not a two-hex-digit name, so no file folder clashes. */
     public static final String METADATA_FOLDER = "metadata";
+    /** The hash folders' names, as {@link FileIds#hashFolders} makes them. */
+    private static final Pattern HASH_FOLDER = Pattern.compile("[0-9a-f]{2}");
 
     private final Path root;
     private final KvStore metadataStore;
@@ -96,6 +99,7 @@ public final class ObjectStore implements AutoCloseable {
         }
     }
 
+    @Override
     public Path root() {
         return root;
     }
@@ -111,25 +115,14 @@ public final class ObjectStore implements AutoCloseable {
     }
 
     /**
-     * The stored bytes of [offset, offset+length) of an object: fewer (possibly none) when the object is
-     * missing or its stored data ends earlier. Holes inside the stored range read as zeros.
-     */
-    public byte[] read(String fileId, StripeLayout layout, long objectNumber, int offset, int length)
-            throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(length);
-        int read = read(fileId, layout, objectNumber, offset, length, buffer);
-        return read == length ? buffer.array() : Arrays.copyOf(buffer.array(), read);
-    }
-
-    /**
-     * Same bytes as {@link #read(String, StripeLayout, long, int, int)}, read into {@code target} from its
-     * position (it must have {@code length} bytes remaining); returns how many were stored. The storage stage
+     * See {@link ObjectStorage#read(String, StripeLayout, long, int, int, ByteBuffer)}. The storage stage
      * passes a pooled direct buffer that the transport then sends: the data moves kernel → buffer → socket,
      * without a zero-filled heap array per object and the JDK's bounce copy into a direct buffer.
      */
+    @Override
     public int read(String fileId, StripeLayout layout, long objectNumber, int offset, int length,
             ByteBuffer target) throws IOException {
-        checkRange(layout, objectNumber, offset, length);
+        layout.requireWithin(objectNumber, offset, length);
         if (target.remaining() < length) {
             throw new IllegalArgumentException("read buffer has " + target.remaining() + " bytes left, "
                     + length + " needed");
@@ -154,16 +147,11 @@ public final class ObjectStore implements AutoCloseable {
         }
     }
 
-    /**
-     * Writes {@code data} at {@code offset} within an object (bytes skipped over read as zeros) and grows the
-     * recorded file size when the write ends beyond it.
-     *
-     * @param truncateEpoch the epoch of the caller's capability; the recorded epoch never decreases
-     */
+    @Override
     public WriteOutcome write(String fileId, StripeLayout layout, long objectNumber, int offset, ByteBuffer data,
             int truncateEpoch, boolean sync) throws IOException {
         int length = data.remaining();
-        checkRange(layout, objectNumber, offset, length);
+        layout.requireWithin(objectNumber, offset, length);
         Path folder = fileFolder(fileId);
         boolean folderCreated = !Files.isDirectory(folder);
         if (folderCreated) {
@@ -185,10 +173,8 @@ public final class ObjectStore implements AutoCloseable {
             device.end(completionNanos);
         }
         FileMetadata before = metadata(fileId);
-        long endOffset = layout.objectStartOffset(objectNumber) + offset + length;
-        int epoch = Integer.compareUnsigned(truncateEpoch, before.truncateEpoch()) > 0
-                ? truncateEpoch : before.truncateEpoch();
-        FileMetadata after = new FileMetadata(Math.max(before.sizeBytes(), length == 0 ? 0 : endOffset), epoch);
+        FileMetadata after = before.afterWrite(layout.objectStartOffset(objectNumber) + offset + length, length,
+                truncateEpoch);
         boolean sizeGrew = after.sizeBytes() > before.sizeBytes();
         if (sync) {
             // A new object file (or new folders) is durable only once its folder entry is.
@@ -204,11 +190,8 @@ public final class ObjectStore implements AutoCloseable {
         return new WriteOutcome(sizeGrew, after);
     }
 
-    /**
-     * Sets the file's size to {@code newSizeBytes} as far as this OSD's objects go: deletes the objects wholly
-     * beyond it, cuts the one holding the new last byte, and, when this OSD holds that object, extends it
-     * (sparse) to end exactly at the new size. Records the size and the epoch durably.
-     */
+    /** See {@link ObjectStorage#truncate}; the extension is sparse. */
+    @Override
     public FileMetadata truncate(String fileId, StripeLayout layout, long newSizeBytes, int truncateEpoch)
             throws IOException {
         if (newSizeBytes < 0) {
@@ -234,16 +217,14 @@ public final class ObjectStore implements AutoCloseable {
         if (lastObject >= 0 && layout.holds(lastObject)) {
             extendTo(folder.resolve(Long.toString(lastObject)), lastObjectLength);
         }
-        FileMetadata before = metadata(fileId);
-        int epoch = Integer.compareUnsigned(truncateEpoch, before.truncateEpoch()) > 0
-                ? truncateEpoch : before.truncateEpoch();
-        FileMetadata after = new FileMetadata(newSizeBytes, epoch);
+        FileMetadata after = metadata(fileId).afterTruncate(newSizeBytes, truncateEpoch);
         forceFolders(folder);
         storeMetadata(fileId, after, Durability.SYNC);
         return after;
     }
 
     /** Forces every object of the file, its folders and the metadata store's log to stable storage. */
+    @Override
     public void fsync(String fileId) throws IOException {
         long completionNanos = device.flush(fileId);
         try {
@@ -260,25 +241,12 @@ public final class ObjectStore implements AutoCloseable {
         }
     }
 
-    /** The recorded size and epoch; {@link FileMetadata#EMPTY} for a file this OSD never stored. */
+    @Override
     public FileMetadata metadata(String fileId) throws IOException {
-        Optional<byte[]> stored;
-        try {
-            stored = metadataStore.get(metadataKey(fileId));
-        } catch (KvException e) {
-            throw new IOException("cannot read the metadata of file " + fileId + ": " + e.getMessage(), e);
-        }
-        if (stored.isEmpty()) {
-            return FileMetadata.EMPTY;
-        }
-        try {
-            return FileMetadata.decode(new String(stored.get(), StandardCharsets.US_ASCII));
-        } catch (IllegalArgumentException e) {
-            throw new IOException("corrupt metadata of file " + fileId + ": " + e.getMessage(), e);
-        }
+        return FileMetadata.load(metadataStore, fileId);
     }
 
-    /** Object numbers stored for the file, ascending. */
+    @Override
     public List<Long> storedObjects(String fileId) throws IOException {
         List<Long> objects = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(fileFolder(fileId))) {
@@ -295,26 +263,13 @@ public final class ObjectStore implements AutoCloseable {
         return objects;
     }
 
-    /** Whether any object or metadata of the file is stored here (e.g. false on the unused stripe positions). */
-    public boolean holdsAnything(String fileId) throws IOException {
-        return exists(fileId) || !metadata(fileId).equals(FileMetadata.EMPTY);
-    }
-
+    @Override
     public boolean exists(String fileId) {
         return Files.isDirectory(fileFolder(fileId));
     }
 
-    /** Removes every object and the metadata of the file, durably; idempotent. */
-    public void deleteFile(String fileId) throws IOException {
-        deleteFile(fileId, new WriteBatch(), Durability.SYNC);
-    }
-
-    /**
-     * Removes every object of the file durably (their folder entries are fsynced), then deletes its metadata
-     * together with {@code together} in one atomic batch of the given durability; idempotent. The deletion
-     * queue passes its entry's removal here: buffered is enough, because if a crash loses the batch it loses
-     * the entry's removal too, and the deletion simply runs again.
-     */
+    /** See {@link ObjectStorage#deleteFile(String, WriteBatch, Durability)}; object folder entries are fsynced. */
+    @Override
     public void deleteFile(String fileId, WriteBatch together, Durability durability) throws IOException {
         Path folder = fileFolder(fileId);
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
@@ -327,7 +282,7 @@ public final class ObjectStore implements AutoCloseable {
             // no objects: the metadata may still exist (e.g. after a truncate to 0)
         }
         try {
-            WriteBatch batch = new WriteBatch().delete(metadataKey(fileId));
+            WriteBatch batch = new WriteBatch().delete(FileMetadata.key(fileId));
             together.operations().forEach(operation -> {
                 if (operation instanceof WriteBatch.Put put) {
                     batch.put(put.key(), put.value());
@@ -341,22 +296,39 @@ public final class ObjectStore implements AutoCloseable {
         }
     }
 
-    /** The store of file metadata; the deletion queue keeps its entries there too (one WAL, one fsync). */
+    /** Every file folder under the hash folders is a stored file. */
+    @Override
+    public void forEachStoredFile(Consumer<String> action) throws IOException {
+        for (Path first : folders(root, true)) {
+            for (Path second : folders(first, true)) {
+                for (Path fileFolder : folders(second, false)) {
+                    action.accept(FileIds.unescape(fileFolder.getFileName().toString()));
+                }
+            }
+        }
+    }
+
+    /** The sub-folders of {@code parent} (only hash-folder names when {@code hashOnly}); none if it is gone. */
+    private static Set<Path> folders(Path parent, boolean hashOnly) throws IOException {
+        Set<Path> found = new HashSet<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent)) {
+            for (Path entry : entries) {
+                if (Files.isDirectory(entry)
+                        && (!hashOnly || HASH_FOLDER.matcher(entry.getFileName().toString()).matches())) {
+                    found.add(entry);
+                }
+            }
+        } catch (NoSuchFileException gone) {
+            return found;
+        }
+        return found;
+    }
+
+    @Override
     public KvStore metadataStore() {
         return metadataStore;
     }
 
-    private static void checkRange(StripeLayout layout, long objectNumber, int offset, long length) {
-        if (objectNumber < 0 || offset < 0 || length < 0 || offset + length > layout.objectSizeBytes()) {
-            throw new IllegalArgumentException("range [" + offset + ", " + (offset + length) + ") of object "
-                    + objectNumber + " is outside the object size " + layout.objectSizeBytes());
-        }
-        if (!layout.holds(objectNumber)) {
-            throw new IllegalArgumentException("object " + objectNumber + " belongs to stripe position "
-                    + Math.floorMod(objectNumber, (long) layout.width()) + ", this OSD is position "
-                    + layout.position() + " of " + layout.width());
-        }
-    }
 
     private static void extendTo(Path object, long lengthBytes) throws IOException {
         try (FileChannel channel = FileChannel.open(object, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
@@ -371,16 +343,12 @@ public final class ObjectStore implements AutoCloseable {
 
     private void storeMetadata(String fileId, FileMetadata metadata, Durability durability) throws IOException {
         try {
-            metadataStore.write(new WriteBatch().put(metadataKey(fileId),
-                    metadata.encode().getBytes(StandardCharsets.US_ASCII)), durability);
+            metadataStore.write(metadata.putInto(new WriteBatch(), fileId), durability);
         } catch (KvException e) {
             throw new IOException("cannot store the metadata of file " + fileId + ": " + e.getMessage(), e);
         }
     }
 
-    private static byte[] metadataKey(String fileId) {
-        return fileId.getBytes(StandardCharsets.UTF_8);
-    }
 
     /** Makes the file's folder entry and the hash folders' entries durable (new folders need this). */
     private void forceFolders(Path fileFolder) throws IOException {
@@ -394,7 +362,4 @@ public final class ObjectStore implements AutoCloseable {
             channel.force(true);
         }
     }
-
-    /** What a write changed: whether the recorded size grew, and the metadata after it. */
-    public record WriteOutcome(boolean sizeGrew, FileMetadata metadata) {}
 }

@@ -33,4 +33,19 @@ public record StripeLayout(int objectSizeBytes, int width, int position) {
     public long objectStartOffset(long objectNumber) {
         return objectNumber * objectSizeBytes;
     }
+
+    /**
+     * Checks that [offset, offset + length) lies within object {@code objectNumber} and that this OSD holds that
+     * object; the message names the bad value.
+     */
+    public void requireWithin(long objectNumber, int offset, long length) {
+        if (objectNumber < 0 || offset < 0 || length < 0 || offset + length > objectSizeBytes) {
+            throw new IllegalArgumentException("range [" + offset + ", " + (offset + length) + ") of object "
+                    + objectNumber + " is outside the object size " + objectSizeBytes);
+        }
+        if (!holds(objectNumber)) {
+            throw new IllegalArgumentException("object " + objectNumber + " belongs to stripe position "
+                    + Math.floorMod(objectNumber, (long) width) + ", this OSD is position " + position + " of " + width);
+        }
+    }
 }

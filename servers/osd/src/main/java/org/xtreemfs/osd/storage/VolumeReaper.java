@@ -2,14 +2,9 @@ package org.xtreemfs.osd.storage;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.xtreemfs.foundation.kv.KeyRange;
 import org.xtreemfs.foundation.kv.KvIterator;
 
@@ -27,16 +22,13 @@ import org.xtreemfs.foundation.kv.KvIterator;
  * time (the heartbeat thread); thread-safe anyway.
  */
 public final class VolumeReaper {
-    /** The hash folders' names, as {@link FileIds#hashFolders} makes them. */
-    private static final Pattern HASH_FOLDER = Pattern.compile("[0-9a-f]{2}");
-
-    private final ObjectStore store;
+    private final ObjectStorage store;
     private final DeletionQueue deletions;
     private final int filesPerRoundMax;
     private final Set<String> reaped = new HashSet<>();
     private long filesQueued;
 
-    public VolumeReaper(ObjectStore store, DeletionQueue deletions, int filesPerRoundMax) {
+    public VolumeReaper(ObjectStorage store, DeletionQueue deletions, int filesPerRoundMax) {
         if (filesPerRoundMax < 1) {
             throw new IllegalArgumentException("files per round must be at least 1, got " + filesPerRoundMax);
         }
@@ -96,16 +88,11 @@ public final class VolumeReaper {
     }
 
     private void collectFolders(Set<String> volumes, Set<String> fileIds) throws IOException {
-        for (Path first : folders(store.root(), true)) {
-            for (Path second : folders(first, true)) {
-                for (Path fileFolder : folders(second, false)) {
-                    String fileId = FileIds.unescape(fileFolder.getFileName().toString());
-                    if (volumes.contains(volumeOf(fileId))) {
-                        fileIds.add(fileId);
-                    }
-                }
+        store.forEachStoredFile(fileId -> {
+            if (volumes.contains(volumeOf(fileId))) {
+                fileIds.add(fileId);
             }
-        }
+        });
     }
 
     private void collectMetadata(Set<String> volumes, Set<String> fileIds) {
@@ -117,21 +104,5 @@ public final class VolumeReaper {
                 }
             }
         }
-    }
-
-    /** The sub-folders of {@code parent} (only hash-folder names when {@code hashOnly}); none if it is gone. */
-    private static Set<Path> folders(Path parent, boolean hashOnly) throws IOException {
-        Set<Path> found = new HashSet<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent)) {
-            for (Path entry : entries) {
-                if (Files.isDirectory(entry)
-                        && (!hashOnly || HASH_FOLDER.matcher(entry.getFileName().toString()).matches())) {
-                    found.add(entry);
-                }
-            }
-        } catch (NoSuchFileException gone) {
-            return found;
-        }
-        return found;
     }
 }

@@ -114,7 +114,7 @@ class ObjectStoreTest {
         StripeLayout layout = new StripeLayout(100, 2, 1);
         assertThat(store.write(FILE, layout, 1, 0, bytes(50, 0), 3, false).sizeGrew()).isTrue();
         assertThat(store.metadata(FILE)).isEqualTo(new FileMetadata(150, 3));
-        ObjectStore.WriteOutcome smaller = store.write(FILE, layout, 1, 0, bytes(10, 0), 3, false);
+        ObjectStorage.WriteOutcome smaller = store.write(FILE, layout, 1, 0, bytes(10, 0), 3, false);
         assertThat(smaller.sizeGrew()).isFalse();
         assertThat(smaller.metadata().sizeBytes()).isEqualTo(150);
         store.write(FILE, layout, 3, 20, bytes(10, 0), 3, true);
