@@ -21,6 +21,7 @@ import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.launcher.RunningServer;
 import org.xtreemfs.foundation.qos.QosWire;
+import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcServer;
@@ -182,7 +183,10 @@ public final class OsdServer implements RunningServer {
                 Math.max(10, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
 
         int osd = OsdInterface.OSD_INTERFACE_ID_VALUE;
-        rpcServer = started(RpcServer.builder("osd", new InetSocketAddress(config.bindAddress(), config.port()))
+        RpcServer.Builder rpcBuilder = RpcServer.builder("osd", new InetSocketAddress(config.bindAddress(),
+                config.port()));
+        config.rpcTls().ifPresent(rpcBuilder::tls);
+        rpcServer = started(rpcBuilder
                 .handle(osd, OsdProcedure.OSD_READ_VALUE, new ReadOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_WRITE_VALUE, new WriteOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_TRUNCATE_VALUE, new TruncateOp(preprocessing))
@@ -198,7 +202,8 @@ public final class OsdServer implements RunningServer {
         InetSocketAddress rpcAddress = rpcServer.start();
         deletionScheduler.start();
 
-        RpcClient rpcClient = started(new RpcClient("osd-" + uuid));
+        RpcClient rpcClient = started(new RpcClient("osd-" + uuid, FrameLimits.DEFAULT,
+                RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, config.outgoingTls().orElse(null)));
         DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
                 DIR_CALL_TIMEOUT_MS);
         AddressMapping mapping = AddressMapping.newBuilder().setUuid(uuid).setProtocol("pbrpc")
@@ -212,7 +217,7 @@ public final class OsdServer implements RunningServer {
         volumeMetrics.register(metrics);
         StatusPageServer statusPage = started(new StatusPageServer(
                 new InetSocketAddress(config.bindAddress(), config.statusPort()),
-                () -> OsdStatus.page(status()), this::status, metrics));
+                () -> OsdStatus.page(status()), this::status, metrics, config.statusLimits()));
         OsdChartPage.route(statusPage, () -> volumeHistory.history(clock.monotonicNanos(), clock.wallClockMillis()));
         statusPage.handleLoopbackPost(DEVICE_SPEED_PATH, this::changeDeviceSpeed);
         addresses = new Addresses(rpcAddress, statusPage.address());
