@@ -17,7 +17,9 @@ void OpenVolume(MountContext& context) {
   xtreemfs::rpc::RetryPolicy retry_policy;
   retry_policy.attempts_max = context.options.attempts_max;
   retry_policy.retry_window_ms = context.options.retry_window_ms;
-  context.rpc_client = std::make_unique<xtreemfs::rpc::RpcClient>();
+  xtreemfs::rpc::RpcClientOptions rpc_options;
+  rpc_options.tls = context.options.tls;
+  context.rpc_client = std::make_unique<xtreemfs::rpc::RpcClient>(rpc_options);
   context.transport =
       std::make_unique<xtreemfs::rpc::RetryingTransport>(*context.rpc_client, retry_policy);
   xtreemfs::client::VolumeOptions volume_options;
