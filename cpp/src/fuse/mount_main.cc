@@ -61,6 +61,11 @@ int RunMount(MountContext& context, const std::string& program_name) {
   std::string option_list = "fsname=xtreemfs@" + context.options.url.host + ":" +
                             std::to_string(context.options.url.port) + "/" +
                             context.options.url.volume_name + ",subtype=xtreemfs";
+  // The kernel checks every caller against the modes it caches (default_permissions): without it, an
+  // entry or attributes cached after one user's lookup answer another user who lacks search
+  // permission on the directory, for the cache's lifetime. The rules are the MRC's too (POSIX modes,
+  // root bypasses them), and the MRC still checks each change with the caller's credentials.
+  option_list += ",default_permissions";
   for (const std::string& option : context.options.fuse_options) option_list += "," + option;
   fuse_arguments.push_back("-o");
   fuse_arguments.push_back(option_list);
