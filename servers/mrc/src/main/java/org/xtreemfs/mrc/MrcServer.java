@@ -20,6 +20,7 @@ import org.xtreemfs.foundation.launcher.RunningServer;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.RocksKvOptions;
 import org.xtreemfs.foundation.kv.RocksKvStore;
+import org.xtreemfs.foundation.rpc.AdvertisedAddress;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcHandler;
@@ -222,11 +223,7 @@ public final class MrcServer implements RunningServer {
     }
 
     private String advertisedHost() {
-        if (!config.advertisedAddress().isEmpty()) {
-            return config.advertisedAddress();
-        }
-        String listen = config.bindAddress();
-        return listen.equals("0.0.0.0") || listen.equals("::") ? "127.0.0.1" : listen;
+        return AdvertisedAddress.of(config.advertisedAddress(), config.bindAddress());
     }
 
     @Override

@@ -2,9 +2,7 @@ package org.xtreemfs.osd;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +19,7 @@ import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.launcher.RunningServer;
 import org.xtreemfs.foundation.qos.QosWire;
+import org.xtreemfs.foundation.rpc.AdvertisedAddress;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
@@ -413,18 +412,7 @@ public final class OsdServer implements RunningServer {
     }
 
     private String advertisedHost() {
-        if (!config.advertisedAddress().isEmpty()) {
-            return config.advertisedAddress();
-        }
-        String listen = config.bindAddress();
-        if (!listen.equals("0.0.0.0") && !listen.equals("::") && !listen.equals("[::]")) {
-            return listen;
-        }
-        try {
-            return InetAddress.getLocalHost().getCanonicalHostName();
-        } catch (UnknownHostException e) {
-            return "localhost";
-        }
+        return AdvertisedAddress.of(config.advertisedAddress(), config.bindAddress());
     }
 
     private <T extends AutoCloseable> T started(T component) {
