@@ -41,7 +41,7 @@ TEST(MountOptionsTest, DebugImpliesForegroundAndHelpNeedsNoPositionals) {
   // -d keeps the process in the foreground; --help alone is a valid command line.
   EXPECT_TRUE(ParseMountOptions({"-d", "h/v", "/m"}).foreground);
   EXPECT_TRUE(ParseMountOptions({"--help"}).show_help);
-  EXPECT_NE(MountUsage("mount.xtreemfs").find("[pbrpc://]host[:port]/volume MOUNTPOINT"),
+  EXPECT_NE(MountUsage("mount.xtreemfs").find("[pbrpc[s]://]host[:port]/volume MOUNTPOINT"),
             std::string::npos);
 }
 
@@ -51,6 +51,27 @@ TEST(MountOptionsTest, BadCommandLinesAreUsageErrors) {
       {}, {"h/v"}, {"h/v", "/m", "extra"}, {"--bogus", "h/v", "/m"}, {"h/v", "/m", "-o"},
       {"--log-level=loud", "h/v", "/m"}, {"--timeout-ms", "0", "h/v", "/m"},
       {"--timeout-ms", "x", "h/v", "/m"}, {"http://h/v", "/m"}, {"h/v", "/m", "--log-file"}};
+  for (const auto& line : bad_lines) {
+    EXPECT_THROW(ParseMountOptions(line), UsageError) << ::testing::PrintToString(line);
+  }
+}
+
+TEST(MountOptionsTest, TlsOptionsNameTheCaAndAClientCertificateAndPbrpcsAsksForThem) {
+  MountOptions plain = ParseMountOptions({"h/v", "/m"});
+  EXPECT_FALSE(plain.tls.enabled());
+  MountOptions tls = ParseMountOptions({"--tls-ca", "/t/ca.pem", "--tls-cert=/t/me.pem", "--tls-key",
+                                        "/t/me.key", "pbrpcs://h:7/v", "/m"});
+  EXPECT_TRUE(tls.tls.enabled());
+  EXPECT_EQ(tls.tls.authority_file, "/t/ca.pem");
+  EXPECT_EQ(tls.tls.certificate_file, "/t/me.pem");
+  EXPECT_EQ(tls.tls.private_key_file, "/t/me.key");
+  EXPECT_EQ(tls.url.host, "h");
+  EXPECT_EQ(tls.url.port, 7);
+  const std::vector<std::vector<std::string>> bad_lines = {
+      {"pbrpcs://h/v", "/m"},                                    // TLS URL without the CA
+      {"--tls-cert", "/t/me.pem", "--tls-key", "/t/k", "h/v", "/m"},  // certificate without a CA
+      {"--tls-ca", "/t/ca.pem", "--tls-cert", "/t/me.pem", "h/v", "/m"},  // certificate without key
+      {"--tls-ca=", "h/v", "/m"}};
   for (const auto& line : bad_lines) {
     EXPECT_THROW(ParseMountOptions(line), UsageError) << ::testing::PrintToString(line);
   }

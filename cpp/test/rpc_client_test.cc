@@ -230,6 +230,18 @@ TEST(RpcClientTest, RefusedConnectionFailsFastWithTransportError) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(5000));
 }
 
+TEST(RpcClientTest, UnusableTlsFilesAreNamedAtConstruction) {
+  RpcClientOptions options;
+  options.tls.authority_file = "/nonexistent/ca.pem";
+  try {
+    RpcClient client(options);
+    FAIL() << "a missing CA file was accepted";
+  } catch (const RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), EINVAL);
+    EXPECT_NE(std::string(error.what()).find("/nonexistent/ca.pem"), std::string::npos) << error.what();
+  }
+}
+
 TEST(RpcClientTest, OversizedRequestDataIsRejectedLocally) {
   // Data larger than the frame limit would be rejected by the server; the client refuses it with EINVAL.
   RpcClientOptions options;

@@ -17,7 +17,9 @@ void OpenVolume(MountContext& context) {
   xtreemfs::rpc::RetryPolicy retry_policy;
   retry_policy.attempts_max = context.options.attempts_max;
   retry_policy.retry_window_ms = context.options.retry_window_ms;
-  context.rpc_client = std::make_unique<xtreemfs::rpc::RpcClient>();
+  xtreemfs::rpc::RpcClientOptions rpc_options;
+  rpc_options.tls = context.options.tls;
+  context.rpc_client = std::make_unique<xtreemfs::rpc::RpcClient>(rpc_options);
   context.transport =
       std::make_unique<xtreemfs::rpc::RetryingTransport>(*context.rpc_client, retry_policy);
   xtreemfs::client::VolumeOptions volume_options;
@@ -60,6 +62,11 @@ int RunMount(MountContext& context, const std::string& program_name) {
   std::string option_list = "fsname=xtreemfs@" + context.options.url.host + ":" +
                             std::to_string(context.options.url.port) + "/" +
                             context.options.url.volume_name + ",subtype=xtreemfs";
+  // The kernel checks every caller against the modes it caches (default_permissions): without it, an
+  // entry or attributes cached after one user's lookup answer another user who lacks search
+  // permission on the directory, for the cache's lifetime. The rules are the MRC's too (POSIX modes,
+  // root bypasses them), and the MRC still checks each change with the caller's credentials.
+  option_list += ",default_permissions";
   for (const std::string& option : context.options.fuse_options) option_list += "," + option;
   fuse_arguments.push_back("-o");
   fuse_arguments.push_back(option_list);

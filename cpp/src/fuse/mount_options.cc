@@ -108,6 +108,15 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     } else if (is_option("--io-buffer-bytes")) {
       options.io.buffer_bytes_max = ParseUnsigned("--io-buffer-bytes", value_of("--io-buffer-bytes"),
                                                   1 << 20, kBufferBytesMax);
+    } else if (is_option("--tls-ca")) {
+      options.tls.authority_file = value_of("--tls-ca");
+      if (options.tls.authority_file.empty()) throw UsageError("--tls-ca: empty path");
+    } else if (is_option("--tls-cert")) {
+      options.tls.certificate_file = value_of("--tls-cert");
+      if (options.tls.certificate_file.empty()) throw UsageError("--tls-cert: empty path");
+    } else if (is_option("--tls-key")) {
+      options.tls.private_key_file = value_of("--tls-key");
+      if (options.tls.private_key_file.empty()) throw UsageError("--tls-key: empty path");
     } else if (argument.size() > 1 && argument[0] == '-') {
       throw UsageError("unknown option '" + argument + "'");
     } else {
@@ -117,12 +126,27 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
   if (options.show_help) {
     return options;
   }
+  if (!options.tls.enabled() &&
+      !(options.tls.certificate_file.empty() && options.tls.private_key_file.empty())) {
+    throw UsageError("--tls-cert and --tls-key need --tls-ca (the CA to trust)");
+  }
+  if (options.tls.certificate_file.empty() != options.tls.private_key_file.empty()) {
+    throw UsageError("--tls-cert and --tls-key go together");
+  }
   if (positional.size() != 2) {
     throw UsageError("expected a volume URL and a mount point, got " +
                      std::to_string(positional.size()) + " arguments");
   }
+  std::string url = positional[0];
+  // pbrpcs:// (XtreemFS's scheme for TLS) says the cluster speaks TLS: the CA must then be given.
+  if (url.compare(0, 9, "pbrpcs://") == 0) {
+    if (!options.tls.enabled()) {
+      throw UsageError("a pbrpcs:// URL needs --tls-ca (the cluster's CA certificate)");
+    }
+    url = url.substr(9);
+  }
   try {
-    options.url = client::ParseDirUrl(positional[0]);
+    options.url = client::ParseDirUrl(url);
   } catch (const rpc::RpcError& error) {
     throw UsageError(error.what());
   }
@@ -131,7 +155,7 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
 }
 
 std::string MountUsage(const std::string& program_name) {
-  return "Usage: " + program_name + " [options] [pbrpc://]host[:port]/volume MOUNTPOINT\n"
+  return "Usage: " + program_name + " [options] [pbrpc[s]://]host[:port]/volume MOUNTPOINT\n"
          "\n"
          "Mounts an XtreemFS volume through FUSE. The DIR's default port is 32638.\n"
          "\n"
@@ -174,6 +198,14 @@ std::string MountUsage(const std::string& program_name) {
          "  --no-read-ahead      the same as --read-ahead-bytes 0\n"
          "  --io-buffer-bytes N  write-behind and read-ahead memory of all files together; writers\n"
          "                       wait when it is used up (default 67108864, at least 1048576)\n"
+         "  --tls-ca FILE        speak TLS to every server, trusting the CA certificate(s) in FILE\n"
+         "                       (PEM); each server's certificate must name the address dialled.\n"
+         "                       Needed for a cluster whose servers set *.tls.certificateFile\n"
+         "                       (a pbrpcs:// URL asks for it)\n"
+         "  --tls-cert FILE      with --tls-ca: present this client certificate (PEM), for servers\n"
+         "                       that require one; an MRC with mrc.identity.fromCertificate takes\n"
+         "                       every caller of this mount to be the certificate's user\n"
+         "  --tls-key FILE       the private key (PEM) of --tls-cert\n"
          "  -h, --help           print this help\n"
          "\n"
          "Unmount with umount.xtreemfs MOUNTPOINT (or fusermount3 -u MOUNTPOINT).\n";

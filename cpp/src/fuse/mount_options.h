@@ -1,4 +1,5 @@
-// Command line of mount.xtreemfs: `mount.xtreemfs [options] [pbrpc://]host[:port]/volume MOUNTPOINT`.
+// Command line of mount.xtreemfs: `mount.xtreemfs [options] [pbrpc://]host[:port]/volume MOUNTPOINT`
+// (pbrpcs:// for a TLS cluster, which needs --tls-ca).
 // Options may also follow the positional arguments, as mount(8) passes `-o ...` last.
 #pragma once
 
@@ -9,6 +10,7 @@
 
 #include "client/dir_url.h"
 #include "client/io_pool.h"
+#include "rpc/tls_options.h"
 
 namespace xtreemfs::fuse_adapter {
 
@@ -30,6 +32,7 @@ struct MountOptions {
   std::uint32_t retry_window_ms = 60000;   // repeatable RPCs retry this long (--retry-window-ms)
   std::uint32_t uuid_cache_ttl_ms = 60000; // how long an OSD's address from the DIR is used
   client::IoOptions io;                    // --io-threads, write-behind, read-ahead, buffer budget
+  rpc::TlsOptions tls;                     // --tls-ca, --tls-cert, --tls-key
   client::DirUrl url;
   std::string mount_point;
 };

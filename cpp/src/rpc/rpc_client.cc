@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include <asio.hpp>
+#include <asio/ssl.hpp>
 
 namespace xtreemfs::rpc {
 
@@ -66,18 +67,24 @@ class PendingCall {
 
 }  // namespace
 
-// One TCP connection and the calls waiting on it. Socket state is touched only on the io thread;
-// the pending-call table is shared with callers and guarded by pending_mutex_.
+// One TCP connection (TLS over it when tls_context is set) and the calls waiting on it. Socket
+// state is touched only on the io thread; the pending-call table is shared with callers and
+// guarded by pending_mutex_.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(asio::io_context& io_context, ServiceAddress address, const RpcClientOptions& options)
+  Connection(asio::io_context& io_context, ServiceAddress address, const RpcClientOptions& options,
+             asio::ssl::context* tls_context)
       : io_context_(io_context),
         address_(std::move(address)),
         options_(options),
         resolver_(io_context),
         socket_(io_context),
         connect_timer_(io_context),
-        decoder_(options.frame_limits) {}
+        decoder_(options.frame_limits) {
+    if (tls_context != nullptr) {
+      tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls_context);
+    }
+  }
 
   // Registers a call and queues its encoded record for the io thread, which connects first if this
   // is the connection's first use. Registered before the bytes are sent, so an early answer always
@@ -169,57 +176,95 @@ class Connection : public std::enable_shared_from_this<Connection> {
       CloseOnIoThread("cannot connect to " + address_.ToString() + ": " + error.message());
       return;
     }
-    connect_timer_.cancel();
-    state_ = State::kConnected;
     asio::error_code ignored;
     socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+    if (tls_ != nullptr) {
+      StartHandshake();
+      return;
+    }
+    connect_timer_.cancel();
+    state_ = State::kConnected;
     ReadMore();
     WriteNext();
+  }
+
+  // TLS: the server's certificate must chain to the trusted CA and name the host or IP address
+  // dialled (as the Java client checks); the connect timeout covers the handshake too.
+  void StartHandshake() {
+    tls_->set_verify_mode(asio::ssl::verify_peer);
+    tls_->set_verify_callback(asio::ssl::host_name_verification(address_.host));
+    asio::error_code not_an_address;
+    asio::ip::make_address(address_.host, not_an_address);
+    if (not_an_address) {  // SNI takes host names only
+      SSL_set_tlsext_host_name(tls_->native_handle(), address_.host.c_str());
+    }
+    tls_->async_handshake(asio::ssl::stream_base::client,
+                          [self = shared_from_this()](const asio::error_code& error) {
+                            if (self->state_ != State::kConnecting) return;
+                            if (error) {
+                              self->CloseOnIoThread("TLS handshake with " + self->address_.ToString() +
+                                                    " failed: " + error.message());
+                              return;
+                            }
+                            self->connect_timer_.cancel();
+                            self->state_ = State::kConnected;
+                            self->ReadMore();
+                            self->WriteNext();
+                          });
   }
 
   void WriteNext() {
     if (state_ != State::kConnected || writing_ || write_queue_.empty()) return;
     writing_ = true;
     std::shared_ptr<const std::string> record = write_queue_.front();
-    asio::async_write(socket_, asio::buffer(*record),
-                      [self = shared_from_this(), record](const asio::error_code& error, std::size_t) {
-                        self->writing_ = false;
-                        // A close that ran between the write's completion and this handler (the
-                        // peer's close seen by the read in the same io round) emptied the queue
-                        // and failed every call; popping now would destroy a record twice.
-                        if (self->state_ == State::kClosed) return;
-                        if (error) {
-                          self->CloseOnIoThread("cannot send to " + self->address_.ToString() +
-                                                ": " + error.message());
-                          return;
-                        }
-                        self->write_queue_.pop_front();
-                        self->WriteNext();
-                      });
+    auto on_written = [self = shared_from_this(), record](const asio::error_code& error,
+                                                          std::size_t) {
+      self->writing_ = false;
+      // A close that ran between the write's completion and this handler (the peer's close seen
+      // by the read in the same io round) emptied the queue and failed every call; popping now
+      // would destroy a record twice.
+      if (self->state_ == State::kClosed) return;
+      if (error) {
+        self->CloseOnIoThread("cannot send to " + self->address_.ToString() + ": " +
+                              error.message());
+        return;
+      }
+      self->write_queue_.pop_front();
+      self->WriteNext();
+    };
+    if (tls_ != nullptr) {
+      asio::async_write(*tls_, asio::buffer(*record), std::move(on_written));
+    } else {
+      asio::async_write(socket_, asio::buffer(*record), std::move(on_written));
+    }
   }
 
   void ReadMore() {
-    socket_.async_read_some(
-        asio::buffer(read_buffer_),
-        [self = shared_from_this()](const asio::error_code& error, std::size_t length_bytes) {
-          if (self->state_ != State::kConnected) return;
-          if (error) {
-            self->CloseOnIoThread("connection to " + self->address_.ToString() + " closed: " +
-                                  error.message());
-            return;
-          }
-          try {
-            self->decoder_.Feed(self->read_buffer_.data(), length_bytes);
-            while (std::optional<Record> record = self->decoder_.Next()) {
-              self->Dispatch(std::move(*record));
-            }
-          } catch (const MalformedRecordError& malformed) {
-            self->CloseOnIoThread("malformed response from " + self->address_.ToString() + ": " +
-                                  malformed.what());
-            return;
-          }
-          self->ReadMore();
-        });
+    auto on_read = [self = shared_from_this()](const asio::error_code& error,
+                                               std::size_t length_bytes) {
+      if (self->state_ != State::kConnected) return;
+      if (error) {
+        self->CloseOnIoThread("connection to " + self->address_.ToString() + " closed: " +
+                              error.message());
+        return;
+      }
+      try {
+        self->decoder_.Feed(self->read_buffer_.data(), length_bytes);
+        while (std::optional<Record> record = self->decoder_.Next()) {
+          self->Dispatch(std::move(*record));
+        }
+      } catch (const MalformedRecordError& malformed) {
+        self->CloseOnIoThread("malformed response from " + self->address_.ToString() + ": " +
+                              malformed.what());
+        return;
+      }
+      self->ReadMore();
+    };
+    if (tls_ != nullptr) {
+      tls_->async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+    } else {
+      socket_.async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+    }
   }
 
   void Dispatch(Record record) {
@@ -265,6 +310,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const RpcClientOptions options_;
   asio::ip::tcp::resolver resolver_;
   asio::ip::tcp::socket socket_;
+  std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;  // over socket_; null: plain
   asio::steady_timer connect_timer_;
   RecordDecoder decoder_;
   std::array<char, 64 * 1024> read_buffer_{};
@@ -278,8 +324,43 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::unordered_map<std::uint64_t, std::shared_ptr<PendingCall>> pending_;
 };
 
+namespace {
+
+std::unique_ptr<asio::ssl::context> MakeTlsContext(const TlsOptions& tls) {
+  if (!tls.enabled()) return nullptr;
+  if (tls.certificate_file.empty() != tls.private_key_file.empty()) {
+    throw RpcError::Errno(EINVAL, "a TLS client certificate needs both its file and its private key");
+  }
+  auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+  context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                       asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                       asio::ssl::context::no_tlsv1_1);
+  auto load = [](const std::string& what, const std::string& file, auto&& loader) {
+    asio::error_code error;
+    loader(error);
+    if (error) {
+      throw RpcError::Errno(EINVAL, "TLS " + what + " " + file + " unusable: " + error.message());
+    }
+  };
+  load("CA file", tls.authority_file,
+       [&](asio::error_code& error) { context->load_verify_file(tls.authority_file, error); });
+  if (!tls.certificate_file.empty()) {
+    load("certificate", tls.certificate_file, [&](asio::error_code& error) {
+      context->use_certificate_chain_file(tls.certificate_file, error);
+    });
+    load("private key", tls.private_key_file, [&](asio::error_code& error) {
+      context->use_private_key_file(tls.private_key_file, asio::ssl::context::pem, error);
+    });
+  }
+  return context;
+}
+
+}  // namespace
+
 RpcClient::RpcClient(RpcClientOptions options)
-    : options_(options), io_context_(std::make_unique<asio::io_context>(1)) {
+    : options_(options),
+      tls_context_(MakeTlsContext(options.tls)),
+      io_context_(std::make_unique<asio::io_context>(1)) {
   io_thread_ = std::thread([this] {
     auto work = asio::make_work_guard(*io_context_);
     io_context_->run();
@@ -317,7 +398,7 @@ std::shared_ptr<Connection> RpcClient::ConnectionTo(const ServiceAddress& addres
   if (found != connections_.end() && !found->second->IsClosed()) {
     return found->second;
   }
-  auto connection = std::make_shared<Connection>(*io_context_, address, options_);
+  auto connection = std::make_shared<Connection>(*io_context_, address, options_, tls_context_.get());
   connections_[address] = connection;
   connections_opened_.fetch_add(1);
   return connection;

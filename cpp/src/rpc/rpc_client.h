@@ -1,6 +1,7 @@
-// RPC client over TCP with the record framing of record.h. One connection per server address,
-// shared by all calls and threads; a closed connection is replaced on the next call. Calls are
-// synchronous for the caller; one io thread runs all socket work.
+// RPC client over TCP, or TLS (OpenSSL through asio's ssl::stream), with the record framing of
+// record.h. One connection per server address, shared by all calls and threads; a closed
+// connection is replaced on the next call. Calls are synchronous for the caller; one io thread
+// runs all socket work.
 #pragma once
 
 #include <atomic>
@@ -12,15 +13,20 @@
 #include <thread>
 
 #include "rpc/record.h"
+#include "rpc/tls_options.h"
 #include "rpc/transport.h"
 
 namespace asio {
 class io_context;
+namespace ssl {
+class context;
+}
 }
 
 namespace xtreemfs::rpc {
 
 struct RpcClientOptions {
+  TlsOptions tls;
   FrameLimits frame_limits;
   std::uint32_t connect_timeout_ms = 5000;
   // Calls waiting for an answer on one connection; one more fails at once with OVERLOADED (EAGAIN)
@@ -34,6 +40,7 @@ class Connection;
 // to encode); every pending call is completed exactly once (response, error, close or timeout).
 class RpcClient : public Transport {
  public:
+  // Throws RpcError(EINVAL) naming the file when TLS files cannot be loaded.
   explicit RpcClient(RpcClientOptions options = RpcClientOptions());
   ~RpcClient() override;
   RpcClient(const RpcClient&) = delete;
@@ -55,6 +62,7 @@ class RpcClient : public Transport {
   std::shared_ptr<Connection> ConnectionTo(const ServiceAddress& address);
 
   RpcClientOptions options_;
+  std::unique_ptr<asio::ssl::context> tls_context_;  // null: plain TCP
   std::unique_ptr<asio::io_context> io_context_;
   std::thread io_thread_;
   std::atomic<std::uint64_t> next_call_id_{1};

@@ -56,7 +56,7 @@ public final class Client implements AutoCloseable {
 
     private Client(InetSocketAddress dirAddress, ClientOptions options) {
         this.options = options;
-        this.rpcClient = new RpcClient("client", FrameLimits.DEFAULT, options.connectTimeoutMs());
+        this.rpcClient = new RpcClient("client", FrameLimits.DEFAULT, options.connectTimeoutMs(), options.tls());
         this.dir = new DirServiceClient(rpcClient, dirAddress, options.requestTimeoutMs());
         this.mrc = new MrcServiceClient(rpcClient, options.requestTimeoutMs());
         this.osd = new OsdServiceClient(rpcClient, options.requestTimeoutMs());

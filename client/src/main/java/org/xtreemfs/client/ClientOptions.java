@@ -1,6 +1,7 @@
 package org.xtreemfs.client;
 
 import java.util.List;
+import org.xtreemfs.foundation.rpc.RpcTls;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
 
 /**
@@ -22,12 +23,15 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
  * @param capabilityRenewMarginMs renew an XCap when it expires within this margin
  * @param uuidCacheTtlMs how long a service UUID's address is reused
  * @param readdirPageEntries entries requested per readdir page
- * @param userCredentials the trusted identity sent with every request
+ * @param userCredentials the identity sent with every request (an MRC with mrc.identity.fromCertificate ignores
+ *     it and takes the client certificate's)
+ * @param tls TLS to every server ({@link RpcTls#client}: the cluster's CA, optionally a client certificate); null:
+ *     plain TCP. A cluster's servers all speak TLS or none does.
  */
 public record ClientOptions(long requestTimeoutMs, int connectTimeoutMs, int retryAttemptsMax,
         long retryBackoffInitialMs, long retryBackoffMaxMs, long retryWindowMs, long metadataCacheTtlMs, int metadataCacheEntriesMax,
         int objectRequestsInFlightMax, long capabilityRenewMarginMs, long uuidCacheTtlMs, int readdirPageEntries,
-        UserCredentials userCredentials) {
+        UserCredentials userCredentials, RpcTls tls) {
 
     public ClientOptions {
         requirePositive("requestTimeoutMs", requestTimeoutMs);
@@ -119,6 +123,7 @@ public record ClientOptions(long requestTimeoutMs, int connectTimeoutMs, int ret
         private long uuidCacheTtlMs = 60_000;
         private int readdirPageEntries = 1_024;
         private UserCredentials userCredentials;
+        private RpcTls tls;
 
         public Builder requestTimeoutMs(long value) { requestTimeoutMs = value; return this; }
         public Builder connectTimeoutMs(int value) { connectTimeoutMs = value; return this; }
@@ -133,12 +138,13 @@ public record ClientOptions(long requestTimeoutMs, int connectTimeoutMs, int ret
         public Builder uuidCacheTtlMs(long value) { uuidCacheTtlMs = value; return this; }
         public Builder readdirPageEntries(int value) { readdirPageEntries = value; return this; }
         public Builder userCredentials(UserCredentials value) { userCredentials = value; return this; }
+        public Builder tls(RpcTls value) { tls = value; return this; }
 
         public ClientOptions build() {
             return new ClientOptions(requestTimeoutMs, connectTimeoutMs, retryAttemptsMax, retryBackoffInitialMs,
                     retryBackoffMaxMs, retryWindowMs, metadataCacheTtlMs, metadataCacheEntriesMax, objectRequestsInFlightMax,
                     capabilityRenewMarginMs, uuidCacheTtlMs, readdirPageEntries,
-                    userCredentials != null ? userCredentials : currentUser());
+                    userCredentials != null ? userCredentials : currentUser(), tls);
         }
     }
 }

@@ -1,8 +1,12 @@
 package org.xtreemfs.client.tools;
 
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.ClientOptions;
 import org.xtreemfs.client.VolumeUrl;
+import org.xtreemfs.foundation.rpc.RpcTls;
 import picocli.CommandLine.Option;
 
 /** Options every tool that talks to the servers shares (a picocli mixin). */
@@ -22,6 +26,38 @@ public final class ConnectionOptions {
                     + " (default: ${DEFAULT-VALUE}; 0: no retries).")
     long retryWindowMs;
 
+    @Option(names = "--tls-ca", paramLabel = "FILE",
+            description = "Speak TLS to every server, trusting the CA certificate(s) in FILE (PEM); the servers'"
+                    + " certificates must name the addresses connected to. Needed for a cluster whose servers set"
+                    + " *.tls.certificateFile.")
+    Path tlsAuthority;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "With --tls-ca: present this client certificate (PEM chain), for servers that require one"
+                    + " (*.tls.requireClientCertificate); an MRC with mrc.identity.fromCertificate takes the user from it.")
+    Path tlsCertificate;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "The private key (PEM, PKCS#8) of --tls-cert.")
+    Path tlsKey;
+
+    /** The TLS these options ask for, or null for plain TCP. */
+    RpcTls tls() {
+        if (tlsAuthority == null) {
+            if (tlsCertificate != null || tlsKey != null) {
+                throw new IllegalArgumentException("--tls-cert and --tls-key need --tls-ca (the CA to trust)");
+            }
+            return null;
+        }
+        if ((tlsCertificate == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        }
+        try {
+            return RpcTls.client(tlsAuthority, Optional.ofNullable(tlsCertificate), Optional.ofNullable(tlsKey));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--tls-ca/--tls-cert/--tls-key: " + e.getMessage(), e);
+        }
+    }
+
     /** A client for the DIR the URL names, acting as the user running the tool. */
     Client connect(VolumeUrl url) {
         if (timeoutMs <= 0) {
@@ -39,6 +75,7 @@ public final class ConnectionOptions {
                 .retryAttemptsMax(retryAttemptsMax)
                 .retryWindowMs(retryWindowMs)
                 .metadataCacheTtlMs(0)
+                .tls(tls())
                 .build();
         return Client.connect(url.dirAddress(), options);
     }

@@ -3,13 +3,10 @@ package org.xtreemfs.client.tools;
 import java.util.concurrent.Callable;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.VolumeUrl;
-import org.xtreemfs.client.XtreemFSException;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.QosReservation;
-import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicyType;
-import org.xtreemfs.interfaces.dir.ServiceType;
 import org.xtreemfs.interfaces.mrc.Volume;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -88,7 +85,6 @@ public final class MkfsMain implements Callable<Integer> {
     public Integer call() throws Exception {
         Volume request = volumeRequest();
         try (Client client = connection.connect(url)) {
-            requirePlaceableWidth(request, client);
             Volume created = client.createVolume(request);
             commandSpec.commandLine().getOut().println("created volume '" + created.getName() + "' id " + created.getId()
                     + " owner " + created.getOwnerUsername() + " mode " + Describe.mode(created.getMode())
@@ -104,25 +100,6 @@ public final class MkfsMain implements Callable<Integer> {
             }
         }
         return ToolRunner.EXIT_OK;
-    }
-
-    /**
-     * Refuses a best-effort volume striped wider than the OSDs registered at the DIR (dead ones included: they
-     * may come back): the MRC would accept it, and every file created in it would then fail with ENOSPC. Width 1
-     * is always allowed, so a volume can be made before its cluster's OSDs start. A reserved volume's width is
-     * the admitted placement's, chosen by the MRC.
-     */
-    private static void requirePlaceableWidth(Volume request, Client client) throws XtreemFSException {
-        int width = request.getDefaultStripingPolicy().getWidth();
-        if (width <= 1 || request.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
-            return;
-        }
-        int osdCount = client.services(ServiceType.SERVICE_TYPE_OSD, true).size();
-        if (width > osdCount) {
-            throw new IllegalArgumentException("--striping-width: '" + width + "' is more than the " + osdCount
-                    + " OSD(s) registered at the DIR, so no file of the volume could be placed; give at most "
-                    + Math.max(1, osdCount) + " or start more OSDs first");
-        }
     }
 
     /** The volume to ask the MRC for, from the options; every bad value is refused naming its option. */

@@ -3,6 +3,7 @@ package org.xtreemfs.dir;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import org.xtreemfs.foundation.config.Setting;
 import org.xtreemfs.foundation.config.Settings;
@@ -10,6 +11,10 @@ import org.xtreemfs.foundation.config.SettingsException;
 import org.xtreemfs.foundation.config.SettingsSchema;
 import org.xtreemfs.foundation.kv.RocksKvOptions;
 import org.xtreemfs.foundation.kv.RocksKvSettings;
+import org.xtreemfs.foundation.rpc.RpcTls;
+import org.xtreemfs.foundation.rpc.RpcTlsSettings;
+import org.xtreemfs.foundation.status.StatusPageServer;
+import org.xtreemfs.foundation.status.StatusPageSettings;
 
 /**
  * The DIR's settings, each declared once below; instances hold validated values only. Build one with
@@ -35,10 +40,12 @@ public final class DirConfig {
             10_000, 1, 1_000_000, "RPC calls in progress at once; more are answered OVERLOADED.");
 
     private static final RocksKvSettings KV_SETTINGS = new RocksKvSettings("dir");
+    private static final RpcTlsSettings TLS_SETTINGS = new RpcTlsSettings("dir");
+    private static final StatusPageSettings STATUS_SETTINGS = new StatusPageSettings("dir");
 
     public static final SettingsSchema SCHEMA = SettingsSchema.of("dir", List.of(BIND_ADDRESS, PORT, STATUS_PORT,
             DATABASE_PATH, HEARTBEAT_TIMEOUT_MS, REGISTRY_QUEUE_CAPACITY, RPC_PENDING_CALLS_MAX))
-            .plus(KV_SETTINGS.schema());
+            .plus(KV_SETTINGS.schema()).plus(TLS_SETTINGS.schema()).plus(STATUS_SETTINGS.schema());
 
     private final Settings settings;
 
@@ -120,6 +127,16 @@ public final class DirConfig {
 
     public RocksKvOptions kvOptions() {
         return KV_SETTINGS.options(settings, databasePath());
+    }
+
+    /** The RPC port's TLS (dir.tls.*), when a certificate is set; an IllegalArgumentException names a bad setting. */
+    public Optional<RpcTls> rpcTls() {
+        return TLS_SETTINGS.server(settings);
+    }
+
+    /** The status port's limits (dir.status.*). */
+    public StatusPageServer.Limits statusLimits() {
+        return STATUS_SETTINGS.limits(settings);
     }
 
     /** The validated settings, for --print-settings and the status page. */

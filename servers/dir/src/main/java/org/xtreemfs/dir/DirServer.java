@@ -1,5 +1,6 @@
 package org.xtreemfs.dir;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
@@ -81,7 +82,7 @@ public final class DirServer implements AutoCloseable {
             InetSocketAddress rpcAddress = rpcServer.start();
             DirStatusPage page = new DirStatusPage(services, volumes, clock, registryStage::metrics);
             statusServer = new StatusPageServer(new InetSocketAddress(config.bindAddress(), config.statusPort()),
-                    page::render, page::json);
+                    page::render, page::json, new PrometheusRegistry(), config.statusLimits());
             addresses = new Addresses(rpcAddress, statusServer.address());
         } catch (IOException | InterruptedException | RuntimeException e) {
             close();
@@ -94,7 +95,9 @@ public final class DirServer implements AutoCloseable {
 
     private RpcServer buildRpcServer() {
         int dir = DirInterface.DIR_INTERFACE_ID_VALUE;
-        return RpcServer.builder("dir", new InetSocketAddress(config.bindAddress(), config.port()))
+        RpcServer.Builder builder = RpcServer.builder("dir", new InetSocketAddress(config.bindAddress(), config.port()));
+        config.rpcTls().ifPresent(builder::tls);
+        return builder
                 .pendingCallsMax(config.rpcPendingCallsMax())
                 .handle(dir, DirProcedure.DIR_ADDRESS_MAPPINGS_GET_VALUE, new AddressMappingsGetOp(registryStage, services))
                 .handle(dir, DirProcedure.DIR_ADDRESS_MAPPINGS_SET_VALUE, new AddressMappingsSetOp(registryStage, services))

@@ -2,8 +2,13 @@ package org.xtreemfs.mrc;
 
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import org.xtreemfs.foundation.capability.CapabilitySecret;
+import org.xtreemfs.foundation.rpc.RpcTls;
+import org.xtreemfs.foundation.rpc.RpcTlsSettings;
+import org.xtreemfs.foundation.status.StatusPageServer;
+import org.xtreemfs.foundation.status.StatusPageSettings;
 import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Setting;
 import org.xtreemfs.foundation.config.SettingTypes;
@@ -66,11 +71,20 @@ public final class MrcConfig {
     public static final Setting<AtimePolicy> ATIME_POLICY = Setting.enumeration("mrc.atime.policy",
             AtimePolicy.class, AtimePolicy.RELATIME, "when an open for reading or a directory listing sets atime");
 
+    public static final Setting<Boolean> IDENTITY_FROM_CERTIFICATE = Setting.bool("mrc.identity.fromCertificate",
+            false, "take each caller's user and groups from its TLS client certificate (CN: user name, UID: uid,"
+                    + " OU: gid, further OUs: supplementary gids) instead of the credentials its requests state;"
+                    + " needs mrc.tls.requireClientCertificate");
+
+    private static final RpcTlsSettings TLS_SETTINGS = new RpcTlsSettings("mrc");
+    private static final StatusPageSettings STATUS_SETTINGS = new StatusPageSettings("mrc");
+
     public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, BIND_ADDRESS, PORT,
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
             HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CapabilitySecret.INLINE, CapabilitySecret.FILE, METADATA_QUEUE_CAPACITY,
             OUTCOMES_RETENTION_MS, OUTCOMES_RECORDS_MAX,
-            PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS, ATIME_POLICY);
+            PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS, ATIME_POLICY,
+            IDENTITY_FROM_CERTIFICATE).plus(TLS_SETTINGS.schema()).plus(STATUS_SETTINGS.schema());
 
     private final Settings settings;
 
@@ -148,6 +162,35 @@ public final class MrcConfig {
 
     public String capabilitySecret() {
         return CapabilitySecret.of(settings);
+    }
+
+    /** The RPC port's TLS (mrc.tls.*), when a certificate is set; an IllegalArgumentException names a bad setting. */
+    public Optional<RpcTls> rpcTls() {
+        return TLS_SETTINGS.server(settings);
+    }
+
+    /** The TLS of the MRC's own calls (to the DIR, the OSDs), when mrc.tls.* sets a certificate. */
+    public Optional<RpcTls> outgoingTls() {
+        return TLS_SETTINGS.client(settings);
+    }
+
+    /**
+     * Whether callers' identities come from their client certificates; on, it needs client certificates required
+     * (else a caller without one would be nobody in particular).
+     */
+    public boolean identityFromCertificate() {
+        boolean on = settings.get(IDENTITY_FROM_CERTIFICATE);
+        if (on && !TLS_SETTINGS.requireClientCertificate(settings)) {
+            throw new IllegalArgumentException(IDENTITY_FROM_CERTIFICATE.key() + " is on but mrc.tls.certificateFile"
+                    + " and mrc.tls.requireClientCertificate are not both set: identities from certificates need"
+                    + " TLS with client certificates required");
+        }
+        return on;
+    }
+
+    /** The status port's limits (mrc.status.*). */
+    public StatusPageServer.Limits statusLimits() {
+        return STATUS_SETTINGS.limits(settings);
     }
 
     public AtimePolicy atimePolicy() {

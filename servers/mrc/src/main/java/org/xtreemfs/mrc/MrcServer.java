@@ -20,6 +20,8 @@ import org.xtreemfs.foundation.launcher.RunningServer;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.RocksKvOptions;
 import org.xtreemfs.foundation.kv.RocksKvStore;
+import org.xtreemfs.foundation.rpc.AdvertisedAddress;
+import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcHandler;
 import org.xtreemfs.foundation.rpc.RpcServer;
@@ -36,6 +38,7 @@ import org.xtreemfs.mrc.capability.CapabilityIssuer;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OutcomeJournal;
 import org.xtreemfs.mrc.ops.AccessOp;
+import org.xtreemfs.mrc.ops.CallerIdentity;
 import org.xtreemfs.mrc.ops.FtruncateOp;
 import org.xtreemfs.mrc.ops.GetFileLayoutOp;
 import org.xtreemfs.mrc.ops.GetattrOp;
@@ -136,7 +139,8 @@ public final class MrcServer implements RunningServer {
             uuid = loadOrCreateUuid();
             metadataStage = new MetadataStage(config.metadataQueueCapacity(), clock);
             started.add(metadataStage);
-            RpcClient rpcClient = new RpcClient("mrc-" + uuid.substring(0, Math.min(8, uuid.length())));
+            RpcClient rpcClient = new RpcClient("mrc-" + uuid.substring(0, Math.min(8, uuid.length())),
+                    FrameLimits.DEFAULT, RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, config.outgoingTls().orElse(null));
             started.add(rpcClient);
             DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
                     config.dirTimeoutMs());
@@ -166,9 +170,11 @@ public final class MrcServer implements RunningServer {
 
     private RpcServer buildRpcServer(CapabilityIssuer capabilities) {
         OpServices services = new OpServices(namespace, ledger, policies, metadataStage, capabilities, osdDirectory,
-                dirRegistration, clock, volumeIds, counters, outcomes);
+                dirRegistration, clock, volumeIds, counters, outcomes,
+                config.identityFromCertificate() ? CallerIdentity.fromCertificate() : CallerIdentity.stated());
         RpcServer.Builder builder = RpcServer.builder("mrc", new InetSocketAddress(config.bindAddress(),
                 config.port()));
+        config.rpcTls().ifPresent(builder::tls);
         register(builder, MrcProcedure.MRC_VOLUME_CREATE, new VolumeCreateOp(services));
         register(builder, MrcProcedure.MRC_VOLUME_DELETE, new VolumeDeleteOp(services));
         register(builder, MrcProcedure.MRC_VOLUME_LIST, new VolumeListOp(services));
@@ -217,11 +223,7 @@ public final class MrcServer implements RunningServer {
     }
 
     private String advertisedHost() {
-        if (!config.advertisedAddress().isEmpty()) {
-            return config.advertisedAddress();
-        }
-        String listen = config.bindAddress();
-        return listen.equals("0.0.0.0") || listen.equals("::") ? "127.0.0.1" : listen;
+        return AdvertisedAddress.of(config.advertisedAddress(), config.bindAddress());
     }
 
     @Override

@@ -18,7 +18,8 @@ final class MrcStatusPage {
 
     static StatusPageServer start(MrcServer server, InetSocketAddress address, PrometheusRegistry metrics)
             throws IOException {
-        return new StatusPageServer(address, () -> text(server), () -> values(server), metrics);
+        return new StatusPageServer(address, () -> text(server), () -> values(server), metrics,
+                server.config().statusLimits());
     }
 
     static Map<String, Object> values(MrcServer server) {

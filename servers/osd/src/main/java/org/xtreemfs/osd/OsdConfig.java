@@ -3,7 +3,12 @@ package org.xtreemfs.osd;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.xtreemfs.foundation.capability.CapabilitySecret;
+import org.xtreemfs.foundation.rpc.RpcTls;
+import org.xtreemfs.foundation.rpc.RpcTlsSettings;
+import org.xtreemfs.foundation.status.StatusPageServer;
+import org.xtreemfs.foundation.status.StatusPageSettings;
 import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Setting;
 import org.xtreemfs.foundation.config.SettingTypes;
@@ -109,6 +114,9 @@ public final class OsdConfig {
             1_000_000, "locks one file may hold on its head OSD; more are refused with ENOLCK");
     public static final Setting<Integer> LOCKS_MAX = Setting.integer("osd.locks.max", 100_000, 1, 100_000_000,
             "locks this OSD holds in memory over all files; more are refused with ENOLCK");
+    private static final RpcTlsSettings TLS_SETTINGS = new RpcTlsSettings("osd");
+    private static final StatusPageSettings STATUS_SETTINGS = new StatusPageSettings("osd");
+
     public static final SettingsSchema SCHEMA = SettingsSchema.of("osd", List.of(UUID, BIND_ADDRESS,
             ADVERTISED_ADDRESS, PORT, STATUS_PORT, DIR_ADDRESS, OBJECT_PATH, OBJECT_CAPACITY_BYTES, STORAGE_THREADS,
             PREPROCESSING_THREADS,
@@ -117,7 +125,8 @@ public final class OsdConfig {
             DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION, STORAGE_LAYOUT,
             STORAGE_LOG_SEGMENT_BYTES, STORAGE_LOG_DEAD_PERCENT_MAX, STORAGE_LOG_COMPACTION_BYTES_PER_SECOND,
             PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
-            CapabilitySecret.INLINE, CapabilitySecret.FILE));
+            CapabilitySecret.INLINE, CapabilitySecret.FILE)).plus(TLS_SETTINGS.schema())
+            .plus(STATUS_SETTINGS.schema());
 
     private final Settings settings;
 
@@ -143,6 +152,21 @@ public final class OsdConfig {
 
     public Settings settings() {
         return settings;
+    }
+
+    /** The RPC port's TLS (osd.tls.*), when a certificate is set; an IllegalArgumentException names a bad setting. */
+    public Optional<RpcTls> rpcTls() {
+        return TLS_SETTINGS.server(settings);
+    }
+
+    /** The TLS of the OSD's own calls (heartbeats to the DIR), when osd.tls.* sets a certificate. */
+    public Optional<RpcTls> outgoingTls() {
+        return TLS_SETTINGS.client(settings);
+    }
+
+    /** The status port's limits (osd.status.*). */
+    public StatusPageServer.Limits statusLimits() {
+        return STATUS_SETTINGS.limits(settings);
     }
 
     /** The configured UUID, empty when it is to be generated. */

@@ -2,9 +2,7 @@ package org.xtreemfs.osd;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +19,8 @@ import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.launcher.RunningServer;
 import org.xtreemfs.foundation.qos.QosWire;
+import org.xtreemfs.foundation.rpc.AdvertisedAddress;
+import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcServer;
@@ -187,7 +187,10 @@ public final class OsdServer implements RunningServer {
                 Math.max(10, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
 
         int osd = OsdInterface.OSD_INTERFACE_ID_VALUE;
-        rpcServer = started(RpcServer.builder("osd", new InetSocketAddress(config.bindAddress(), config.port()))
+        RpcServer.Builder rpcBuilder = RpcServer.builder("osd", new InetSocketAddress(config.bindAddress(),
+                config.port()));
+        config.rpcTls().ifPresent(rpcBuilder::tls);
+        rpcServer = started(rpcBuilder
                 .handle(osd, OsdProcedure.OSD_READ_VALUE, new ReadOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_WRITE_VALUE, new WriteOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_TRUNCATE_VALUE, new TruncateOp(preprocessing))
@@ -203,7 +206,8 @@ public final class OsdServer implements RunningServer {
         InetSocketAddress rpcAddress = rpcServer.start();
         deletionScheduler.start();
 
-        RpcClient rpcClient = started(new RpcClient("osd-" + uuid));
+        RpcClient rpcClient = started(new RpcClient("osd-" + uuid, FrameLimits.DEFAULT,
+                RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, config.outgoingTls().orElse(null)));
         DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
                 DIR_CALL_TIMEOUT_MS);
         AddressMapping mapping = AddressMapping.newBuilder().setUuid(uuid).setProtocol("pbrpc")
@@ -217,7 +221,7 @@ public final class OsdServer implements RunningServer {
         volumeMetrics.register(metrics);
         StatusPageServer statusPage = started(new StatusPageServer(
                 new InetSocketAddress(config.bindAddress(), config.statusPort()),
-                () -> OsdStatus.page(status()), this::status, metrics));
+                () -> OsdStatus.page(status()), this::status, metrics, config.statusLimits()));
         OsdChartPage.route(statusPage, () -> volumeHistory.history(clock.monotonicNanos(), clock.wallClockMillis()));
         statusPage.handleLoopbackPost(DEVICE_SPEED_PATH, this::changeDeviceSpeed);
         addresses = new Addresses(rpcAddress, statusPage.address());
@@ -413,18 +417,7 @@ public final class OsdServer implements RunningServer {
     }
 
     private String advertisedHost() {
-        if (!config.advertisedAddress().isEmpty()) {
-            return config.advertisedAddress();
-        }
-        String listen = config.bindAddress();
-        if (!listen.equals("0.0.0.0") && !listen.equals("::") && !listen.equals("[::]")) {
-            return listen;
-        }
-        try {
-            return InetAddress.getLocalHost().getCanonicalHostName();
-        } catch (UnknownHostException e) {
-            return "localhost";
-        }
+        return AdvertisedAddress.of(config.advertisedAddress(), config.bindAddress());
     }
 
     private <T extends AutoCloseable> T started(T component) {

@@ -21,6 +21,7 @@ import org.xtreemfs.client.tools.cluster.OsdDescription;
 import org.xtreemfs.client.tools.cluster.ProcessRunner;
 import org.xtreemfs.client.tools.cluster.ServerRunner;
 import org.xtreemfs.dir.DirServer;
+import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.interfaces.dir.Service;
@@ -54,7 +55,8 @@ final class TestCluster implements AutoCloseable {
     private TestCluster(Path root, LocalCluster cluster) {
         this.root = root;
         this.cluster = cluster;
-        this.probeRpc = new RpcClient("test-cluster-probe");
+        this.probeRpc = new RpcClient("test-cluster-probe", FrameLimits.DEFAULT, RpcClient.CONNECT_TIMEOUT_MS_DEFAULT,
+                cluster.clientTls());
         this.probe = new DirServiceClient(probeRpc, cluster.dirSocketAddress(), 5_000);
     }
 
@@ -72,7 +74,17 @@ final class TestCluster implements AutoCloseable {
     /** Starts a cluster with one OSD per map (typed OSDs: each map holds that OSD's settings). */
     static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
             throws Exception {
-        return start(perOsdOverrides, mrcOverrides, new InProcessRunner(), false);
+        return start(perOsdOverrides, mrcOverrides, new InProcessRunner(), false, ClusterDescription.Tls.OFF);
+    }
+
+    /**
+     * A cluster (in this JVM) whose every RPC port speaks TLS with certificates of a test CA the launcher makes;
+     * {@link #client} clients then present the administrator's certificate (CN=root).
+     */
+    static TestCluster startTls(int osdCount, ClusterDescription.Tls tls, Map<String, String> mrcOverrides)
+            throws Exception {
+        return start(java.util.Collections.nCopies(osdCount, Map.of()), mrcOverrides, new InProcessRunner(), false,
+                tls);
     }
 
     /** The same as {@link #start(int)} with every server in its own process (OsdMain etc., test classpath). */
@@ -84,12 +96,13 @@ final class TestCluster implements AutoCloseable {
     static TestCluster startProcesses(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
             throws Exception {
         return start(perOsdOverrides, mrcOverrides,
-                ProcessRunner.classpath(System.getProperty("java.class.path"), PROCESS_JVM_OPTIONS), true);
+                ProcessRunner.classpath(System.getProperty("java.class.path"), PROCESS_JVM_OPTIONS), true,
+                ClusterDescription.Tls.OFF);
     }
 
     /** @param statusPorts whether the status pages get ports chosen now (processes: read them from status()) */
     private static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides,
-            ServerRunner runner, boolean statusPorts) throws Exception {
+            ServerRunner runner, boolean statusPorts, ClusterDescription.Tls tls) throws Exception {
         List<OsdDescription> osds = new ArrayList<>();
         for (Map<String, String> overrides : perOsdOverrides) {
             Map<String, String> settings = new HashMap<>(Map.of("osd.heartbeat.periodMs", HEARTBEAT_PERIOD_MS,
@@ -101,7 +114,8 @@ final class TestCluster implements AutoCloseable {
         mrcSettings.putAll(mrcOverrides);
         Path root = Files.createTempDirectory("xtreemfs-it-");
         try {
-            return new TestCluster(root, LocalCluster.start(new ClusterDescription(osds, Map.of(), mrcSettings, statusPorts),
+            return new TestCluster(root, LocalCluster.start(new ClusterDescription(osds, Map.of(), mrcSettings, statusPorts,
+                    tls),
                     root, runner));
         } catch (RuntimeException | Error e) {
             deleteRecursively(root);
@@ -225,9 +239,13 @@ final class TestCluster implements AutoCloseable {
         return inProcess("mrc", MrcServer.class);
     }
 
-    /** A client acting as {@code user} with a short metadata TTL and test-friendly timeouts. */
+    /**
+     * A client acting as {@code user} with a short metadata TTL and test-friendly timeouts (with TLS: presenting
+     * the administrator's certificate).
+     */
     Client client(ClientOptions.Builder options) {
-        return Client.connect(dirAddress(), options.requestTimeoutMs(15_000).retryBackoffInitialMs(20)
+        return Client.connect(dirAddress(), options.tls(cluster.clientTls()).requestTimeoutMs(15_000)
+                .retryBackoffInitialMs(20)
                 .retryBackoffMaxMs(500).build());
     }
 

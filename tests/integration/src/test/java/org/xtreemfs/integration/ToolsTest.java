@@ -133,9 +133,15 @@ class ToolsTest {
         assertThat(badUrl.err()).contains("'notaport'");
 
         // Issue 13: accepted before, and then every file of the volume failed with ENOSPC.
+        // The MRC counts the OSDs a best-effort volume may use: 3 untyped ones, not the sequential fourth.
         ToolRun tooWide = run(new MkfsMain(), "--striping-width", "100", url("too-wide"));
-        assertThat(tooWide.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
-        assertThat(tooWide.err()).contains("--striping-width: '100'").contains("the 4 OSD(s) registered");
+        assertThat(tooWide.exitCode()).isEqualTo(ToolRunner.EXIT_FAILED);
+        assertThat(tooWide.err()).contains("striping width 100").contains("the 3 OSD(s) registered")
+                .contains("of 4 registered");
+        ToolRun onTheTypedOsdToo = run(new MkfsMain(), "--striping-width", "4", url("too-wide"));
+        assertThat(onTheTypedOsdToo.exitCode()).as("4 OSDs are registered, but one is typed (sequential)")
+                .isEqualTo(ToolRunner.EXIT_FAILED);
+        assertThat(onTheTypedOsdToo.err()).contains("striping width 4").contains("the 3 OSD(s)");
         assertThat(run(new LsfsMain(), cluster.dirUrl()).out()).doesNotContain("too-wide");
 
         ToolRun badValue = run(new MkfsMain(), "--qos", "random", "--capacity", "5GB", "--iops", "100", url("v"));

@@ -3,25 +3,48 @@ package org.xtreemfs.client.tools.cluster;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
  * What a local cluster is made of: one DIR, one MRC and these OSDs, each server with settings on top of the
  * launcher's defaults. {@code statusPorts}: give every status page a port chosen now (so status can show
- * it) instead of letting the server pick one nobody learns.
+ * it) instead of letting the server pick one nobody learns. {@code tls}: whether every RPC port speaks TLS, with
+ * certificates from a test CA the launcher makes in the state folder.
  */
 public record ClusterDescription(List<OsdDescription> osds, Map<String, String> dirSettings,
-        Map<String, String> mrcSettings, boolean statusPorts) {
+        Map<String, String> mrcSettings, boolean statusPorts, Tls tls) {
+
+    /** TLS across the cluster. */
+    public enum Tls {
+        /** Plain TCP everywhere. */
+        OFF,
+        /** Every RPC port speaks TLS only; clients need the CA. */
+        ON,
+        /** As ON, and every server requires a client certificate signed by the CA. */
+        CLIENT_CERTIFICATES;
+
+        public boolean enabled() {
+            return this != OFF;
+        }
+    }
 
     public ClusterDescription {
         osds = List.copyOf(osds);
         dirSettings = Map.copyOf(dirSettings);
         mrcSettings = Map.copyOf(mrcSettings);
+        Objects.requireNonNull(tls, "tls");
         Set<String> names = new HashSet<>();
         for (OsdDescription osd : osds) {
             if (!names.add(osd.name())) {
                 throw new IllegalArgumentException("two OSDs are named '" + osd.name() + "'");
             }
         }
+    }
+
+    /** A cluster without TLS. */
+    public ClusterDescription(List<OsdDescription> osds, Map<String, String> dirSettings,
+            Map<String, String> mrcSettings, boolean statusPorts) {
+        this(osds, dirSettings, mrcSettings, statusPorts, Tls.OFF);
     }
 }

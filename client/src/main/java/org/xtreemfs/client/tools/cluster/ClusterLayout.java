@@ -12,6 +12,8 @@ import java.util.Map;
  *   STATE/data/NAME/           a server's database or object folder
  *   STATE/log/NAME.log         its output (READY line, errors); earlier runs' logs as NAME.log.1, .2, ...
  *   STATE/mnt/                 mount points (make run); stop unmounts whatever is mounted below it
+ *   STATE/tls/                 with TLS: the test CA (ca.pem, ca.key), each server's NAME.pem/NAME.key, the
+ *                              administrator's client certificate admin.pem/admin.key, users' certificates
  * </pre>
  * Servers listen on loopback only and start on port 0; the port from their READY line is then kept in the
  * state, so a restart binds the same port. Heartbeats are short so a (re)started server is registered and
@@ -22,6 +24,10 @@ final class ClusterLayout {
     /** The MRC's and OSDs' capability secret (mode 0600), passed by path: see LocalCluster.writeSecretFile. */
     static final String SECRET_FILE = "capability.secret";
     static final String LOOPBACK = "127.0.0.1";
+    /** The administrator's client certificate of a TLS cluster, used by the launcher and tools. */
+    static final String ADMIN_CERTIFICATE = "admin";
+    /** root (uid 0, gid 0), as an MRC taking identities from certificates reads it. */
+    static final String ADMIN_SUBJECT = "/CN=root/UID=0/OU=0";
     static final long HEARTBEAT_PERIOD_MS = 500;
     static final long OSD_CACHE_TTL_MS = 100;
 
@@ -33,6 +39,10 @@ final class ClusterLayout {
 
     static Path log(Path state, String name) {
         return state.resolve("log").resolve(name + ".log");
+    }
+
+    static Path tlsFolder(Path state) {
+        return state.resolve("tls");
     }
 
     static Path mountFolder(Path state) {

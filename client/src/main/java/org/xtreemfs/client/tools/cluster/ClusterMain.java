@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
                 + "free loopback ports, with data, logs and state under one folder (--state).",
                 "Ready means every server printed its READY line and the MRC and each OSD are registered at the DIR."},
         subcommands = {ClusterMain.Start.class, ClusterMain.Status.class, ClusterMain.Kill.class,
-                ClusterMain.Restart.class, ClusterMain.Stop.class},
+                ClusterMain.Restart.class, ClusterMain.Stop.class, ClusterMain.Certificate.class},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:done", "1:the operation failed (a server did not start, nothing to stop, ...)",
                 "2:a bad option or value"})
@@ -98,7 +98,7 @@ public final class ClusterMain implements Callable<Integer> {
         for (ServerStatus server : cluster.status()) {
             out.printf("%-11s %-7s %-11s %-21s %-24s %-18s %-36s %s%n", server.name(),
                     server.running() ? "running" : "stopped", server.running() ? "pid " + server.pid() : "",
-                    "pbrpc://" + ClusterLayout.LOOPBACK + ":" + server.port(),
+                    (cluster.tls().enabled() ? "pbrpcs://" : "pbrpc://") + ClusterLayout.LOOPBACK + ":" + server.port(),
                     server.statusPort() > 0 ? "http://" + ClusterLayout.LOOPBACK + ":" + server.statusPort() + "/" : "",
                     server.uuid().isEmpty() ? "-" : server.uuid(), server.summary(), server.log());
         }
@@ -127,6 +127,10 @@ public final class ClusterMain implements Callable<Integer> {
         }
         out.printf("osd_names=(%s)%nosd_ports=(%s)%nosd_uuids=(%s)%nosd_pids=(%s)%n", String.join(" ", osdNames),
                 String.join(" ", osdPorts), String.join(" ", osdUuids), String.join(" ", osdPids));
+        // With TLS: the files clients need (the tools' --tls-ca/--tls-cert/--tls-key, mount.xtreemfs's the same).
+        cluster.tlsFiles().ifPresentOrElse(files -> out.printf("tls_ca=%s%ntls_cert=%s%ntls_key=%s%n",
+                files.authority(), files.administrator().certificate(), files.administrator().privateKey()),
+                () -> out.printf("tls_ca=%ntls_cert=%ntls_key=%n"));
     }
 
     @Command(name = "start", mixinStandardHelpOptions = true, sortOptions = false,
@@ -161,6 +165,15 @@ public final class ClusterMain implements Callable<Integer> {
         @Option(names = "--fresh", description = "Wipe a stopped cluster in the folder (its data, logs, state) first.")
         boolean fresh;
 
+        @Option(names = "--tls", description = "Every RPC port speaks TLS only, with certificates from a test CA the "
+                + "launcher makes in STATE/tls (openssl); clients need --tls-ca STATE/tls/ca.pem (and the "
+                + "administrator's STATE/tls/admin.pem/.key, CN=root).")
+        boolean tls;
+
+        @Option(names = "--tls-client-certificates", description = "As --tls, and every server requires a client "
+                + "certificate signed by the test CA (make users' with 'xtreemfs-cluster certificate').")
+        boolean tlsClientCertificates;
+
         @Spec
         CommandSpec commandSpec;
 
@@ -187,13 +200,16 @@ public final class ClusterMain implements Callable<Integer> {
                 described.add(new OsdDescription(osd.name(), settings));
             }
             ClusterDescription description = new ClusterDescription(described,
-                    parseSettings(dirSettings, "--dir-setting"), parseSettings(mrcSettings, "--mrc-setting"), statusPorts);
+                    parseSettings(dirSettings, "--dir-setting"), parseSettings(mrcSettings, "--mrc-setting"), statusPorts,
+                    tlsClientCertificates ? ClusterDescription.Tls.CLIENT_CERTIFICATES
+                            : tls ? ClusterDescription.Tls.ON : ClusterDescription.Tls.OFF);
             LocalCluster cluster;
             if (fresh) {
                 LocalCluster.wipe(parent.state, runner);
             }
             if (LocalCluster.exists(parent.state)) {
-                if (!described.isEmpty() || !dirSettings.isEmpty() || !mrcSettings.isEmpty() || statusPorts) {
+                if (!described.isEmpty() || !dirSettings.isEmpty() || !mrcSettings.isEmpty() || statusPorts || tls
+                        || tlsClientCertificates) {
                     throw new IllegalArgumentException(parent.state + " holds a cluster already: start it again "
                             + "without describing servers, or describe a new one with --fresh");
                 }
@@ -295,6 +311,44 @@ public final class ClusterMain implements Callable<Integer> {
 
         private Integer work() {
             parent.open().restart(name);
+            return ToolRunner.EXIT_OK;
+        }
+    }
+
+    @Command(name = "certificate", mixinStandardHelpOptions = true,
+            description = {"Issues a client certificate of a TLS cluster's test CA for a user (subject CN=USER, "
+                    + "UID=UID, OU=GID: whom an MRC with mrc.identity.fromCertificate takes the caller to be) into "
+                    + "STATE/tls/NAME.pem and NAME.key, and prints their paths."})
+    static final class Certificate implements Callable<Integer> {
+        @ParentCommand
+        ClusterMain parent;
+
+        @Parameters(paramLabel = "NAME", description = "File name of the certificate (letters, digits, . _ -).")
+        String name;
+
+        @Option(names = "--user", paramLabel = "USER", required = true, description = "The user name (CN).")
+        String user;
+
+        @Option(names = "--uid", paramLabel = "UID", required = true, description = "The numeric user id.")
+        int uid;
+
+        @Option(names = "--gid", paramLabel = "GID", required = true, description = "The numeric group id.")
+        int gid;
+
+        @Spec
+        CommandSpec commandSpec;
+
+        @Override
+        public Integer call() throws Exception {
+            return guarded(commandSpec, this::work);
+        }
+
+        private Integer work() {
+            if (uid < 0 || gid < 0) {
+                throw new IllegalArgumentException("--uid and --gid take ids of 0 or more, not " + uid + "/" + gid);
+            }
+            TestAuthority.Issued issued = parent.open().issueUserCertificate(name, user, uid, gid);
+            commandSpec.commandLine().getOut().println(issued.certificate() + " " + issued.privateKey());
             return ToolRunner.EXIT_OK;
         }
     }

@@ -20,7 +20,9 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import org.xtreemfs.client.tools.cluster.ServerRunner.RunningServer;
+import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
+import org.xtreemfs.foundation.rpc.RpcTls;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
@@ -46,6 +48,7 @@ public final class LocalCluster implements AutoCloseable {
     private final Path state;
     private final ServerRunner runner;
     private final String clusterId;
+    private final ClusterDescription.Tls tls;
     /** dir, mrc, then the OSDs in description order. */
     private final Map<String, Member> members = new LinkedHashMap<>();
 
@@ -72,10 +75,11 @@ public final class LocalCluster implements AutoCloseable {
             String uuid, String summary, Path log) {
     }
 
-    private LocalCluster(Path state, ServerRunner runner, String clusterId) {
+    private LocalCluster(Path state, ServerRunner runner, String clusterId, ClusterDescription.Tls tls) {
         this.state = state;
         this.runner = runner;
         this.clusterId = clusterId;
+        this.tls = tls;
     }
 
     /** Whether {@code state} holds a cluster (running or not). */
@@ -95,9 +99,13 @@ public final class LocalCluster implements AutoCloseable {
         byte[] random = new byte[16];
         new SecureRandom().nextBytes(random);
         String hex = HexFormat.of().formatHex(random);
-        LocalCluster cluster = new LocalCluster(state, runner, hex.substring(0, 6));
+        LocalCluster cluster = new LocalCluster(state, runner, hex.substring(0, 6), description.tls());
         try {
             PrivateFiles.folder(state); // logs, data, the secret and the state file are the user's alone
+            if (description.tls().enabled()) {
+                TestAuthority authority = TestAuthority.create(ClusterLayout.tlsFolder(state));
+                authority.issue(ClusterLayout.ADMIN_CERTIFICATE, ClusterLayout.ADMIN_SUBJECT, List.of());
+            }
             String secretFile = writeSecretFile(state, HexFormat.of().formatHex(secretBytes())).toString();
             cluster.add("dir", ServerKind.DIR, "", secretFile, description.dirSettings(), description.statusPorts(), "");
             cluster.startAndAwait(List.of("dir"));
@@ -157,6 +165,18 @@ public final class LocalCluster implements AutoCloseable {
         String uuid = kind == ServerKind.DIR ? "" : name + "-" + clusterId;
         Map<String, String> settings = ClusterLayout.defaults(kind, state, name, uuid, dirAddress, secretFile,
                 statusPorts ? freePort() : 0);
+        if (tls.enabled()) {
+            // Each server its own certificate, naming the loopback address the launcher gives every server.
+            TestAuthority authority = TestAuthority.open(ClusterLayout.tlsFolder(state));
+            TestAuthority.Issued issued = authority.issue(name, "/CN=xtreemfs-" + name,
+                    List.of("IP:" + ClusterLayout.LOOPBACK, "DNS:localhost"));
+            String prefix = kind.shortName() + ".tls.";
+            settings.put(prefix + "certificateFile", issued.certificate().toString());
+            settings.put(prefix + "privateKeyFile", issued.privateKey().toString());
+            settings.put(prefix + "authorityFile", authority.authorityFile().toString());
+            settings.put(prefix + "requireClientCertificate",
+                    Boolean.toString(tls == ClusterDescription.Tls.CLIENT_CERTIFICATES));
+        }
         settings.putAll(overrides);
         String effectiveUuid = settings.getOrDefault(kind.shortName() + ".uuid", uuid);
         members.put(name, new Member(new ServerSpec(name, kind, settings, ClusterLayout.log(state, name)),
@@ -180,7 +200,8 @@ public final class LocalCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new ClusterException("no cluster in " + state + " (cannot read " + file + ": " + e.getMessage() + ")");
         }
-        LocalCluster cluster = new LocalCluster(state, runner, properties.getProperty("cluster.id", ""));
+        LocalCluster cluster = new LocalCluster(state, runner, properties.getProperty("cluster.id", ""),
+                ClusterDescription.Tls.valueOf(properties.getProperty("cluster.tls", ClusterDescription.Tls.OFF.name())));
         for (String name : properties.getProperty("servers", "").split(",")) {
             if (name.isEmpty()) {
                 continue;
@@ -211,6 +232,7 @@ public final class LocalCluster implements AutoCloseable {
             }
         };
         properties.setProperty("cluster.id", clusterId);
+        properties.setProperty("cluster.tls", tls.name());
         properties.setProperty("servers", String.join(",", members.keySet()));
         members.forEach((name, member) -> {
             String prefix = "server." + name + ".";
@@ -282,7 +304,8 @@ public final class LocalCluster implements AutoCloseable {
             return;
         }
         long deadline = System.nanoTime() + REGISTRATION_TIMEOUT.toNanos();
-        try (RpcClient rpc = new RpcClient("cluster-launcher")) {
+        try (RpcClient rpc = new RpcClient("cluster-launcher", FrameLimits.DEFAULT, RpcClient.CONNECT_TIMEOUT_MS_DEFAULT,
+                clientTls())) {
             DirServiceClient dir = new DirServiceClient(rpc, dirSocketAddress(), DIR_TIMEOUT_MS);
             List<String> missing = new ArrayList<>(names);
             while (true) {
@@ -337,6 +360,59 @@ public final class LocalCluster implements AutoCloseable {
 
     public Path state() {
         return state;
+    }
+
+    public ClusterDescription.Tls tls() {
+        return tls;
+    }
+
+    /**
+     * The CA certificate and the administrator's client certificate (CN=root, UID=0, OU=0) of a TLS cluster, which
+     * the launcher itself uses; empty without TLS.
+     */
+    public Optional<TlsFiles> tlsFiles() {
+        if (!tls.enabled()) {
+            return Optional.empty();
+        }
+        TestAuthority.Issued admin = new TestAuthority.Issued(
+                ClusterLayout.tlsFolder(state).resolve(ClusterLayout.ADMIN_CERTIFICATE + ".pem"),
+                ClusterLayout.tlsFolder(state).resolve(ClusterLayout.ADMIN_CERTIFICATE + ".key"));
+        return Optional.of(new TlsFiles(ClusterLayout.tlsFolder(state).resolve(TestAuthority.AUTHORITY + ".pem"),
+                admin));
+    }
+
+    /** What a TLS cluster's clients need: the CA to trust and a client certificate. */
+    public record TlsFiles(Path authority, TestAuthority.Issued administrator) {}
+
+    /** TLS as the administrator, for clients of this cluster (ClientOptions.tls, RpcClient); null without TLS. */
+    public RpcTls clientTls() {
+        return tlsFiles().map(files -> clientTls(files.authority(), files.administrator())).orElse(null);
+    }
+
+    /** TLS presenting {@code certificate}, trusting the cluster's CA. */
+    public static RpcTls clientTls(Path authority, TestAuthority.Issued certificate) {
+        try {
+            return RpcTls.client(authority, Optional.of(certificate.certificate()),
+                    Optional.of(certificate.privateKey()));
+        } catch (IOException e) {
+            throw new ClusterException("the cluster's TLS files are unusable: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Issues a client certificate for a user of a TLS cluster (CN=user, UID=uid, OU=gid: what an MRC with
+     * mrc.identity.fromCertificate takes as the caller) into STATE/tls/NAME.pem and NAME.key.
+     */
+    public TestAuthority.Issued issueUserCertificate(String name, String user, int uid, int gid) {
+        if (!tls.enabled()) {
+            throw new ClusterException("the cluster in " + state + " has no TLS (start it with --tls)");
+        }
+        try {
+            return TestAuthority.open(ClusterLayout.tlsFolder(state)).issue(name,
+                    "/CN=" + user + "/UID=" + uid + "/OU=" + gid, List.of());
+        } catch (IOException e) {
+            throw new ClusterException("cannot issue a certificate for " + user + ": " + e.getMessage(), e);
+        }
     }
 
     /** "127.0.0.1:PORT" of the DIR. */
@@ -530,7 +606,8 @@ public final class LocalCluster implements AutoCloseable {
         if (!cluster.mounts().isEmpty()) {
             throw new ClusterException("cannot wipe " + cluster.state + ": " + cluster.mounts().get(0) + " is mounted");
         }
-        for (Path path : List.of(state.resolve("data"), state.resolve("log"), state.resolve(ClusterLayout.STATE_FILE))) {
+        for (Path path : List.of(state.resolve("data"), state.resolve("log"), ClusterLayout.tlsFolder(state),
+                state.resolve(ClusterLayout.STATE_FILE))) {
             deleteRecursively(path);
         }
     }

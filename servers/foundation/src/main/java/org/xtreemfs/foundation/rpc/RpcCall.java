@@ -6,7 +6,12 @@ import com.google.protobuf.Parser;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.channel.Channel;
+import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.Optional;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.xtreemfs.interfaces.rpc.MessageType;
 import org.xtreemfs.interfaces.rpc.RequestHeader;
@@ -37,6 +42,24 @@ public final class RpcCall {
 
     public UserCredentials userCredentials() {
         return requestHeader().getUserCredentials();
+    }
+
+    /**
+     * The certificate the caller presented over TLS (verified by the server's TLS against its CA), if the port
+     * speaks TLS and the caller presented one.
+     */
+    public Optional<X509Certificate> peerCertificate() {
+        SslHandler tls = channel.pipeline().get(SslHandler.class);
+        if (tls == null) {
+            return Optional.empty();
+        }
+        try {
+            Certificate[] chain = tls.engine().getSession().getPeerCertificates();
+            return chain.length > 0 && chain[0] instanceof X509Certificate certificate
+                    ? Optional.of(certificate) : Optional.empty();
+        } catch (SSLPeerUnverifiedException none) {
+            return Optional.empty();
+        }
     }
 
     public int procedureId() {

@@ -45,8 +45,11 @@ public final class RpcClient implements AutoCloseable {
     private final Map<InetSocketAddress, Connection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
+    /** How long opening a connection may take unless a client says otherwise. */
+    public static final int CONNECT_TIMEOUT_MS_DEFAULT = 5_000;
+
     public RpcClient(String name) {
-        this(name, FrameLimits.DEFAULT, 5_000);
+        this(name, FrameLimits.DEFAULT, CONNECT_TIMEOUT_MS_DEFAULT);
     }
 
     public RpcClient(String name, FrameLimits frameLimits, int connectTimeoutMs) {

@@ -1,6 +1,12 @@
 package org.xtreemfs.foundation.rpc;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.SslHandler;
+import java.util.List;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -34,6 +40,8 @@ import org.xtreemfs.interfaces.rpc.MessageType;
  */
 public final class RpcServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
+    /** Bytes of a TLS record header: enough to tell a TLS handshake from a plain record. */
+    private static final int TLS_RECORD_HEADER_BYTES = 5;
 
     private final String serviceName;
     private final InetSocketAddress bindAddress;
@@ -46,6 +54,7 @@ public final class RpcServer implements AutoCloseable {
     /** Null: plain TCP. */
     private final RpcTls tls;
     private final AtomicLong readPauses = new AtomicLong();
+    private final AtomicLong plainClientsRefused = new AtomicLong();
     private final AtomicLong unreadReplyClosures = new AtomicLong();
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
@@ -83,7 +92,7 @@ public final class RpcServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         if (tls != null) {
-                            channel.pipeline().addLast("tls", tls.newHandler(channel.alloc(), channel.remoteAddress()));
+                            channel.pipeline().addLast("tls", new TlsOrPlainRefusal(channel));
                         }
                         channel.pipeline().addLast("backpressure", new ReplyBackpressure());
                         channel.pipeline().addLast("decoder", new RecordDecoder(frameLimits));
@@ -117,6 +126,11 @@ public final class RpcServer implements AutoCloseable {
     /** How often a connection stopped being read because its unsent replies reached the pause bound. */
     public long readPauses() {
         return readPauses.get();
+    }
+
+    /** Connections refused because they spoke plain TCP to this TLS port. */
+    public long plainClientsRefused() {
+        return plainClientsRefused.get();
     }
 
     /** Connections closed because their unsent replies passed the close bound (a client that does not read). */
@@ -189,6 +203,55 @@ public final class RpcServer implements AutoCloseable {
                         replyBufferLimits.closeBytes());
                 context.close();
             }
+        }
+    }
+
+    /**
+     * First handler of a TLS port: looks at a connection's first bytes. A TLS handshake gets the TLS handler in
+     * its place; anything else is a plain client, whose requests are answered AUTH_FAILED saying the port speaks
+     * TLS only, and whose connection is then closed (so a plain client learns why instead of seeing a reset).
+     */
+    private final class TlsOrPlainRefusal extends ByteToMessageDecoder {
+        private final SocketChannel channel;
+
+        TlsOrPlainRefusal(SocketChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        protected void decode(ChannelHandlerContext context, ByteBuf in, List<Object> out) {
+            if (in.readableBytes() < TLS_RECORD_HEADER_BYTES) {
+                return;
+            }
+            if (SslHandler.isEncrypted(in, false)) {
+                context.pipeline().replace(this, "tls", tls.newHandler(channel.alloc(), channel.remoteAddress()));
+                return;
+            }
+            plainClientsRefused.incrementAndGet();
+            LOG.warn("{}: refusing plain (non-TLS) client {}: this port speaks TLS only", serviceName,
+                    channel.remoteAddress());
+            context.pipeline().replace("dispatcher", "plain-refusal", new PlainRefusal());
+            context.pipeline().remove(this); // hands the bytes read so far on to the record decoder
+        }
+    }
+
+    /** Answers every request of a plain client on a TLS port AUTH_FAILED, then closes its connection. */
+    private final class PlainRefusal extends SimpleChannelInboundHandler<RpcRecord> {
+        PlainRefusal() {
+            super(false);
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext context, RpcRecord record) {
+            new RpcCall(record, context.channel(), () -> { }, System.nanoTime()).fail(RpcException.authFailed(
+                    serviceName + " at port " + boundAddress().getPort() + " speaks TLS only; this client connected without"
+                            + " TLS (give it the cluster's CA: --tls-ca, or ClientOptions.tls)"));
+            context.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+            context.close();
         }
     }
 

@@ -14,16 +14,20 @@ import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
 
 /**
  * TLS on an RPC port with certificates made by the openssl commands servers/foundation's README documents: a
- * client that trusts the CA is served; a plain client, a client trusting another CA and a certificate that does
- * not name the address are refused; a server that requires client certificates refuses a client without one.
+ * client that trusts the CA is served; a plain client is answered AUTH_FAILED saying the port speaks TLS only; a
+ * client trusting another CA and a certificate that does not name the address are refused; a server that requires
+ * client certificates refuses a client without one and tells the handler whom a certificate names.
  */
 class RpcTlsTest {
     private static final int INTERFACE = 7;
     private static final int ECHO = 1;
+    /** Answers the subject of the caller's certificate. */
+    private static final int WHO = 2;
 
     @TempDir
     static Path folder;
@@ -63,6 +67,9 @@ class RpcTlsTest {
     private static RpcServer echoServer(RpcTls tls) {
         return RpcServer.builder("tls-echo", new InetSocketAddress("127.0.0.1", 0)).tls(tls)
                 .handle(INTERFACE, ECHO, call -> call.respond(call.request(UserCredentials.parser())))
+                .handle(INTERFACE, WHO, call -> call.respond(UserCredentials.newBuilder().setUsername(
+                        call.peerCertificate().map(certificate -> certificate.getSubjectX500Principal().getName())
+                                .orElse("nobody")).build()))
                 .build();
     }
 
@@ -89,7 +96,10 @@ class RpcTlsTest {
                         Optional.empty()))) {
             InetSocketAddress address = server.start();
             assertThat(echo(trusting, address, "alice")).isEqualTo("alice");
-            assertThatThrownBy(() -> echo(plain, address, "bob")).isInstanceOf(RpcTransportException.class);
+            assertThatThrownBy(() -> echo(plain, address, "bob")).as("a plain client learns why it is refused")
+                    .isInstanceOfSatisfying(RpcException.class, error -> assertThat(error.errorType())
+                            .isEqualTo(ErrorType.AUTH_FAILED))
+                    .hasMessageContaining("speaks TLS only");
             assertThatThrownBy(() -> echo(otherAuthority, address, "carol"))
                     .isInstanceOf(RpcTransportException.class);
             assertThat(echo(trusting, address, "dave")).as("the server keeps serving").isEqualTo("dave");
@@ -116,6 +126,9 @@ class RpcTlsTest {
                 RpcClient without = client(RpcTls.client(file("ca.pem"), Optional.empty(), Optional.empty()))) {
             InetSocketAddress address = server.start();
             assertThat(echo(withCertificate, address, "alice")).isEqualTo("alice");
+            assertThat(RpcClient.await(withCertificate.callParsed(address, INTERFACE, WHO, null,
+                    UserCredentials.getDefaultInstance(), UserCredentials.parser(), 5_000)).getUsername())
+                    .as("the handler sees the certificate's subject").isEqualTo("CN=client");
             assertThatThrownBy(() -> echo(without, address, "bob")).isInstanceOf(RpcTransportException.class);
         }
     }

@@ -18,7 +18,6 @@ import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.rpc.RequestHeader;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.admission.OsdReport;
-import org.xtreemfs.mrc.metadata.Caller;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 
@@ -68,7 +67,7 @@ public abstract class MetadataOp<R, T> implements RpcHandler {
     @Override
     public final void handle(RpcCall call) throws RpcException {
         R request = call.request(parser);
-        OperationContext context = OperationContext.of(Caller.of(call.userCredentials()),
+        OperationContext context = OperationContext.of(services.callerIdentity().of(call),
                 services.clock().wallClockMillis());
         prepare(context, request)
                 .thenCompose(prepared -> readsOnly(request) ? readHere(prepared, request)

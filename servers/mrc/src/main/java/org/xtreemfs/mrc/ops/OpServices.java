@@ -19,4 +19,5 @@ import org.xtreemfs.mrc.stages.MetadataStage;
  */
 public record OpServices(Namespace namespace, ReservationLedger ledger, OsdSelectionPolicies policies,
         MetadataStage metadataStage, CapabilityIssuer capabilities, OsdDirectory osds, DirRegistration dir,
-        Clock clock, Supplier<String> volumeIds, OperationCounters counters, OutcomeJournal outcomes) {}
+        Clock clock, Supplier<String> volumeIds, OperationCounters counters, OutcomeJournal outcomes,
+        CallerIdentity callerIdentity) {}

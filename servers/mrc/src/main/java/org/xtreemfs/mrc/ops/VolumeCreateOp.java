@@ -1,6 +1,7 @@
 package org.xtreemfs.mrc.ops;
 
 import com.google.protobuf.MessageLite;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -19,6 +20,7 @@ import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 import org.xtreemfs.mrc.metadata.Transaction;
 import org.xtreemfs.mrc.metadata.VolumeValidation;
+import org.xtreemfs.mrc.placement.OsdCandidate;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.qos.model.Reservation;
 
@@ -33,18 +35,51 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
         super(services, "MRC_VOLUME_CREATE", VolumeCreateRequest.parser(), ResultCodec.message(Volume.parser()));
     }
 
-    /** A volume with a reservation is admitted against every OSD the DIR knows, fetched fresh. */
+    /**
+     * A volume with a reservation is admitted against every OSD the DIR knows, fetched fresh; a best-effort volume
+     * striped over more than one OSD is checked against them too ({@link #requirePlaceableWidth}).
+     */
     @Override
     protected CompletableFuture<OperationContext> prepare(OperationContext context, VolumeCreateRequest request) {
         OperationContext withId = context.withGeneratedId(services.volumeIds().get());
-        return request.getVolume().getReservation().getType() == QosType.QOS_TYPE_UNSPECIFIED
-                ? CompletableFuture.completedFuture(withId) : withOsdReports(withId);
+        Volume volume = request.getVolume();
+        if (volume.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
+            return withOsdReports(withId);
+        }
+        if (volume.getDefaultStripingPolicy().getWidth() > 1) {
+            return services.osds().allForAdmission()
+                    .thenApply(all -> withId.withOsds(all.stream().map(OsdCandidate::of).toList()));
+        }
+        return CompletableFuture.completedFuture(withId);
     }
 
     @Override
     protected Volume apply(OperationContext context, VolumeCreateRequest request) throws RpcException {
+        requirePlaceableWidth(services.policies(), context.osds(), request.getVolume());
         return described(createVolume(services.namespace(), services.ledger(), services.policies(), context,
                 request.getVolume(), context.generatedId()), context);
+    }
+
+    /**
+     * Refuses a best-effort volume striped wider than the registered OSDs (dead ones included: they may come back)
+     * that files of a volume without a reservation may use ({@link OsdSelectionPolicies#bestEffortCandidates}:
+     * best-effort and untyped OSDs, or all with mrc.placement.bestEffortOnTypedOsds): every file created in it would
+     * fail with ENOSPC. Width 1 is always allowed, so a volume can be made before its cluster's OSDs start; a
+     * reserved volume's width is the admitted placement's.
+     */
+    static void requirePlaceableWidth(OsdSelectionPolicies policies, List<OsdCandidate> registered, Volume request)
+            throws RpcException {
+        int width = request.getDefaultStripingPolicy().getWidth();
+        if (width <= 1 || request.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
+            return;
+        }
+        int usable = policies.bestEffortCandidates(registered).size();
+        if (width > usable) {
+            throw RpcException.invalidArguments("striping width " + width + " is more than the " + usable
+                    + " OSD(s) registered at the DIR that a volume without a reservation may use (of "
+                    + registered.size() + " registered), so no file of the volume could be placed; give at most "
+                    + Math.max(1, usable) + " or start more such OSDs first");
+        }
     }
 
     @Override
