@@ -39,7 +39,8 @@ public final class OsdConfig {
                     + " several OSDs share one file system so that they do not each offer all of it; 0: the file"
                     + " system's size");
     public static final Setting<Integer> STORAGE_THREADS = Setting.integer("osd.storage.threads", 8, 1, 256,
-            "storage threads; operations on one file always run on the same thread, in order");
+            "storage threads; reads of a file, and writes to different objects of it, run concurrently;"
+                    + " the rest of one file's work in arrival order");
     public static final Setting<Integer> PREPROCESSING_THREADS = Setting.integer("osd.preprocessing.threads", 0,
             0, 64, "threads checking capabilities; 0 checks on the network thread (no hand-off per request)");
     public static final Setting<Integer> PREPROCESSING_QUEUE_CAPACITY = Setting.integer(

@@ -161,7 +161,9 @@ public final class OsdServer implements RunningServer {
                 clock, config.deletionDelayMs(), config.deletionPendingMax());
 
         int inFlightMax = config.qosInFlightMax();
-        storage = started(new StorageStage(store, deletions, config.storageThreads(), inFlightMax + 64, clock,
+        // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
+        storage = started(new StorageStage(store, deletions, config.storageThreads(),
+                (inFlightMax + 64) * config.storageThreads(), clock,
                 request -> qos.completed(request)));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         ShareRule shareRule = ShareRule.forOsd(baseProfile);
@@ -236,8 +238,9 @@ public final class OsdServer implements RunningServer {
 
     private void releaseToStorage(AuthorizedRequest request) {
         if (!storage.offer(request)) {
-            request.request().call().fail(RpcException.overloaded("OSD storage lane of file " + request.fileId()
-                    + " is full; retry later"));
+            request.request().call().fail(RpcException.overloaded("OSD storage stage is full at its bound"
+                    + " ((osd.qos.inFlightMax + 64) x osd.storage.threads) with work of file " + request.fileId()
+                    + "; retry later"));
             qos.completed(request);
         }
     }

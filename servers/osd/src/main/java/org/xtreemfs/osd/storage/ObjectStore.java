@@ -30,8 +30,11 @@ import org.xtreemfs.qos.device.IoKind;
  * {@code <root>/<hash hex 2>/<hash hex 2>/<escaped file id>/<object number>}; each file's
  * {@link FileMetadata} (size, truncate epoch) in a {@link KvStore} (RocksDB in {@code <root>/metadata}).
  *
- * <p>Not thread-safe per file: callers never run two operations on one file concurrently (the storage
- * stage orders them by file id); operations on different files may run in parallel.
+ * <p>Concurrency: reads of a file, and writes to different objects of it, may run concurrently (the file's
+ * size record is read, grown and stored under a per-file lock, so concurrent writes never lose a growth).
+ * Callers order the rest (the storage stage's {@code FileAccessOrder}): two accesses of one object of which
+ * one is a write, and {@link #truncate}, {@link #fsync}, {@link #deleteFile} and {@link #metadata} as seen by
+ * a client, never run concurrently with other work on the file.
  *
  * <p>Durability: a write with {@code sync}, {@link #fsync}, {@link #truncate} and {@link #deleteFile} force
  * the object files, the new folder entries and the metadata (a synced KV write, atomic by the store's WAL)
@@ -54,6 +57,12 @@ public final class ObjectStore implements AutoCloseable {
     private final OpenOption[] readOptions;
     /** Object files are created 0600 (PrivateFiles), folders 0700. */
     private final Set<OpenOption> writeOptions;
+    /**
+     * Guards the read-grow-store of a file's size record and the creation of its folder; chosen by the file
+     * id's hash (a shared stripe only costs waiting, never correctness).
+     */
+    private final Object[] fileLocks = new Object[FILE_LOCK_STRIPES];
+    private static final int FILE_LOCK_STRIPES = 256;
 
     /** Uses {@code metadataStore} for file metadata; the caller closes it. */
     public ObjectStore(Path root, KvStore metadataStore) throws IOException {
@@ -72,6 +81,9 @@ public final class ObjectStore implements AutoCloseable {
                 ? Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
                 : Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         PrivateFiles.folder(root);
+        for (int i = 0; i < fileLocks.length; i++) {
+            fileLocks[i] = new Object();
+        }
     }
 
     /** Opens the objects under {@code root} with their RocksDB metadata store; {@link #close()} closes it. */
@@ -165,9 +177,15 @@ public final class ObjectStore implements AutoCloseable {
         int length = data.remaining();
         checkRange(layout, objectNumber, offset, length);
         Path folder = fileFolder(fileId);
-        boolean folderCreated = !Files.isDirectory(folder);
-        if (folderCreated) {
-            PrivateFiles.createFolders(folder);
+        Object fileLock = fileLock(fileId);
+        synchronized (fileLock) {
+            if (!Files.isDirectory(folder)) {
+                PrivateFiles.createFolders(folder);
+                if (sync) {
+                    // Before another write of the file can see the folder and rely on its entry being durable.
+                    forceFolders(folder);
+                }
+            }
         }
         Path object = folder.resolve(Long.toString(objectNumber));
         boolean objectCreated = !Files.exists(object);
@@ -184,24 +202,21 @@ public final class ObjectStore implements AutoCloseable {
         } finally {
             device.end(completionNanos);
         }
-        FileMetadata before = metadata(fileId);
+        if (sync && objectCreated) {
+            forceFile(folder); // a new object file is durable only once its folder entry is
+        }
         long endOffset = layout.objectStartOffset(objectNumber) + offset + length;
-        int epoch = Integer.compareUnsigned(truncateEpoch, before.truncateEpoch()) > 0
-                ? truncateEpoch : before.truncateEpoch();
-        FileMetadata after = new FileMetadata(Math.max(before.sizeBytes(), length == 0 ? 0 : endOffset), epoch);
-        boolean sizeGrew = after.sizeBytes() > before.sizeBytes();
-        if (sync) {
-            // A new object file (or new folders) is durable only once its folder entry is.
-            if (folderCreated) {
-                forceFolders(folder);
-            } else if (objectCreated) {
-                forceFile(folder);
+        synchronized (fileLock) {
+            FileMetadata before = metadata(fileId);
+            int epoch = Integer.compareUnsigned(truncateEpoch, before.truncateEpoch()) > 0
+                    ? truncateEpoch : before.truncateEpoch();
+            FileMetadata after = new FileMetadata(Math.max(before.sizeBytes(), length == 0 ? 0 : endOffset), epoch);
+            boolean sizeGrew = after.sizeBytes() > before.sizeBytes();
+            if (!after.equals(before)) {
+                storeMetadata(fileId, after, sync ? Durability.SYNC : Durability.BUFFERED);
             }
+            return new WriteOutcome(sizeGrew, after);
         }
-        if (!after.equals(before)) {
-            storeMetadata(fileId, after, sync ? Durability.SYNC : Durability.BUFFERED);
-        }
-        return new WriteOutcome(sizeGrew, after);
     }
 
     /**
@@ -376,6 +391,11 @@ public final class ObjectStore implements AutoCloseable {
         } catch (KvException e) {
             throw new IOException("cannot store the metadata of file " + fileId + ": " + e.getMessage(), e);
         }
+    }
+
+    private Object fileLock(String fileId) {
+        int hash = fileId.hashCode();
+        return fileLocks[Math.floorMod(hash ^ (hash >>> 16), fileLocks.length)];
     }
 
     private static byte[] metadataKey(String fileId) {
