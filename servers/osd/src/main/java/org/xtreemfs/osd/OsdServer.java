@@ -84,6 +84,11 @@ public final class OsdServer implements RunningServer {
     static final String LEGACY_DELETION_QUEUE_FOLDER = "deletion-queue";
     private static final long DIR_CALL_TIMEOUT_MS = 10_000;
     private static final long DELETION_POLL_MS_MAX = 1_000;
+    /**
+     * Polling the deletion queue every 10 ms (osd.deletion.delayMs = 0, as local clusters run) cost 6 % of a busy
+     * OSD's CPU samples in wake-ups alone (perf, 4 KiB fio through the mount); a due deletion may wait this long.
+     */
+    private static final long DELETION_POLL_MS_MIN = 100;
     private static final int ADDRESS_MAPPING_TTL_S = 3_600;
     /** Volume accounting: 1-s windows (the SLO's), 5 minutes of them, 1024 latency samples per volume. */
     private static final long ACCOUNTING_WINDOW_NANOS = 1_000_000_000L;
@@ -181,7 +186,7 @@ public final class OsdServer implements RunningServer {
         preprocessing = started(new PreprocessingStage(uuid, new XCapSigner(config.capabilitySecret()), clock,
                 config.preprocessingThreads(), config.preprocessingQueueCapacity(), lockService.routing(qos::submit)));
         DeletionScheduler deletionScheduler = started(new DeletionScheduler(deletions, storage,
-                Math.max(10, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
+                Math.max(DELETION_POLL_MS_MIN, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
 
         int osd = OsdInterface.OSD_INTERFACE_ID_VALUE;
         rpcServer = started(RpcServer.builder("osd", new InetSocketAddress(config.bindAddress(), config.port()))
