@@ -4,9 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.channel.Channel;
-import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.xtreemfs.interfaces.rpc.MessageType;
 import org.xtreemfs.interfaces.rpc.RequestHeader;
@@ -59,14 +57,11 @@ public final class RpcCall {
 
     /** Parses the request message; a message that does not parse is the caller's error (INVALID_ARGS). */
     public <T> T request(Parser<T> parser) throws RpcException {
-        ByteBuf bytes = record.message().duplicate();
-        try (ByteBufInputStream stream = new ByteBufInputStream(bytes)) {
-            return parser.parseFrom(stream);
+        try {
+            return ProtobufBytes.parse(parser, record.message());
         } catch (InvalidProtocolBufferException e) {
             throw RpcException.invalidArguments("request message of procedure " + procedureId()
                     + " does not parse: " + e.getMessage());
-        } catch (IOException e) {
-            throw RpcException.invalidArguments("request message unreadable: " + e.getMessage());
         }
     }
 
