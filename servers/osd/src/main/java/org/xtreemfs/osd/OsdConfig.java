@@ -196,6 +196,15 @@ public final class OsdConfig {
                 : QOS_IN_FLIGHT_MAX_PARALLEL;
     }
 
+    /**
+     * Whether the storage stage runs reads of one file, and writes to different objects of it, concurrently: not
+     * in the single-head regime ({@link #qosInFlightMax()} at most {@value #QOS_IN_FLIGHT_MAX_SINGLE_HEAD}), where a
+     * sequential stream's requests must reach the head in arrival order.
+     */
+    public boolean storageConcurrentWithinFile() {
+        return qosInFlightMax() > QOS_IN_FLIGHT_MAX_SINGLE_HEAD;
+    }
+
     /** Per-volume bound of the fair queue, never above {@link #qosQueueCapacity()}. */
     public int qosVolumeQueueCapacity() {
         return Math.min(settings.get(QOS_VOLUME_QUEUE_CAPACITY), qosQueueCapacity());

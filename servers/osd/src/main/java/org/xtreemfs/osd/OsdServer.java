@@ -168,7 +168,7 @@ public final class OsdServer implements RunningServer {
         int inFlightMax = config.qosInFlightMax();
         // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
         storage = started(new StorageStage(store, deletions, config.storageThreads(),
-                (inFlightMax + 64) * config.storageThreads(), clock,
+                (inFlightMax + 64) * config.storageThreads(), config.storageConcurrentWithinFile(), clock,
                 request -> qos.completed(request)));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         ShareRule shareRule = ShareRule.forOsd(baseProfile);

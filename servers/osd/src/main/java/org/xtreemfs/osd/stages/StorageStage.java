@@ -59,14 +59,16 @@ public final class StorageStage implements AutoCloseable {
     /**
      * @param queueCapacity bound of the works admitted and not yet finished (running or waiting); the QoS stage
      *     keeps the requests in flight below it
+     * @param concurrentWithinFile false: one work of a file at a time, in arrival order (a device with one head;
+     *     see {@link FileAccessOrder})
      * @param onRequestCompleted called once with each {@link AuthorizedRequest} after it is answered
      */
     public StorageStage(ObjectStore store, DeletionQueue deletions, int threads, int queueCapacity,
-            Clock clock, Consumer<AuthorizedRequest> onRequestCompleted) {
+            boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted) {
         this.store = store;
         this.deletions = deletions;
         this.onRequestCompleted = onRequestCompleted;
-        this.order = new FileAccessOrder(queueCapacity);
+        this.order = new FileAccessOrder(queueCapacity, concurrentWithinFile);
         this.workers = Stage.start("storage", queueCapacity, threads, clock, new StageHandler<>() {
             @Override
             public void handle(StorageWork work) {

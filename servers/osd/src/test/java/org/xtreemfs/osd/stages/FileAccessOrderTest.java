@@ -35,7 +35,7 @@ class FileAccessOrderTest {
     @Test
     void readsOfOneFileRunTogetherEvenOfOneObject() {
         // Proves the point of the change: 32 random reads of one file are not serialised.
-        FileAccessOrder order = new FileAccessOrder(100);
+        FileAccessOrder order = new FileAccessOrder(100, true);
         for (int i = 0; i < 32; i++) {
             assertThat(order.admit(read(FILE, i % 3))).isEqualTo(Admission.RUN_NOW);
         }
@@ -44,7 +44,7 @@ class FileAccessOrderTest {
 
     @Test
     void writesToDifferentObjectsRunTogetherAndOneObjectsAccessesWaitForAnEarlierWrite() {
-        FileAccessOrder order = new FileAccessOrder(100);
+        FileAccessOrder order = new FileAccessOrder(100, true);
         StorageWork first = write(FILE, 0);
         assertThat(order.admit(first)).isEqualTo(Admission.RUN_NOW);
         assertThat(order.admit(write(FILE, 1))).isEqualTo(Admission.RUN_NOW);
@@ -59,7 +59,7 @@ class FileAccessOrderTest {
 
     @Test
     void aReadWaitsForNoWriteOfAnotherObjectButAWriteWaitsForAnEarlierReadOfItsObject() {
-        FileAccessOrder order = new FileAccessOrder(100);
+        FileAccessOrder order = new FileAccessOrder(100, true);
         StorageWork reading = read(FILE, 4);
         assertThat(order.admit(reading)).isEqualTo(Admission.RUN_NOW);
         StorageWork writing = write(FILE, 4);
@@ -70,7 +70,7 @@ class FileAccessOrderTest {
 
     @Test
     void wholeFileWorkWaitsForEverythingBeforeItAndHoldsEverythingAfterIt() {
-        FileAccessOrder order = new FileAccessOrder(100);
+        FileAccessOrder order = new FileAccessOrder(100, true);
         StorageWork readA = read(FILE, 0);
         StorageWork writeB = write(FILE, 1);
         order.admit(readA);
@@ -94,7 +94,7 @@ class FileAccessOrderTest {
 
     @Test
     void boundedAndStrictAboutWhatFinishes() {
-        FileAccessOrder order = new FileAccessOrder(2);
+        FileAccessOrder order = new FileAccessOrder(2, true);
         StorageWork first = write(FILE, 0);
         StorageWork waiting = write(FILE, 0);
         order.admit(first);
@@ -106,6 +106,20 @@ class FileAccessOrderTest {
         assertThat(order.finish(first)).containsExactly(waiting);
         assertThat(order.finish(waiting)).isEmpty();
         assertThat(order.size()).isZero();
-        assertThatThrownBy(() -> new FileAccessOrder(0)).hasMessageContaining("capacity >= 1, got 0");
+        assertThatThrownBy(() -> new FileAccessOrder(0, true)).hasMessageContaining("capacity >= 1, got 0");
+    }
+
+    @Test
+    void onADeviceWithOneHeadAFileRunsOneWorkAtATimeInArrivalOrder() {
+        FileAccessOrder order = new FileAccessOrder(100, false);
+        StorageWork first = read(FILE, 0);
+        StorageWork second = read(FILE, 0);
+        StorageWork third = write(FILE, 1);
+        assertThat(order.admit(first)).isEqualTo(Admission.RUN_NOW);
+        assertThat(order.admit(second)).isEqualTo(Admission.WAITING);
+        assertThat(order.admit(third)).isEqualTo(Admission.WAITING);
+        assertThat(order.admit(read("v:2", 0))).isEqualTo(Admission.RUN_NOW);
+        assertThat(order.finish(first)).containsExactly(second);
+        assertThat(order.finish(second)).containsExactly(third);
     }
 }
