@@ -82,6 +82,9 @@ TEST(MountOptionsTest, IoOptionsSetThreadsWindowsAndBudgetAndCanTurnBufferingOff
   // out-of-range values are usage errors naming the option.
   const MountOptions defaults = ParseMountOptions({"h/v", "/m"});
   EXPECT_EQ(defaults.io.threads, 8u);
+  EXPECT_EQ(defaults.fuse_threads, 64u);
+  EXPECT_EQ(ParseMountOptions({"--fuse-threads", "12", "h/v", "/m"}).fuse_threads, 12u);
+  EXPECT_THROW(ParseMountOptions({"--fuse-threads", "0", "h/v", "/m"}), UsageError);
   EXPECT_EQ(defaults.io.write_behind_bytes, 4u << 20);
   EXPECT_EQ(defaults.io.read_ahead_bytes, 4u << 20);
   EXPECT_EQ(defaults.io.buffer_bytes_max, 64u << 20);

@@ -94,6 +94,7 @@ int RunMount(MountContext& context, const std::string& program_name) {
           context.log.Log(LogLevel::kInfo, "mounted volume " + context.options.url.volume_name +
                                                " on " + context.options.mount_point);
           struct fuse_loop_config* loop_config = fuse_loop_cfg_create();
+          fuse_loop_cfg_set_max_threads(loop_config, context.options.fuse_threads);
           exit_code = fuse_loop_mt(fuse, loop_config) == 0 ? 0 : 1;
           fuse_loop_cfg_destroy(loop_config);
         } catch (const std::exception& error) {

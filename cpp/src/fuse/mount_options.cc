@@ -8,6 +8,7 @@ namespace xtreemfs::fuse_adapter {
 namespace {
 
 constexpr std::uint32_t kIoThreadsMax = 256;
+constexpr std::uint32_t kFuseThreadsMax = 1024;
 constexpr std::uint32_t kBufferBytesMax = 1u << 30;  // 1 GiB: per handle and for the whole mount
 
 std::uint32_t ParseUnsigned(const std::string& option, const std::string& text, std::uint32_t min,
@@ -93,6 +94,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     } else if (is_option("--retry-window-ms")) {
       options.retry_window_ms =
           ParseUnsigned("--retry-window-ms", value_of("--retry-window-ms"), 0, 3600000);
+    } else if (is_option("--fuse-threads")) {
+      options.fuse_threads =
+          ParseUnsigned("--fuse-threads", value_of("--fuse-threads"), 1, kFuseThreadsMax);
     } else if (is_option("--io-threads")) {
       options.io.threads = ParseUnsigned("--io-threads", value_of("--io-threads"), 1, kIoThreadsMax);
     } else if (is_option("--write-behind-bytes")) {
@@ -187,6 +191,8 @@ std::string MountUsage(const std::string& program_name) {
          "                       (default: no cap)\n"
          "  --uuid-cache-ttl-ms N  how long a server's address learnt from the DIR is used before\n"
          "                       the DIR is asked again (default 60000)\n"
+         "  --fuse-threads N     threads taking kernel requests, so at most N requests of the\n"
+         "                       mount are in flight (default 64, at most 1024; libfuse's own: 10)\n"
          "  --io-threads N       threads sending OSD requests, shared by all files (default 8,\n"
          "                       at most 256)\n"
          "  --write-behind-bytes N  per open file: written bytes sent to the OSDs asynchronously\n"

@@ -30,7 +30,7 @@ from fio_results import FioOutputError, FioResult, Row, fio_row, markdown_table,
 REPOSITORY = Path(__file__).resolve().parents[3]
 MIB = 1024 * 1024
 FIO_HANG_GUARD_S = 900  # added to --runtime-s: a hung mount fails the run instead of blocking it
-MOUNT, RAW = "mount", "raw disk"
+MOUNT, RAW, WIDE = "mount", "raw disk", "wide mount"
 # The workload groups, in the order a run does them (--workloads picks a subset).
 WORKLOADS = ("sequential", "random", "metadata")
 SEQUENTIAL_WRITE, SEQUENTIAL_READ = "sequential write 1 MiB", "sequential read 1 MiB"
@@ -62,14 +62,22 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                              "first, untimed, so reads hit real data)")
     parser.add_argument("--runtime-s", type=positive_int, metavar="S", default=15,
                         help="upper bound of every fio job in seconds; the random jobs run exactly this long")
+    parser.add_argument("--warm-up-mib", type=int, metavar="MIB", default=256,
+                        help="untimed sequential write and read of this many MiB on every mount (and the raw "
+                             "disk) before the first measured job, so that the servers' JIT compiling of their "
+                             "first seconds is not measured as the first row's speed; 0: none")
     parser.add_argument("--files", type=positive_int, metavar="N", default=10000,
                         help="files to create, stat and unlink (one directory)")
     parser.add_argument("--metadata-limit-s", type=positive_int, default=90, metavar="S",
                         help="upper bound of each metadata operation's loop on the mount; the raw disk then "
                              "does as many files as the mount managed")
     parser.add_argument("--osds", type=positive_int, metavar="N", default=3, help="OSDs in the cluster")
-    parser.add_argument("--stripe-width", type=positive_int, metavar="N", default=3,
+    parser.add_argument("--stripe-width", type=positive_int, metavar="N", default=1,
                         help="striping width of the benchmark volume (at most --osds)")
+    parser.add_argument("--wide-stripe-width", type=int, metavar="N", default=None,
+                        help="striping width of a second volume on which the sequential rows are repeated, to "
+                             "show whether wider stripes are faster for one stream (default: --osds; 0 or "
+                             "--stripe-width: no such rows)")
     parser.add_argument("--mount-args", default="", metavar="OPTIONS",
                         help="extra mount.xtreemfs options, one shell-quoted string, e.g. \"-o max_read=131072\"")
     parser.add_argument("--out", type=Path, metavar="DIR", default=REPOSITORY / "state" / "bench",
@@ -93,6 +101,13 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
         parser.error("--workloads takes a non-empty subset of %s, not '%s'" % (",".join(WORKLOADS), ",".join(unknown)))
     if options.stripe_width > options.osds:
         parser.error("--stripe-width %d exceeds --osds %d" % (options.stripe_width, options.osds))
+    if options.wide_stripe_width is None:
+        options.wide_stripe_width = options.osds
+    if options.wide_stripe_width < 0 or options.wide_stripe_width > options.osds:
+        parser.error("--wide-stripe-width %d is not between 0 and --osds %d" % (options.wide_stripe_width,
+                                                                                options.osds))
+    if options.wide_stripe_width == options.stripe_width:
+        options.wide_stripe_width = 0
     return options
 
 
@@ -158,9 +173,10 @@ class FuseBenchmark:
         self.progress = progress
         self.cluster: Optional[Cluster] = None
         self.mount: Optional[Mount] = None
+        self.wide_mount: Optional[Mount] = None  # the volume of --wide-stripe-width, for the sequential rows
         self.page_cache_dropped = True
         self.notes: List[str] = []
-        self.runs: Dict[str, Dict[str, dict]] = {MOUNT: {}, RAW: {}}
+        self.runs: Dict[str, Dict[str, dict]] = {MOUNT: {}, RAW: {}, WIDE: {}}
         self.rows: List[Row] = []
         self.load_average_start = os.getloadavg()[0]  # 1-minute average: how busy the shared machine was
 
@@ -188,18 +204,29 @@ class FuseBenchmark:
                            self.state / "mount.log", shlex.split(options.mount_args))
         with self.progress.step("mounting with %s" % " ".join([mount_binary.name] + self.mount.options)):
             self.mount.mount()
+        if options.wide_stripe_width:
+            with self.progress.step("creating volume 'wide' (stripe width %d)" % options.wide_stripe_width):
+                self.cluster.create_volume("wide", options.wide_stripe_width)
+            self.wide_mount = Mount(mount_binary, self.cluster.volume_url("wide"), self.state / "mnt-wide",
+                                    self.state / "mount-wide.log", shlex.split(options.mount_args))
+            with self.progress.step("mounting volume 'wide'"):
+                self.wide_mount.mount()
         raw = (options.raw_dir or self.state / "raw") / ("xtreemfs-bench-fuse-%d" % os.getpid())
         raw.mkdir(parents=True)
         targets = {MOUNT: self.state / "mnt" / "bench", RAW: raw}
         targets[MOUNT].mkdir()
+        if self.wide_mount is not None:
+            targets[WIDE] = self.state / "mnt-wide" / "bench"
+            targets[WIDE].mkdir()
         if os.stat(raw).st_dev != os.stat(self.state).st_dev:
             self.notes.append("the raw-disk folder %s is on another file system than the OSDs' objects (%s)"
                               % (raw, self.state))
         return targets
 
     def tear_down(self, targets: Optional[Dict[str, Path]]) -> None:
-        if self.mount is not None:
-            self.mount.unmount()
+        for mount in (self.mount, self.wide_mount):
+            if mount is not None:
+                mount.unmount()
         if self.cluster is not None:
             self.cluster.stop()
         if targets is not None and self.options.raw_dir is not None:
@@ -207,13 +234,13 @@ class FuseBenchmark:
 
     # ---- caches
 
-    def cold_caches(self, remount: bool) -> None:
+    def cold_caches(self, remount: Optional[Mount]) -> None:
         """Reads must reach the disk on both sides: a fresh client process for the mount (nothing in
         its memory), then sync and drop the kernel's page, dentry and inode caches, which hold the
         raw-disk file, the mount's pages and the OSDs' object files alike."""
         with self.progress.step("cold caches (%ssync, drop page cache)" % ("remount, " if remount else "")):
-            if remount:
-                self.mount.remount()
+            if remount is not None:
+                remount.remount()
             os.sync()
             if not self.page_cache_dropped:
                 return
@@ -225,6 +252,9 @@ class FuseBenchmark:
                 self.notes.append("could not drop the page cache (%s): the OSDs' object files may be read "
                                   "from memory; fio still evicts the file it reads (invalidate=1)" % error)
                 self.progress.say("  WARNING: " + self.notes[-1])
+
+    def mount_of(self, target: str) -> Optional[Mount]:
+        return {MOUNT: self.mount, WIDE: self.wide_mount}.get(target)
 
     # ---- workloads
 
@@ -243,6 +273,21 @@ class FuseBenchmark:
         self.runs[target][workload] = asdict(result)
         return result
 
+    def warm_up(self, targets: Dict[str, Path]) -> None:
+        """Fresh server JVMs compile their hot code during their first seconds of load (a perf profile showed
+        C2 compiler threads at 40 % of the OSDs' CPU during a 15-s job); without this the first row measured
+        that, not the file system. Untimed; every side gets the same."""
+        size_bytes = self.options.warm_up_mib * MIB
+        if size_bytes <= 0:
+            return
+        for target, folder in targets.items():
+            self.fio(target, "warm-up", "write", fio_command(folder / "warm-up.dat", "write", "1M", size_bytes,
+                                                             FIO_HANG_GUARD_S, end_fsync=True))
+            self.fio(target, "warm-up", "read", fio_command(folder / "warm-up.dat", "read", "1M", size_bytes,
+                                                            FIO_HANG_GUARD_S))
+            (folder / "warm-up.dat").unlink()
+            self.runs[target].pop("warm-up", None)
+
     def sequential(self, targets: Dict[str, Path]) -> None:
         options = self.options
         written: Dict[str, FioResult] = {}
@@ -251,17 +296,30 @@ class FuseBenchmark:
                 folder / "sequential.dat", "write", "1M", options.size_mib * MIB, options.runtime_s,
                 end_fsync=True))
         self.rows.append(fio_row(SEQUENTIAL_WRITE, written[MOUNT], written[RAW]))
+        if WIDE in targets:
+            self.rows.append(fio_row(self.wide_label(SEQUENTIAL_WRITE), written[WIDE], written[RAW]))
         read: Dict[str, FioResult] = {}
         for target, folder in targets.items():
-            self.cold_caches(remount=target == MOUNT)
+            self.cold_caches(self.mount_of(target))
             # Only what the (possibly runtime-bounded) write produced: fio would otherwise extend the file.
             read[target] = self.fio(target, SEQUENTIAL_READ, "read", fio_command(
                 folder / "sequential.dat", "read", "1M", written[target].io_bytes, options.runtime_s))
         self.rows.append(fio_row(SEQUENTIAL_READ, read[MOUNT], read[RAW]))
+        if WIDE in targets:
+            self.rows.append(fio_row(self.wide_label(SEQUENTIAL_READ), read[WIDE], read[RAW]))
+            for workload, results in ((SEQUENTIAL_WRITE, written), (SEQUENTIAL_READ, read)):
+                narrow, wide = results[MOUNT].bandwidth_mib_per_s, results[WIDE].bandwidth_mib_per_s
+                self.notes.append("%s: stripe width %d gives %.2fx the MiB/s of width %d (%s)" % (
+                    workload, self.options.wide_stripe_width, wide / narrow if narrow else float("nan"),
+                    self.options.stripe_width, "faster" if wide > narrow else "NOT faster"))
         for folder in targets.values():
             (folder / "sequential.dat").unlink()
 
+    def wide_label(self, workload: str) -> str:
+        return "%s, width %d (not %d)" % (workload, self.options.wide_stripe_width, self.options.stripe_width)
+
     def random(self, targets: Dict[str, Path]) -> None:
+        targets = {target: targets[target] for target in (MOUNT, RAW)}
         options = self.options
         size_bytes = options.random_size_mib * MIB
         for target, folder in targets.items():
@@ -275,7 +333,7 @@ class FuseBenchmark:
                 folder / "random.dat", "randwrite", "4k", size_bytes, options.runtime_s, queue_depth=32,
                 direct=True, time_based=True))
         for target, folder in targets.items():
-            self.cold_caches(remount=target == MOUNT)
+            self.cold_caches(self.mount_of(target))
             results[RANDOM_READ][target] = self.fio(target, RANDOM_READ, "read", fio_command(
                 folder / "random.dat", "randread", "4k", size_bytes, options.runtime_s, queue_depth=32,
                 direct=True, time_based=True))
@@ -296,14 +354,14 @@ class FuseBenchmark:
         does exactly as many files. Leftover files on the mount go with the cluster; the raw disk's
         are removed untimed."""
         limit_s = self.options.metadata_limit_s
-        folders = {target: folder / "metadata" for target, folder in targets.items()}
+        folders = {target: targets[target] / "metadata" for target in (MOUNT, RAW)}
         raw_before = targets[RAW] / "metadata-before"
         for folder in list(folders.values()) + [raw_before]:
             folder.mkdir()
         count = self.options.files
         for operation in ("create", "stat", "unlink"):
             if operation == "stat":
-                self.cold_caches(remount=True)
+                self.cold_caches(self.mount)
             before_done, before_rate = self.metadata_phase(RAW, operation, raw_before, count, None,
                                                            key=operation + " (before the mount)")
             mount_done, mount_rate = self.metadata_phase(MOUNT, operation, folders[MOUNT], count, limit_s)
@@ -356,9 +414,10 @@ def fio_version() -> str:
 def write_report(options: argparse.Namespace, started: datetime.datetime, duration_s: float,
                  benchmark: FuseBenchmark) -> Dict[str, Path]:
     settings = {"sequential_size_mib": options.size_mib, "random_size_mib": options.random_size_mib,
-                "runtime_s": options.runtime_s, "files": options.files,
+                "runtime_s": options.runtime_s, "warm_up_mib": options.warm_up_mib, "files": options.files,
                 "metadata_limit_s": options.metadata_limit_s, "osds": options.osds,
-                "stripe_width": options.stripe_width, "mount_args": options.mount_args}
+                "stripe_width": options.stripe_width, "wide_stripe_width": options.wide_stripe_width,
+                "mount_args": options.mount_args}
     host = {"cpus": os.cpu_count(), "kernel": platform.release(), "fio": fio_version(),
             "load_average_start": benchmark.load_average_start, "load_average_end": os.getloadavg()[0]}
     report = {"benchmark": "fuse", "started_utc": started.isoformat(timespec="seconds"),
@@ -371,12 +430,15 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
     paths = {"json": stem.with_suffix(".json"), "md": stem.with_suffix(".md")}
     paths["json"].write_text(json.dumps(report, indent=2) + "\n")
     lines = ["# FUSE benchmark, %s" % report["started_utc"], "",
-             "mount.xtreemfs on a private cluster of %d OSDs (stripe width %d, all on loopback) against the "
+             "mount.xtreemfs on a private cluster of %d OSDs (stripe width %d%s, all on loopback) against the "
              "raw local disk, same run. Sequential: buffered 1 MiB requests, up to %d MiB written (at most %d s) "
-             "with fsync at the end, then read back. Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
+             "with fsync at the end, then read back, after an untimed warm-up of %d MiB written and read. Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
              "Metadata: up to %d files in one directory, at most %d s per operation. Caches are cold before every read and before stat. "
              "Host: %d CPUs, kernel %s, %s, load average %.1f at the start and %.1f at the end; duration %.0f s."
-             % (options.osds, options.stripe_width, options.size_mib, options.runtime_s, options.random_size_mib,
+             % (options.osds, options.stripe_width,
+                ("; the sequential rows also on a volume of width %d" % options.wide_stripe_width
+                 if options.wide_stripe_width else ""), options.size_mib, options.runtime_s, options.warm_up_mib,
+                options.random_size_mib,
                 options.runtime_s, options.files, options.metadata_limit_s, host["cpus"], host["kernel"],
                 host["fio"], benchmark.load_average_start, host["load_average_end"], duration_s), "",
              markdown_table(benchmark.rows).rstrip(), "",
@@ -404,6 +466,7 @@ def main(arguments: List[str]) -> int:
     status = 1
     try:
         targets = benchmark.set_up()
+        benchmark.warm_up(targets)
         for workload in WORKLOADS:
             if workload in options.workloads:
                 getattr(benchmark, workload)(targets)

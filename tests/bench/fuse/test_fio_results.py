@@ -117,7 +117,13 @@ class CommandLineTest(unittest.TestCase):
     def test_defaults(self):
         options = parse_arguments([])
         self.assertEqual((options.size_mib, options.random_size_mib, options.files, options.osds,
-                          options.stripe_width), (1024, 256, 10000, 3, 3))
+                          options.stripe_width, options.wide_stripe_width), (1024, 256, 10000, 3, 1, 3))
+
+    def test_wide_rows_are_off_when_as_narrow_and_the_width_is_bounded_by_the_osds(self):
+        self.assertEqual(parse_arguments(["--wide-stripe-width", "1"]).wide_stripe_width, 0)
+        self.assertEqual(parse_arguments(["--osds", "4"]).wide_stripe_width, 4)
+        with self.assertRaises(SystemExit):
+            parse_arguments(["--wide-stripe-width", "4"])
 
     def test_stripe_width_above_osd_count_is_rejected(self):
         with self.assertRaises(SystemExit):

@@ -46,7 +46,8 @@ public final class OsdConfig {
                     + " several OSDs share one file system so that they do not each offer all of it; 0: the file"
                     + " system's size");
     public static final Setting<Integer> STORAGE_THREADS = Setting.integer("osd.storage.threads", 8, 1, 256,
-            "storage threads; operations on one file always run on the same thread, in order");
+            "storage threads; reads of a file, and writes to different objects of it, run concurrently;"
+                    + " the rest of one file's work in arrival order");
     public static final Setting<Integer> PREPROCESSING_THREADS = Setting.integer("osd.preprocessing.threads", 0,
             0, 64, "threads checking capabilities; 0 checks on the network thread (no hand-off per request)");
     public static final Setting<Integer> PREPROCESSING_QUEUE_CAPACITY = Setting.integer(
@@ -233,6 +234,15 @@ public final class OsdConfig {
         }
         return deviceEmulation().emulated() && deviceClass() == DeviceClass.HDD ? QOS_IN_FLIGHT_MAX_SINGLE_HEAD
                 : QOS_IN_FLIGHT_MAX_PARALLEL;
+    }
+
+    /**
+     * Whether the storage stage runs reads of one file, and writes to different objects of it, concurrently: not
+     * in the single-head regime ({@link #qosInFlightMax()} at most {@value #QOS_IN_FLIGHT_MAX_SINGLE_HEAD}), where a
+     * sequential stream's requests must reach the head in arrival order.
+     */
+    public boolean storageConcurrentWithinFile() {
+        return qosInFlightMax() > QOS_IN_FLIGHT_MAX_SINGLE_HEAD;
     }
 
     /** Per-volume bound of the fair queue, never above {@link #qosQueueCapacity()}. */

@@ -2,10 +2,8 @@ package org.xtreemfs.foundation.rpc;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import java.io.IOException;
 import java.util.List;
 import org.xtreemfs.interfaces.rpc.RpcHeader;
 
@@ -61,12 +59,10 @@ final class RecordDecoder extends ByteToMessageDecoder {
     }
 
     private static RpcHeader parseHeader(ByteBuf headerBytes) {
-        try (ByteBufInputStream stream = new ByteBufInputStream(headerBytes)) {
-            return RpcHeader.parseFrom(stream);
+        try {
+            return ProtobufBytes.parse(RpcHeader.parser(), headerBytes);
         } catch (InvalidProtocolBufferException e) {
             throw new MalformedFrameException("unparseable RPC header: " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new MalformedFrameException("unreadable RPC header: " + e.getMessage(), e);
         }
     }
 }

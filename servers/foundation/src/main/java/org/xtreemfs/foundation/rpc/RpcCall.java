@@ -4,7 +4,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
@@ -82,14 +81,11 @@ public final class RpcCall {
 
     /** Parses the request message; a message that does not parse is the caller's error (INVALID_ARGS). */
     public <T> T request(Parser<T> parser) throws RpcException {
-        ByteBuf bytes = record.message().duplicate();
-        try (ByteBufInputStream stream = new ByteBufInputStream(bytes)) {
-            return parser.parseFrom(stream);
+        try {
+            return ProtobufBytes.parse(parser, record.message());
         } catch (InvalidProtocolBufferException e) {
             throw RpcException.invalidArguments("request message of procedure " + procedureId()
                     + " does not parse: " + e.getMessage());
-        } catch (IOException e) {
-            throw RpcException.invalidArguments("request message unreadable: " + e.getMessage());
         }
     }
 

@@ -3,9 +3,7 @@ package org.xtreemfs.foundation.rpc;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Parser;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufUtil;
-import java.io.IOException;
 
 /** A successful response: the message bytes and the data segment. The receiver closes it exactly once. */
 public final class RpcResponse implements AutoCloseable {
@@ -18,12 +16,10 @@ public final class RpcResponse implements AutoCloseable {
     }
 
     public <T> T message(Parser<T> parser) throws RpcException {
-        try (ByteBufInputStream stream = new ByteBufInputStream(message.duplicate())) {
-            return parser.parseFrom(stream);
+        try {
+            return ProtobufBytes.parse(parser, message);
         } catch (InvalidProtocolBufferException e) {
             throw RpcException.internal("response does not parse: " + e.getMessage());
-        } catch (IOException e) {
-            throw RpcException.internal("response unreadable: " + e.getMessage());
         }
     }
 

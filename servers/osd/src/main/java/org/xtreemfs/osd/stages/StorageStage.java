@@ -3,6 +3,8 @@ package org.xtreemfs.osd.stages;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -13,7 +15,7 @@ import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
-import org.xtreemfs.foundation.stage.OrderedStage;
+import org.xtreemfs.foundation.stage.Stage;
 import org.xtreemfs.foundation.stage.StageHandler;
 import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.stage.StageShutdownException;
@@ -35,9 +37,10 @@ import org.xtreemfs.osd.storage.FileMetadata;
 import org.xtreemfs.osd.storage.ObjectStorage;
 
 /**
- * Runs storage work on a pool of threads, one lane per thread chosen by file id: work on one file runs in
- * arrival order and never concurrently. Answers each request's call exactly once and then reports the
- * completion (so the QoS stage may release the next request).
+ * Runs storage work on a pool of threads. {@link FileAccessOrder} decides what of one file may run together:
+ * reads of a file run concurrently, as do writes to different objects of it; accesses of one object where one
+ * is a write, and whole-file work (truncate, unlink, fsync, size, deletion), run in arrival order. Answers each
+ * request's call exactly once and then reports the completion (so the QoS stage may release the next request).
  */
 public final class StorageStage implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StorageStage.class);
@@ -45,25 +48,35 @@ public final class StorageStage implements AutoCloseable {
     private final ObjectStorage store;
     private final DeletionQueue deletions;
     private final Consumer<AuthorizedRequest> onRequestCompleted;
-    private final OrderedStage<String, StorageWork> lanes;
+    private final FileAccessOrder order;
+    /** Runs released work; its queue holds at most what {@link #order} admitted, so submitting never fails. */
+    private final Stage<StorageWork> workers;
     private final AtomicLong bytesRead = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
     private final AtomicLong filesDeleted = new AtomicLong();
     private final AtomicLong expiredCount = new AtomicLong();
 
     /**
-     * @param laneQueueCapacity bound of each lane's queue; the QoS stage keeps the total in flight below it
+     * @param queueCapacity bound of the works admitted and not yet finished (running or waiting); the QoS stage
+     *     keeps the requests in flight below it
+     * @param concurrentWithinFile false: one work of a file at a time, in arrival order (a device with one head;
+     *     see {@link FileAccessOrder})
      * @param onRequestCompleted called once with each {@link AuthorizedRequest} after it is answered
      */
-    public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int laneQueueCapacity,
-            Clock clock, Consumer<AuthorizedRequest> onRequestCompleted) {
+    public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
+            boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted) {
         this.store = store;
         this.deletions = deletions;
         this.onRequestCompleted = onRequestCompleted;
-        this.lanes = OrderedStage.start("storage", threads, laneQueueCapacity, clock, new StageHandler<>() {
+        this.order = new FileAccessOrder(queueCapacity, concurrentWithinFile);
+        this.workers = Stage.start("storage", queueCapacity, threads, clock, new StageHandler<>() {
             @Override
             public void handle(StorageWork work) {
-                execute(work);
+                try {
+                    execute(work);
+                } finally {
+                    release(work);
+                }
             }
 
             @Override
@@ -80,19 +93,59 @@ public final class StorageStage implements AutoCloseable {
 
             @Override
             public void onDiscarded(StorageWork work, StageShutdownException reason) {
-                if (work instanceof AuthorizedRequest authorized) {
-                    authorized.request().call().fail(RpcException.internal("OSD is shutting down"));
-                    onRequestCompleted.accept(authorized);
-                } else {
-                    deletions.retryLater(work.fileId());
-                }
+                discard(work);
+                release(work);
             }
         });
     }
 
-    /** Queues work behind earlier work on the same file; false when that file's lane is full. */
+    /** Admits work behind the conflicting earlier work of its file; false when the stage is full. */
     public boolean offer(StorageWork work) {
-        return lanes.offer(work.fileId(), work);
+        switch (order.admit(work)) {
+            case FULL:
+                return false;
+            case RUN_NOW:
+                if (runReleased(work)) {
+                    return true;
+                }
+                release(work); // shutting down: the caller fails the request
+                return false;
+            default:
+                return true;
+        }
+    }
+
+    /** Finishes {@code done} and runs what that released; at shutdown what it released is discarded instead. */
+    private void release(StorageWork done) {
+        Deque<StorageWork> finished = new ArrayDeque<>();
+        finished.add(done);
+        while (!finished.isEmpty()) {
+            for (StorageWork next : order.finish(finished.poll())) {
+                if (!runReleased(next)) {
+                    discard(next);
+                    finished.add(next);
+                }
+            }
+        }
+    }
+
+    /** Hands released work to the workers; false when they are shutting down. */
+    private boolean runReleased(StorageWork work) {
+        try {
+            workers.submit(work);
+            return true;
+        } catch (StageShutdownException e) {
+            return false;
+        }
+    }
+
+    private void discard(StorageWork work) {
+        if (work instanceof AuthorizedRequest authorized) {
+            authorized.request().call().fail(RpcException.internal("OSD is shutting down"));
+            onRequestCompleted.accept(authorized);
+        } else {
+            deletions.retryLater(work.fileId());
+        }
     }
 
     private void execute(StorageWork work) {
@@ -205,11 +258,11 @@ public final class StorageStage implements AutoCloseable {
 
     /** Busy share of the storage threads since the previous call (the heartbeat's load). */
     public double sampleBusyFraction() {
-        return lanes.sampleBusyFraction();
+        return workers.sampleBusyFraction();
     }
 
     public StageMetrics metrics() {
-        return lanes.metrics();
+        return workers.metrics();
     }
 
     public long bytesRead() {
@@ -231,6 +284,6 @@ public final class StorageStage implements AutoCloseable {
 
     @Override
     public void close() {
-        lanes.close();
+        workers.close();
     }
 }

@@ -60,6 +60,15 @@ public final class FileIds {
         CRC32 crc = new CRC32();
         crc.update(fileId.getBytes(StandardCharsets.UTF_8));
         long hash = crc.getValue();
-        return new String[] {String.format("%02x", (hash >>> 8) & 0xff), String.format("%02x", hash & 0xff)};
+        return new String[] {HEX_BYTES[(int) (hash >>> 8) & 0xff], HEX_BYTES[(int) hash & 0xff]};
+    }
+
+    /** "00" .. "ff": every object access names its hash folders, and String.format showed in its CPU profile. */
+    private static final String[] HEX_BYTES = new String[256];
+
+    static {
+        for (int i = 0; i < HEX_BYTES.length; i++) {
+            HEX_BYTES[i] = String.format("%02x", i);
+        }
     }
 }

@@ -3,7 +3,6 @@ package org.xtreemfs.osd.storage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -31,8 +30,11 @@ import org.xtreemfs.qos.device.IoKind;
  * {@code <root>/<hash hex 2>/<hash hex 2>/<escaped file id>/<object number>}; each file's
  * {@link FileMetadata} (size, truncate epoch) in a {@link KvStore} (RocksDB in {@code <root>/metadata}).
  *
- * <p>Not thread-safe per file: callers never run two operations on one file concurrently (the storage
- * stage orders them by file id); operations on different files may run in parallel.
+ * <p>Concurrency: reads of a file, and writes to different objects of it, may run concurrently (the file's
+ * size record is read, grown and stored under a per-file lock, so concurrent writes never lose a growth).
+ * Callers order the rest (the storage stage's {@code FileAccessOrder}): two accesses of one object of which
+ * one is a write, and {@link #truncate}, {@link #fsync}, {@link #deleteFile} and {@link #metadata} as seen by
+ * a client, never run concurrently with other work on the file.
  *
  * <p>Durability: a write with {@code sync}, {@link #fsync}, {@link #truncate} and {@link #deleteFile} force
  * the object files, the new folder entries and the metadata (a synced KV write, atomic by the store's WAL)
@@ -57,6 +59,12 @@ public final class ObjectStore implements ObjectStorage {
     private final OpenOption[] readOptions;
     /** Object files are created 0600 (PrivateFiles), folders 0700. */
     private final Set<OpenOption> writeOptions;
+    /**
+     * Guards the read-grow-store of a file's size record and the creation of its folder; chosen by the file
+     * id's hash (a shared stripe only costs waiting, never correctness).
+     */
+    private final Object[] fileLocks = new Object[FILE_LOCK_STRIPES];
+    private static final int FILE_LOCK_STRIPES = 256;
 
     /** Uses {@code metadataStore} for file metadata; the caller closes it. */
     public ObjectStore(Path root, KvStore metadataStore) throws IOException {
@@ -75,6 +83,9 @@ public final class ObjectStore implements ObjectStorage {
                 ? Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)
                 : Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         PrivateFiles.folder(root);
+        for (int i = 0; i < fileLocks.length; i++) {
+            fileLocks[i] = new Object();
+        }
     }
 
     /** Opens the objects under {@code root} with their RocksDB metadata store; {@link #close()} closes it. */
@@ -153,9 +164,15 @@ public final class ObjectStore implements ObjectStorage {
         int length = data.remaining();
         layout.requireWithin(objectNumber, offset, length);
         Path folder = fileFolder(fileId);
-        boolean folderCreated = !Files.isDirectory(folder);
-        if (folderCreated) {
-            PrivateFiles.createFolders(folder);
+        Object fileLock = fileLock(fileId);
+        synchronized (fileLock) {
+            if (!Files.isDirectory(folder)) {
+                PrivateFiles.createFolders(folder);
+                if (sync) {
+                    // Before another write of the file can see the folder and rely on its entry being durable.
+                    forceFolders(folder);
+                }
+            }
         }
         Path object = folder.resolve(Long.toString(objectNumber));
         boolean objectCreated = !Files.exists(object);
@@ -172,22 +189,19 @@ public final class ObjectStore implements ObjectStorage {
         } finally {
             device.end(completionNanos);
         }
-        FileMetadata before = metadata(fileId);
-        FileMetadata after = before.afterWrite(layout.objectStartOffset(objectNumber) + offset + length, length,
-                truncateEpoch);
-        boolean sizeGrew = after.sizeBytes() > before.sizeBytes();
-        if (sync) {
-            // A new object file (or new folders) is durable only once its folder entry is.
-            if (folderCreated) {
-                forceFolders(folder);
-            } else if (objectCreated) {
-                forceFile(folder);
+        if (sync && objectCreated) {
+            forceFile(folder); // a new object file is durable only once its folder entry is
+        }
+        synchronized (fileLock) {
+            FileMetadata before = metadata(fileId);
+            FileMetadata after = before.afterWrite(layout.objectStartOffset(objectNumber) + offset + length, length,
+                    truncateEpoch);
+            boolean sizeGrew = after.sizeBytes() > before.sizeBytes();
+            if (!after.equals(before)) {
+                storeMetadata(fileId, after, sync ? Durability.SYNC : Durability.BUFFERED);
             }
+            return new WriteOutcome(sizeGrew, after);
         }
-        if (!after.equals(before)) {
-            storeMetadata(fileId, after, sync ? Durability.SYNC : Durability.BUFFERED);
-        }
-        return new WriteOutcome(sizeGrew, after);
     }
 
     /** See {@link ObjectStorage#truncate}; the extension is sparse. */
@@ -349,6 +363,10 @@ public final class ObjectStore implements ObjectStorage {
         }
     }
 
+    private Object fileLock(String fileId) {
+        int hash = fileId.hashCode();
+        return fileLocks[Math.floorMod(hash ^ (hash >>> 16), fileLocks.length)];
+    }
 
     /** Makes the file's folder entry and the hash folders' entries durable (new folders need this). */
     private void forceFolders(Path fileFolder) throws IOException {

@@ -204,4 +204,37 @@ class ObjectStoreTest {
         store.fsync(FILE);
         assertThat(store.read(FILE, StripeLayout.single(100), 0, 0, 10)).isEqualTo(array(10, 0));
     }
+
+    @Test
+    void concurrentWritesToDifferentObjectsOfOneFileNeverLoseASizeGrowth() throws Exception {
+        // Proves the per-file lock around the size record: the storage stage now runs writes to different
+        // objects of one file at once, and an unguarded read-grow-store would let a smaller end win.
+        ObjectStore store = open(root);
+        StripeLayout layout = StripeLayout.single(4096);
+        int objects = 64;
+        for (int round = 0; round < 5; round++) {
+            String file = "volume-1:" + (100 + round);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<ObjectStore.WriteOutcome>> outcomes = new java.util.ArrayList<>();
+            for (int object = 0; object < objects; object++) {
+                final int objectNumber = object;
+                outcomes.add(pool.submit(() -> {
+                    start.await();
+                    return store.write(file, layout, objectNumber, 0, bytes(4096, objectNumber), 0, false);
+                }));
+            }
+            start.countDown();
+            int grew = 0;
+            for (java.util.concurrent.Future<ObjectStore.WriteOutcome> outcome : outcomes) {
+                grew += outcome.get().sizeGrew() ? 1 : 0;
+            }
+            pool.shutdown();
+            assertThat(store.metadata(file).sizeBytes()).isEqualTo(objects * 4096L);
+            assertThat(grew).isBetween(1, objects);
+            for (int object = 0; object < objects; object++) {
+                assertThat(store.read(file, layout, object, 0, 4096)).isEqualTo(array(4096, object));
+            }
+        }
+    }
 }
