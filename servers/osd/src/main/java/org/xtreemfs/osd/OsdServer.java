@@ -404,6 +404,8 @@ public final class OsdServer implements RunningServer {
         status.put("deviceEmulation", config.deviceEmulation().configName());
         status.put("profileSource", profileSource);
         status.put("deviceSpeedFraction", device instanceof EmulatedDevice<?> emulated ? emulated.speedFraction() : 1.0);
+        // What the QoS stage's pacing sees of the host's write-back (-1: not seen, the real disk).
+        status.put("deviceWriteBackDirtyBytes", device.writeBackLevel().map(level -> level.dirtyBytes()).orElse(-1L));
         status.put("objectPath", config.objectPath().toString());
         status.put("rpcPendingCalls", rpcServer.pendingCalls());
         status.put("rpcMalformedFrames", rpcServer.malformedFrames());
