@@ -25,15 +25,15 @@ package org.xtreemfs.qos.wfq;
  * under FIFO. So the OSD reports how full the write-back is ({@link #observeWriteBack}: its dirty bytes and the
  * level at which its background flusher starts), and while the dirty bytes are below that level buffered writes
  * are not held back at all: the flusher is not running for lack of dirty data, nobody waits for room, and holding
- * writes would only leave the media idle. At or above it the bucket paces as before. The write-back therefore
- * settles at its background level with the flusher running continuously, and buffered writes are admitted at
- * the rate it flushes them (whatever the mix makes that), always in the fair queue's order (only a few writes
- * refill what a flush freed before the level is reached again, so the next in fair order gets them: reservations
- * first). What pacing is for still holds: the write-back stays at the background level, half its dirty limit,
- * so it reaches the limit (where every writer waits for room and the flood-and-stall cycle began) only if the
- * device flushes slower than the profile's rate for the whole other half, as after a loss of capacity, where
- * the bucket holds admissions to the profile's rate exactly as before. Without an observation (a device whose
- * write-back the OSD cannot see) the bucket always paces.
+ * writes would only leave the media idle. At or above it the bucket paces as before. Where the device flushes
+ * faster than the profile's rate (random writes, which the flusher sorts) the write-back therefore settles at its
+ * background level with the flusher running continuously, and buffered writes are admitted at the rate it
+ * flushes them, always in the fair queue's order (only a few writes refill what a flush freed before the level is
+ * reached again, so the next in fair order gets them: reservations first). Where it flushes slower than the
+ * profile's rate (interleaved sequential streams; a device that lost capacity) the write-back fills beyond that
+ * level to its limit and the bucket holds admissions to the profile's rate, exactly as before this rule; so what
+ * pacing is for still holds: the device time admitted at or above the level never exceeds the profile's rate
+ * plus the burst. Without an observation (a device whose write-back the OSD cannot see) the bucket always paces.
  *
  * <p>Invariant: while the write-back is at or above its background level, over any interval [a, b] the cost
  * admitted is at most capacityCostPerSecond × (b − a + burst) plus one request's cost (a request is admitted
