@@ -49,6 +49,7 @@ RANDOM_REQUEST_BYTES = 4 * KIB
 # after a slow request and is still a quarter of the aggressive tenants' depth.
 GENTLE_IODEPTH = 4
 RUN_FILE = "run.json"       # per policy: tenants, capacities, drop time, queue bounds
+OSD_SECONDS_FILE = "osd-seconds.csv"  # per policy: each OSD's queue, write-back and CPU wait per second
 FIO_HANG_GUARD_S = 120          # beyond warm-up + measurement a hung mount fails the run instead of blocking it
 # With the host's write-back in the HDD model the emulated disks deliver far more than their two-stream profile for
 # this write-only load: FIFO got 52.7 MiB/s out of seq0 (profile 15.06 MiB/s for two volumes) and 106 IOPS out of
@@ -161,6 +162,16 @@ class TypedCluster(Cluster):
     def dir_url(self) -> str:
         return "127.0.0.1:%d" % self.dir_port
 
+    def osd_pid(self, name: str) -> Optional[int]:
+        """The OSD process whose command line names it (None if none does)."""
+        for pid in self.pids:
+            try:
+                if ("/" + name).encode() in Path("/proc/%d/cmdline" % pid).read_bytes():
+                    return pid
+            except OSError:
+                pass
+        return None
+
     def osd_status(self, name: str) -> dict:
         with urllib.request.urlopen("http://127.0.0.1:%d/status.json" % self.status_ports[name], timeout=10) as page:
             return json.load(page)
@@ -170,6 +181,19 @@ class TypedCluster(Cluster):
                                          data=("%.6f" % fraction).encode(), method="POST")
         with urllib.request.urlopen(request, timeout=10) as answer:
             return answer.read().decode().strip()
+
+
+def osd_run_delay_ns(pid: Optional[int]) -> int:
+    """Nanoseconds the process's threads have waited for a CPU so far (/proc/PID/task/*/schedstat, 2nd field)."""
+    total = 0
+    if pid is None:
+        return 0
+    for stat in Path("/proc/%d/task" % pid).glob("*/schedstat"):
+        try:
+            total += int(stat.read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            pass  # a thread that ended meanwhile
+    return total
 
 
 def raise_priority(pids: List[int], niceness: int) -> None:
@@ -364,9 +388,27 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
             ", ".join("%s %.2f %s" % (t.name, t.in_unit(t.offered), t.unit) for t in tenants)))
         drop_at_s = options.warmup_s + options.measure_s / 2.0
         next_report_s = 10.0
+        next_sample_s = 1.0
         dropped_at: Optional[float] = None
+        osd_pids = {name: cluster.osd_pid(name) for name in ("seq0", "rand0")}
+        run_delays = {name: osd_run_delay_ns(pid) for name, pid in osd_pids.items()}
+        seconds_csv = open(state / OSD_SECONDS_FILE, "w")
+        seconds_csv.write("second,osd,queue_length,write_back_dirty_mib,cpu_wait_ms,load_average_1min\n")
         while any(process.poll() is None for process in processes):
             elapsed = time.monotonic() - started
+            if elapsed >= next_sample_s:
+                # Per second and OSD: what waits in its QoS queue, how full the emulated write-back is, and how long
+                # its threads waited for a CPU (a whole-OSD dip with a long wait is the machine's, not the queue's).
+                for name, pid in osd_pids.items():
+                    status = cluster.osd_status(name)
+                    delay = osd_run_delay_ns(pid)
+                    seconds_csv.write("%.0f,%s,%s,%.1f,%.0f,%.2f\n" % (
+                        elapsed, name, status.get("qosQueueLength"),
+                        status.get("deviceWriteBackDirtyBytes", -1) / MIB, (delay - run_delays[name]) / 1e6,
+                        os.getloadavg()[0]))
+                    run_delays[name] = delay
+                seconds_csv.flush()
+                next_sample_s += 1
             if dropped_at is None and elapsed >= drop_at_s:
                 answer = cluster.set_speed(options.drop_osd, SPEED_AFTER_DROP)
                 dropped_at = elapsed
@@ -379,6 +421,7 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
             if elapsed > runtime_s + FIO_HANG_GUARD_S:
                 raise ClusterError("fio still runs %d s after its runtime: a mount hangs" % FIO_HANG_GUARD_S)
             time.sleep(0.2)
+        seconds_csv.close()
         for tenant, process in zip(tenants, processes):
             if process.returncode != 0:
                 raise ClusterError("fio of %s failed (%d): %s" % (tenant.name, process.returncode,

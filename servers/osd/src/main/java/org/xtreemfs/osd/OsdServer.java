@@ -52,6 +52,7 @@ import org.xtreemfs.osd.stages.ExecutorWakeUps;
 import org.xtreemfs.osd.stages.LockService;
 import org.xtreemfs.osd.stages.PreprocessingStage;
 import org.xtreemfs.osd.stages.QosStage;
+import org.xtreemfs.osd.stages.QueueingPolicyKind;
 import org.xtreemfs.osd.stages.StorageStage;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.DeletionQueue;
@@ -104,6 +105,8 @@ public final class OsdServer implements RunningServer {
     static final int HEARTBEAT_VOLUMES_MAX = 64;
     /** The status port's administrative path that changes an emulated device's speed ({@link #changeDeviceSpeed}). */
     public static final String DEVICE_SPEED_PATH = "/device/speed";
+    /** The status port's administrative path that switches the QoS stage's policy ({@link #changeQueueingPolicy}). */
+    public static final String QOS_POLICY_PATH = "/qos/policy";
 
     private final OsdConfig config;
     private final Clock clock;
@@ -128,8 +131,11 @@ public final class OsdServer implements RunningServer {
     private String profileSource;
     /** True when the profile was measured (calibration file) or derived from the emulated model, not guessed. */
     private boolean profileDescribesDevice;
+    /** The policy the QoS stage runs now: osd.qos.policy, or what {@code POST /qos/policy} switched to. */
+    private volatile QueueingPolicyKind qosPolicyKind;
+    private ShareRule shareRule;
     /** The fair policy's pacing of unsynced writes (osd.qos.bufferedWritePacing), null when off or under FIFO. */
-    private BufferedWritePacing bufferedWritePacing;
+    private volatile BufferedWritePacing bufferedWritePacing;
 
     /** The addresses the OSD serves on (ports resolved when the configuration asked for port 0). */
     public record Addresses(InetSocketAddress rpc, InetSocketAddress status) {}
@@ -176,16 +182,17 @@ public final class OsdServer implements RunningServer {
                 (inFlightMax + 64) * config.storageThreads(), config.storageConcurrentWithinFile(), clock,
                 request -> qos.completed(request)));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
-        ShareRule shareRule = ShareRule.forOsd(baseProfile);
+        shareRule = ShareRule.forOsd(baseProfile);
+        qosPolicyKind = config.qosPolicy();
         VolumeAccounting accounting = new VolumeAccounting(ACCOUNTING_WINDOW_NANOS, ACCOUNTING_WINDOWS_KEPT,
                 ACCOUNTING_LATENCY_SAMPLES_KEPT, FairPolicy.FLOW_IDLE_FORGET_NANOS_DEFAULT, ACCOUNTING_VOLUMES_MAX);
         VolumeMetrics.CostUnit costUnit = shareRule.usageType() == OsdUsageType.RANDOM
                 ? VolumeMetrics.CostUnit.FOUR_KIB_IOS : VolumeMetrics.CostUnit.BYTES;
         volumeMetrics = new VolumeMetrics(accounting, clock::monotonicNanos, costUnit, ACCOUNTING_WINDOW_NANOS);
         volumeHistory = new VolumeHistory(accounting, costUnit, ACCOUNTING_WINDOW_NANOS, ACCOUNTING_WINDOWS_KEPT);
-        qos = started(new QosStage(queueingPolicy(shareRule), inFlightMax, clock, wakeUps, this::releaseToStorage,
+        qos = started(new QosStage(queueingPolicy(qosPolicyKind), inFlightMax, clock, wakeUps, this::releaseToStorage,
                 waiting -> waiting.request().call().fail(RpcException.internal("OSD is shutting down")), shareRule,
-                accounting));
+                accounting, device::writeBackLevel));
         locks = new LockManager(clock, config.locksLeaseMs(), config.locksPerFileMax(), config.locksMax());
         LockService lockService = new LockService(locks);
         preprocessing = started(new PreprocessingStage(uuid, new XCapSigner(config.capabilitySecret()), clock,
@@ -231,13 +238,15 @@ public final class OsdServer implements RunningServer {
                 () -> OsdStatus.page(status()), this::status, metrics, config.statusLimits()));
         OsdChartPage.route(statusPage, () -> volumeHistory.history(clock.monotonicNanos(), clock.wallClockMillis()));
         statusPage.handleLoopbackPost(DEVICE_SPEED_PATH, this::changeDeviceSpeed);
+        statusPage.handleLoopbackPost(QOS_POLICY_PATH, this::changeQueueingPolicy);
         addresses = new Addresses(rpcAddress, statusPage.address());
         return addresses;
     }
 
-    /** The policy osd.qos.policy names; the fair one charges by this OSD's registered profile (ShareRule). */
-    private QueueingPolicy<AuthorizedRequest> queueingPolicy(ShareRule shareRule) {
-        return switch (config.qosPolicy()) {
+    /** A new policy of {@code kind}; the fair one charges by this OSD's registered profile (ShareRule). */
+    private QueueingPolicy<AuthorizedRequest> queueingPolicy(QueueingPolicyKind kind) {
+        bufferedWritePacing = null;
+        return switch (kind) {
             case FIFO -> new FifoPolicy<>(config.qosQueueCapacity());
             case FAIR -> new FairPolicy<>(
                     shareRule,
@@ -379,6 +388,29 @@ public final class OsdServer implements RunningServer {
         return "device speed fraction " + fraction;
     }
 
+    /**
+     * {@code POST /qos/policy} on the status port, from this host only: the body is {@code fair} or {@code fifo},
+     * the policy the QoS stage runs from now on (the requests waiting move over, see {@link QosStage#switchPolicy});
+     * {@code osd.qos.policy} is only the policy at start. For measuring one policy against the other on the same
+     * cluster under the same load (tests/bench/core/qos-overhead); a switch is logged.
+     */
+    private String changeQueueingPolicy(String body) {
+        QueueingPolicyKind kind;
+        try {
+            kind = QueueingPolicyKind.valueOf(body.strip().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("the QoS policy must be fair or fifo, not '" + body.strip() + "'");
+        }
+        int moved;
+        synchronized (this) {
+            moved = qos.switchPolicy(queueingPolicy(kind));
+            qosPolicyKind = kind;
+        }
+        org.slf4j.LoggerFactory.getLogger(OsdServer.class).info("QoS policy switched to {} ({} waiting requests moved)",
+                kind.name().toLowerCase(java.util.Locale.ROOT), moved);
+        return "qos policy " + kind.name().toLowerCase(java.util.Locale.ROOT) + ", " + moved + " waiting requests moved";
+    }
+
     /** Counters and queue lengths for the status page, in display order. */
     Map<String, Object> status() {
         Map<String, Object> status = new LinkedHashMap<>();
@@ -389,6 +421,8 @@ public final class OsdServer implements RunningServer {
         status.put("deviceEmulation", config.deviceEmulation().configName());
         status.put("profileSource", profileSource);
         status.put("deviceSpeedFraction", device instanceof EmulatedDevice<?> emulated ? emulated.speedFraction() : 1.0);
+        // What the QoS stage's pacing sees of the host's write-back (-1: not seen, the real disk).
+        status.put("deviceWriteBackDirtyBytes", device.writeBackLevel().map(level -> level.dirtyBytes()).orElse(-1L));
         status.put("objectPath", config.objectPath().toString());
         status.put("rpcPendingCalls", rpcServer.pendingCalls());
         status.put("rpcMalformedFrames", rpcServer.malformedFrames());
@@ -396,7 +430,7 @@ public final class OsdServer implements RunningServer {
         status.put("rpcUnreadReplyClosures", rpcServer.unreadReplyClosures());
         status.put("preprocessing", preprocessing.metrics());
         status.put("qosQueueLength", qos.queueLength());
-        status.put("qosPolicy", config.qosPolicy());
+        status.put("qosPolicy", qosPolicyKind);
         status.put("qosBufferedWritePacingCostPerSecond", bufferedWritePacing == null ? 0
                 : bufferedWritePacing.capacityCostPerSecond());
         status.put("qosQueueCapacity", config.qosQueueCapacity());

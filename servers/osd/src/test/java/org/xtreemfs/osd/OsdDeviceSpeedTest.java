@@ -14,7 +14,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The administrative POST /device/speed on the status port (the capacity-drop knob of the QoS benchmark). */
+/**
+ * The administrative POSTs on the status port: /device/speed (the capacity-drop knob of the QoS benchmark) and
+ * /qos/policy (the overhead benchmark's switch between policies).
+ */
 class OsdDeviceSpeedTest {
     private static final String SECRET = "osd-device-speed-test-secret";
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -78,5 +81,26 @@ class OsdDeviceSpeedTest {
         HttpResponse<String> refused = send(status, OsdServer.DEVICE_SPEED_PATH, "0.5");
         assertThat(refused.statusCode()).isEqualTo(400);
         assertThat(refused.body()).contains("emulates no device");
+    }
+
+    @Test
+    void thePolicySwitchesOnRequestTheStatusShowsItAndBadValuesAreRefusedNamingThem() throws Exception {
+        // Proves the switch reaches the QoS stage (status.json's qosPolicy follows it, whatever osd.qos.policy
+        // said at start) and anything but fair or fifo is a 400 naming the value, leaving the policy unchanged.
+        InetSocketAddress status = start(Map.of("osd.qos.policy", "fifo"));
+        assertThat(send(status, "/status.json", null).body()).contains("\"qosPolicy\":\"FIFO\"");
+
+        HttpResponse<String> fair = send(status, OsdServer.QOS_POLICY_PATH, "fair");
+        assertThat(fair.statusCode()).isEqualTo(200);
+        assertThat(fair.body()).contains("qos policy fair");
+        assertThat(send(status, "/status.json", null).body()).contains("\"qosPolicy\":\"FAIR\"");
+
+        HttpResponse<String> wrong = send(status, OsdServer.QOS_POLICY_PATH, "lottery");
+        assertThat(wrong.statusCode()).isEqualTo(400);
+        assertThat(wrong.body()).contains("'lottery'");
+        assertThat(send(status, "/status.json", null).body()).contains("\"qosPolicy\":\"FAIR\"");
+
+        assertThat(send(status, OsdServer.QOS_POLICY_PATH, "fifo\n").statusCode()).isEqualTo(200);
+        assertThat(send(status, "/status.json", null).body()).contains("\"qosPolicy\":\"FIFO\"");
     }
 }

@@ -26,6 +26,11 @@ final class Device<S extends DeviceState> {
         return result.completionNanos();
     }
 
+    /** How full the model's host write-back is at {@code nowNanos}; empty for a model without one. */
+    java.util.Optional<org.xtreemfs.qos.device.WriteBackLevel> writeBackLevel(long nowNanos) {
+        return model.writeBackLevel(state, nowNanos);
+    }
+
     long nextStartNanos() {
         return state.nextStartNanos();
     }

@@ -34,6 +34,8 @@ final class OsdNode {
     private int inFlight;
     private boolean flushInFlight;
     private long wakeNanos = Long.MAX_VALUE;
+    /** Whether the queue is told how full the device's write-back is before each decision, as the OSD's stage does. */
+    private boolean observeWriteBack = true;
     /** Device busy time and operation count per kind of work, indexed by {@link Work#ordinal()}. */
     private final long[] busyNanosByWork = new long[Work.values().length];
     private final long[] operationsByWork = new long[Work.values().length];
@@ -64,6 +66,11 @@ final class OsdNode {
 
     String name() {
         return name;
+    }
+
+    /** Whether the queue sees the device's write-back level (the OSD's QoS stage does; off shows the pacing without). */
+    void observeWriteBack(boolean observe) {
+        this.observeWriteBack = observe;
     }
 
     void stealReadsWith(ReadThief thief) {
@@ -182,6 +189,10 @@ final class OsdNode {
         boolean canFlush = writeBack != null && !flushInFlight && writeBack.hasDirty();
         if (canFlush && writeBack.backgroundFlushDue(queue.size() > 0)) {
             return new Next(flushOp(), Work.FLUSH);
+        }
+        if (observeWriteBack) {
+            device.writeBackLevel(nowNanos).ifPresent(
+                    level -> queue.observeWriteBack(level.dirtyBytes(), level.backgroundBytes()));
         }
         Decision<IoOp> decision = queue.poll(nowNanos);
         if (decision instanceof Decision.Dispatch<IoOp> dispatch) {

@@ -17,6 +17,9 @@ sealed interface OsdQueue {
 
     Decision<IoOp> poll(long nowNanos);
 
+    /** How full the device's host write-back is, just before {@link #poll} (as the OSD's QoS stage reports it). */
+    default void observeWriteBack(long dirtyBytes, long backgroundBytes) {}
+
     int size();
 
     /** Reads waiting (not started), as a replica reports them to peers that may steal. */
@@ -115,6 +118,11 @@ sealed interface OsdQueue {
                     continuity.continues(op.tenantId(), op.request().offsetBytes(), payloadBytes));
             boolean buffered = op.request().kind() == IoKind.WRITE && !op.request().synced();
             return policy.enqueue(op, op.tenantId(), VolumeShare.BEST_EFFORT, chargedBytes, buffered, nowNanos);
+        }
+
+        @Override
+        public void observeWriteBack(long dirtyBytes, long backgroundBytes) {
+            policy.observeWriteBack(dirtyBytes, backgroundBytes);
         }
 
         @Override

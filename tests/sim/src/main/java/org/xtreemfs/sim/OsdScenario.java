@@ -246,6 +246,7 @@ final class OsdScenario {
                 : fairQueue();
         Device<?> device = config.choice("device", DeviceKind.class).newDevice();
         OsdNode osd = new OsdNode("osd", simulation, device, queue, null, null);
+        osd.observeWriteBack(observesWriteBack());
         long durationNanos = (long) (config.number("duration.seconds") * SECOND_NANOS);
         for (double[] change : slowdownSchedule()) {
             simulation.schedule((long) (change[0] * SECOND_NANOS), () -> osd.slowDownTo(change[1]));
@@ -356,6 +357,20 @@ final class OsdScenario {
         OsdProfile profile = AdmissionStep.profile(config.choice("device", DeviceKind.class),
                 costUnit == CostUnit.BYTES ? OsdUsageType.SEQUENTIAL : OsdUsageType.RANDOM);
         return new BufferedWritePacing(ShareRule.capacityCostPerSecond(profile), burstNanos);
+    }
+
+    /**
+     * {@code queue.pacing.writeBack=observed|ignored} (default observed, as the OSD with an emulated device): whether
+     * the fair policy's pacing is told how full the device's write-back is, which opens it while the flusher idles
+     * ({@code BufferedWritePacing}); ignored paces at the profile's rate throughout (the rule before that).
+     */
+    private boolean observesWriteBack() {
+        String mode = config.string("queue.pacing.writeBack", "observed");
+        if (!mode.equals("observed") && !mode.equals("ignored")) {
+            throw new IllegalArgumentException(config.source() + ": queue.pacing.writeBack must be observed or ignored, not "
+                    + mode);
+        }
+        return mode.equals("observed");
     }
 
     private List<TenantOutcome> summarize(List<TenantMetrics> metrics) {

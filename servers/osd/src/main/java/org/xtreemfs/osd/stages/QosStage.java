@@ -2,15 +2,18 @@ package org.xtreemfs.osd.stages;
 
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.osd.metrics.VolumeAccounting;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
+import org.xtreemfs.qos.device.WriteBackLevel;
 import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
 import org.xtreemfs.qos.wfq.FlowRule;
@@ -43,7 +46,8 @@ import org.xtreemfs.qos.wfq.StreamContinuity;
 public final class QosStage implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(QosStage.class);
 
-    private final QueueingPolicy<AuthorizedRequest> policy;
+    /** Guarded by {@link #lock}; replaced only by {@link #switchPolicy}. */
+    private QueueingPolicy<AuthorizedRequest> policy;
     private final int inFlightMax;
     private final Clock clock;
     private final WakeUpScheduler wakeUps;
@@ -51,6 +55,8 @@ public final class QosStage implements AutoCloseable {
     private final Consumer<AuthorizedRequest> onDiscarded;
     private final FlowRule accountingRule;
     private final VolumeAccounting accounting;
+    /** How full the device's host write-back is, told to the policy before each decision (empty: not seen). */
+    private final Supplier<Optional<WriteBackLevel>> writeBackLevel;
     /** Files whose requests the stage tracks for continuity (see {@link #chargedBytes}); older ones are forgotten. */
     static final int STREAMS_TRACKED_MAX = 4096;
 
@@ -86,6 +92,18 @@ public final class QosStage implements AutoCloseable {
     public QosStage(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax, Clock clock, WakeUpScheduler wakeUps,
             Consumer<AuthorizedRequest> storage, Consumer<AuthorizedRequest> onDiscarded, FlowRule accountingRule,
             VolumeAccounting accounting) {
+        this(policy, inFlightMax, clock, wakeUps, storage, onDiscarded, accountingRule, accounting, Optional::empty);
+    }
+
+    /**
+     * As above, with {@code writeBackLevel} giving how full the host's write-back in front of the device is (the
+     * emulated device's model), which the stage tells the policy before each decision
+     * ({@link QueueingPolicy#observeWriteBack}: the fair policy's pacing of buffered writes opens while the
+     * write-back's flusher idles).
+     */
+    public QosStage(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax, Clock clock, WakeUpScheduler wakeUps,
+            Consumer<AuthorizedRequest> storage, Consumer<AuthorizedRequest> onDiscarded, FlowRule accountingRule,
+            VolumeAccounting accounting, Supplier<Optional<WriteBackLevel>> writeBackLevel) {
         if (inFlightMax < 1) {
             throw new IllegalArgumentException("QoS stage needs inFlightMax >= 1, got " + inFlightMax);
         }
@@ -97,6 +115,7 @@ public final class QosStage implements AutoCloseable {
         this.onDiscarded = onDiscarded;
         this.accountingRule = accountingRule;
         this.accounting = accounting;
+        this.writeBackLevel = writeBackLevel;
     }
 
     /** Queues a request under the policy; OVERLOADED naming the bound when the queue or the volume is full. */
@@ -203,6 +222,8 @@ public final class QosStage implements AutoCloseable {
         releasing = true;
         try {
             while (!closed && inFlight < inFlightMax) {
+                writeBackLevel.get().ifPresent(
+                        level -> policy.observeWriteBack(level.dirtyBytes(), level.backgroundBytes()));
                 Decision<AuthorizedRequest> decision = policy.next(clock.monotonicNanos());
                 if (decision instanceof Decision.Dispatch<AuthorizedRequest> dispatch) {
                     release(dispatch.request());
@@ -284,6 +305,47 @@ public final class QosStage implements AutoCloseable {
 
     public VolumeAccounting accounting() {
         return accounting;
+    }
+
+    /**
+     * Runs {@code next} from now on (the OSD's run-time policy switch, for measuring one policy against another on
+     * the same cluster and load). The requests waiting in the old policy move into the new one in the order they
+     * were submitted, with the charge they were given at submission; one the new policy's bounds refuse is failed
+     * with OVERLOADED naming the bound, as at submission. Requests in storage are unaffected (they complete through
+     * {@link #completed} as before). The old policy's tags and pacing are dropped: the new one starts every volume
+     * afresh, as after an idle period.
+     *
+     * @return the number of requests that moved
+     */
+    public int switchPolicy(QueueingPolicy<AuthorizedRequest> next) {
+        java.util.Objects.requireNonNull(next, "next");
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("OSD is shutting down: QoS stage closed");
+            }
+            java.util.List<AuthorizedRequest> waiting = new java.util.ArrayList<>(policy.removeAll());
+            waiting.sort(java.util.Comparator.comparingLong(request -> submitted.get(request).nanos()));
+            policy = next;
+            long nowNanos = clock.monotonicNanos();
+            int moved = 0;
+            for (AuthorizedRequest request : waiting) {
+                Submitted at = submitted.get(request);
+                EnqueueResult result = policy.enqueue(request, request.volumeId(), request.share(), at.chargedBytes(),
+                        buffered(request), nowNanos);
+                if (result instanceof EnqueueResult.Rejected rejected) {
+                    rejectedCount.incrementAndGet();
+                    accounting.discarded(request.volumeId(), costOf(request, submitted.remove(request)), nowNanos);
+                    request.request().call().fail(RpcException.overloaded(overloadMessage(rejected)));
+                } else {
+                    moved++;
+                }
+            }
+            releaseWhilePossible();
+            return moved;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Stops dispatching and hands every waiting request to {@code onDiscarded}. */

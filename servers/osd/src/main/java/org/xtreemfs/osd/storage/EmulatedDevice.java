@@ -126,6 +126,12 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
         waiter.awaitNanos(completionNanos);
     }
 
+    /** The model's write-back level now (a query of the model on the current state; nothing is changed). */
+    @Override
+    public synchronized java.util.Optional<org.xtreemfs.qos.device.WriteBackLevel> writeBackLevel() {
+        return model.writeBackLevel(state, Math.max(clock.monotonicNanos(), 0));
+    }
+
     /** The model at full speed (what the OSD's profile was derived from). */
     public DeviceModel<S> model() {
         return fullSpeedModel;

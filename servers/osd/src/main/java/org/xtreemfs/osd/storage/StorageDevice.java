@@ -1,6 +1,8 @@
 package org.xtreemfs.osd.storage;
 
+import java.util.Optional;
 import org.xtreemfs.qos.device.IoKind;
+import org.xtreemfs.qos.device.WriteBackLevel;
 
 /**
  * The disk under the object store as the store's data accesses see it. {@link ObjectStore} calls
@@ -49,6 +51,15 @@ public interface StorageDevice {
      * device still buffers is on the media (0 for the real disk); wait for it with {@link #end}.
      */
     long flush(String fileId);
+
+    /**
+     * How full the host's write-back in front of this device is now, if the OSD can see it (an emulated model's);
+     * empty for the real disk: the host's page cache is shared with every other process, so the OSD does not
+     * read its level as its own. The QoS stage's pacing opens while the level is below the background threshold.
+     */
+    default Optional<WriteBackLevel> writeBackLevel() {
+        return Optional.empty();
+    }
 
     /** Returns once the device has completed the access that {@link #begin} answered with {@code completionNanos}. */
     void end(long completionNanos);

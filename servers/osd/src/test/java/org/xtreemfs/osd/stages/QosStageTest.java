@@ -24,6 +24,7 @@ import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
 import org.xtreemfs.qos.model.ReservationType;
 import org.xtreemfs.qos.model.VolumeShare;
+import org.xtreemfs.qos.device.WriteBackLevel;
 import org.xtreemfs.qos.wfq.BufferedWritePacing;
 import org.xtreemfs.qos.wfq.FairPolicy;
 import org.xtreemfs.qos.wfq.FifoPolicy;
@@ -88,8 +89,14 @@ class QosStageTest {
 
         /** {@code osdRule}: the OSD's ShareRule, which charges requests (as the server passes its policy's rule). */
         Harness(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax, ShareRule osdRule) {
+            this(policy, inFlightMax, osdRule, java.util.Optional::empty);
+        }
+
+        /** {@code writeBackLevel}: what the device reports of its host write-back before each decision. */
+        Harness(QueueingPolicy<AuthorizedRequest> policy, int inFlightMax, ShareRule osdRule,
+                java.util.function.Supplier<java.util.Optional<WriteBackLevel>> writeBackLevel) {
             stage = new QosStage(policy, inFlightMax, clock, wakeUps, released::add, discarded::add, osdRule,
-                    accounting);
+                    accounting, writeBackLevel);
         }
 
         /** Storage answers the oldest released request not yet answered. */
@@ -374,6 +381,77 @@ class QosStageTest {
                     OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL))) / (128 * 1024);
             assertThat((double) floodReleased).isBetween(expected - 1, expected + 2);
             assertThat(harness.stage.wakeUpCount()).as("the paced writes were released by wake-ups").isPositive();
+        }
+    }
+
+    @Test
+    void whileTheDevicesWriteBackIsBelowItsBackgroundLevelUnsyncedWritesAreNotHeldBack() throws RpcException {
+        // Proves the stage tells the policy the device's write-back level before each decision: with the level
+        // reported below the background threshold the flood of the test above leaves at once (nothing is
+        // flushing, so holding it would leave the disk idle); reported at the threshold, the pacing holds the
+        // rest to its rate again (the burst's worth, then one write per 128 ms at 1 MiB/s).
+        ShareRule sequentialOsd = ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
+        FairPolicy<AuthorizedRequest> policy = new FairPolicy<>(sequentialOsd, new QueueBounds(1000, 1000),
+                10 * SECOND_NANOS, new BufferedWritePacing(1 << 20, 100_000_000L));
+        long[] dirtyBytes = {0};
+        long backgroundBytes = 32L << 20;
+        try (Harness harness = new Harness(policy, 2, sequentialOsd,
+                () -> java.util.Optional.of(new WriteBackLevel(dirtyBytes[0], backgroundBytes)))) {
+            for (int object = 0; object < 200; object++) {
+                harness.stage.submit(writeRequest("flood-file", "flood", object, false));
+            }
+            int completed = 0;
+            while (completed < harness.released.size()) {
+                harness.completeOldest(); // storage acknowledges from memory at once
+                completed++;
+            }
+            assertThat(harness.released).as("released while the write-back is below its level").hasSize(200);
+            dirtyBytes[0] = backgroundBytes;
+            for (int object = 200; object < 400; object++) {
+                harness.stage.submit(writeRequest("flood-file", "flood", object, false));
+            }
+            for (int tick = 1; tick <= 100; tick++) { // 1 s in 10 ms steps
+                while (completed < harness.released.size()) {
+                    harness.completeOldest();
+                    completed++;
+                }
+                harness.clock.advance(Duration.ofMillis(10));
+                harness.wakeUps.runDue();
+            }
+            long pacedReleased = harness.released.size() - 200;
+            assertThat(pacedReleased).as("at the level: paced, at most 1 s at 1 MiB/s plus the burst in 128 KiB")
+                    .isBetween(7L, 10L);
+        }
+    }
+
+    @Test
+    void aSwitchedPolicyTakesTheWaitingRequestsInSubmissionOrderAndReleasesByItsOwnRule() throws RpcException {
+        // Proves the run-time switch (POST /qos/policy): nothing waiting is lost or duplicated, requests in storage
+        // still complete, and after switching from FIFO to the fair policy the next release follows the fair
+        // order (volume b, one request behind a's five, goes second), after switching back FIFO's.
+        try (Harness harness = new Harness(new FifoPolicy<>(100), 1)) {
+            QosStage stage = harness.stage;
+            for (int index = 0; index < 5; index++) {
+                stage.submit(request("a:" + index, "a", VolumeShare.BEST_EFFORT, 4096));
+            }
+            stage.submit(request("b:0", "b", VolumeShare.BEST_EFFORT, 4096));
+            assertThat(harness.released).extracting(AuthorizedRequest::fileId).containsExactly("a:0");
+            assertThat(stage.switchPolicy(fair(RANDOM_OSD))).as("moved").isEqualTo(5);
+            assertThat(stage.queueLength()).isEqualTo(5);
+            assertThat(stage.inFlight()).isEqualTo(1);
+            harness.completeOldest();
+            harness.completeOldest();
+            assertThat(harness.released).extracting(AuthorizedRequest::fileId)
+                    .as("fair: a and b alternate").containsExactly("a:0", "a:1", "b:0");
+            assertThat(stage.switchPolicy(new FifoPolicy<>(100))).isEqualTo(3);
+            while (harness.released.size() < 6) {
+                harness.completeOldest();
+            }
+            harness.completeOldest();
+            assertThat(harness.released).extracting(AuthorizedRequest::fileId)
+                    .containsExactly("a:0", "a:1", "b:0", "a:2", "a:3", "a:4");
+            assertThat(stage.queueLength()).isZero();
+            assertThat(stage.inFlight()).isZero();
         }
     }
 

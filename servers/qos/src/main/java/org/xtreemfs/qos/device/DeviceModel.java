@@ -1,5 +1,7 @@
 package org.xtreemfs.qos.device;
 
+import java.util.Optional;
+
 /**
  * A pure service-time model. Callers start a request only at or after {@link DeviceState#nextStartNanos()};
  * an earlier start time is treated as that time, so a caller cannot make the device faster than it is.
@@ -18,6 +20,15 @@ public sealed interface DeviceModel<S extends DeviceState> permits HddModel, Ssd
      */
     default ServiceResult<S> flush(long fromBytes, long toBytes, S state, long startNanos) {
         return new ServiceResult<>(startNanos, state);
+    }
+
+    /**
+     * How full the host's write-back in front of the media is at {@code nowNanos} (at or after the state's last
+     * request), for a model that has one ({@link WriteBackCache}); empty for a device without one. A query: the
+     * state is not changed.
+     */
+    default Optional<WriteBackLevel> writeBackLevel(S state, long nowNanos) {
+        return Optional.empty();
     }
 
     /** The same device with every duration multiplied by {@code factor} (> 1 is slower); state stays valid. */

@@ -3,6 +3,7 @@ package org.xtreemfs.qos.device;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import org.xtreemfs.qos.device.WriteBackState.DirtyQueue;
 import org.xtreemfs.qos.device.WriteBackState.DirtyWrite;
 import org.xtreemfs.qos.device.WriteBackState.Writeback;
@@ -145,6 +146,17 @@ public record WriteBackCache<S extends DeviceState>(
         long durableNanos = flusher.flushRange(fromBytes, toBytes, nowNanos);
         return new ServiceResult<>(durableNanos,
                 flusher.state(mediaNextStartNanos(durableNanos, flusher.mediaState, nowNanos), nowNanos));
+    }
+
+    /**
+     * The dirty bytes at {@code nowNanos} after the flusher issued what it starts before then (as the next request
+     * would see them), against the background threshold. Pure: works on a copy of the state.
+     */
+    @Override
+    public Optional<WriteBackLevel> writeBackLevel(WriteBackState<S> state, long nowNanos) {
+        Flusher flusher = new Flusher(state);
+        flusher.background(nowNanos);
+        return Optional.of(new WriteBackLevel(flusher.dirtyBytesAt(nowNanos), backgroundBytes));
     }
 
     /** After the media served: the next request may start once the media can take one (an SSD's free channel). */

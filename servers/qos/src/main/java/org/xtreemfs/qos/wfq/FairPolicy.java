@@ -69,6 +69,11 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
     }
 
     @Override
+    public void observeWriteBack(long dirtyBytes, long backgroundBytes) {
+        queue.observeWriteBack(dirtyBytes, backgroundBytes);
+    }
+
+    @Override
     public Decision<R> next(long nowNanos) {
         if (lastSweepNanos == Long.MIN_VALUE || nowNanos - lastSweepNanos >= flowIdleForgetNanos) {
             lastSweepNanos = nowNanos;

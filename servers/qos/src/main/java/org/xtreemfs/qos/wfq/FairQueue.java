@@ -36,7 +36,8 @@ import org.xtreemfs.qos.wfq.EnqueueResult.Rejected;
  *
  * <p>Buffered writes (enqueued with {@code buffered} true) are also subject to the queue's
  * {@link BufferedWritePacing}, if it has one: a flow whose head is a buffered write is not eligible in any phase
- * while the pacing is in debt, so the device time admitted into the host's write-back follows the device's rate
+ * while the pacing is in debt (and the write-back, as last {@link #observeWriteBack observed}, is at or above its
+ * background level), so the device time admitted into the host's write-back follows the device's rate
  * and the fair order (see there why). Other requests pass meanwhile; a reserved flow's buffered writes are paced
  * too and still go first when the pacing allows, so reservations below the pacing rate keep their rate.
  *
@@ -139,6 +140,13 @@ public final class FairQueue<T> {
         flow.pending.addLast(new Pending<>(request, cost, nowNanos, buffered && pacing != null));
         size++;
         return ACCEPTED;
+    }
+
+    /** Passes how full the host's write-back is to the pacing ({@link BufferedWritePacing#observeWriteBack}). */
+    public void observeWriteBack(long dirtyBytes, long backgroundBytes) {
+        if (pacing != null) {
+            pacing.observeWriteBack(dirtyBytes, backgroundBytes);
+        }
     }
 
     public Decision<T> dequeue(long nowNanos) {

@@ -35,6 +35,14 @@ public interface QueueingPolicy<R> {
         return enqueue(request, volumeId, share, payloadBytes, nowNanos);
     }
 
+    /**
+     * How full the host's write-back in front of the device is (its dirty bytes and the level at which its
+     * background flusher starts), measured by the caller just before {@link #next}; a policy that paces buffered
+     * writes uses it ({@link BufferedWritePacing}), others ignore it. Callers that cannot see the write-back never
+     * call it.
+     */
+    default void observeWriteBack(long dirtyBytes, long backgroundBytes) {}
+
     /** The request to release now, or when the next one becomes eligible, or that nothing waits. */
     Decision<R> next(long nowNanos);
 

@@ -5,7 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.qos.device.IoRequest;
+import org.xtreemfs.qos.device.ServiceResult;
+import org.xtreemfs.qos.device.WriteBackCache;
+import org.xtreemfs.qos.device.WriteBackLevel;
+import org.xtreemfs.qos.device.WriteBackState;
+import org.xtreemfs.qos.device.HddState;
 
 class BufferedWritePacingTest {
     private static final long MS = 1_000_000L;
@@ -53,6 +60,120 @@ class BufferedWritePacingTest {
             admitted++;
         }
         assertThat(admitted).as("a minute idle still allows only 50 ms worth (+ the overdraw)").isEqualTo(51);
+    }
+
+    @Test
+    void belowTheWriteBacksBackgroundLevelWritesPassAndTheDebtStaysWithinTheBurst() {
+        BufferedWritePacing pacing = new BufferedWritePacing(1000, 100 * MS);
+        long now = 10 * SECOND;
+        pacing.observeWriteBack(10, 100);
+        assertThat(pacing.flusherIdle()).isTrue();
+        for (int index = 0; index < 10_000; index++) {
+            assertThat(pacing.eligibleNanos(now)).as("write %d below the background level", index).isEqualTo(now);
+            pacing.charge(10, now);
+        }
+        pacing.observeWriteBack(100, 100);
+        assertThat(pacing.flusherIdle()).as("at the level the flusher runs").isFalse();
+        assertThat(pacing.eligibleNanos(now)).as("10,000 writes admitted unpaced leave at most the burst of debt")
+                .isEqualTo(now + 100 * MS);
+        assertThat(pacing.eligibleNanos(now + 100 * MS)).isEqualTo(now + 100 * MS);
+    }
+
+    @Test
+    void withoutAReportTheBucketAlwaysPaces() {
+        BufferedWritePacing pacing = new BufferedWritePacing(1000, 0);
+        assertThat(pacing.flusherIdle()).isFalse();
+        pacing.charge(10, 0);
+        assertThat(pacing.eligibleNanos(0)).isEqualTo(10 * MS);
+        assertThatThrownBy(() -> pacing.observeWriteBack(-1, 5)).hasMessageContaining("-1");
+    }
+
+    /**
+     * The rule on the emulated HDD's own write-back model (WriteBackCache, 64 MiB dirty limit, 32 MiB background
+     * level), on a manual clock: two reserved flows (17 and 17 random 4 KiB writes a second) and a best-effort one,
+     * all backlogged with buffered writes, cost 1 each, pacing at the random profile's 40 a second. Told the
+     * write-back's level, the queue admits what the sorted flushes take (well above 40 a second: work-conserving),
+     * each reservation holds in every second, and the write-back never reaches its dirty limit (no writer ever waits
+     * for room, which is where the whole-OSD stalls came from). Not told, the pacing holds all writes to 40 a second.
+     */
+    @Test
+    void toldTheWriteBacksLevelThePacingAdmitsWhatItFlushesKeepingReservationsAndRoom() {
+        Outcome observed = runOnTheWriteBackModel(true);
+        Outcome blind = runOnTheWriteBackModel(false);
+        assertThat(blind.writesPerSecond()).as("pacing at the profile's rate only").isBetween(38.0, 42.0);
+        assertThat(observed.writesPerSecond()).as("admitted at the rate the write-back flushes")
+                .isGreaterThan(2 * blind.writesPerSecond());
+        assertThat(observed.bestEffortPerSecond()).as("the best-effort flow gets the difference")
+                .isGreaterThan(5 * blind.bestEffortPerSecond());
+        for (Outcome outcome : new Outcome[] {observed, blind}) {
+            assertThat(outcome.reservedMinimumPerSecond()).as("each reservation in every measured second")
+                    .isGreaterThanOrEqualTo(17);
+            assertThat(outcome.longestAckNanos()).as("no write waited for room in the write-back")
+                    .isLessThan(10 * MS);
+        }
+    }
+
+    private record Outcome(double writesPerSecond, double bestEffortPerSecond, long reservedMinimumPerSecond,
+            long longestAckNanos) {}
+
+    private static Outcome runOnTheWriteBackModel(boolean observe) {
+        WriteBackCache<HddState> model = WriteBackCache.osdHdd7200();
+        WriteBackState<HddState> state = model.initialState();
+        FairQueue<Integer> queue = new FairQueue<>(new QueueBounds(64, 192), new BufferedWritePacing(40, 100 * MS));
+        queue.configureFlow("rand-a", FlowSpec.reserved(17, 1));
+        queue.configureFlow("rand-b", FlowSpec.reserved(17, 1));
+        queue.configureFlow("be-rand", FlowSpec.bestEffort(1));
+        SplittableRandom random = new SplittableRandom(7);
+        long regionBytes = 1L << 30;
+        String[] flows = {"rand-a", "rand-b", "be-rand"};
+        int warmupSeconds = 120; // the write-back fills to its background level first (8,192 writes of 4 KiB)
+        int measuredSeconds = 60;
+        long[][] perSecond = new long[3][measuredSeconds];
+        long now = 0;
+        long longestAckNanos = 0;
+        while (now < (warmupSeconds + measuredSeconds) * SECOND) {
+            for (int flow = 0; flow < 3; flow++) {
+                while (queue.size(flows[flow]) < 64) { // closed loop: every flow keeps 64 writes waiting
+                    queue.enqueue(flows[flow], flow, 1, true, now);
+                }
+            }
+            if (observe) {
+                WriteBackLevel level = model.writeBackLevel(state, now).orElseThrow();
+                queue.observeWriteBack(level.dirtyBytes(), level.backgroundBytes());
+            }
+            Decision<Integer> decision = queue.dequeue(now);
+            if (decision instanceof Decision.Dispatch<Integer> dispatch) {
+                int flow = dispatch.request();
+                long offset = flow * (regionBytes * 4) + random.nextLong(regionBytes / 4096) * 4096;
+                ServiceResult<WriteBackState<HddState>> served = model.serve(IoRequest.write(offset, 4096), state, now);
+                state = served.nextState();
+                longestAckNanos = Math.max(longestAckNanos, served.completionNanos() - now);
+                int second = (int) (now / SECOND) - warmupSeconds;
+                if (second >= 0) {
+                    perSecond[flow][second]++;
+                }
+                now = Math.max(now, served.completionNanos()); // one write at a time, acknowledged from memory
+                continue;
+            }
+            now = decision instanceof Decision.WaitUntil<Integer> wait ? wait.eligibleNanos() : now + MS;
+            now = Math.min(now, now - now % MS + MS); // look at the write-back at least every millisecond
+        }
+        long total = 0;
+        long reservedMinimum = Long.MAX_VALUE;
+        for (int flow = 0; flow < 3; flow++) {
+            for (long count : perSecond[flow]) {
+                total += count;
+                if (flow < 2) {
+                    reservedMinimum = Math.min(reservedMinimum, count);
+                }
+            }
+        }
+        long bestEffort = 0;
+        for (long count : perSecond[2]) {
+            bestEffort += count;
+        }
+        return new Outcome((double) total / measuredSeconds, (double) bestEffort / measuredSeconds, reservedMinimum,
+                longestAckNanos);
     }
 
     @Test

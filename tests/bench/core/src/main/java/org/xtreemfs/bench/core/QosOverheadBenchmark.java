@@ -3,6 +3,11 @@ package org.xtreemfs.bench.core;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,18 +34,23 @@ import picocli.CommandLine.Option;
 
 /**
  * The QoS stage's cost: the same closed-loop workloads (4 KiB random read and write, 1 MiB sequential read and
- * write, {@code --clients} clients with one request outstanding each, so no overload) against volumes on OSDs that
- * differ only in {@code osd.qos.policy}, alternated within every round so that drift of the machine hits every
- * policy alike. Reports per workload and policy the throughput and the p99 latency, and the ratio of each policy
- * to the first one given (the baseline) as the median over the rounds with its spread (lowest, highest).
+ * write, {@code --clients} clients with one request outstanding each, so no overload) against one volume on one
+ * unemulated OSD whose queueing policy is switched at run time between intervals ({@code POST /qos/policy} on the
+ * OSD's status port, from this host), so that every policy runs on the same cluster, disk, files and load. The
+ * labels of {@code --policies} are alternated within every round, their order rotated from round to round so that
+ * drift of the machine hits every label alike. A policy given twice ({@code fifo,fair,fifo}: labels fifo-1, fair,
+ * fifo-2) measures the noise floor in the same run: fifo-2 against fifo-1 is the same policy against itself,
+ * switched the same way. Reports per workload and label the throughput and the p99 latency, and the ratio of each
+ * label to the first (the baseline) as the median over the rounds with its spread (lowest, highest), and every
+ * interval's figures.
  *
- * <p>Each client has its own file per volume, written in full before the first round, so reads hit data and
- * writes overwrite it (no file growth during the measurement). Within a round the policies run in ABAB… order
- * on even rounds and BABA… on odd ones, which cancels a linear drift over a pair of rounds.
+ * <p>Why one cluster and not one per policy: two clusters on one shared disk differed by ±20 % in p99 between
+ * themselves (their files lie in different places, their JVMs compile and collect at different moments), more than
+ * the 5 % the overhead must be shown within.
+ *
+ * <p>Each client has its own file, written in full before the first round, so reads hit data and writes overwrite
+ * it (no file growth during the measurement).
  */
-@Command(name = "xtreemfs-bench-qos-overhead", mixinStandardHelpOptions = true,
-        description = "Fair queue against FIFO on unemulated OSDs without overload: throughput and p99 latency"
-                + " of 4 KiB random and 1 MiB sequential I/O, alternated per round; reports median ratios.")
 public final class QosOverheadBenchmark implements Callable<Integer> {
     private static final int KIB = 1024;
     private static final int MIB = 1024 * KIB;
@@ -79,10 +89,20 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
     record Sample(int round, Workload workload, String policy, double throughput, double p99Ms, long requests,
             long elapsedNanos, long[] latenciesNanos) {}
 
-    @Option(names = "--volume", required = true, paramLabel = "POLICY=URL",
-            description = "A policy's label and its volume's URL [pbrpc://]host[:port]/volume, e.g. "
-                    + "fair=127.0.0.1:32638/overhead; repeat per policy; the first is the baseline of the ratios.")
-    private Map<String, String> volumes = new LinkedHashMap<>();
+    @Option(names = "--volume", required = true, paramLabel = "URL",
+            description = "The volume's URL [pbrpc://]host[:port]/volume, e.g. 127.0.0.1:32638/overhead; its files"
+                    + " must lie on the one OSD whose policy --policy-url switches.")
+    private String volumeUrl;
+
+    @Option(names = "--policy-url", required = true, paramLabel = "URL",
+            description = "The OSD's policy switch, http://127.0.0.1:STATUS_PORT/qos/policy (servers/osd/README.md).")
+    private URI policyUrl;
+
+    @Option(names = "--policies", defaultValue = "fifo,fair,fifo", split = ",",
+            description = "Policies (fair, fifo) alternated interval by interval; the first is the baseline of the"
+                    + " ratios; one given twice gets labels -1, -2 (default ${DEFAULT-VALUE}: fair against fifo, and"
+                    + " fifo against itself as the noise floor).")
+    private List<String> policies;
 
     @Option(names = "--clients", defaultValue = "4", description = "Clients, one request outstanding each (default ${DEFAULT-VALUE}).")
     private int clients;
@@ -114,31 +134,37 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--clients, --rounds, --seconds and"
                     + " --file-mib must be positive (got " + clients + ", " + rounds + ", " + seconds + ", " + fileMib + ")");
         }
-        List<String> policies = new ArrayList<>(volumes.keySet());
-        Map<String, List<Client>> connections = new LinkedHashMap<>();
-        Map<String, List<Volume>> openVolumes = new LinkedHashMap<>();
+        for (String policy : policies) {
+            if (!policy.equals("fair") && !policy.equals("fifo")) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--policies takes fair and fifo, not '"
+                        + policy + "'");
+            }
+        }
+        List<String> labels = labels(policies);
+        if (labels.size() < 2) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--policies needs at least two, got "
+                    + policies);
+        }
+        VolumeUrl url = VolumeUrl.parse(volumeUrl);
+        List<Client> connections = new ArrayList<>();
+        List<Volume> openVolumes = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(clients);
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         List<Sample> samples = new ArrayList<>();
         try {
-            for (String policy : policies) {
-                VolumeUrl url = VolumeUrl.parse(volumes.get(policy));
-                List<Client> policyClients = new ArrayList<>();
-                List<Volume> policyVolumes = new ArrayList<>();
-                for (int client = 0; client < clients; client++) {
-                    Client connection = Client.connect(new InetSocketAddress(url.host(), url.port()), ClientOptions.defaults());
-                    policyClients.add(connection);
-                    policyVolumes.add(connection.openVolume(url.volumeName()));
-                }
-                connections.put(policy, policyClients);
-                openVolumes.put(policy, policyVolumes);
-                progress("%s: writing %d files of %d MiB", policy, clients, fileMib);
-                prepareFiles(pool, policyVolumes);
+            for (int client = 0; client < clients; client++) {
+                Client connection = Client.connect(new InetSocketAddress(url.host(), url.port()), ClientOptions.defaults());
+                connections.add(connection);
+                openVolumes.add(connection.openVolume(url.volumeName()));
             }
+            progress("writing %d files of %d MiB", clients, fileMib);
+            prepareFiles(pool, openVolumes);
             for (int round = 0; round <= rounds; round++) {
                 progress(round == 0 ? "warm-up round" : "round %d of %d", round, rounds);
                 for (Workload workload : Workload.values()) {
-                    for (String policy : roundOrder(policies, round)) {
-                        Sample sample = measure(pool, openVolumes.get(policy), workload, policy, round);
+                    for (String label : roundOrder(labels, round)) {
+                        switchPolicy(http, policyOf(label));
+                        Sample sample = measure(pool, openVolumes, workload, label, round);
                         if (round > 0) {
                             samples.add(sample);
                         }
@@ -147,27 +173,57 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
             }
         } finally {
             pool.shutdownNow();
-            for (List<Volume> policyVolumes : openVolumes.values()) {
-                for (Volume volume : policyVolumes) {
-                    volume.close();
-                }
+            for (Volume volume : openVolumes) {
+                volume.close();
             }
-            connections.values().forEach(list -> list.forEach(Client::close));
+            connections.forEach(Client::close);
         }
-        print(System.out, policies, samples);
+        print(System.out, labels, samples);
+        printIntervals(System.out, labels, samples);
         if (csvOutput != null) {
             writeCsv(samples);
         }
         return 0;
     }
 
-    /** Even rounds in the given order, odd rounds reversed, so a drift within a round favours no policy. */
-    static List<String> roundOrder(List<String> policies, int round) {
-        List<String> order = new ArrayList<>(policies);
-        if (round % 2 == 1) {
-            java.util.Collections.reverse(order);
-        }
+    /**
+     * The labels in round {@code round}: the list rotated by the round number, so over as many rounds as there are
+     * labels each takes every position once and a drift within a round favours none (for two: ABBA).
+     */
+    static List<String> roundOrder(List<String> labels, int round) {
+        List<String> order = new ArrayList<>(labels);
+        java.util.Collections.rotate(order, -(round % labels.size()));
         return order;
+    }
+
+    /** One label per policy given: the policy's name, numbered (fifo-1, fifo-2) when it is given more than once. */
+    static List<String> labels(List<String> policies) {
+        List<String> labels = new ArrayList<>();
+        for (int index = 0; index < policies.size(); index++) {
+            String policy = policies.get(index);
+            if (java.util.Collections.frequency(policies, policy) == 1) {
+                labels.add(policy);
+            } else {
+                labels.add(policy + "-" + (java.util.Collections.frequency(policies.subList(0, index), policy) + 1));
+            }
+        }
+        return labels;
+    }
+
+    /** The policy a label stands for (fifo-2: fifo). */
+    static String policyOf(String label) {
+        int dash = label.indexOf('-');
+        return dash < 0 ? label : label.substring(0, dash);
+    }
+
+    /** Switches the OSD's policy (also to the one it runs: every interval starts from a fresh policy alike). */
+    private void switchPolicy(HttpClient http, String policy) throws IOException, InterruptedException {
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(policyUrl).timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.ofString(policy)).build(), HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            throw new IOException("POST " + policy + " to " + policyUrl + " answered " + answer.statusCode() + ": "
+                    + answer.body().strip());
+        }
     }
 
     private void prepareFiles(ExecutorService pool, List<Volume> policyVolumes) throws Exception {
@@ -197,7 +253,7 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
     }
 
     /** Runs one workload on one volume with every client for {@code --seconds}; returns what it measured. */
-    private Sample measure(ExecutorService pool, List<Volume> policyVolumes, Workload workload, String policy,
+    private Sample measure(ExecutorService pool, List<Volume> policyVolumes, Workload workload, String label,
             int round) throws Exception {
         long durationNanos = (long) (seconds * 1e9);
         long fileBytes = (long) fileMib * MIB;
@@ -217,9 +273,9 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
         long elapsedNanos = System.nanoTime() - startNanos;
         long[] all = concatenate(latencies);
         double p99Ms = percentile(all, 0.99) / 1e6;
-        Sample sample = new Sample(round, workload, policy, workload.throughput(all.length, elapsedNanos), p99Ms,
+        Sample sample = new Sample(round, workload, label, workload.throughput(all.length, elapsedNanos), p99Ms,
                 all.length, elapsedNanos, all);
-        progress("  %-22s %-5s %10.1f %s  p99 %.3f ms", workload.label, policy, sample.throughput(), workload.unit(), p99Ms);
+        progress("  %-22s %-6s %10.1f %s  p99 %.3f ms", workload.label, label, sample.throughput(), workload.unit(), p99Ms);
         return sample;
     }
 
@@ -354,6 +410,32 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
         }
         out.println("(figures pooled over the rounds: requests over time, p99 of all requests; per round: median"
                 + " (lowest-highest) of the ratios of the same round)");
+    }
+
+    /** Every interval: per workload and round, each label's throughput and p99. */
+    private static void printIntervals(PrintStream out, List<String> labels, List<Sample> samples) {
+        out.println();
+        out.println("every interval (throughput, p99 ms):");
+        for (Workload workload : Workload.values()) {
+            out.printf("%s (%s)%n", workload.label, workload.unit());
+            out.printf("%6s", "round");
+            for (String label : labels) {
+                out.printf(" %10s %8s", label, "p99 ms");
+            }
+            out.println();
+            samples.stream().filter(sample -> sample.workload() == workload).mapToInt(Sample::round).distinct()
+                    .sorted().forEach(round -> {
+                        out.printf("%6d", round);
+                        for (String label : labels) {
+                            Sample sample = samples.stream().filter(candidate -> candidate.workload() == workload
+                                    && candidate.round() == round && candidate.policy().equals(label)).findFirst()
+                                    .orElse(null);
+                            out.printf(sample == null ? " %10s %8s" : " %10.1f %8.3f",
+                                    sample == null ? "-" : sample.throughput(), sample == null ? "-" : sample.p99Ms());
+                        }
+                        out.println();
+                    });
+        }
     }
 
     /** "median (lowest-highest)" of the ratios. */

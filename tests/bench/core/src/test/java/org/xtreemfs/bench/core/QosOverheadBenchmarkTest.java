@@ -16,6 +16,22 @@ class QosOverheadBenchmarkTest {
         assertThat(QosOverheadBenchmark.roundOrder(List.of("fifo", "fair"), 0)).containsExactly("fifo", "fair");
         assertThat(QosOverheadBenchmark.roundOrder(List.of("fifo", "fair"), 1)).containsExactly("fair", "fifo");
         assertThat(QosOverheadBenchmark.roundOrder(List.of("fifo", "fair"), 2)).containsExactly("fifo", "fair");
+        // Three labels: each takes every position once over three rounds.
+        List<String> three = List.of("fifo-1", "fair", "fifo-2");
+        assertThat(QosOverheadBenchmark.roundOrder(three, 0)).containsExactly("fifo-1", "fair", "fifo-2");
+        assertThat(QosOverheadBenchmark.roundOrder(three, 1)).containsExactly("fair", "fifo-2", "fifo-1");
+        assertThat(QosOverheadBenchmark.roundOrder(three, 2)).containsExactly("fifo-2", "fifo-1", "fair");
+        assertThat(QosOverheadBenchmark.roundOrder(three, 3)).containsExactly("fifo-1", "fair", "fifo-2");
+    }
+
+    @Test
+    void aPolicyGivenTwiceGetsNumberedLabelsThatSwitchToIt() {
+        // Proves the noise-floor run: fifo,fair,fifo measures fifo-2 against fifo-1, both switching to fifo.
+        assertThat(QosOverheadBenchmark.labels(List.of("fifo", "fair", "fifo")))
+                .containsExactly("fifo-1", "fair", "fifo-2");
+        assertThat(QosOverheadBenchmark.labels(List.of("fifo", "fair"))).containsExactly("fifo", "fair");
+        assertThat(QosOverheadBenchmark.policyOf("fifo-2")).isEqualTo("fifo");
+        assertThat(QosOverheadBenchmark.policyOf("fair")).isEqualTo("fair");
     }
 
     @Test
