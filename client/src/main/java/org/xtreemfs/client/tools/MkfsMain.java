@@ -4,9 +4,11 @@ import java.util.concurrent.Callable;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.VolumeUrl;
 import org.xtreemfs.client.XtreemFSException;
+import org.xtreemfs.foundation.replication.ReplicationRules;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicyType;
 import org.xtreemfs.interfaces.dir.ServiceType;
@@ -31,7 +33,9 @@ import org.xtreemfs.qos.model.Units;
                 "cold needs --capacity; best-effort takes an optional --capacity. Without --qos: no reservation.",
                 "Any reservation takes --weight (its share of what reservations leave, default 1) and --limit (a",
                 "cap at least the reservation: IOPS for random, bytes/s otherwise); a best-effort one needs --capacity",
-                "for them. Admission ignores both: they book nothing."},
+                "for them. Admission ignores both: they book nothing.",
+                "--replicas N keeps N copies of every file in a chain (head, ..., tail) on distinct OSDs; a reserved",
+                "volume's reservation is then admitted on every copy's OSDs."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the volume was created", "1:the servers refused or could not be reached",
                 "2:a bad option or value"})
@@ -63,6 +67,12 @@ public final class MkfsMain implements Callable<Integer> {
             description = "Object (stripe unit) size, a multiple of 4KiB up to 16MiB (default: ${DEFAULT-VALUE}).")
     String objectSize;
 
+    @Option(names = {"-r", "--replicas"}, paramLabel = "N", defaultValue = "1",
+            description = "Copies of each file, 1.." + ReplicationRules.REPLICAS_MAX + " (default: ${DEFAULT-VALUE}):"
+                    + " N > 1 chain-replicates every file over N distinct OSDs (distinct hosts where there are"
+                    + " several); a write is acknowledged once the last OSD of the chain has it on disk.")
+    int replicas;
+
     @Option(names = "--osd-selection-policy", paramLabel = "NAME", defaultValue = "",
             description = "Name of the MRC's OSD selection strategy (default: the MRC's default).")
     String osdSelectionPolicy;
@@ -93,6 +103,7 @@ public final class MkfsMain implements Callable<Integer> {
             commandSpec.commandLine().getOut().println("created volume '" + created.getName() + "' id " + created.getId()
                     + " owner " + created.getOwnerUsername() + " mode " + Describe.mode(created.getMode())
                     + " striping " + Describe.striping(created.getDefaultStripingPolicy())
+                    + " replication " + Describe.replication(created.getDefaultReplicationPolicy())
                     + " reservation " + Describe.reservation(created.getReservation()));
             Describe.placement(created.getPlacement(), uuid -> Describe.osdAddress(client, uuid))
                     .forEach(commandSpec.commandLine().getOut()::println);
@@ -114,10 +125,16 @@ public final class MkfsMain implements Callable<Integer> {
      */
     private static void requirePlaceableWidth(Volume request, Client client) throws XtreemFSException {
         int width = request.getDefaultStripingPolicy().getWidth();
-        if (width <= 1 || request.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
+        int copies = ReplicationRules.replicas(request.getDefaultReplicationPolicy());
+        if (width * copies <= 1 || request.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
             return;
         }
         int osdCount = client.services(ServiceType.SERVICE_TYPE_OSD, true).size();
+        if (copies > 1 && width * copies > osdCount) {
+            throw new IllegalArgumentException("--replicas: '" + copies + "' replicas of stripe width " + width
+                    + " need " + width * copies + " distinct OSDs but only " + osdCount + " OSD(s) are registered at"
+                    + " the DIR, so no file of the volume could be placed; start more OSDs first");
+        }
         if (width > osdCount) {
             throw new IllegalArgumentException("--striping-width: '" + width + "' is more than the " + osdCount
                     + " OSD(s) registered at the DIR, so no file of the volume could be placed; give at most "
@@ -154,6 +171,10 @@ public final class MkfsMain implements Callable<Integer> {
         });
         volume.setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
                 .setObjectSizeBytes((int) objectSizeBytes).setWidth(stripingWidth));
+        ReplicationRules.replicasProblem(replicas).ifPresent(problem -> {
+            throw new IllegalArgumentException("--replicas: '" + replicas + "' " + problem);
+        });
+        volume.setDefaultReplicationPolicy(ReplicationPolicy.newBuilder().setReplicas(replicas));
         volume.setOsdSelectionPolicy(osdSelectionPolicy);
         QosReservation reservation = reservation();
         if (reservation != null) {

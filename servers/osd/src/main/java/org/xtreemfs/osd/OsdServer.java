@@ -27,6 +27,9 @@ import org.xtreemfs.foundation.rpc.RpcServer;
 import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.status.StatusPageServer;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
+import org.xtreemfs.foundation.stubs.OsdServiceClient;
+import org.xtreemfs.foundation.stubs.UuidResolver;
+import org.xtreemfs.osd.replication.ChainForwarder;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.OsdAttributes;
 import org.xtreemfs.interfaces.osd.OsdInterface;
@@ -83,6 +86,8 @@ public final class OsdServer implements RunningServer {
     /** Where OSDs before the store-based deletion queue kept one file per entry; imported at start. */
     static final String LEGACY_DELETION_QUEUE_FOLDER = "deletion-queue";
     private static final long DIR_CALL_TIMEOUT_MS = 10_000;
+    /** How long a chain successor's address is reused before the DIR is asked again (and at once after a failure). */
+    private static final long SUCCESSOR_ADDRESS_CACHE_MS = 60_000;
     private static final long DELETION_POLL_MS_MAX = 1_000;
     private static final int ADDRESS_MAPPING_TTL_S = 3_600;
     /** Volume accounting: 1-s windows (the SLO's), 5 minutes of them, 1024 latency samples per volume. */
@@ -107,6 +112,7 @@ public final class OsdServer implements RunningServer {
     private ObjectStore store;
     private DeletionQueue deletions;
     private StorageStage storage;
+    private ChainForwarder chainForwarder;
     private QosStage qos;
     private VolumeMetrics volumeMetrics;
     private VolumeHistory volumeHistory;
@@ -160,9 +166,15 @@ public final class OsdServer implements RunningServer {
         deletions = new DeletionQueue(store.metadataStore(), dataFolder.resolve(LEGACY_DELETION_QUEUE_FOLDER),
                 clock, config.deletionDelayMs(), config.deletionPendingMax());
 
+        RpcClient rpcClient = started(new RpcClient("osd-" + uuid));
+        DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
+                DIR_CALL_TIMEOUT_MS);
+        chainForwarder = new ChainForwarder(new OsdServiceClient(rpcClient, ChainForwarder.FORWARD_TIMEOUT_MS),
+                new UuidResolver(dir, SUCCESSOR_ADDRESS_CACHE_MS, clock::monotonicNanos));
+
         int inFlightMax = config.qosInFlightMax();
         storage = started(new StorageStage(store, deletions, config.storageThreads(), inFlightMax + 64, clock,
-                request -> qos.completed(request)));
+                request -> qos.completed(request), chainForwarder));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         ShareRule shareRule = ShareRule.forOsd(baseProfile);
         VolumeAccounting accounting = new VolumeAccounting(ACCOUNTING_WINDOW_NANOS, ACCOUNTING_WINDOWS_KEPT,
@@ -198,9 +210,6 @@ public final class OsdServer implements RunningServer {
         InetSocketAddress rpcAddress = rpcServer.start();
         deletionScheduler.start();
 
-        RpcClient rpcClient = started(new RpcClient("osd-" + uuid));
-        DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
-                DIR_CALL_TIMEOUT_MS);
         AddressMapping mapping = AddressMapping.newBuilder().setUuid(uuid).setProtocol("pbrpc")
                 .setAddress(advertisedHost()).setPort(rpcAddress.getPort()).setMatchNetwork("*")
                 .setTtlS(ADDRESS_MAPPING_TTL_S).build();

@@ -8,6 +8,7 @@ import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.interfaces.mrc.Volume;
@@ -84,11 +85,13 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
             throw RpcException.errno(Errno.EEXIST, "volume '" + request.getName() + "' already exists");
         }
         StripingPolicy striping = VolumeValidation.normalizeStriping(request.getDefaultStripingPolicy());
+        ReplicationPolicy replication = VolumeValidation.normalizeReplication(request.getDefaultReplicationPolicy());
         LedgerChange admission = null;
         if (reservation.isPresent()) {
-            // The scheduler chooses the stripe; the volume's files are striped over exactly its OSDs.
+            // The scheduler chooses the stripe; the volume's files are striped over exactly its OSDs, one stripe
+            // per replica.
             ReservationLedger.Decision decision = ledger.admit(volumeId, request.getName(), reservation.get(),
-                    context.osdReports());
+                    context.osdReports(), replication.getReplicas());
             if (decision instanceof ReservationLedger.Decision.Refused refused) {
                 throw RpcException.errno(Errno.ENOSPC, refused.reason());
             }
@@ -99,6 +102,7 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
         Volume.Builder volume = request.toBuilder()
                 .setId(volumeId)
                 .setDefaultStripingPolicy(striping)
+                .setDefaultReplicationPolicy(replication)
                 .setCreatedMs(context.nowNanos() / 1_000_000L);
         boolean ownerGiven = !request.getOwnerUsername().isEmpty() || request.getOwnerUid() != 0
                 || request.getOwnerGid() != 0;
