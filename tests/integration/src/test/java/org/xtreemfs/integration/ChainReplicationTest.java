@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,8 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,7 +22,6 @@ import org.xtreemfs.client.FileHandle;
 import org.xtreemfs.client.OpenFlags;
 import org.xtreemfs.client.Volume;
 import org.xtreemfs.client.XtreemFSException;
-import org.xtreemfs.foundation.kv.InMemoryKvStore;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
@@ -37,7 +32,6 @@ import org.xtreemfs.interfaces.common.StripingPolicyType;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.osd.WriteRequest;
 import org.xtreemfs.interfaces.rpc.ErrorType;
-import org.xtreemfs.osd.storage.ObjectStore;
 
 /**
  * Chain replication on real servers (a DIR, an MRC and four OSDs in this JVM): placement of the replicas, writes
@@ -252,20 +246,6 @@ class ChainReplicationTest {
 
     /** The objects one OSD stores for a file, by object number, with their bytes. */
     private static Map<Long, byte[]> objectsOn(String osdUuid, String fileId) throws IOException {
-        Path folder;
-        try (ObjectStore layout = new ObjectStore(cluster.osdDataFolder(cluster.osdUuids().indexOf(osdUuid)),
-                new InMemoryKvStore())) {
-            folder = layout.fileFolder(fileId);
-        }
-        Map<Long, byte[]> objects = new TreeMap<>();
-        if (!Files.isDirectory(folder)) {
-            return objects;
-        }
-        try (Stream<Path> files = Files.list(folder)) {
-            for (Path path : files.filter(p -> p.getFileName().toString().matches("[0-9]+")).toList()) {
-                objects.put(Long.parseLong(path.getFileName().toString()), Files.readAllBytes(path));
-            }
-        }
-        return objects;
+        return Volumes.storedObjectBytes(cluster.osdDataFolder(cluster.osdUuids().indexOf(osdUuid)), fileId);
     }
 }
