@@ -176,9 +176,8 @@ public final class StorageStage implements AutoCloseable {
             int length = write.data().readableBytes();
             // The tail of a chain writes every update synced: the chain acknowledges only what the tail holds on
             // its disk, so losing any one OSD (or the head's and middle's page caches) loses nothing acknowledged.
-            boolean sync = write.sync() || authorized.chain().role().writesDurably();
             ObjectStore.WriteOutcome outcome = store.write(fileId, authorized.layout(), write.objectNumber(),
-                    write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(), sync);
+                    write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(), authorized.isSyncedWrite());
             bytesWritten.addAndGet(length);
             OsdWriteResponse.Builder response = OsdWriteResponse.newBuilder();
             if (outcome.sizeGrew()) {

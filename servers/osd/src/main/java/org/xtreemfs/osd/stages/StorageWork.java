@@ -34,6 +34,15 @@ public sealed interface StorageWork {
         public String fileId() {
             return request.fileId();
         }
+
+        /**
+         * Whether this is a write that reaches the disk before it is answered: the client asked for sync, or this
+         * OSD is the tail of the file's chain (which acknowledges only what it holds durably). The one rule the
+         * storage stage writes by and the QoS stage charges by.
+         */
+        public boolean isSyncedWrite() {
+            return request instanceof OsdRequest.WriteObject write && (write.sync() || chain.role().writesDurably());
+        }
     }
 
     /** Deletes a file's objects whose deletion became due (see DeletionQueue). */
