@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <optional>
 
+#include "client/replica_chain.h"
 #include "client/volume.h"
 #include "mrc.pb.h"
 #include "osd.pb.h"
@@ -27,7 +28,9 @@ FileHandle::FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
       io_(volume.io_) {
   const auto& replica = credentials_.xlocs().replicas(0);
   layout_ = StripingLayout::FromPolicy(replica.striping_policy());
-  osd_uuids_.assign(replica.osd_uuids().begin(), replica.osd_uuids().end());
+  ReplicaChains chains = ReplicaChains::FromXLoc(credentials_.xlocs(), file_id_);
+  osd_uuids_ = std::move(chains.head_osd_uuids);
+  read_osd_uuids_ = std::move(chains.tail_osd_uuids);
   if (osd_uuids_.size() < layout_.stripe_width) {
     throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
                             "file " + file_id_ + " has stripe width " +
@@ -110,7 +113,11 @@ template <typename BuildRequest>
 std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                                       BuildRequest build_request, std::string_view data,
                                       bool idempotent, std::string* response_data) {
-  const std::string& osd_uuid = osd_uuids_[stripe_position];
+  // Reads go to the tail of the chain (it never holds an update the chain has not acknowledged);
+  // every other call (write, truncate, fsync) to the head, which forwards it down the chain.
+  const std::string& osd_uuid = procedure_id == xtreemfs::osd::OSD_READ
+                                    ? read_osd_uuids_[stripe_position]
+                                    : osd_uuids_[stripe_position];
   // At most two attempts: the second only after AUTH_FAILED and a successful renewal.
   for (int attempt = 1;; ++attempt) {
     const auto request = build_request(FreshCredentials());
@@ -169,7 +176,7 @@ std::string FileHandle::FetchPiece(const ObjectPiece& piece) {
   CallStripeOsd(piece.stripe_position, xtreemfs::osd::OSD_READ, build, {}, true, &data);
   if (data.size() > piece.length_bytes) {
     throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
-                            "OSD " + osd_uuids_[piece.stripe_position] + " returned " +
+                            "OSD " + read_osd_uuids_[piece.stripe_position] + " returned " +
                                 std::to_string(data.size()) + " bytes for a read of " +
                                 std::to_string(piece.length_bytes) + " of object " +
                                 std::to_string(piece.object_number) + " of " + file_id_);

@@ -156,7 +156,8 @@ class FileHandle {
   const std::string path_;              // the path the file was opened by; empty: no reopen
   const std::uint32_t reopen_flags_;    // the open flags without O_CREAT, O_EXCL and O_TRUNC
   StripingLayout layout_;
-  std::vector<std::string> osd_uuids_;  // replicas[0]; position i holds objects n with n mod width == i
+  std::vector<std::string> osd_uuids_;  // replicas[0] (the head); position i holds objects n with n mod width == i
+  std::vector<std::string> read_osd_uuids_;  // the last replica (the tail): reads go here (replica_chain.h)
   std::shared_ptr<FileState> state_;
   mutable std::mutex credentials_mutex_;
   xtreemfs::common::FileCredentials credentials_;  // guarded by credentials_mutex_

@@ -143,9 +143,11 @@ rpc::CallResponse Volume::CallOsd(const std::string& osd_uuid, std::uint32_t pro
 
 void Volume::DeleteObjects(const UserCredentials& user,
                            const xtreemfs::common::FileCredentials& deleted) {
+  // The head replica's OSDs only: each forwards the unlink down its chain (replica_chain.h).
   std::set<std::string> osd_uuids;
-  for (const auto& replica : deleted.xlocs().replicas()) {
-    osd_uuids.insert(replica.osd_uuids().begin(), replica.osd_uuids().end());
+  if (deleted.xlocs().replicas_size() > 0) {
+    const auto& head = deleted.xlocs().replicas(0).osd_uuids();
+    osd_uuids.insert(head.begin(), head.end());
   }
   auto request = std::make_shared<xtreemfs::osd::FileRequest>();
   *request->mutable_credentials() = deleted;

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import org.xtreemfs.client.striping.ObjectSlice;
 import org.xtreemfs.client.striping.StripeLayout;
+import org.xtreemfs.foundation.replication.ReplicaChain;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.FileCredentials;
@@ -29,7 +30,8 @@ import org.xtreemfs.interfaces.osd.WriteRequest;
 
 /**
  * An open file: reads and writes object ranges directly on the OSDs of its XLoc, striped RAID0 (object n on
- * stripe position n mod width). A request is split per object and the pieces are sent in parallel, bounded
+ * stripe position n mod width). A replicated file's updates (write, truncate, fsync) go to its head replica, which
+ * forwards them down each chain and answers once the tail has them; reads go to the tail replica. A request is split per object and the pieces are sent in parallel, bounded
  * by the client's in-flight limit. Reads are padded with zeros up to the file size this handle knows (holes
  * and short objects read as zeros), never beyond it. The handle tracks the largest end offset it wrote and
  * reports it to the MRC (MRC_UPDATE_FILE_SIZE with the XCap's truncate epoch) on {@link #fsync} and
@@ -47,7 +49,10 @@ public final class FileHandle implements AutoCloseable {
     private final int flags;
     private final String fileId;
     private final StripeLayout layout;
+    /** Where updates go: the head replica's OSDs (the only replica of an unreplicated file). */
     private final List<String> stripeOsdUuids;
+    /** Where reads go: the tail replica's OSDs, which hold only what every replica applied (ReplicaChain). */
+    private final List<String> readOsdUuids;
 
     private FileCredentials credentials;
     private long capabilityReceivedMs;
@@ -77,8 +82,16 @@ public final class FileHandle implements AutoCloseable {
             throw new XtreemFSException(Errno.EIO, "open " + volume.describe(path) + ": the MRC returned an XLoc"
                     + " without OSDs for file " + fileId);
         }
+        ReplicaChain chain;
+        try {
+            chain = ReplicaChain.of(credentials.getXlocs());
+        } catch (IllegalArgumentException malformed) {
+            throw new XtreemFSException(Errno.EIO, "open " + volume.describe(path) + ": the MRC returned an unusable"
+                    + " XLoc for file " + fileId + ": " + malformed.getMessage());
+        }
         Replica replica = credentials.getXlocs().getReplicas(0);
-        this.stripeOsdUuids = List.copyOf(replica.getOsdUuidsList());
+        this.stripeOsdUuids = chain.headOsds();
+        this.readOsdUuids = chain.tailOsds();
         StripingPolicy policy = replica.getStripingPolicy();
         int objectSize = policy.getObjectSizeBytes() > 0 ? policy.getObjectSizeBytes() : StripingRules.OBJECT_SIZE_BYTES_DEFAULT;
         int width = policy.getWidth() > 0 ? Math.min(policy.getWidth(), stripeOsdUuids.size()) : stripeOsdUuids.size();
@@ -98,9 +111,14 @@ public final class FileHandle implements AutoCloseable {
         return layout;
     }
 
-    /** The OSD UUIDs of the stripe, by stripe position. */
+    /** The OSD UUIDs of the stripe that takes updates (the head replica's), by stripe position. */
     public List<String> stripeOsdUuids() {
         return stripeOsdUuids;
+    }
+
+    /** The OSD UUIDs reads go to (the tail replica's), by stripe position; the stripe itself when unreplicated. */
+    public List<String> readOsdUuids() {
+        return readOsdUuids;
     }
 
     public synchronized FileCredentials credentials() {
@@ -138,7 +156,9 @@ public final class FileHandle implements AutoCloseable {
         ensureFreshCapability(operation);
         List<CompletableFuture<?>> pieces = new ArrayList<>();
         for (ObjectSlice slice : layout.slices(offset, readLength, REQUEST_DATA_BYTES_MAX)) {
-            String osdUuid = stripeOsdUuids.get(layout.stripePosition(slice.objectNumber()));
+            // Reads go to the tail: it never holds an update the chain has not acknowledged. (Routing reads by
+            // pattern to other replicas, with stealing, needs CRAQ-style clean/dirty versions first.)
+            String osdUuid = readOsdUuids.get(layout.stripePosition(slice.objectNumber()));
             int target = bufferOffset + slice.offsetInRequest();
             pieces.add(limited(operation, () -> client.callServiceAsync(osdUuid, true, address -> client.osd().read(
                     address, client.credentials(), ReadRequest.newBuilder().setCredentials(credentials())
@@ -264,16 +284,14 @@ public final class FileHandle implements AutoCloseable {
         }
     }
 
-    /** OSD_TRUNCATE on every OSD of every replica, in parallel. */
+    /** OSD_TRUNCATE on every OSD of the head replica, in parallel; each forwards it down its chain. */
     private void truncateObjects(String operation, FileCredentials truncateCredentials, long newSizeBytes)
             throws XtreemFSException {
         List<CompletableFuture<?>> osdTruncates = new ArrayList<>();
-        for (Replica replica : truncateCredentials.getXlocs().getReplicasList()) {
-            for (String osdUuid : replica.getOsdUuidsList()) {
-                osdTruncates.add(client.callServiceAsync(osdUuid, true, address -> client.osd().truncate(address,
-                        client.credentials(), TruncateRequest.newBuilder().setCredentials(truncateCredentials)
-                                .setFileId(fileId).setNewFileSizeBytes(newSizeBytes).build())));
-            }
+        for (String osdUuid : stripeOsdUuids) {
+            osdTruncates.add(client.callServiceAsync(osdUuid, true, address -> client.osd().truncate(address,
+                    client.credentials(), TruncateRequest.newBuilder().setCredentials(truncateCredentials)
+                            .setFileId(fileId).setNewFileSizeBytes(newSizeBytes).build())));
         }
         awaitAll(operation, osdTruncates);
     }

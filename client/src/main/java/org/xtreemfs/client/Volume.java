@@ -11,10 +11,10 @@ import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.client.cache.MetadataCache;
+import org.xtreemfs.foundation.replication.ReplicaChain;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.stubs.MrcServiceClient;
 import org.xtreemfs.interfaces.common.FileCredentials;
-import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.mrc.AccessRequest;
 import org.xtreemfs.interfaces.mrc.DirectoryEntry;
 import org.xtreemfs.interfaces.mrc.FileLayoutResponse;
@@ -443,20 +443,26 @@ public final class Volume implements AutoCloseable {
     }
 
     /**
-     * Sends OSD_UNLINK to every OSD of every replica of a file whose last link is gone. Failures are logged,
-     * not thrown: the name is already removed, and the caller cannot undo that.
+     * Sends OSD_UNLINK to every OSD of the head replica of a file whose last link is gone; each forwards it down its
+     * chain (ReplicaChain). Failures are logged, not thrown: the name is already removed, and the caller cannot undo
+     * that.
      */
     void deleteObjects(String operation, FileCredentials deletedFile) {
         String fileId = deletedFile.getXcap().getFileId();
         List<CompletableFuture<?>> deletions = new ArrayList<>();
         List<String> osdUuids = new ArrayList<>();
-        for (Replica replica : deletedFile.getXlocs().getReplicasList()) {
-            for (String osdUuid : replica.getOsdUuidsList()) {
-                osdUuids.add(osdUuid);
-                deletions.add(client.callServiceAsync(osdUuid, true, address -> client.osd().unlink(address,
-                        client.credentials(), FileRequest.newBuilder().setCredentials(deletedFile)
-                                .setFileId(fileId).build())));
-            }
+        List<String> heads;
+        try {
+            heads = ReplicaChain.of(deletedFile.getXlocs()).headOsds();
+        } catch (IllegalArgumentException malformed) {
+            LOG.warn("{}: objects of file {} were not deleted: {}", operation, fileId, malformed.getMessage());
+            return;
+        }
+        for (String osdUuid : heads) {
+            osdUuids.add(osdUuid);
+            deletions.add(client.callServiceAsync(osdUuid, true, address -> client.osd().unlink(address,
+                    client.credentials(), FileRequest.newBuilder().setCredentials(deletedFile)
+                            .setFileId(fileId).build())));
         }
         for (int index = 0; index < deletions.size(); index++) {
             try {

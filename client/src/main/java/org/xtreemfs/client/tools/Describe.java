@@ -6,7 +6,9 @@ import java.util.Locale;
 import java.util.function.Function;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.XtreemFSException;
+import org.xtreemfs.foundation.replication.ReplicationRules;
 import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.mrc.QosHeadroom;
@@ -71,6 +73,13 @@ final class Describe {
         String type = policy.getTypeValue() == 0 ? "RAID0" : policy.getType().name();
         return type + " width " + policy.getWidth() + " object size "
                 + size(policy.getObjectSizeBytes());
+    }
+
+    /** "1 copy (not replicated)" or "chain of N replicas (head writes, tail reads)". */
+    static String replication(ReplicationPolicy policy) {
+        int replicas = ReplicationRules.replicas(policy);
+        return replicas == 1 ? "1 copy (not replicated)"
+                : "chain of " + replicas + " replicas (writes enter at the head, reads at the tail)";
     }
 
     static String reservation(QosReservation reservation) {

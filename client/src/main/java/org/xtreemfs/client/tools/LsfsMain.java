@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.xtreemfs.foundation.replication.ReplicationRules;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.VolumeUrl;
 import org.xtreemfs.client.XtreemFSException;
@@ -22,7 +23,7 @@ import picocli.CommandLine.Spec;
 
 /** lsfs.xtreemfs: lists the volumes of every MRC the DIR knows, one line each. */
 @Command(name = "lsfs.xtreemfs", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Lists volumes: name, id, owner, mode, striping policy and reservation.",
+        description = {"Lists volumes: name, id, owner, mode, striping policy, replicas per file and reservation.",
                 "With --osds, lists the OSDs instead: usage type, device class, performance profile (its source,",
                 "sequential throughput at 1 stream and at its current stream count, random IOPS), availability,",
                 "and what is reserved and free on each (capacity, throughput, IOPS), from the MRC's reservation",
@@ -63,11 +64,13 @@ public final class LsfsMain implements Callable<Integer> {
             out.println("no volumes at " + url);
             return ToolRunner.EXIT_OK;
         }
-        out.printf("%-24s %-36s %-12s %-5s %-36s %s%n", "NAME", "ID", "OWNER", "MODE", "STRIPING", "RESERVATION");
+        out.printf("%-24s %-36s %-12s %-5s %-36s %-8s %s%n", "NAME", "ID", "OWNER", "MODE", "STRIPING", "REPLICAS",
+                "RESERVATION");
         volumes.stream().sorted(Comparator.comparing(Volume::getName)).forEach(volume ->
-                out.printf("%-24s %-36s %-12s %-5s %-36s %s%n", volume.getName(), volume.getId(),
+                out.printf("%-24s %-36s %-12s %-5s %-36s %-8d %s%n", volume.getName(), volume.getId(),
                         volume.getOwnerUsername(), Describe.mode(volume.getMode()),
                         Describe.striping(volume.getDefaultStripingPolicy()),
+                        ReplicationRules.replicas(volume.getDefaultReplicationPolicy()),
                         Describe.reservation(volume.getReservation())));
         return ToolRunner.EXIT_OK;
     }

@@ -3,8 +3,10 @@ package org.xtreemfs.client.tools;
 import java.util.concurrent.Callable;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.VolumeUrl;
+import org.xtreemfs.foundation.replication.ReplicationRules;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicyType;
 import org.xtreemfs.interfaces.mrc.Volume;
@@ -28,7 +30,9 @@ import org.xtreemfs.qos.model.Units;
                 "cold needs --capacity; best-effort takes an optional --capacity. Without --qos: no reservation.",
                 "Any reservation takes --weight (its share of what reservations leave, default 1) and --limit (a",
                 "cap at least the reservation: IOPS for random, bytes/s otherwise); a best-effort one needs --capacity",
-                "for them. Admission ignores both: they book nothing."},
+                "for them. Admission ignores both: they book nothing.",
+                "--replicas N keeps N copies of every file in a chain (head, ..., tail) on distinct OSDs; a reserved",
+                "volume's reservation is then admitted on every copy's OSDs."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the volume was created", "1:the servers refused or could not be reached",
                 "2:a bad option or value"})
@@ -60,6 +64,12 @@ public final class MkfsMain implements Callable<Integer> {
             description = "Object (stripe unit) size, a multiple of 4KiB up to 16MiB (default: ${DEFAULT-VALUE}).")
     String objectSize;
 
+    @Option(names = {"-r", "--replicas"}, paramLabel = "N", defaultValue = "1",
+            description = "Copies of each file, 1.." + ReplicationRules.REPLICAS_MAX + " (default: ${DEFAULT-VALUE}):"
+                    + " N > 1 chain-replicates every file over N distinct OSDs (distinct hosts where there are"
+                    + " several); a write is acknowledged once the last OSD of the chain has it on disk.")
+    int replicas;
+
     @Option(names = "--osd-selection-policy", paramLabel = "NAME", defaultValue = "",
             description = "Name of the MRC's OSD selection strategy (default: the MRC's default).")
     String osdSelectionPolicy;
@@ -89,6 +99,7 @@ public final class MkfsMain implements Callable<Integer> {
             commandSpec.commandLine().getOut().println("created volume '" + created.getName() + "' id " + created.getId()
                     + " owner " + created.getOwnerUsername() + " mode " + Describe.mode(created.getMode())
                     + " striping " + Describe.striping(created.getDefaultStripingPolicy())
+                    + " replication " + Describe.replication(created.getDefaultReplicationPolicy())
                     + " reservation " + Describe.reservation(created.getReservation()));
             Describe.placement(created.getPlacement(), uuid -> Describe.osdAddress(client, uuid))
                     .forEach(commandSpec.commandLine().getOut()::println);
@@ -131,6 +142,10 @@ public final class MkfsMain implements Callable<Integer> {
         });
         volume.setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
                 .setObjectSizeBytes((int) objectSizeBytes).setWidth(stripingWidth));
+        ReplicationRules.replicasProblem(replicas).ifPresent(problem -> {
+            throw new IllegalArgumentException("--replicas: '" + replicas + "' " + problem);
+        });
+        volume.setDefaultReplicationPolicy(ReplicationPolicy.newBuilder().setReplicas(replicas));
         volume.setOsdSelectionPolicy(osdSelectionPolicy);
         QosReservation reservation = reservation();
         if (reservation != null) {

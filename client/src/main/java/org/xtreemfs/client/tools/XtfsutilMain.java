@@ -114,20 +114,33 @@ public final class XtfsutilMain implements Callable<Integer> {
                 out.printf("%-17s version %d, %d replica(s)%n", "XLoc:", layout.getXlocs().getVersion(),
                         layout.getXlocs().getReplicasCount());
                 int replicaNumber = 1;
+                int replicaCount = layout.getXlocs().getReplicasCount();
                 for (Replica replica : layout.getXlocs().getReplicasList()) {
-                    out.printf("  replica %d: striping %s%n", replicaNumber++, Describe.striping(replica.getStripingPolicy()));
+                    // Chain order (ReplicaChain): the first replica takes updates, the last serves reads.
+                    String role = replicaCount == 1 ? "" : replicaNumber == 1 ? " (head)"
+                            : replicaNumber == replicaCount ? " (tail)" : " (middle)";
+                    out.printf("  replica %d%s: striping %s%n", replicaNumber++, role,
+                            Describe.striping(replica.getStripingPolicy()));
                     for (int position = 0; position < replica.getOsdUuidsCount(); position++) {
                         String osdUuid = replica.getOsdUuids(position);
                         out.printf("    stripe position %d: OSD %s at %s%n", position, osdUuid, Describe.osdAddress(client, osdUuid));
                     }
                 }
             }
+            volumeRecord(client, volume.name()).ifPresent(record -> out.printf("%-17s %s%n", "replication:",
+                    Describe.replication(record.getDefaultReplicationPolicy())));
             out.printf("%-17s %s%n", "reservation:", Describe.reservation(layout.getReservation()));
             printPlacement(out, client, layout.getPlacement());
             Describe.attainment(client.volumeAttainment(volume.name()), System.currentTimeMillis())
                     .forEach(out::println);
         }
         return ToolRunner.EXIT_OK;
+    }
+
+    /** The volume as the MRC lists it (its policies); empty if the listing no longer has it. */
+    private static java.util.Optional<org.xtreemfs.interfaces.mrc.Volume> volumeRecord(Client client, String name)
+            throws XtreemFSException {
+        return client.listVolumes().stream().filter(record -> record.getName().equals(name)).findFirst();
     }
 
     private static void printPlacement(PrintWriter out, Client client, QosPlacement placement) {

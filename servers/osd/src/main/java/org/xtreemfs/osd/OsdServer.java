@@ -27,6 +27,9 @@ import org.xtreemfs.foundation.rpc.RpcServer;
 import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.status.StatusPageServer;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
+import org.xtreemfs.foundation.stubs.OsdServiceClient;
+import org.xtreemfs.foundation.stubs.UuidResolver;
+import org.xtreemfs.osd.replication.ChainForwarder;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.OsdAttributes;
 import org.xtreemfs.interfaces.osd.OsdInterface;
@@ -86,6 +89,8 @@ public final class OsdServer implements RunningServer {
     /** Where OSDs before the store-based deletion queue kept one file per entry; imported at start. */
     static final String LEGACY_DELETION_QUEUE_FOLDER = "deletion-queue";
     private static final long DIR_CALL_TIMEOUT_MS = 10_000;
+    /** How long a chain successor's address is reused before the DIR is asked again (and at once after a failure). */
+    private static final long SUCCESSOR_ADDRESS_CACHE_MS = 60_000;
     private static final long DELETION_POLL_MS_MAX = 1_000;
     /**
      * Polling the deletion queue every 10 ms (osd.deletion.delayMs = 0, as local clusters run) cost 6 % of a busy
@@ -117,6 +122,7 @@ public final class OsdServer implements RunningServer {
     private ObjectStorage store;
     private DeletionQueue deletions;
     private StorageStage storage;
+    private ChainForwarder chainForwarder;
     private QosStage qos;
     private VolumeMetrics volumeMetrics;
     private VolumeHistory volumeHistory;
@@ -176,11 +182,18 @@ public final class OsdServer implements RunningServer {
         deletions = new DeletionQueue(store.metadataStore(), dataFolder.resolve(LEGACY_DELETION_QUEUE_FOLDER),
                 clock, config.deletionDelayMs(), config.deletionPendingMax());
 
+        RpcClient rpcClient = started(new RpcClient("osd-" + uuid, FrameLimits.DEFAULT,
+                RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, config.outgoingTls().orElse(null)));
+        DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
+                DIR_CALL_TIMEOUT_MS);
+        chainForwarder = new ChainForwarder(new OsdServiceClient(rpcClient, ChainForwarder.FORWARD_TIMEOUT_MS),
+                new UuidResolver(dir, SUCCESSOR_ADDRESS_CACHE_MS, clock::monotonicNanos));
+
         int inFlightMax = config.qosInFlightMax();
         // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
         storage = started(new StorageStage(store, deletions, config.storageThreads(),
                 (inFlightMax + 64) * config.storageThreads(), config.storageConcurrentWithinFile(), clock,
-                request -> qos.completed(request)));
+                request -> qos.completed(request), chainForwarder));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         shareRule = ShareRule.forOsd(baseProfile);
         qosPolicyKind = config.qosPolicy();
@@ -220,10 +233,6 @@ public final class OsdServer implements RunningServer {
         InetSocketAddress rpcAddress = rpcServer.start();
         deletionScheduler.start();
 
-        RpcClient rpcClient = started(new RpcClient("osd-" + uuid, FrameLimits.DEFAULT,
-                RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, config.outgoingTls().orElse(null)));
-        DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
-                DIR_CALL_TIMEOUT_MS);
         AddressMapping mapping = AddressMapping.newBuilder().setUuid(uuid).setProtocol("pbrpc")
                 .setAddress(advertisedHost()).setPort(rpcAddress.getPort()).setMatchNetwork("*")
                 .setTtlS(ADDRESS_MAPPING_TTL_S).build();

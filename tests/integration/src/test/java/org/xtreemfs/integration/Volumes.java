@@ -26,6 +26,24 @@ final class Volumes {
                 .build());
     }
 
+    /** The object files an OSD stores for a file, by object number, with their bytes (empty when none). */
+    static java.util.Map<Long, byte[]> storedObjectBytes(Path osdDataFolder, String fileId) throws IOException {
+        Path folder;
+        try (ObjectStore layout = new ObjectStore(osdDataFolder, new InMemoryKvStore())) {
+            folder = layout.fileFolder(fileId);
+        }
+        java.util.Map<Long, byte[]> objects = new java.util.TreeMap<>();
+        if (!Files.isDirectory(folder)) {
+            return objects;
+        }
+        try (Stream<Path> files = Files.list(folder)) {
+            for (Path path : files.filter(file -> file.getFileName().toString().matches("[0-9]+")).toList()) {
+                objects.put(Long.parseLong(path.getFileName().toString()), Files.readAllBytes(path));
+            }
+        }
+        return objects;
+    }
+
     /** How many object files an OSD stores for a file (0 when the file's folder is gone). */
     static long storedObjects(Path osdDataFolder, String fileId) throws IOException {
         // Only the folder layout is needed; an in-memory metadata store avoids the running OSD's RocksDB lock.

@@ -103,7 +103,8 @@ public final class ReservationLedger {
                     QosPlacement wire = QosPlacement.parseFrom(entry.value());
                     Reservation reservation = QosWire.reservation(wire.getReservation()).orElseThrow(
                             () -> new IllegalArgumentException("placement without reservation"));
-                    placements.add(new Placement(suffix(entry.key()), reservation, wire.getOsdUuidsList()));
+                    placements.add(new Placement(suffix(entry.key()), reservation, wire.getOsdUuidsList(),
+                            Math.max(1, wire.getReplicas())));
                 } catch (InvalidProtocolBufferException | IllegalArgumentException corrupt) {
                     throw new IllegalStateException("reservation ledger record " + Keys.toDebugString(entry.key())
                             + " is corrupt: " + corrupt.getMessage(), corrupt);
@@ -120,8 +121,17 @@ public final class ReservationLedger {
 
     /** Admits a new volume's reservation on the OSDs available now, or says why not and what would fit. */
     public Decision admit(String volumeId, String volumeName, Reservation reservation, List<OsdReport> reports) {
+        return admit(volumeId, volumeName, reservation, reports, 1);
+    }
+
+    /**
+     * Admits a reservation for a volume whose files keep {@code replicas} copies: every copy's OSD admits the
+     * full per-position share (each replica of a chain applies every write), on distinct OSDs.
+     */
+    public Decision admit(String volumeId, String volumeName, Reservation reservation, List<OsdReport> reports,
+            int replicas) {
         Synced synced = sync(reports);
-        Admission admission = scheduler.admit(synced.state(), volumeId, reservation, synced.unavailable());
+        Admission admission = scheduler.admit(synced.state(), volumeId, reservation, synced.unavailable(), replicas);
         if (admission instanceof Admission.Admitted admitted) {
             Map<ByteBuffer, Optional<byte[]>> writes = new LinkedHashMap<>(synced.writes());
             writes.put(key(LedgerKeys.placement(volumeId)), Optional.of(record(admitted.placement()).toByteArray()));
@@ -206,9 +216,15 @@ public final class ReservationLedger {
         return state.placement(volumeId).map(Placement::share);
     }
 
-    /** The stripe OSDs of a volume's placement, empty for a volume without reservation. */
+    /** The stripe OSDs of a volume's placement (of its head replica), empty for a volume without reservation. */
     public Optional<List<String>> stripeOsds(String volumeId) {
-        return state.placement(volumeId).map(Placement::osdUuids);
+        return state.placement(volumeId).map(placement -> placement.replicaOsds(0));
+    }
+
+    /** The stripe OSDs of every replica of a volume's placement, head first; empty without reservation. */
+    public Optional<List<List<String>>> replicaOsds(String volumeId) {
+        return state.placement(volumeId).map(placement -> java.util.stream.IntStream.range(0, placement.replicas())
+                .mapToObj(placement::replicaOsds).toList());
     }
 
     /** Every OSD of the ledger with what is reserved on it, and the headroom per type, as the DIR reports now. */
@@ -337,7 +353,9 @@ public final class ReservationLedger {
 
     private static QosPlacement record(Placement placement) {
         ResourceVector share = placement.sharePerOsd();
+        // replicas stays absent (1) for an unreplicated volume, so its records keep their bytes
         return QosPlacement.newBuilder().addAllOsdUuids(placement.osdUuids())
+                .setReplicas(placement.replicas() > 1 ? placement.replicas() : 0)
                 .setReservation(QosWire.toWire(placement.reservation()))
                 .setShareCapacityBytes(share.capacityBytes())
                 .setShareThroughputBytesPerSecond(share.throughputBytesPerSecond())

@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.xtreemfs.foundation.qos.QosWire;
 import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.replication.ReplicationRules;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicyType;
 import org.xtreemfs.qos.model.InvalidQosValueException;
@@ -69,6 +71,18 @@ public final class VolumeValidation {
             throw RpcException.invalidArguments("invalid striping width " + width + ": " + widthProblem.get());
         }
         return policy.setObjectSizeBytes((int) objectSize).setWidth((int) width).build();
+    }
+
+    /**
+     * The replication policy with its default (one copy) filled in; the limits are {@link ReplicationRules}'.
+     */
+    public static ReplicationPolicy normalizeReplication(ReplicationPolicy requested) throws RpcException {
+        long replicas = requested.getReplicas() == 0 ? 1 : Integer.toUnsignedLong(requested.getReplicas());
+        Optional<String> problem = ReplicationRules.replicasProblem(replicas);
+        if (problem.isPresent()) {
+            throw RpcException.invalidArguments("invalid replication replicas " + replicas + ": " + problem.get());
+        }
+        return requested.toBuilder().setReplicas((int) replicas).build();
     }
 
     /**

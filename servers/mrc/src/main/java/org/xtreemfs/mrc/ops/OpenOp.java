@@ -25,8 +25,9 @@ import org.xtreemfs.mrc.metadata.OperationContext;
 import org.xtreemfs.mrc.metadata.PathNames;
 import org.xtreemfs.mrc.metadata.Permissions;
 import org.xtreemfs.mrc.metadata.Transaction;
+import org.xtreemfs.foundation.replication.ReplicationRules;
+import org.xtreemfs.mrc.placement.ChainPlacement;
 import org.xtreemfs.mrc.placement.NotEnoughOsdsException;
-import org.xtreemfs.mrc.placement.OsdCandidate;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicy;
 
@@ -171,9 +172,10 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
     }
 
     /**
-     * The layout of a new file: a reserved volume stripes over exactly its admitted OSDs; a volume without
-     * reservation over {@link OsdSelectionPolicies#bestEffortCandidates} (best-effort OSDs only, unless
-     * mrc.placement.bestEffortOnTypedOsds), picked by its policy.
+     * The layout of a new file: a reserved volume stripes over exactly its admitted OSDs (one stripe per replica);
+     * a volume without reservation over {@link OsdSelectionPolicies#bestEffortCandidates} (best-effort OSDs only,
+     * unless mrc.placement.bestEffortOnTypedOsds), picked by its policy, with its replicas on distinct OSDs and
+     * each chain on distinct hosts where there are several ({@link ChainPlacement}). XLoc version 1.
      */
     private static XLocSet allocateLayout(ReservationLedger ledger, OsdSelectionPolicies policies,
             OperationContext context, Volume volume, long inode) throws RpcException {
@@ -181,22 +183,25 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
                 RpcException.internal("volume '" + volume.getName() + "' names unknown OSD selection policy '"
                         + volume.getOsdSelectionPolicy() + "'"));
         int width = volume.getDefaultStripingPolicy().getWidth();
-        Optional<List<String>> reserved = ledger.stripeOsds(volume.getId());
+        int replicas = ReplicationRules.replicas(volume.getDefaultReplicationPolicy());
+        Optional<List<List<String>>> reserved = ledger.replicaOsds(volume.getId());
+        List<List<String>> stripes;
         if (reserved.isPresent()) {
-            return XLocSet.newBuilder().setVersion(1).addReplicas(Replica.newBuilder()
-                    .addAllOsdUuids(reserved.get()).setStripingPolicy(volume.getDefaultStripingPolicy())).build();
+            stripes = reserved.get();
+        } else {
+            try {
+                stripes = ChainPlacement.select(policy, policies.bestEffortCandidates(context.osds()), width, replicas,
+                        inode);
+            } catch (NotEnoughOsdsException e) {
+                throw RpcException.errno(Errno.ENOSPC, "cannot place a file of volume '" + volume.getName() + "': "
+                        + e.getMessage());
+            }
         }
-        try {
-            List<OsdCandidate> bestEffort = policies.bestEffortCandidates(context.osds());
-            List<String> osds = policy.select(bestEffort, width, inode);
-            return XLocSet.newBuilder()
-                    .setVersion(1)
-                    .addReplicas(Replica.newBuilder().addAllOsdUuids(osds)
-                            .setStripingPolicy(volume.getDefaultStripingPolicy()))
-                    .build();
-        } catch (NotEnoughOsdsException e) {
-            throw RpcException.errno(Errno.ENOSPC, "cannot place a file of volume '" + volume.getName() + "': "
-                    + e.getMessage());
+        XLocSet.Builder xlocs = XLocSet.newBuilder().setVersion(1);
+        for (List<String> stripe : stripes) {
+            xlocs.addReplicas(Replica.newBuilder().addAllOsdUuids(stripe)
+                    .setStripingPolicy(volume.getDefaultStripingPolicy()));
         }
+        return xlocs.build();
     }
 }

@@ -8,7 +8,9 @@ import java.util.concurrent.CompletionException;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.replication.ReplicationRules;
 import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.interfaces.mrc.Volume;
@@ -61,25 +63,32 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
     }
 
     /**
-     * Refuses a best-effort volume striped wider than the registered OSDs (dead ones included: they may come back)
-     * that files of a volume without a reservation may use ({@link OsdSelectionPolicies#bestEffortCandidates}:
-     * best-effort and untyped OSDs, or all with mrc.placement.bestEffortOnTypedOsds): every file created in it would
-     * fail with ENOSPC. Width 1 is always allowed, so a volume can be made before its cluster's OSDs start; a
-     * reserved volume's width is the admitted placement's.
+     * Refuses a best-effort volume whose files need more distinct OSDs (stripe width times replicas) than the
+     * registered OSDs (dead ones included: they may come back) that files of a volume without a reservation may
+     * use ({@link OsdSelectionPolicies#bestEffortCandidates}: best-effort and untyped OSDs, or all with
+     * mrc.placement.bestEffortOnTypedOsds): every file created in it would fail with ENOSPC. One OSD is always
+     * allowed, so a volume can be made before its cluster's OSDs start; a reserved volume's width is the admitted
+     * placement's (admission checks its replicas).
      */
     static void requirePlaceableWidth(OsdSelectionPolicies policies, List<OsdCandidate> registered, Volume request)
             throws RpcException {
         int width = request.getDefaultStripingPolicy().getWidth();
-        if (width <= 1 || request.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
-            return;
+        int replicas = ReplicationRules.replicas(request.getDefaultReplicationPolicy());
+        if (width * replicas <= 1 || request.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED
+                || ReplicationRules.replicasProblem(replicas).isPresent()) {
+            return; // a bad replica count is refused by the volume's validation, naming it
         }
         int usable = policies.bestEffortCandidates(registered).size();
-        if (width > usable) {
-            throw RpcException.invalidArguments("striping width " + width + " is more than the " + usable
-                    + " OSD(s) registered at the DIR that a volume without a reservation may use (of "
-                    + registered.size() + " registered), so no file of the volume could be placed; give at most "
-                    + Math.max(1, usable) + " or start more such OSDs first");
+        if (width * replicas <= usable) {
+            return;
         }
+        String need = replicas == 1 ? "striping width " + width + " is more than the " + usable
+                : replicas + " replicas of striping width " + width + " need " + width * replicas
+                        + " distinct OSDs but there are only the " + usable;
+        throw RpcException.invalidArguments(need + " OSD(s) registered at the DIR that a volume without a"
+                + " reservation may use (of " + registered.size() + " registered), so no file of the volume could"
+                + " be placed; " + (replicas == 1 ? "give at most " + Math.max(1, usable) + " or " : "")
+                + "start more such OSDs first");
     }
 
     @Override
@@ -119,11 +128,13 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
             throw RpcException.errno(Errno.EEXIST, "volume '" + request.getName() + "' already exists");
         }
         StripingPolicy striping = VolumeValidation.normalizeStriping(request.getDefaultStripingPolicy());
+        ReplicationPolicy replication = VolumeValidation.normalizeReplication(request.getDefaultReplicationPolicy());
         LedgerChange admission = null;
         if (reservation.isPresent()) {
-            // The scheduler chooses the stripe; the volume's files are striped over exactly its OSDs.
+            // The scheduler chooses the stripe; the volume's files are striped over exactly its OSDs, one stripe
+            // per replica.
             ReservationLedger.Decision decision = ledger.admit(volumeId, request.getName(), reservation.get(),
-                    context.osdReports());
+                    context.osdReports(), replication.getReplicas());
             if (decision instanceof ReservationLedger.Decision.Refused refused) {
                 throw RpcException.errno(Errno.ENOSPC, refused.reason());
             }
@@ -134,6 +145,7 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
         Volume.Builder volume = request.toBuilder()
                 .setId(volumeId)
                 .setDefaultStripingPolicy(striping)
+                .setDefaultReplicationPolicy(replication)
                 .setCreatedMs(context.nowNanos() / 1_000_000L);
         boolean ownerGiven = !request.getOwnerUsername().isEmpty() || request.getOwnerUid() != 0
                 || request.getOwnerGid() != 0;

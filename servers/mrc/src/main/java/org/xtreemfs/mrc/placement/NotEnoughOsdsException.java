@@ -14,6 +14,15 @@ public final class NotEnoughOsdsException extends Exception {
         this.available = available;
     }
 
+    /** For a replicated file: {@code replicas} copies of a stripe of {@code width} need replicas * width OSDs. */
+    public NotEnoughOsdsException(String policyName, int replicas, int width, int available, int online) {
+        super("not enough OSDs for " + replicas + " replicas of stripe width " + width + ": they need "
+                + replicas * width + " distinct OSDs, policy '" + policyName + "' found " + available + " suitable of "
+                + online + " online");
+        this.needed = replicas * width;
+        this.available = available;
+    }
+
     public int needed() {
         return needed;
     }

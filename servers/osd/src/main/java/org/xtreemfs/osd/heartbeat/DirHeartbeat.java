@@ -11,7 +11,9 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.replication.ReplicationRules;
 import org.xtreemfs.foundation.rpc.RpcClient;
+import org.xtreemfs.interfaces.common.KeyValuePair;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.AddressMappingSet;
@@ -88,6 +90,8 @@ public final class DirHeartbeat implements AutoCloseable {
                 .setType(ServiceType.SERVICE_TYPE_OSD)
                 .setUuid(uuid)
                 .setName("OSD " + uuid)
+                // The host replicas are spread over (mrc.placement.ChainPlacement): the advertised address.
+                .addStaticAttributes(KeyValuePair.newBuilder().setKey(ReplicationRules.HOST_ATTRIBUTE).setValue(mapping.getAddress()))
                 .setStatus(ServiceStatus.SERVICE_STATUS_AVAILABLE)
                 .setOsdAttributes(attributes.get())
                 .build();

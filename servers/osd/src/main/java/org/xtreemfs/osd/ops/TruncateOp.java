@@ -15,6 +15,6 @@ public final class TruncateOp extends QueuedOp<TruncateRequest> {
     @Override
     OsdRequest toRequest(RpcCall call, TruncateRequest request) throws RpcException {
         return new OsdRequest.TruncateFile(call, request.getCredentials(), Requests.fileId(request.getFileId()),
-                Requests.unsignedLong(request.getNewFileSizeBytes(), "new file size"));
+                Requests.unsignedLong(request.getNewFileSizeBytes(), "new file size"), request.getForwarded());
     }
 }

@@ -14,6 +14,7 @@ public final class UnlinkOp extends QueuedOp<FileRequest> {
 
     @Override
     OsdRequest toRequest(RpcCall call, FileRequest request) throws RpcException {
-        return new OsdRequest.UnlinkFile(call, request.getCredentials(), Requests.fileId(request.getFileId()));
+        return new OsdRequest.UnlinkFile(call, request.getCredentials(), Requests.fileId(request.getFileId()),
+                request.getForwarded());
     }
 }

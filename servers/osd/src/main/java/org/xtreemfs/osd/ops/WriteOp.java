@@ -16,6 +16,7 @@ public final class WriteOp extends QueuedOp<WriteRequest> {
     OsdRequest toRequest(RpcCall call, WriteRequest request) throws RpcException {
         return new OsdRequest.WriteObject(call, request.getCredentials(), Requests.fileId(request.getFileId()),
                 Requests.unsignedLong(request.getObjectNumber(), "object number"),
-                Requests.unsignedInt(request.getOffset(), "offset"), request.getSync(), call.data());
+                Requests.unsignedInt(request.getOffset(), "offset"), request.getSync(), call.data(),
+                request.getForwarded());
     }
 }

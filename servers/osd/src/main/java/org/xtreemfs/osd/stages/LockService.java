@@ -11,6 +11,7 @@ import org.xtreemfs.osd.locks.HeldLock;
 import org.xtreemfs.osd.locks.LockManager;
 import org.xtreemfs.osd.locks.LockManager.Outcome;
 import org.xtreemfs.osd.stages.OsdRequest.LockOperation;
+import org.xtreemfs.osd.storage.ReplicaRole;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 
 /**
@@ -39,9 +40,11 @@ public final class LockService {
     /** Answers the call of an authorized {@link LockOperation} exactly once. */
     void execute(AuthorizedRequest authorized) throws RpcException {
         LockOperation operation = (LockOperation) authorized.request();
-        if (authorized.layout().position() != 0) {
+        ReplicaRole role = authorized.chain().role();
+        if (authorized.layout().position() != 0 || (role != ReplicaRole.SOLE && role != ReplicaRole.HEAD)) {
             throw RpcException.invalidArguments("lock requests for file " + operation.fileId()
-                    + " go to its head OSD (stripe position 0), not to position " + authorized.layout().position());
+                    + " go to its head OSD (stripe position 0 of the head replica), not to position "
+                    + authorized.layout().position() + " of a " + role + " replica");
         }
         HeldLock lock = operation.lock();
         LockResponse.Builder response = LockResponse.newBuilder().setLeaseMs(leaseMs());

@@ -21,6 +21,19 @@ public sealed interface OsdRequest {
         return false;
     }
 
+    /**
+     * Updates that travel a replicated file's chain: they enter at the head and each OSD forwards them to its
+     * successor (writes, truncates, unlinks, fsyncs).
+     */
+    default boolean travelsTheChain() {
+        return false;
+    }
+
+    /** Sent by the OSD before this one in the file's chain rather than by a client. */
+    default boolean forwarded() {
+        return false;
+    }
+
     /** What the request costs the device in bytes, for the queueing policy (0 for metadata-only work). */
     default long costBytes() {
         return 0;
@@ -43,9 +56,19 @@ public sealed interface OsdRequest {
 
     /** {@code data} is the call's data segment, valid until the call is answered. */
     record WriteObject(RpcCall call, FileCredentials credentials, String fileId, long objectNumber, int offset,
-            boolean sync, ByteBuf data) implements ObjectAccess {
+            boolean sync, ByteBuf data, boolean forwarded) implements ObjectAccess {
+        public WriteObject(RpcCall call, FileCredentials credentials, String fileId, long objectNumber, int offset,
+                boolean sync, ByteBuf data) {
+            this(call, credentials, fileId, objectNumber, offset, sync, data, false);
+        }
+
         @Override
         public boolean needsWriteAccess() {
+            return true;
+        }
+
+        @Override
+        public boolean travelsTheChain() {
             return true;
         }
 
@@ -55,22 +78,51 @@ public sealed interface OsdRequest {
         }
     }
 
-    record TruncateFile(RpcCall call, FileCredentials credentials, String fileId, long newSizeBytes)
+    record TruncateFile(RpcCall call, FileCredentials credentials, String fileId, long newSizeBytes,
+            boolean forwarded) implements OsdRequest {
+        public TruncateFile(RpcCall call, FileCredentials credentials, String fileId, long newSizeBytes) {
+            this(call, credentials, fileId, newSizeBytes, false);
+        }
+
+        @Override
+        public boolean needsWriteAccess() {
+            return true;
+        }
+
+        @Override
+        public boolean travelsTheChain() {
+            return true;
+        }
+    }
+
+    record UnlinkFile(RpcCall call, FileCredentials credentials, String fileId, boolean forwarded)
             implements OsdRequest {
+        public UnlinkFile(RpcCall call, FileCredentials credentials, String fileId) {
+            this(call, credentials, fileId, false);
+        }
+
         @Override
         public boolean needsWriteAccess() {
             return true;
         }
-    }
 
-    record UnlinkFile(RpcCall call, FileCredentials credentials, String fileId) implements OsdRequest {
         @Override
-        public boolean needsWriteAccess() {
+        public boolean travelsTheChain() {
             return true;
         }
     }
 
-    record FsyncFile(RpcCall call, FileCredentials credentials, String fileId) implements OsdRequest {}
+    record FsyncFile(RpcCall call, FileCredentials credentials, String fileId, boolean forwarded)
+            implements OsdRequest {
+        public FsyncFile(RpcCall call, FileCredentials credentials, String fileId) {
+            this(call, credentials, fileId, false);
+        }
+
+        @Override
+        public boolean travelsTheChain() {
+            return true;
+        }
+    }
 
     record GetFileSize(RpcCall call, FileCredentials credentials, String fileId) implements OsdRequest {}
 

@@ -13,11 +13,13 @@ import org.xtreemfs.foundation.stage.StageShutdownException;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.AccessMode;
 import org.xtreemfs.foundation.qos.QosWire;
+import org.xtreemfs.foundation.replication.ReplicaChain;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
+import org.xtreemfs.osd.storage.ReplicaRole;
 import org.xtreemfs.osd.storage.StripeLayout;
 import org.xtreemfs.qos.model.InvalidQosValueException;
 import org.xtreemfs.qos.model.VolumeShare;
@@ -146,8 +148,48 @@ public final class PreprocessingStage implements AutoCloseable {
             throw RpcException.authFailed("capability for file " + fileId + " grants " + mode + " but "
                     + request.getClass().getSimpleName() + " needs write access");
         }
+        ReplicaChain chain = chain(credentials, fileId);
+        ReplicaChain.Member member = chain.member(ownUuid).orElseThrow(() -> RpcException.invalidArguments(
+                "this OSD (" + ownUuid + ") is not in the XLoc of file " + fileId + ": " + credentials.getXlocs()
+                        .getReplicasList().stream().map(Replica::getOsdUuidsList).toList()));
+        ChainLink link = new ChainLink(ReplicaRole.of(member), chain.successor(member));
+        if (request.travelsTheChain()) {
+            checkChainEntry(request, chain, member, fileId, ownUuid);
+        }
         return new AuthorizedRequest(request, capability.getVolumeId(), share(capability),
-                capability.getTruncateEpoch(), layout(credentials, fileId, ownUuid));
+                capability.getTruncateEpoch(), layout(credentials.getXlocs().getReplicas(member.replicaIndex()),
+                        member.stripePosition(), fileId), link);
+    }
+
+    /** The XLoc's chains; INVALID_ARGS naming the problem when it has no replica or uneven ones. */
+    private static ReplicaChain chain(FileCredentials credentials, String fileId) throws RpcException {
+        if (!credentials.hasXlocs() || credentials.getXlocs().getReplicasCount() == 0) {
+            throw RpcException.invalidArguments("request for file " + fileId + " carries no XLoc replica");
+        }
+        try {
+            return ReplicaChain.of(credentials.getXlocs());
+        } catch (IllegalArgumentException malformed) {
+            throw RpcException.invalidArguments("file " + fileId + ": " + malformed.getMessage());
+        }
+    }
+
+    /**
+     * Clients send updates to the head only, and only a predecessor forwards them: otherwise the replicas would
+     * apply a file's updates in different orders. A client's update at another member is REDIRECT to the head.
+     */
+    private static void checkChainEntry(OsdRequest request, ReplicaChain chain, ReplicaChain.Member member,
+            String fileId, String ownUuid) throws RpcException {
+        String kind = request.getClass().getSimpleName();
+        if (member.isHead() && request.forwarded()) {
+            throw RpcException.invalidArguments(kind + " of file " + fileId + " is marked forwarded but this OSD ("
+                    + ownUuid + ") is the head of its chain; only a chain predecessor forwards");
+        }
+        if (!member.isHead() && !request.forwarded()) {
+            String head = chain.headOsds().get(member.stripePosition());
+            throw RpcException.redirect(head, kind + " of file " + fileId + " sent to OSD " + ownUuid + ", replica "
+                    + (member.replicaIndex() + 1) + " of " + member.length() + " of its chain; send updates to the head,"
+                    + " OSD " + head);
+        }
     }
 
     /**
@@ -166,18 +208,9 @@ public final class PreprocessingStage implements AutoCloseable {
         }
     }
 
-    /** This OSD's view of the file's striping: object size, width and its own position. */
-    static StripeLayout layout(FileCredentials credentials, String fileId, String ownUuid) throws RpcException {
-        if (!credentials.hasXlocs() || credentials.getXlocs().getReplicasCount() == 0) {
-            throw RpcException.invalidArguments("request for file " + fileId + " carries no XLoc replica");
-        }
-        Replica replica = credentials.getXlocs().getReplicas(0);
+    /** This OSD's view of the file's striping (of the replica it holds): object size, width and its position. */
+    static StripeLayout layout(Replica replica, int position, String fileId) throws RpcException {
         List<String> osds = replica.getOsdUuidsList();
-        int position = osds.indexOf(ownUuid);
-        if (position < 0) {
-            throw RpcException.invalidArguments("this OSD (" + ownUuid + ") is not in the XLoc of file " + fileId
-                    + ": " + osds);
-        }
         StripingPolicy policy = replica.getStripingPolicy();
         int width = policy.getWidth() == 0 ? osds.size() : policy.getWidth();
         if (width != osds.size()) {

@@ -175,7 +175,7 @@ public final class QosStage implements AutoCloseable {
 
     /** An unsynced write: the host's write-back acknowledges it from memory (the fair policy may pace it). */
     private static boolean buffered(AuthorizedRequest request) {
-        return request.request() instanceof OsdRequest.WriteObject write && !write.sync();
+        return request.request() instanceof OsdRequest.WriteObject && !request.isSyncedWrite();
     }
 
     /** The cost a request was charged at submission ({@code at}: its entry, null if unknown), for the accounting. */

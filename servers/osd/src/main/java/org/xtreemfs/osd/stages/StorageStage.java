@@ -34,6 +34,7 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.stages.StorageWork.DeleteObjects;
 import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.FileMetadata;
+import org.xtreemfs.osd.replication.ChainForwarder;
 import org.xtreemfs.osd.storage.ObjectStorage;
 
 /**
@@ -46,6 +47,7 @@ public final class StorageStage implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StorageStage.class);
 
     private final ObjectStorage store;
+    private final ChainForwarder forwarder;
     private final DeletionQueue deletions;
     private final Consumer<AuthorizedRequest> onRequestCompleted;
     private final FileAccessOrder order;
@@ -65,6 +67,17 @@ public final class StorageStage implements AutoCloseable {
      */
     public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
             boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted) {
+        this(store, deletions, threads, queueCapacity, concurrentWithinFile, clock, onRequestCompleted, null);
+    }
+
+    /**
+     * @param forwarder sends applied updates of replicated files down their chain; null: this OSD serves
+     *     unreplicated files only (an update with a successor then fails)
+     */
+    public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
+            boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
+            ChainForwarder forwarder) {
+        this.forwarder = forwarder;
         this.store = store;
         this.deletions = deletions;
         this.onRequestCompleted = onRequestCompleted;
@@ -215,14 +228,16 @@ public final class StorageStage implements AutoCloseable {
         } else if (request instanceof WriteObject write) {
             deletions.syncBeforeData(fileId);
             int length = write.data().readableBytes();
+            // The tail of a chain writes every update synced: the chain acknowledges only what the tail holds on
+            // its disk, so losing any one OSD (or the head's and middle's page caches) loses nothing acknowledged.
             ObjectStorage.WriteOutcome outcome = store.write(fileId, authorized.layout(), write.objectNumber(),
-                    write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(), write.sync());
+                    write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(), authorized.isSyncedWrite());
             bytesWritten.addAndGet(length);
             OsdWriteResponse.Builder response = OsdWriteResponse.newBuilder();
             if (outcome.sizeGrew()) {
                 response.setNewFileSize(newFileSize(outcome.metadata()));
             }
-            write.call().respond(response.build());
+            respondAfterChain(authorized, response.build());
         } else if (request instanceof TruncateFile truncate) {
             FileMetadata known = store.metadata(fileId);
             if (Integer.compareUnsigned(authorized.truncateEpoch(), known.truncateEpoch()) < 0) {
@@ -233,22 +248,51 @@ public final class StorageStage implements AutoCloseable {
             deletions.syncBeforeData(fileId);
             FileMetadata after = store.truncate(fileId, authorized.layout(), truncate.newSizeBytes(),
                     authorized.truncateEpoch());
-            truncate.call().respond(OsdWriteResponse.newBuilder().setNewFileSize(newFileSize(after)).build());
-        } else if (request instanceof UnlinkFile unlink) {
+            respondAfterChain(authorized, OsdWriteResponse.newBuilder().setNewFileSize(newFileSize(after)).build());
+        } else if (request instanceof UnlinkFile) {
             if (!deletions.enqueue(fileId, store.holdsAnything(fileId))) {
                 throw RpcException.overloaded("OSD deletion queue is full at its bound"
                         + " (osd.deletion.pendingMax); retry later");
             }
-            unlink.call().respond(Empty.getDefaultInstance());
-        } else if (request instanceof FsyncFile fsync) {
+            respondAfterChain(authorized, Empty.getDefaultInstance());
+        } else if (request instanceof FsyncFile) {
             store.fsync(fileId);
-            fsync.call().respond(Empty.getDefaultInstance());
+            respondAfterChain(authorized, Empty.getDefaultInstance());
         } else if (request instanceof GetFileSize size) {
             size.call().respond(
                     GetFileSizeResponse.newBuilder().setSizeBytes(store.metadata(fileId).sizeBytes()).build());
         } else {
             throw new IllegalStateException("unhandled request type " + request.getClass().getName());
         }
+    }
+
+    /**
+     * Answers an update this OSD applied: at once without a successor, else once the rest of the chain has applied
+     * it (the forward leaves now, on this lane, so a file's updates reach the successor in this OSD's order). The
+     * local part is done either way, so the QoS stage may release the next request meanwhile.
+     */
+    private void respondAfterChain(AuthorizedRequest authorized, com.google.protobuf.MessageLite response)
+            throws RpcException {
+        RpcCall call = authorized.request().call();
+        java.util.Optional<String> successor = authorized.chain().successorUuid();
+        if (successor.isEmpty()) {
+            call.respond(response);
+            return;
+        }
+        if (forwarder == null) {
+            throw RpcException.internal("file " + authorized.fileId() + " has a chain successor ("
+                    + successor.get() + ") but this OSD forwards to none");
+        }
+        forwarder.forward(authorized.request(), successor.get()).whenComplete((ignored, error) -> {
+            if (error == null) {
+                call.respond(response);
+            } else {
+                Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                        ? error.getCause() : error;
+                call.fail(cause instanceof RpcException rpc ? rpc
+                        : RpcException.internal("forwarding file " + authorized.fileId() + " failed: " + cause));
+            }
+        });
     }
 
     private static NewFileSize newFileSize(FileMetadata metadata) {

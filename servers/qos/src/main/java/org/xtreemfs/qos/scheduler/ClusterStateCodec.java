@@ -19,16 +19,16 @@ import org.xtreemfs.qos.model.ThroughputCurve;
  * Saves a {@link ClusterState} to bytes and rebuilds it, in memory (the MRC's ledger stores protobuf records
  * instead, so nothing keeps these bytes across versions and an older version is refused).
  *
- * <p>Format, big-endian: magic "XQOS", version 2; OSD count, then per OSD its uuid, usage type, device class
+ * <p>Format, big-endian: magic "XQOS", version 3; OSD count, then per OSD its uuid, usage type, device class
  * (enum names as strings, so reordering constants cannot remap them), capacity, curve point count and points,
  * curve floor, random IOPS; placement count, then per placement its volume id, type, capacity, throughput,
- * IOPS, weight, limit throughput, limit IOPS, stripe width and stripe OSD uuids. Committed resources are not
+ * IOPS, weight, limit throughput, limit IOPS, replica count, OSD count and OSD uuids (replica after replica). Committed resources are not
  * stored: decoding re-applies every placement through {@link ClusterState#rebuild}, so saved and live state
  * agree by construction and a corrupt or inconsistent record is refused rather than loaded.
  */
 public final class ClusterStateCodec {
   private static final int MAGIC = 0x58514F53;
-  private static final int VERSION = 2;
+  private static final int VERSION = 3;
 
   private ClusterStateCodec() {}
 
@@ -120,7 +120,8 @@ public final class ClusterStateCodec {
     out.writeLong(reservation.weight());
     out.writeLong(reservation.limitThroughputBytesPerSecond());
     out.writeLong(reservation.limitIops());
-    out.writeInt(placement.stripeWidth());
+    out.writeInt(placement.replicas());
+    out.writeInt(placement.osdUuids().size());
     for (String uuid : placement.osdUuids()) {
       out.writeUTF(uuid);
     }
@@ -130,12 +131,13 @@ public final class ClusterStateCodec {
     String volumeId = in.readUTF();
     Reservation reservation = new Reservation(readEnum(in, ReservationType.class), in.readLong(), in.readLong(),
         in.readLong(), in.readLong(), in.readLong(), in.readLong());
-    int stripeWidth = readCount(in, encodedLength, "stripe");
-    List<String> osdUuids = new ArrayList<>(stripeWidth);
-    for (int index = 0; index < stripeWidth; index++) {
+    int replicas = readCount(in, encodedLength, "replica");
+    int osdCount = readCount(in, encodedLength, "stripe");
+    List<String> osdUuids = new ArrayList<>(osdCount);
+    for (int index = 0; index < osdCount; index++) {
       osdUuids.add(in.readUTF());
     }
-    return new Placement(volumeId, reservation, osdUuids);
+    return new Placement(volumeId, reservation, osdUuids, replicas);
   }
 
   /** A count that cannot exceed the input's length, so corrupt input cannot trigger a huge allocation. */

@@ -15,7 +15,13 @@ import org.xtreemfs.qos.model.Units;
  *     would be admitted now, if any size would
  */
 public record Rejection(String volumeId, Reservation requested, Reason reason, List<Shortfall> shortfalls,
-    Optional<Reservation> largestAdmissible) {
+    Optional<Reservation> largestAdmissible, int replicas, int matchingOsds) {
+
+  /** A rejection of an unreplicated request (the OSD counts matter only for TOO_FEW_OSDS_FOR_REPLICAS). */
+  public Rejection(String volumeId, Reservation requested, Reason reason, List<Shortfall> shortfalls,
+      Optional<Reservation> largestAdmissible) {
+    this(volumeId, requested, reason, shortfalls, largestAdmissible, 1, 0);
+  }
 
   public enum Reason {
     /** A placement for this volume id exists already (a retried request, or two volumes with one id). */
@@ -25,7 +31,9 @@ public record Rejection(String volumeId, Reservation requested, Reason reason, L
     /** Matching OSDs exist but none, and no stripe over at most the policy's width, has room. */
     INSUFFICIENT_RESOURCES,
     /** A changed reservation does not fit the OSDs the volume is already placed on. */
-    STRIPE_FULL
+    STRIPE_FULL,
+    /** Fewer available OSDs accept the reservation than the replicas asked for (each copy needs its own OSD). */
+    TOO_FEW_OSDS_FOR_REPLICAS
   }
 
   public Rejection {
@@ -44,6 +52,10 @@ public record Rejection(String volumeId, Reservation requested, Reason reason, L
       case DUPLICATE_VOLUME_ID -> text.append("a reservation for this volume id exists already");
       case NO_MATCHING_OSD -> text.append("no available OSD accepts ").append(Units.displayName(requested.type()))
           .append(" volumes");
+      case TOO_FEW_OSDS_FOR_REPLICAS -> text.append(replicas).append(" replicas need ").append(replicas)
+          .append(" distinct OSDs but only ").append(matchingOsds).append(" available OSD")
+          .append(matchingOsds == 1 ? " accepts " : "s accept ").append(Units.displayName(requested.type()))
+          .append(" volumes");
       case INSUFFICIENT_RESOURCES, STRIPE_FULL -> {
         if (reason == Reason.STRIPE_FULL) {
           text.append("its OSDs have no room for the change: ");
@@ -55,7 +67,8 @@ public record Rejection(String volumeId, Reservation requested, Reason reason, L
     }
     text.append(largestAdmissible.map(reservation -> (reason == Reason.STRIPE_FULL
         ? "; largest its OSDs take now: " : "; largest admissible now: ") + reservation)
-        .orElse(reason == Reason.DUPLICATE_VOLUME_ID ? "" : "; nothing of this type fits now"));
+        .orElse(reason == Reason.DUPLICATE_VOLUME_ID || reason == Reason.TOO_FEW_OSDS_FOR_REPLICAS ? ""
+            : "; nothing of this type fits now"));
     return text.toString();
   }
 }

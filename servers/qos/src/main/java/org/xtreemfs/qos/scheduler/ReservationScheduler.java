@@ -51,6 +51,20 @@ public final class ReservationScheduler {
    * but take no new volume, and the rejection's figures count only the others.
    */
   public Admission admit(ClusterState state, String volumeId, Reservation reservation, Set<String> unavailableOsds) {
+    return admit(state, volumeId, reservation, unavailableOsds, 1);
+  }
+
+  /**
+   * Like {@link #admit(ClusterState, String, Reservation, Set)} for a volume whose files keep {@code replicas}
+   * copies (chain replication): a stripe of width k then needs k * replicas distinct OSDs, each with room for
+   * 1/k of the demand, because every replica of a chain applies every write. Fewer matching OSDs than replicas
+   * is {@link Rejection.Reason#TOO_FEW_OSDS_FOR_REPLICAS}.
+   */
+  public Admission admit(ClusterState state, String volumeId, Reservation reservation, Set<String> unavailableOsds,
+      int replicas) {
+    if (replicas < 1) {
+      throw new IllegalArgumentException("replicas must be at least 1: " + replicas);
+    }
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(reservation, "reservation");
     if (volumeId == null || volumeId.isBlank()) {
@@ -61,15 +75,19 @@ public final class ReservationScheduler {
           List.of(), Optional.empty()));
     }
     Candidates candidates = Candidates.of(state, reservation.type(), uuid -> !unavailableOsds.contains(uuid));
-    int[] chosen = choose(candidates, reservation.demand());
+    if (replicas > 1 && candidates.count() < replicas) {
+      return new Admission.Rejected(new Rejection(volumeId, reservation, Rejection.Reason.TOO_FEW_OSDS_FOR_REPLICAS,
+          List.of(), Optional.empty(), replicas, candidates.count()));
+    }
+    int[] chosen = choose(candidates, reservation.demand(), replicas);
     if (chosen == null) {
-      return new Admission.Rejected(reject(candidates, volumeId, reservation));
+      return new Admission.Rejected(reject(candidates, volumeId, reservation, replicas));
     }
     List<String> osdUuids = new ArrayList<>(chosen.length);
     for (int index : chosen) {
       osdUuids.add(candidates.osd(index).uuid());
     }
-    Placement placement = new Placement(volumeId, reservation, osdUuids);
+    Placement placement = new Placement(volumeId, reservation, osdUuids, replicas);
     return new Admission.Admitted(state.withPlacement(placement), placement);
   }
 
@@ -91,7 +109,7 @@ public final class ReservationScheduler {
       ResourceVector minimal = Reservation.smallest(type).demand();
       long[] maxima = new long[Dimension.values().length];
       for (Dimension dimension : type.dimensions()) {
-        maxima[dimension.ordinal()] = largestInDimension(candidates, dimension, minimal);
+        maxima[dimension.ordinal()] = largestInDimension(candidates, dimension, minimal, 1);
       }
       headrooms.add(new FreeResources.Headroom(type, maxima[Dimension.CAPACITY.ordinal()],
           maxima[Dimension.THROUGHPUT.ordinal()], maxima[Dimension.IOPS.ordinal()]));
@@ -103,7 +121,7 @@ public final class ReservationScheduler {
    * The candidate indices of the chosen stripe OSDs in stripe order, or null when no width up to the policy's
    * maximum fits. Widths below the bound set by the roomiest OSD in each dimension cannot fit and are skipped.
    */
-  private int[] choose(Candidates candidates, ResourceVector demand) {
+  private int[] choose(Candidates candidates, ResourceVector demand, int replicas) {
     long widthMin = 1;
     for (Dimension dimension : Dimension.values()) {
       long amount = dimension.of(demand);
@@ -116,9 +134,9 @@ public final class ReservationScheduler {
       }
       widthMin = Math.max(widthMin, amount / roomiest + (amount % roomiest == 0 ? 0 : 1));
     }
-    int widthMax = Math.min(policy.stripeWidthMax(), candidates.count());
+    int widthMax = Math.min(policy.stripeWidthMax(), candidates.count() / replicas);
     for (long width = widthMin; width <= widthMax; width++) {
-      int[] chosen = selectBest(candidates, demand.ceilDivide((int) width), (int) width);
+      int[] chosen = selectBest(candidates, demand.ceilDivide((int) width), (int) width * replicas);
       if (chosen != null) {
         return chosen;
       }
@@ -169,17 +187,17 @@ public final class ReservationScheduler {
    * dimensions' 1/k share; the maximum over k is exact because a share of ceil(x/k) fits exactly when x/k
    * does not exceed an OSD's room. Walking the OSDs by room, largest first, finds that k-th room early.
    */
-  private long largestInDimension(Candidates candidates, Dimension dimension, ResourceVector demand) {
+  private long largestInDimension(Candidates candidates, Dimension dimension, ResourceVector demand, int replicas) {
     ResourceVector others = dimension.with(demand, 0);
-    int widthMax = Math.min(policy.stripeWidthMax(), candidates.count());
+    int widthMax = Math.min(policy.stripeWidthMax(), candidates.count() / replicas);
     int[] byRoom = candidates.orderByHeadroomDescending(dimension);
     long largest = 0;
     for (int width = 1; width <= widthMax; width++) {
       ResourceVector otherShare = others.ceilDivide(width);
       int eligible = 0;
-      for (int position = 0; position < byRoom.length && eligible < width; position++) {
+      for (int position = 0; position < byRoom.length && eligible < width * replicas; position++) {
         int index = byRoom[position];
-        if (candidates.fits(index, otherShare) && ++eligible == width) {
+        if (candidates.fits(index, otherShare) && ++eligible == width * replicas) {
           long room = candidates.headroom(dimension, index);
           largest = Math.max(largest, room > Long.MAX_VALUE / width ? Long.MAX_VALUE : room * width);
         }
@@ -192,8 +210,8 @@ public final class ReservationScheduler {
    * Whether {@link #choose} would find a placement, without ranking: for each width, only the OSDs with room
    * for the share in the capacity dimension (a prefix of the room order) can fit, so only they are visited.
    */
-  private boolean isPlaceable(Candidates candidates, ResourceVector demand) {
-    int widthMax = Math.min(policy.stripeWidthMax(), candidates.count());
+  private boolean isPlaceable(Candidates candidates, ResourceVector demand, int replicas) {
+    int widthMax = Math.min(policy.stripeWidthMax(), candidates.count() / replicas);
     int[] byCapacity = candidates.orderByHeadroomDescending(Dimension.CAPACITY);
     for (int width = 1; width <= widthMax; width++) {
       ResourceVector share = demand.ceilDivide(width);
@@ -203,7 +221,7 @@ public final class ReservationScheduler {
         if (candidates.headroom(Dimension.CAPACITY, index) < share.capacityBytes()) {
           break;
         }
-        if (candidates.fits(index, share) && ++eligible == width) {
+        if (candidates.fits(index, share) && ++eligible == width * replicas) {
           return true;
         }
       }
@@ -211,13 +229,13 @@ public final class ReservationScheduler {
     return false;
   }
 
-  private Rejection reject(Candidates candidates, String volumeId, Reservation reservation) {
+  private Rejection reject(Candidates candidates, String volumeId, Reservation reservation, int replicas) {
     List<Shortfall> shortfalls = shortfalls(reservation,
-        (dimension, others) -> largestInDimension(candidates, dimension, others));
+        (dimension, others) -> largestInDimension(candidates, dimension, others, replicas));
     Rejection.Reason reason = candidates.count() == 0 ? Rejection.Reason.NO_MATCHING_OSD
         : Rejection.Reason.INSUFFICIENT_RESOURCES;
     return new Rejection(volumeId, reservation, reason, shortfalls,
-        largestWithin(reservation, demand -> isPlaceable(candidates, demand)));
+        largestWithin(reservation, demand -> isPlaceable(candidates, demand, replicas)));
   }
 
   /** The most of one dimension admissible with the other dimensions fixed at {@code others}. */
@@ -330,14 +348,15 @@ public final class ReservationScheduler {
     Set<String> stripe = Set.copyOf(current.osdUuids());
     Candidates candidates = Candidates.of(released, reservation.type(), stripe::contains);
     int width = current.stripeWidth();
-    if (candidates.count() == width && allFit(candidates, reservation.demand().ceilDivide(width))) {
-      Placement changed = new Placement(volumeId, reservation, current.osdUuids());
+    int osdCount = current.osdUuids().size();
+    if (candidates.count() == osdCount && allFit(candidates, reservation.demand().ceilDivide(width))) {
+      Placement changed = new Placement(volumeId, reservation, current.osdUuids(), current.replicas());
       return new Admission.Admitted(released.withPlacement(changed), changed);
     }
     List<Shortfall> shortfalls = shortfalls(reservation,
-        (dimension, others) -> largestOnStripe(candidates, width, dimension, others));
+        (dimension, others) -> largestOnStripe(candidates, osdCount, width, dimension, others));
     return new Admission.Rejected(new Rejection(volumeId, reservation, Rejection.Reason.STRIPE_FULL, shortfalls,
-        candidates.count() < width ? Optional.empty()
+        candidates.count() < osdCount ? Optional.empty()
             : largestWithin(reservation, demand -> allFit(candidates, demand.ceilDivide(width)))));
   }
 
@@ -354,8 +373,9 @@ public final class ReservationScheduler {
    * The largest amount of {@code dimension} all {@code width} OSDs of a stripe take with the other
    * dimensions' shares fixed: width times the smallest room, or 0 when the others do not fit somewhere.
    */
-  private static long largestOnStripe(Candidates candidates, int width, Dimension dimension, ResourceVector others) {
-    if (candidates.count() < width || !allFit(candidates, others.ceilDivide(width))) {
+  private static long largestOnStripe(Candidates candidates, int osdCount, int width, Dimension dimension,
+      ResourceVector others) {
+    if (candidates.count() < osdCount || !allFit(candidates, others.ceilDivide(width))) {
       return 0;
     }
     long smallestRoom = Long.MAX_VALUE;

@@ -57,7 +57,7 @@ final class Clusters {
     Map<String, ResourceVector> committed = new HashMap<>();
     Map<String, Integer> streams = new HashMap<>();
     for (Placement placement : state.placements()) {
-      ResourceVector share = placement.reservation().demand().ceilDivide(placement.osdUuids().size());
+      ResourceVector share = placement.sharePerOsd();
       for (String uuid : placement.osdUuids()) {
         OsdState osd = state.osd(uuid).orElseThrow(() -> new AssertionError("unknown OSD " + uuid));
         if (!osd.profile().usageType().accepts(placement.reservation().type())) {

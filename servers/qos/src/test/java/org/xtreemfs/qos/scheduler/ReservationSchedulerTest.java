@@ -239,4 +239,40 @@ class ReservationSchedulerTest {
     assertThat(rejection.reason()).isEqualTo(Rejection.Reason.DUPLICATE_VOLUME_ID);
     assertThat(rejection.message()).contains("exists already");
   }
+
+  @Test
+  void replicatedVolumeCarriesItsShareOnEveryCopysOsd() {
+    // Three replicas of a random reservation on four random OSDs: three distinct OSDs, each committed to the whole
+    // demand (width 1), the fourth untouched; replicaOsds splits them head first.
+    ClusterState cluster = withOsds("a", small(OsdUsageType.RANDOM), "b", small(OsdUsageType.RANDOM),
+        "c", small(OsdUsageType.RANDOM), "d", small(OsdUsageType.RANDOM));
+    Admission admission = scheduler.admit(cluster, "r3", Reservation.random(100, 10), java.util.Set.of(), 3);
+    assertThat(admission).isInstanceOf(Admission.Admitted.class);
+    Placement placement = ((Admission.Admitted) admission).placement();
+    assertThat(placement.replicas()).isEqualTo(3);
+    assertThat(placement.stripeWidth()).isEqualTo(1);
+    assertThat(placement.osdUuids()).hasSize(3).doesNotHaveDuplicates();
+    ClusterState state = ((Admission.Admitted) admission).state();
+    for (String uuid : placement.osdUuids()) {
+      assertThat(state.osd(uuid).orElseThrow().committed().iops()).isEqualTo(10);
+    }
+    List<String> byReplica = new java.util.ArrayList<>();
+    for (int replica = 0; replica < 3; replica++) {
+      byReplica.addAll(placement.replicaOsds(replica));
+    }
+    assertThat(byReplica).containsExactlyElementsOf(placement.osdUuids());
+    Clusters.assertConsistentAndNotOverCommitted(state);
+    assertThat(ClusterStateCodec.decode(ClusterStateCodec.encode(state))).isEqualTo(state);
+  }
+
+  @Test
+  void fewerMatchingOsdsThanReplicasIsRefusedNamingBoth() {
+    ClusterState cluster = withOsds("a", small(OsdUsageType.RANDOM), "b", small(OsdUsageType.RANDOM),
+        "s", small(OsdUsageType.SEQUENTIAL));
+    Admission admission = scheduler.admit(cluster, "r3", Reservation.random(100, 10), java.util.Set.of(), 3);
+    assertThat(admission).isInstanceOf(Admission.Rejected.class);
+    Rejection rejection = ((Admission.Rejected) admission).rejection();
+    assertThat(rejection.reason()).isEqualTo(Rejection.Reason.TOO_FEW_OSDS_FOR_REPLICAS);
+    assertThat(rejection.message()).contains("3 replicas need 3 distinct OSDs but only 2 available OSDs accept");
+  }
 }

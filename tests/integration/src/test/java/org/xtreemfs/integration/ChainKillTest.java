@@ -1,0 +1,114 @@
+package org.xtreemfs.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.xtreemfs.client.Client;
+import org.xtreemfs.client.ClientOptions;
+import org.xtreemfs.client.FileHandle;
+import org.xtreemfs.client.OpenFlags;
+import org.xtreemfs.interfaces.common.ReplicationPolicy;
+import org.xtreemfs.interfaces.common.StripingPolicy;
+import org.xtreemfs.interfaces.common.StripingPolicyType;
+import org.xtreemfs.interfaces.mrc.Volume;
+
+/**
+ * kill -9 of the tail of a three-OSD chain during a write load (servers as processes): writes stall while it is
+ * down (the chain answers OVERLOADED, the client retries), continue once it is back on the same data, and every
+ * acknowledged byte reads back afterwards, from the tail, with the three replicas holding identical objects.
+ * Until the MRC re-forms chains (the next part of issue 12) a dead member pauses writes rather than being replaced.
+ */
+class ChainKillTest {
+    private static final int PIECE_BYTES = 64 << 10;
+    private static final int PIECES = 60;
+    private static final long SEED = 20261127L;
+    private TestCluster cluster;
+
+    @BeforeEach
+    void startCluster() throws Exception {
+        cluster = TestCluster.startProcesses(3);
+    }
+
+    @AfterEach
+    void stopCluster() {
+        cluster.close();
+    }
+
+    // Two kills of the tail, at fixed points of the load (after 15 and 40 acknowledged pieces).
+    @Test
+    void everyAcknowledgedByteSurvivesKillDashNineOfTheTail() throws Exception {
+        try (Client client = cluster.client(ClientOptions.builder().retryWindowMs(60_000))) {
+            client.createVolume(Volume.newBuilder().setName("killed").setMode(0777)
+                    .setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
+                            .setObjectSizeBytes(Volumes.OBJECT_SIZE_BYTES).setWidth(1))
+                    .setDefaultReplicationPolicy(ReplicationPolicy.newBuilder().setReplicas(3)).build());
+            FileHandle file = client.openVolume("killed").open("/load", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
+            String fileId = file.fileId();
+            List<String> chain = List.of(file.stripeOsdUuids().get(0),
+                    file.credentials().getXlocs().getReplicas(1).getOsdUuids(0), file.readOsdUuids().get(0));
+            String tailName = "osd" + cluster.osdUuids().indexOf(chain.get(2));
+
+            AtomicInteger acknowledged = new AtomicInteger();
+            AtomicReference<Throwable> writerFailure = new AtomicReference<>();
+            AtomicBoolean done = new AtomicBoolean();
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int piece = 0; piece < PIECES; piece++) {
+                        file.write((long) piece * PIECE_BYTES, piece(piece));
+                        acknowledged.incrementAndGet();
+                    }
+                } catch (Throwable failure) {
+                    writerFailure.set(failure);
+                } finally {
+                    done.set(true);
+                }
+            }, "writer-during-tail-kill");
+            writer.start();
+            for (int killAfter : new int[] {15, 40}) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.get() >= killAfter || done.get());
+                cluster.kill(tailName, "KILL");
+                Thread.sleep(300);
+                cluster.restart(tailName);
+            }
+            writer.join(120_000);
+            assertThat(writer.isAlive()).isFalse();
+            assertThat(writerFailure.get()).as("the writer's failure").isNull();
+            assertThat(acknowledged.get()).isEqualTo(PIECES);
+            file.close();
+
+            try (Client fresh = cluster.client();
+                    FileHandle reader = fresh.openVolume("killed").open("/load", OpenFlags.O_RDONLY, 0)) {
+                for (int piece = 0; piece < PIECES; piece++) {
+                    Bytes.assertSameBytes(reader.read((long) piece * PIECE_BYTES, PIECE_BYTES), piece(piece));
+                }
+            }
+            Map<Long, byte[]> head = Volumes.storedObjectBytes(dataFolderOf(chain.get(0)), fileId);
+            assertThat(head).hasSize(PIECES * PIECE_BYTES / Volumes.OBJECT_SIZE_BYTES);
+            for (String member : chain.subList(1, 3)) {
+                assertThat(Volumes.storedObjectBytes(dataFolderOf(member), fileId)).as("objects on %s", member)
+                        .usingRecursiveComparison().isEqualTo(head);
+            }
+        }
+    }
+
+    private java.nio.file.Path dataFolderOf(String osdUuid) {
+        return cluster.osdDataFolder(cluster.osdUuids().indexOf(osdUuid));
+    }
+
+    /** The bytes of piece n: the same for every run (seeded). */
+    private static byte[] piece(int number) {
+        byte[] bytes = new byte[PIECE_BYTES];
+        new Random(SEED + number).nextBytes(bytes);
+        return bytes;
+    }
+}
