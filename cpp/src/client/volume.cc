@@ -84,8 +84,9 @@ Volume::Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options,
 Volume::~Volume() = default;
 
 rpc::ServiceLookup Volume::LookupOf(const std::string& service_uuid) {
-  return rpc::ServiceLookup{[this, service_uuid] { return resolver_->Resolve(service_uuid); },
-                            [this, service_uuid] { resolver_->Invalidate(service_uuid); }};
+  // By reference: no copy of the UUID per OSD call; the lookup is used only within the call.
+  return rpc::ServiceLookup{[this, &service_uuid] { return resolver_->Resolve(service_uuid); },
+                            [this, &service_uuid] { resolver_->Invalidate(service_uuid); }};
 }
 
 template <typename Response>

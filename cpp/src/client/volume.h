@@ -125,7 +125,7 @@ class Volume {
          std::string volume_id, std::string mrc_uuid, std::unique_ptr<UuidResolver> resolver);
 
   // Finds `service_uuid` through the UUID cache before every attempt and forgets its address
-  // after an attempt could not connect (see rpc::ServiceLookup).
+  // after an attempt could not connect (see rpc::ServiceLookup). Valid while `service_uuid` lives.
   rpc::ServiceLookup LookupOf(const std::string& service_uuid);
   // Calls an MRC procedure and parses its response.
   template <typename Response>
