@@ -69,8 +69,8 @@ class FakeCluster : public rpc::Transport {
     const std::string message_bytes =
         request.message == nullptr ? std::string() : request.message->SerializeAsString();
     if (address.port == kDirPort && address.host == "dir") return Dir(request, message_bytes);
-    if (address.port == kMrcPort && address.host == "mrc-host") return Mrc(request, message_bytes);
-    if (address.port == kOsdPort && address.host.rfind("osd-", 0) == 0) {
+    if (address.host == "mrc-host" && address.port == PortOf("mrc-1")) return Mrc(request, message_bytes);
+    if (address.host.rfind("osd-", 0) == 0 && address.port == PortOf(address.host)) {
       return Osd(address.host, request, message_bytes);
     }
     throw rpc::RpcError::Of(rpc::ErrorKind::kTransport, "no fake service at " + address.ToString());
@@ -96,6 +96,12 @@ class FakeCluster : public rpc::Transport {
   // and unlocks by overlap, no merging or splitting (the OSD's LockManagerTest covers those).
   std::vector<std::pair<std::string, xtreemfs::osd::Lock>> granted_locks;
   std::map<std::string, int> lock_calls_by_osd;
+  // A service (by UUID: "mrc-1", "osd-N") restarted on another port: the DIR maps it there, and its
+  // old port refuses connections (a transport error), as a real restart on a new port does.
+  void MoveServiceForTest(const std::string& uuid, std::uint16_t port) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    moved_ports_[uuid] = port;
+  }
   std::uint64_t mrc_size_of(const std::string& path) { return files_.at(path).size_bytes; }
   std::uint32_t mrc_epoch_of(const std::string& path) { return files_.at(path).truncate_epoch; }
   // Moves a file to another path in the fake MRC (a rename by another client).
@@ -113,6 +119,13 @@ class FakeCluster : public rpc::Transport {
     std::uint32_t truncate_epoch = 0;
     bool truncate_pending = false;
   };
+
+  // Caller holds mutex_.
+  std::uint16_t PortOf(const std::string& uuid) const {
+    auto moved = moved_ports_.find(uuid);
+    if (moved != moved_ports_.end()) return moved->second;
+    return uuid == "mrc-1" ? kMrcPort : kOsdPort;
+  }
 
   template <typename Message>
   static Message Parse(const std::string& bytes) {
@@ -145,7 +158,7 @@ class FakeCluster : public rpc::Transport {
         mapping->set_uuid(get.uuid());
         mapping->set_protocol("pbrpc");
         mapping->set_address(get.uuid() == "mrc-1" ? "mrc-host" : get.uuid());
-        mapping->set_port(get.uuid() == "mrc-1" ? kMrcPort : kOsdPort);
+        mapping->set_port(PortOf(get.uuid()));
       }
       return Answer(set);
     }
@@ -431,6 +444,7 @@ class FakeCluster : public rpc::Transport {
   const std::uint32_t object_size_bytes_;
   std::vector<std::string> osd_uuids_;
   std::map<std::string, File> files_;
+  std::map<std::string, std::uint16_t> moved_ports_;  // by service UUID, see MoveServiceForTest
   std::uint64_t next_inode_ = 2;
   std::map<std::tuple<std::string, std::string, std::uint64_t>, std::string> objects_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> largest_end_;

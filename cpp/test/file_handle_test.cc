@@ -10,6 +10,8 @@
 #include <random>
 
 #include "client/volume.h"
+#include "dir.pb.h"
+#include "rpc/retrying_transport.h"
 #include "fake_cluster.h"
 
 namespace xtreemfs::client {
@@ -39,7 +41,8 @@ class FileHandleTest : public ::testing::Test {
 TEST_F(FileHandleTest, VolumeOpenFindsTheMrcThroughTheDir) {
   // Volume::Open asks DIR_VOLUME_GET for the MRC uuid and resolves it to the MRC's address.
   EXPECT_EQ(volume->volume_id(), "vol-1");
-  EXPECT_EQ(volume->mrc_address(), (rpc::ServiceAddress{"mrc-host", FakeCluster::kMrcPort}));
+  EXPECT_EQ(volume->mrc_uuid(), "mrc-1");
+  EXPECT_EQ(cluster.CountCalls(xtreemfs::dir::DIR_INTERFACE_ID, xtreemfs::dir::DIR_ADDRESS_MAPPINGS_GET), 1);
   try {
     Volume::Open(cluster, ParseDirUrl("dir/missing"), clock);
     FAIL() << "expected an error";
@@ -322,6 +325,61 @@ TEST_F(FileHandleTest, MetadataErrorsCarryTheServersErrno) {
   } catch (const rpc::RpcError& error) {
     EXPECT_EQ(error.posix_errno(), EEXIST);
   }
+}
+
+}  // namespace
+}  // namespace xtreemfs::client
+
+namespace xtreemfs::client {
+namespace {
+
+using testing::FakeClock;
+using testing::FakeCluster;
+using testing::PatternOf;
+
+int AddressLookups(FakeCluster& cluster) {
+  return cluster.CountCalls(xtreemfs::dir::DIR_INTERFACE_ID, xtreemfs::dir::DIR_ADDRESS_MAPPINGS_GET);
+}
+
+TEST(ServiceMovedTest, RetriesFindAnOsdAndTheMrcThatCameBackOnAnotherPort) {
+  // An OSD and the MRC restart on new ports while calls retry: the old ports refuse, each refused
+  // attempt forgets the cached address, and the next attempt asks the DIR, which names the new port.
+  // Without a lookup per attempt the retries would knock on the old port until the window ends.
+  FakeClock clock;
+  FakeCluster cluster{clock, 2, 2, 4096};
+  int backoffs = 0;
+  std::uint64_t now_ms = 0;  // moved by the backoffs only, so a failing retry loop ends at once
+  rpc::RetryingTransport retrying(
+      cluster, rpc::RetryPolicy{},
+      [&](std::uint32_t duration_ms) {
+        ++backoffs;
+        now_ms += duration_ms;
+      },
+      [&] { return now_ms; });
+  auto volume = Volume::Open(retrying, ParseDirUrl("dir/demo"), clock);
+  UserCredentials user;
+  auto file = volume->OpenFile(user, "/moved", O_CREAT | O_RDWR, 0644);
+  file->DisableBuffering();
+  const std::string data = PatternOf(2 * 4096, 3);
+  file->Write(0, data);
+  const int lookups_before = AddressLookups(cluster);
+
+  cluster.MoveServiceForTest("osd-0", 40001);
+  cluster.MoveServiceForTest("osd-1", 40002);
+  cluster.MoveServiceForTest("mrc-1", 40003);
+  EXPECT_EQ(file->Read(0, data.size()), data);
+  // One refused attempt per OSD, then one lookup each at the DIR; no lookup more than needed.
+  EXPECT_EQ(backoffs, 2);
+  EXPECT_EQ(AddressLookups(cluster), lookups_before + 2);
+  file->Fsync();  // reports the size to the MRC at its new port
+  EXPECT_EQ(backoffs, 3);
+  EXPECT_EQ(AddressLookups(cluster), lookups_before + 3);
+
+  // The new addresses are trusted for the cache's TTL: more calls ask the DIR nothing.
+  file->Write(0, data);
+  file->Close();
+  EXPECT_EQ(AddressLookups(cluster), lookups_before + 3);
+  EXPECT_EQ(volume->Getattr(user, "/moved").size_bytes(), data.size());
 }
 
 }  // namespace

@@ -153,6 +153,47 @@ TEST(RetryingTransportTest, ExactlyOnceCallKeepsItsNumberInEveryAttempt) {
   EXPECT_EQ(inner.client_ids[4], "");
 }
 
+TEST(RetryingTransportTest, TheAddressIsLookedUpBeforeEveryAttemptAndForgottenAfterARefusal) {
+  // A server back at another address is found: each attempt asks the lookup, and a refused attempt
+  // forgets the address first (a timeout does not: the server may only be slow).
+  ScriptedTransport inner({RpcError::Of(ErrorKind::kTransport, "refused"),
+                           RpcError::Of(ErrorKind::kTimeout, "no answer")});
+  RetryingTransport transport(inner, RetryPolicy{}, [](std::uint32_t) {});
+  std::vector<std::string> events;
+  ServiceLookup lookup{[&] {
+                         events.push_back("resolve");
+                         return ServiceAddress{"host", 1};
+                       },
+                       [&] { events.push_back("forget"); }};
+  EXPECT_EQ(transport.CallService(lookup, CallRequest{}, Idempotent(true)).data, "answer");
+  EXPECT_EQ(events, (std::vector<std::string>{"resolve", "forget", "resolve", "resolve"}));
+}
+
+TEST(RetryingTransportTest, ACallMadeByTheLookupIsNotRetriedOnItsOwnSoWindowsDoNotNest) {
+  // The lookup's DIR call goes through the same transport; while the DIR is down it fails once per
+  // attempt of the outer call, and the outer window alone bounds the whole call.
+  ScriptedTransport dir(Refusals(1000));
+  FakeTime time{0, std::vector<std::uint32_t>()};
+  RetryPolicy policy;
+  policy.retry_window_ms = 10000;
+  RetryingTransport transport(dir, policy, time.Sleep(), time.Now());
+  int lookups = 0;
+  ServiceLookup lookup{[&] {
+                         ++lookups;
+                         transport.Call(ServiceAddress{"dir", 1}, CallRequest{}, Idempotent(true));
+                         return ServiceAddress{"osd", 2};
+                       },
+                       nullptr};
+  EXPECT_THROW(transport.CallService(lookup, CallRequest{}, Idempotent(true)), RpcError);
+  EXPECT_EQ(dir.calls, lookups);
+  EXPECT_EQ(time.now_ms, 10000u);
+  // Outside a lookup the same call is retried for its own window.
+  ScriptedTransport dir_again(Refusals(3));
+  RetryingTransport plain(dir_again, policy, [](std::uint32_t) {});
+  EXPECT_EQ(plain.Call(ServiceAddress{"dir", 1}, CallRequest{}, Idempotent(true)).data, "answer");
+  EXPECT_EQ(dir_again.calls, 4);
+}
+
 TEST(RetryingTransportTest, GeneratedClientIdsDifferAndFitTheWire) {
   const std::string a = RetryingTransport::NewClientId();
   const std::string b = RetryingTransport::NewClientId();

@@ -151,6 +151,26 @@ mkdir "$hl/listed" && echo x > "$hl/listed/p" && ln "$hl/listed/p" "$hl/listed/q
 ls -l "$hl/listed" >/dev/null
 check "a name learnt from a listing shows a chmod through the other name at once" bash -c "
   chmod 0604 '$hl/listed/p' && test \"\$(stat -c %a '$hl/listed/q')\" = 604"
+# Size and mtime: data written or cut through one name (set to 2001 first, then cached by both names).
+printf 12345 > "$hl/w1" && ln "$hl/w1" "$hl/w2" && touch -d 2001-01-01 "$hl/w1" && stat "$hl/w1" "$hl/w2" >/dev/null
+check "an append and close through one name shows the new size and mtime on the other at once" bash -c "
+  printf 'more bytes' >> '$hl/w1' &&
+  test \"\$(stat -c '%s' '$hl/w2')\" = 15 && test \"\$(stat -c '%Y' '$hl/w2')\" -gt 1000000000 &&
+  test \"\$(stat -c '%s %Y' '$hl/w2')\" = \"\$(stat -c '%s %Y' '$hl/w1')\""
+check "a write and fsync through an open descriptor show on the other name before the close" \
+  python3 - "$hl/w1" "$hl/w2" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.pwrite(fd, b"x" * 100, 1000)
+os.fsync(fd)
+size = os.stat(sys.argv[2]).st_size
+os.close(fd)
+sys.exit(0 if size == 1100 else "other name's size %d, not 1100" % size)
+PY
+check "O_TRUNC through one name shows size 0 on the other at once" bash -c "
+  stat '$hl/w1' >/dev/null && : > '$hl/w2' && test \"\$(stat -c %s '$hl/w1')\" = 0"
+check "truncate through one name shows the new size on the other at once" bash -c "
+  truncate -s 77 '$hl/w1' && test \"\$(stat -c %s '$hl/w2')\" = 77"
 check "a rename keeps the moved name's link to its other names" bash -c "
   mv '$hl/b' '$hl/renamed' && chmod 0660 '$hl/a' &&
   test \"\$(stat -c %a '$hl/renamed')\" = 660"

@@ -6,7 +6,7 @@
 # application call must succeed with correct data: fio exits 0 with its crc32c verification, and the
 # metadata loop (create with O_EXCL, rename, mkdir, link, unlink, symlink, rmdir, chmod) sees no error at
 # all, which a repeated create or rename applied twice would turn into EEXIST or ENOENT. Each phase checks
-# that the kill really fell inside the I/O (the job was running before the kill and after the restart).
+# that the kill really fell inside the I/O (the job was running when the server was killed and when it was started again).
 #
 #   tests/system/restart_transparent_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -41,7 +41,11 @@ fio_done() {
 }
 
 # restart_during NAME PID KILL RESTART: waits 2 s into the job, kills, waits $down_s s, restarts, and
-# checks that the job ran across the whole outage.
+# checks that the job ran across the outage: it was running when the server was killed and still running
+# $down_s s later when the restart began, so its I/O waited for the dead server (its exit status, checked
+# by the caller, says whether that wait was invisible). Whether it still runs once the restart command
+# returns depends on how long a JVM takes to start and register under load (25 s at load 25 here): the
+# job may rightly finish while the launcher still waits for the registration, so that is not required.
 restart_during() {
   local name="$1" pid="$2" kill_command="$3" restart_command="$4"
   sleep 2
@@ -49,10 +53,10 @@ restart_during() {
   $kill_command
   local killed_at; killed_at=$(date +%s.%N)
   sleep "$down_s"
+  check "$name: the job still runs when the server is started again ($down_s s after the kill)" kill -0 "$pid"
   $restart_command
   local back_at; back_at=$(date +%s.%N)
-  check "$name: the job still runs after the restart ($(printf '%.1f' "$(echo "$back_at - $killed_at" | bc)") s down)" \
-    kill -0 "$pid"
+  echo "$name: the server was away $(printf '%.1f' "$(echo "$back_at - $killed_at" | bc)") s"
 }
 
 echo "== OSD 0 killed and restarted during fio sequential writes (psync, 1 MiB, verify)"

@@ -61,23 +61,24 @@ std::unique_ptr<Volume> Volume::Open(rpc::Transport& transport, const DirUrl& ur
   }
   auto resolver = std::make_unique<UuidResolver>(transport, dir_address, options.uuid_cache_ttl_ms,
                                                  clock, call_options);
-  const rpc::ServiceAddress mrc_address = resolver->Resolve(registration.mrc_uuid());
+  // Looked up now so a volume whose MRC the DIR cannot name fails to open; calls look it up again.
+  resolver->Resolve(registration.mrc_uuid());
   auto volume = std::unique_ptr<Volume>(new Volume(transport, clock, options, url.volume_name,
-                                                   registration.volume_id(), mrc_address,
+                                                   registration.volume_id(), registration.mrc_uuid(),
                                                    std::move(resolver)));
   volume->url_ = "pbrpc://" + url.host + ":" + std::to_string(url.port) + "/" + url.volume_name;
   return volume;
 }
 
 Volume::Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options,
-               std::string volume_name, std::string volume_id, rpc::ServiceAddress mrc_address,
+               std::string volume_name, std::string volume_id, std::string mrc_uuid,
                std::unique_ptr<UuidResolver> resolver)
     : transport_(transport),
       clock_(clock),
       options_(options),
       volume_name_(std::move(volume_name)),
       volume_id_(std::move(volume_id)),
-      mrc_address_(std::move(mrc_address)),
+      mrc_uuid_(std::move(mrc_uuid)),
       resolver_(std::move(resolver)),
       metadata_cache_(clock, options.metadata_cache_ttl_ms, options.metadata_cache_entries_max) {}
 
@@ -90,6 +91,12 @@ constexpr std::size_t kStatAheadDirectoriesMax = 1024;
 // re-reads every entry before it, and fewer, larger pages cost it less.
 constexpr std::uint32_t kStatAheadBatchEntries = 10000;
 }  // namespace
+
+rpc::ServiceLookup Volume::LookupOf(const std::string& service_uuid) {
+  // By reference: no copy of the UUID per OSD call; the lookup is used only within the call.
+  return rpc::ServiceLookup{[this, &service_uuid] { return resolver_->Resolve(service_uuid); },
+                            [this, &service_uuid] { resolver_->Invalidate(service_uuid); }};
+}
 
 template <typename Response>
 Response Volume::CallMrc(std::uint32_t procedure_id, const UserCredentials& user,
@@ -105,7 +112,7 @@ Response Volume::CallMrc(std::uint32_t procedure_id, const UserCredentials& user
   // The MRC records the outcome of every change it applies (servers/mrc/README.md, "Exactly-once
   // retries"), so a change whose answer was lost is retried too, and the retry gets the first outcome.
   options.exactly_once = !idempotent;
-  return rpc::ParseResponse<Response>(transport_.Call(mrc_address_, call, options));
+  return rpc::ParseResponse<Response>(transport_.CallService(LookupOf(mrc_uuid_), call, options));
 }
 
 // FileHandle calls these from its own translation unit.
@@ -120,7 +127,6 @@ rpc::CallResponse Volume::CallOsd(const std::string& osd_uuid, std::uint32_t pro
                                   const UserCredentials& user,
                                   const google::protobuf::MessageLite& request,
                                   std::string_view data, bool idempotent) {
-  const rpc::ServiceAddress address = resolver_->Resolve(osd_uuid);
   rpc::CallRequest call;
   call.interface_id = xtreemfs::osd::OSD_INTERFACE_ID;
   call.procedure_id = procedure_id;
@@ -130,15 +136,7 @@ rpc::CallResponse Volume::CallOsd(const std::string& osd_uuid, std::uint32_t pro
   rpc::CallOptions options;
   options.timeout_ms = options_.timeout_ms;
   options.idempotent = idempotent;
-  try {
-    return transport_.Call(address, call, options);
-  } catch (const rpc::RpcError& error) {
-    if (error.kind() == rpc::ErrorKind::kTransport) {
-      // The OSD may have restarted elsewhere; ask the DIR again next time.
-      resolver_->Invalidate(osd_uuid);
-    }
-    throw;
-  }
+  return transport_.CallService(LookupOf(osd_uuid), call, options);
 }
 
 void Volume::DeleteObjects(const UserCredentials& user,

@@ -69,7 +69,8 @@ class Volume {
 
   const std::string& volume_name() const { return volume_name_; }
   const std::string& volume_id() const { return volume_id_; }
-  const rpc::ServiceAddress& mrc_address() const { return mrc_address_; }
+  // The MRC's UUID; its address is looked up through the UUID cache before every attempt of a call.
+  const std::string& mrc_uuid() const { return mrc_uuid_; }
   // pbrpc://dir-host:port/volume, the value of xtreemfs.url.
   const std::string& url() const { return url_; }
   MetadataCache& metadata_cache() { return metadata_cache_; }
@@ -133,14 +134,16 @@ class Volume {
   friend class LockClient;  // lock calls and lease renewals at head OSDs (client/lock_client.h)
 
   Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options, std::string volume_name,
-         std::string volume_id, rpc::ServiceAddress mrc_address,
-         std::unique_ptr<UuidResolver> resolver);
+         std::string volume_id, std::string mrc_uuid, std::unique_ptr<UuidResolver> resolver);
 
+  // Finds `service_uuid` through the UUID cache before every attempt and forgets its address
+  // after an attempt could not connect (see rpc::ServiceLookup). Valid while `service_uuid` lives.
+  rpc::ServiceLookup LookupOf(const std::string& service_uuid);
   // Calls an MRC procedure and parses its response.
   template <typename Response>
   Response CallMrc(std::uint32_t procedure_id, const UserCredentials& user,
                    const google::protobuf::MessageLite& request, bool idempotent);
-  // Calls an OSD procedure by the OSD's UUID; a transport failure forgets the cached address.
+  // Calls an OSD procedure by the OSD's UUID (LookupOf).
   rpc::CallResponse CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
                             const UserCredentials& user, const google::protobuf::MessageLite& request,
                             std::string_view data, bool idempotent);
@@ -175,7 +178,7 @@ class Volume {
   const VolumeOptions options_;
   const std::string volume_name_;
   const std::string volume_id_;
-  const rpc::ServiceAddress mrc_address_;
+  const std::string mrc_uuid_;
   std::unique_ptr<UuidResolver> resolver_;
   std::string url_;
   MetadataCache metadata_cache_;

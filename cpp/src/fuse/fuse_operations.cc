@@ -91,6 +91,12 @@ void RefreshOtherNames(MountContext& context,
   }
 }
 
+// The size and mtime of a file changed through `path` (its data was written and reported to the MRC,
+// or it was truncated): its other names show them at once, as after chmod.
+void RefreshOtherNamesOfFile(MountContext& context, const char* path) {
+  if (path != nullptr) RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
+}
+
 // The path of `name` in directory `directory`.
 std::string ChildPath(const char* directory, const std::string& name) {
   const std::string parent(directory);
@@ -280,7 +286,7 @@ int Truncate(const char* path, off_t size, struct fuse_file_info* info) {
       handle->Truncate(static_cast<std::uint64_t>(size));
       handle->Close();
     }
-    if (path != nullptr) RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
+    RefreshOtherNamesOfFile(context, path);
     return 0;
   });
 }
@@ -290,6 +296,7 @@ int Open(const char* path, struct fuse_file_info* info) {
     auto handle = context.volume->OpenFile(CallerCredentials(), path,
                                            static_cast<std::uint32_t>(info->flags), 0);
     HandOver(context, std::move(handle), info);
+    if ((info->flags & O_TRUNC) != 0) RefreshOtherNamesOfFile(context, path);
     return 0;
   });
 }
@@ -299,6 +306,7 @@ int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
     auto handle = context.volume->OpenFile(
         CallerCredentials(), path, static_cast<std::uint32_t>(info->flags) | O_CREAT, mode);
     HandOver(context, std::move(handle), info);
+    if ((info->flags & O_TRUNC) != 0) RefreshOtherNamesOfFile(context, path);
     return 0;
   });
 }
@@ -356,8 +364,10 @@ int Statfs(const char* path, struct statvfs* out) {
 // close(2) of a descriptor: buffered writes are sent and their errors returned here (release
 // cannot report errors to the application).
 int Flush(const char* path, struct fuse_file_info* info) {
-  return Run("flush", path, [&](MountContext&) {
+  return Run("flush", path, [&](MountContext& context) {
     HandleOf(info)->Flush();
+    // The MRC has the written size and mtime now (the size report of the flush).
+    RefreshOtherNamesOfFile(context, path);
     return 0;
   });
 }
@@ -373,15 +383,17 @@ int Release(const char* path, struct fuse_file_info* info) {
     std::lock_guard<std::mutex> lock(context.open_handles_mutex);
     context.open_handles.erase(handle.get());
   }
-  return Run("release", path, [&](MountContext&) {
+  return Run("release", path, [&](MountContext& context) {
     handle->Close();
+    RefreshOtherNamesOfFile(context, path);
     return 0;
   });
 }
 
 int Fsync(const char* path, int, struct fuse_file_info* info) {
-  return Run("fsync", path, [&](MountContext&) {
+  return Run("fsync", path, [&](MountContext& context) {
     HandleOf(info)->Fsync();
+    RefreshOtherNamesOfFile(context, path);
     return 0;
   });
 }

@@ -40,8 +40,36 @@ std::string RetryingTransport::NewClientId() {
   return "cpp-" + std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(salt);
 }
 
+namespace {
+
+// The transport whose CallService is looking up an address on this thread, if any: calls it makes
+// from inside that lookup are not retried on their own (see CallService).
+thread_local const RetryingTransport* looking_up = nullptr;
+
+// Marks the current thread as looking up for `transport` while it exists (nesting restores the outer).
+class LookupScope {
+ public:
+  explicit LookupScope(const RetryingTransport* transport) : outer_(looking_up) {
+    looking_up = transport;
+  }
+  ~LookupScope() { looking_up = outer_; }
+  LookupScope(const LookupScope&) = delete;
+  LookupScope& operator=(const LookupScope&) = delete;
+
+ private:
+  const RetryingTransport* outer_;
+};
+
+}  // namespace
+
 CallResponse RetryingTransport::Call(const ServiceAddress& address, const CallRequest& request,
                                      const CallOptions& options) {
+  if (looking_up == this) return inner_.Call(address, request, options);
+  return CallService(ServiceLookup{[&address] { return address; }, nullptr}, request, options);
+}
+
+CallResponse RetryingTransport::CallService(const ServiceLookup& lookup, const CallRequest& request,
+                                            const CallOptions& options) {
   CallRequest numbered = request;
   if (options.exactly_once) {
     numbered.client_id = client_id_;
@@ -52,8 +80,15 @@ CallResponse RetryingTransport::Call(const ServiceAddress& address, const CallRe
   std::uint32_t backoff_ms = policy_.backoff_initial_ms;
   for (std::uint32_t attempt = 1;; ++attempt) {
     try {
+      ServiceAddress address;
+      {
+        LookupScope scope(this);
+        address = lookup.resolve();
+      }
       return inner_.Call(address, numbered, options);
     } catch (const RpcError& error) {
+      // Refused or reset: the server may be back elsewhere, so the next lookup asks the DIR.
+      if (error.kind() == ErrorKind::kTransport && lookup.forget) lookup.forget();
       if (!repeatable || !error.IsTransient() ||
           (policy_.attempts_max != 0 && attempt >= policy_.attempts_max)) {
         throw;

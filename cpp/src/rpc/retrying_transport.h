@@ -40,6 +40,12 @@ class RetryingTransport : public Transport {
   // client, the same in every attempt.
   CallResponse Call(const ServiceAddress& address, const CallRequest& request,
                     const CallOptions& options) override;
+  // Like Call, with the address looked up before every attempt; a lookup's own failure (the DIR
+  // unreachable) counts as the attempt's. A call made by the lookup through this transport (the
+  // DIR_ADDRESS_MAPPINGS_GET of a UUID resolver) gets a single attempt, because this loop repeats
+  // it: retry windows never nest, so the worst-case duration above holds.
+  CallResponse CallService(const ServiceLookup& lookup, const CallRequest& request,
+                           const CallOptions& options) override;
 
   const std::string& client_id() const { return client_id_; }
 

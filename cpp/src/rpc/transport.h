@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -52,6 +53,14 @@ struct CallResponse {
   std::string data;
 };
 
+// A service named by its UUID rather than by an address: `resolve` looks its address up (the UUID
+// cache, the DIR when the cached address expired or was forgotten) and `forget` (may be empty) drops
+// the cached address after an attempt could not reach it, so the next lookup asks the DIR again.
+struct ServiceLookup {
+  std::function<ServiceAddress()> resolve;
+  std::function<void()> forget;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -59,6 +68,19 @@ class Transport {
   // Thread-safe.
   virtual CallResponse Call(const ServiceAddress& address, const CallRequest& request,
                             const CallOptions& options) = 0;
+  // Calls the service `lookup` finds. This default looks the address up once and forgets it after a
+  // transport failure; RetryingTransport looks it up before every attempt, so a server that came
+  // back at another address (a new port) is found within the retry window.
+  virtual CallResponse CallService(const ServiceLookup& lookup, const CallRequest& request,
+                                   const CallOptions& options) {
+    const ServiceAddress address = lookup.resolve();
+    try {
+      return Call(address, request, options);
+    } catch (const RpcError& error) {
+      if (error.kind() == ErrorKind::kTransport && lookup.forget) lookup.forget();
+      throw;
+    }
+  }
 };
 
 // Parses a response message; an unparseable one is an INTERNAL error (EIO) naming the type.

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.Consumer;
 import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KeyRange;
@@ -430,7 +429,7 @@ public final class LogStructuredStore implements ObjectStorage {
     }
 
     @Override
-    public void forEachStoredFile(Consumer<String> action) {
+    public boolean forEachStoredFile(StoredFileVisitor visitor) throws IOException {
         List<String> fileIds;
         lock.readLock().lock();
         try {
@@ -438,7 +437,12 @@ public final class LogStructuredStore implements ObjectStorage {
         } finally {
             lock.readLock().unlock();
         }
-        fileIds.forEach(action);
+        for (String fileId : fileIds) {
+            if (!visitor.visit(fileId)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public Statistics statistics() {

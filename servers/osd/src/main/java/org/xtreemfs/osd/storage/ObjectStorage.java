@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Consumer;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
@@ -90,8 +89,17 @@ public interface ObjectStorage extends AutoCloseable {
      */
     void deleteFile(String fileId, WriteBatch together, Durability durability) throws IOException;
 
-    /** Calls {@code action} once for every file that has objects stored here (in no particular order). */
-    void forEachStoredFile(Consumer<String> action) throws IOException;
+    /** Looks at one stored file; false stops the walk. */
+    @FunctionalInterface
+    interface StoredFileVisitor {
+        boolean visit(String fileId) throws IOException;
+    }
+
+    /**
+     * Calls {@code visitor} once for every file that has objects stored here (in no particular order) until it
+     * returns false, holding no list of the files that grows with their number; returns whether it saw them all.
+     */
+    boolean forEachStoredFile(StoredFileVisitor visitor) throws IOException;
 
     /** The store of file metadata; the deletion queue keeps its entries there too (one WAL, one fsync). */
     KvStore metadataStore();

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import com.sun.nio.file.ExtendedOpenOption;
 import org.xtreemfs.foundation.files.PrivateFiles;
@@ -312,14 +311,22 @@ public final class ObjectStore implements ObjectStorage {
 
     /** Every file folder under the hash folders is a stored file. */
     @Override
-    public void forEachStoredFile(Consumer<String> action) throws IOException {
+    public boolean forEachStoredFile(StoredFileVisitor visitor) throws IOException {
         for (Path first : folders(root, true)) {
             for (Path second : folders(first, true)) {
-                for (Path fileFolder : folders(second, false)) {
-                    action.accept(FileIds.unescape(fileFolder.getFileName().toString()));
+                // Streamed, not collected: a hash folder of a huge volume may hold very many files.
+                try (DirectoryStream<Path> entries = Files.newDirectoryStream(second, Files::isDirectory)) {
+                    for (Path fileFolder : entries) {
+                        if (!visitor.visit(FileIds.unescape(fileFolder.getFileName().toString()))) {
+                            return false;
+                        }
+                    }
+                } catch (NoSuchFileException gone) {
+                    // deleted since it was listed
                 }
             }
         }
+        return true;
     }
 
     /** The sub-folders of {@code parent} (only hash-folder names when {@code hashOnly}); none if it is gone. */

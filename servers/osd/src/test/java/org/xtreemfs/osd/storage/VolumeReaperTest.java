@@ -97,6 +97,37 @@ class VolumeReaperTest {
     }
 
     @Test
+    void aRoundLooksAtNoMoreFilesThanItsBatchAndTheNextRoundsResume() throws IOException {
+        // 60 files of a deleted volume, batches of 7: no round looks at (or holds) more than its batch
+        // plus the files already queued, and the rounds together delete every file exactly once.
+        DeletionQueue deletions = new DeletionQueue(store.metadataStore(), folder.resolve("dq"), clock, 0, 1000);
+        VolumeReaper reaper = new VolumeReaper(store, deletions, 7);
+        for (int inode = 1; inode <= 60; inode++) {
+            if (inode % 4 == 0) {
+                storeMetadataOnly("huge:" + inode);
+            } else {
+                storeObject("huge:" + inode);
+            }
+        }
+        assertThat(reaper.reap(List.of("huge"))).isEqualTo(7);
+        assertThat(reaper.lastRoundFilesVisited()).isEqualTo(7);
+        int rounds = 1;
+        int queued = 7;
+        while (!reaper.isReaped("huge") && rounds < 100) {
+            deleteDue(deletions);
+            queued += reaper.reap(List.of("huge"));
+            assertThat(reaper.lastRoundFilesVisited()).as("round %d", rounds).isLessThanOrEqualTo(7);
+            rounds++;
+        }
+        assertThat(queued).isEqualTo(60);
+        assertThat(reaper.filesQueued()).isEqualTo(60);
+        assertThat(rounds).isEqualTo(10);  // 9 rounds of at most 7, and one that finds nothing left
+        for (int inode = 1; inode <= 60; inode++) {
+            assertThat(store.holdsAnything("huge:" + inode)).as("huge:%d", inode).isFalse();
+        }
+    }
+
+    @Test
     void aVolumeWithNothingHereIsReapedAtOnce() throws IOException {
         DeletionQueue deletions = new DeletionQueue(store.metadataStore(), folder.resolve("dq"), clock, 0, 10);
         VolumeReaper reaper = new VolumeReaper(store, deletions, 10);
