@@ -39,7 +39,7 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
 
     /**
      * A volume with a reservation is admitted against every OSD the DIR knows, fetched fresh; a best-effort volume
-     * striped over more than one OSD is checked against them too ({@link #requirePlaceableWidth}).
+     * whose files need more than one OSD (striped or replicated) is checked against them too ({@link #requirePlaceableWidth}).
      */
     @Override
     protected CompletableFuture<OperationContext> prepare(OperationContext context, VolumeCreateRequest request) {
@@ -48,7 +48,8 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
         if (volume.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
             return withOsdReports(withId);
         }
-        if (volume.getDefaultStripingPolicy().getWidth() > 1) {
+        if ((long) volume.getDefaultStripingPolicy().getWidth()
+                * ReplicationRules.replicas(volume.getDefaultReplicationPolicy()) > 1) {
             return services.osds().allForAdmission()
                     .thenApply(all -> withId.withOsds(all.stream().map(OsdCandidate::of).toList()));
         }
@@ -74,16 +75,17 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
             throws RpcException {
         int width = request.getDefaultStripingPolicy().getWidth();
         int replicas = ReplicationRules.replicas(request.getDefaultReplicationPolicy());
-        if (width * replicas <= 1 || request.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED
+        long osdsNeeded = (long) width * replicas;
+        if (osdsNeeded <= 1 || request.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED
                 || ReplicationRules.replicasProblem(replicas).isPresent()) {
             return; // a bad replica count is refused by the volume's validation, naming it
         }
         int usable = policies.bestEffortCandidates(registered).size();
-        if (width * replicas <= usable) {
+        if (osdsNeeded <= usable) {
             return;
         }
         String need = replicas == 1 ? "striping width " + width + " is more than the " + usable
-                : replicas + " replicas of striping width " + width + " need " + width * replicas
+                : replicas + " replicas of striping width " + width + " need " + osdsNeeded
                         + " distinct OSDs but there are only the " + usable;
         throw RpcException.invalidArguments(need + " OSD(s) registered at the DIR that a volume without a"
                 + " reservation may use (of " + registered.size() + " registered), so no file of the volume could"
