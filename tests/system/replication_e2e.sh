@@ -17,7 +17,7 @@ check "lsfs.xtreemfs lists 3 replicas per file" bash -c "
   '$repository/bin/lsfs.xtreemfs' '127.0.0.1:$dir_port' | grep -E '^chain ' | grep -qE ' 3 +none'"
 check "mkfs.xtreemfs --replicas 4 with 3 OSDs is refused naming 4 replicas, 4 OSDs and 3 OSDs" bash -c "
   ! '$repository/bin/mkfs.xtreemfs' --replicas 4 '127.0.0.1:$dir_port/four' > '$state/four.out' 2>&1 &&
-  grep -q \"'4' replicas of stripe width 1 need 4 distinct OSDs but only 3\" '$state/four.out'"
+  grep -q \"4 replicas of striping width 1 need 4 distinct OSDs but there are only the 3 OSD(s)\" '$state/four.out'"
 check "mkfs.xtreemfs --replicas 9 is refused naming 9" bash -c "
   ! '$repository/bin/mkfs.xtreemfs' --replicas 9 '127.0.0.1:$dir_port/nine' > '$state/nine.out' 2>&1 &&
   grep -q \"replicas: '9' is not a valid replica count\" '$state/nine.out'"
