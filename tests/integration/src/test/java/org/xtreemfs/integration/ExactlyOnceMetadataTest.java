@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.client.OpenFlags;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcClient;
@@ -39,7 +40,7 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
  */
 class ExactlyOnceMetadataTest {
     private static final UserCredentials ROOT = UserCredentials.newBuilder().setUsername("root").build();
-    private static final int O_WRONLY_CREAT_EXCL = 01 | 0100 | 0200;
+    private static final int O_WRONLY_CREAT_EXCL = OpenFlags.O_WRONLY | OpenFlags.O_CREAT | OpenFlags.O_EXCL;
     private static final long TIMEOUT_MS = 10_000;
     private TestCluster cluster;
     private final RpcClient rpc = new RpcClient("exactly-once-test");

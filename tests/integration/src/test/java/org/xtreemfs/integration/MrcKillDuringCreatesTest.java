@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.client.OpenFlags;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
@@ -35,7 +36,7 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
  */
 class MrcKillDuringCreatesTest {
     private static final UserCredentials ROOT = UserCredentials.newBuilder().setUsername("root").build();
-    private static final int O_WRONLY_CREAT_EXCL = 01 | 0100 | 0200;
+    private static final int O_WRONLY_CREAT_EXCL = OpenFlags.O_WRONLY | OpenFlags.O_CREAT | OpenFlags.O_EXCL;
     private static final long TIMEOUT_MS = 10_000;
     private static final int IN_FLIGHT = 32;
     private static final int ACKNOWLEDGED_BEFORE_KILL = 300;
