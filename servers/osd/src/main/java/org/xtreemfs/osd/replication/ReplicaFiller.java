@@ -25,8 +25,9 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 /**
  * Fills this OSD's copy of a file that joined its chain as a filling replica (OSD_FILL_REPLICA): asks the fill source
  * for the file's size, then copies each object of this OSD's stripe position up to it by sending OSD_COPY_OBJECT to
- * itself, one at a time, at most the fill's rate (bytes copied over the time since the fill started never exceed the
- * rate by more than one object). Each copy passes the fair queue as the volume's best-effort fill flow and the file's
+ * itself, one at a time, at most the fill's rate: after each copy it waits until the rate times the time since the
+ * fill started covers the bytes copied, so no more than one object is ever ahead of the rate, and the whole fill,
+ * answered after the last wait, never exceeds it. Each copy passes the fair queue as the volume's best-effort fill flow and the file's
  * storage lane like a write (StorageStage, FillProgress), so forwarded updates arriving meanwhile are never
  * overwritten and objects their updates created after the size was asked are copied by those updates.
  *
@@ -102,14 +103,14 @@ public final class ReplicaFiller implements AutoCloseable {
             long lastObject = sizeBytes == 0 ? -1 : (sizeBytes - 1) / objectSize;
             for (long object = authorized.layout().position(); object <= lastObject;
                     object += authorized.layout().width()) {
-                // The rate bound: never ahead of rate x elapsed by more than the object about to be copied.
-                long dueNanos = startNanos + (long) (bytes * 1e9 / rate);
+                bytes += copy(user, request, object);
+                objects++;
+                // The rate bound: the next copy (and the answer) waits until rate x elapsed covers what was copied.
+                long dueNanos = startNanos + (long) Math.ceil(bytes * 1e9 / rate);
                 long waitNanos = dueNanos - System.nanoTime();
                 if (waitNanos > 0) {
                     TimeUnit.NANOSECONDS.sleep(waitNanos);
                 }
-                bytes += copy(user, request, object);
-                objects++;
             }
             long durationMs = (System.nanoTime() - startNanos) / 1_000_000;
             LOG.info("filled file {} from {}: {} objects, {} bytes in {} ms", request.fileId(), source, objects, bytes,
