@@ -161,6 +161,49 @@ class ReplicaFillTest {
         }
     }
 
+    // A file with one replica gets a second as its new head (the old replica stays the tail, serving reads): the
+    // head fills from its successor, and a write reaching an object not yet copied first copies it there, so the
+    // write lands on the whole object and is not overwritten by the fill.
+    @Test
+    void aSingleReplicaFileGetsAFilledNewHead() throws Exception {
+        client.createVolume(org.xtreemfs.interfaces.mrc.Volume.newBuilder().setName("single").setMode(0777)
+                .setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
+                        .setObjectSizeBytes(OBJECT).setWidth(1)).build());
+        Volume volume = client.openVolume("single");
+        byte[] expected = new byte[16 * OBJECT];
+        new Random(11).nextBytes(expected);
+        String sole;
+        try (FileHandle file = volume.open("/one", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644)) {
+            file.write(0, expected);
+            sole = file.stripeOsdUuids().get(0);
+        }
+        FileReplicas replicas = new FileReplicas(volume);
+        ReplicaChangeResponse added = replicas.addReplica("/one");
+        List<String> chain = Replicas.chainOf(added.getCredentials().getXlocs(), 0);
+        assertThat(chain.get(1)).isEqualTo(sole);
+        try (FileHandle writer = volume.open("/one", OpenFlags.O_RDWR, 0644)) {
+            assertThat(writer.stripeOsdUuids()).containsExactly(chain.get(0));
+            for (int object = 3; object < 16; object += 4) {
+                byte[] data = new byte[1000 + object];
+                new Random(object).nextBytes(data);
+                System.arraycopy(data, 0, expected, object * OBJECT + 500, data.length);
+                writer.write(object * OBJECT + 500L, data);
+            }
+        }
+        replicas.fill("/one", added.getCredentials(), FileReplicas.fillingReplicaOf(added.getCredentials()
+                .getXlocs()), 0, 60_000);
+        FileCredentials current = replicas.filled("/one", FileReplicas.fillingReplicaOf(added.getCredentials()
+                .getXlocs())).getCredentials();
+        for (String member : chain) {
+            Map<Long, byte[]> stored = Replicas.objectsReadAt(client, current, member, 17);
+            byte[] rebuilt = new byte[expected.length];
+            stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt, (int) (number * OBJECT),
+                    bytes.length));
+            assertThat(stored).as("objects on %s", member).hasSize(16);
+            Bytes.assertSameBytes(rebuilt, expected);
+        }
+    }
+
     // xtfsutil --set-replication on a file: 2 -> 3 (a filled replica, the same bytes everywhere), 3 -> 1 (the removed
     // OSDs delete their copy; the file still reads back); on the volume: new files get the new count; a count out of
     // the bound is refused naming it.
