@@ -203,6 +203,26 @@ public final class Client implements AutoCloseable {
         return osd;
     }
 
+    /** An OSD stub whose calls may take {@code timeoutMs} (a replica fill answers when it is done). */
+    OsdServiceClient osd(long timeoutMs) {
+        return new OsdServiceClient(rpcClient, timeoutMs);
+    }
+
+    /**
+     * Changes a volume's replication policy (the copies new files get; existing files keep theirs, see {@link
+     * FileReplicas}); refused for reserved volumes and counts outside ReplicationRules' bounds.
+     */
+    public Volume setReplication(String volumeName, int replicas) throws XtreemFSException {
+        validVolumeName("change the replication of volume", volumeName);
+        String operation = "change the replication of volume '" + volumeName + "' to " + replicas + " replicas";
+        VolumeRegistration registration = await(operation, retrier.call(true, () -> dir.volumeGet(volumeName), null));
+        return callMrc(operation, registration.getMrcUuid(), false, (stub, address) -> stub.volumeSetReplication(
+                address, credentials(), org.xtreemfs.interfaces.mrc.VolumeSetReplicationRequest.newBuilder()
+                        .setVolumeName(volumeName).setReplicationPolicy(
+                                org.xtreemfs.interfaces.common.ReplicationPolicy.newBuilder().setReplicas(replicas))
+                        .build()));
+    }
+
     Semaphore objectRequestPermits() {
         return objectRequestPermits;
     }

@@ -4,6 +4,10 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.xtreemfs.client.Client;
+import org.xtreemfs.client.FileReplicas;
+import org.xtreemfs.foundation.replication.ReplicationRules;
+import org.xtreemfs.qos.model.InvalidQosValueException;
+import org.xtreemfs.qos.model.Units;
 import org.xtreemfs.client.Volume;
 import org.xtreemfs.client.VolumeUrl;
 import org.xtreemfs.client.XtreemFSException;
@@ -45,6 +49,12 @@ import picocli.CommandLine.Spec;
                 "      the MRC re-admits it on the OSDs the volume is placed on, or refuses saying why.",
                 "      Weight and limit never need room (admission ignores them); the OSDs enforce a change",
                 "      with the next capability the MRC signs (at the latest one renewal period later).",
+                "  xtfsutil --set-replication N [--fill-rate RATE] PATH",
+                "      on a volume (PATH names only the volume): the copies each new file gets (1..8); existing",
+                "      files keep theirs. On a file: adds replicas one at a time, each filled from a live one in",
+                "      the background at most RATE per OSD (default: the OSDs' osd.replication.fillBytesPerSecond)",
+                "      while the file stays writable, or removes replicas (the head stays). Not for reserved",
+                "      volumes yet. A fill that was interrupted is finished by running the same command again.",
                 "  xtfsutil --free DIR_URL",
                 "      per reservation type, the largest reservation the MRC would admit now."},
         exitCodeListHeading = "Exit codes:%n",
@@ -63,6 +73,19 @@ public final class XtfsutilMain implements Callable<Integer> {
 
     @Mixin
     ReservationOptions figures = new ReservationOptions();
+
+    @Option(names = "--set-replication", paramLabel = "N", description = "Set the replica count of PATH's"
+            + " volume (for new files; PATH names the volume) or of the file PATH (filling new replicas in the"
+            + " background). 1..8.")
+    Integer setReplication;
+
+    @Option(names = "--fill-rate", paramLabel = "RATE", description = "With --set-replication on a file: fill each new"
+            + " replica's OSDs at most this fast, e.g. 8MiB/s (default: the OSDs' osd.replication.fillBytesPerSecond).")
+    String fillRate;
+
+    @Option(names = "--fill-timeout", paramLabel = "SECONDS", defaultValue = "3600", description = "With"
+            + " --set-replication on a file: give up waiting for one replica's fill after this long (default 3600).")
+    long fillTimeoutSeconds;
 
     @Option(names = "--free", description = "Show, per type, the largest reservation admitted now (PATH is a DIR URL).")
     boolean free;
@@ -90,7 +113,16 @@ public final class XtfsutilMain implements Callable<Integer> {
             }
             return showFree(out, VolumeUrl.parseDirectoryService(target));
         }
+        if (fillRate != null && setReplication == null) {
+            throw new IllegalArgumentException("--fill-rate goes with --set-replication");
+        }
         VolumeUrl url = urlOf(target);
+        if (setReplication != null) {
+            if (setReservation) {
+                throw new IllegalArgumentException("--set-replication and --set-reservation exclude each other");
+            }
+            return changeReplication(out, url);
+        }
         if (setReservation) {
             return changeReservation(out, url);
         }
@@ -117,8 +149,9 @@ public final class XtfsutilMain implements Callable<Integer> {
                 int replicaCount = layout.getXlocs().getReplicasCount();
                 for (Replica replica : layout.getXlocs().getReplicasList()) {
                     // Chain order (ReplicaChain): the first replica takes updates, the last serves reads.
-                    String role = replicaCount == 1 ? "" : replicaNumber == 1 ? " (head)"
-                            : replicaNumber == replicaCount ? " (tail)" : " (middle)";
+                    String role = (replicaCount == 1 ? "" : replicaNumber == 1 ? " (head)"
+                            : replicaNumber == replicaCount ? " (tail)" : " (middle)")
+                            + (replica.getFilling() ? " (filling: serves no reads yet)" : "");
                     out.printf("  replica %d%s: striping %s%n", replicaNumber++, role,
                             Describe.striping(replica.getStripingPolicy()));
                     for (int position = 0; position < replica.getOsdUuidsCount(); position++) {
@@ -164,6 +197,39 @@ public final class XtfsutilMain implements Callable<Integer> {
                     QosWire.toWire(changed));
             out.printf("%-17s %s%n", "reservation:", Describe.reservation(result.getReservation()));
             printPlacement(out, client, result.getPlacement());
+        }
+        return ToolRunner.EXIT_OK;
+    }
+
+    /** --set-replication: the volume's policy when PATH is the volume, else the file's replicas (FileReplicas). */
+    private int changeReplication(PrintWriter out, VolumeUrl url) throws XtreemFSException {
+        java.util.Optional<String> problem = ReplicationRules.replicasProblem(setReplication);
+        if (problem.isPresent()) {
+            throw new IllegalArgumentException("--set-replication: " + setReplication + " " + problem.get());
+        }
+        long rate = 0;
+        if (fillRate != null) {
+            try {
+                rate = Units.parseBytesPerSecond("--fill-rate", fillRate);
+            } catch (InvalidQosValueException e) {
+                throw new IllegalArgumentException(e.getMessage());
+            }
+        }
+        try (Client client = connection.connect(url)) {
+            if (url.path().equals("/") || url.path().isEmpty()) {
+                org.xtreemfs.interfaces.mrc.Volume result = client.setReplication(url.volumeName(), setReplication);
+                out.printf("%-17s %s (new files; existing files keep theirs)%n", "replication:",
+                        Describe.replication(result.getDefaultReplicationPolicy()));
+                return ToolRunner.EXIT_OK;
+            }
+            Volume volume = client.openVolume(url.volumeName());
+            FileReplicas.Outcome outcome = new FileReplicas(volume).setReplication(url.path(), setReplication, rate,
+                    fillTimeoutSeconds * 1000);
+            out.printf("%-17s %d -> %d replica(s), XLoc version %d%n", "replication:", outcome.replicasBefore(),
+                    outcome.replicasAfter(), outcome.xlocs().getVersion());
+            if (outcome.bytesCopied() > 0 || outcome.replicasAfter() > outcome.replicasBefore()) {
+                out.printf("%-17s %d bytes in %d ms%n", "filled:", outcome.bytesCopied(), outcome.fillMs());
+            }
         }
         return ToolRunner.EXIT_OK;
     }

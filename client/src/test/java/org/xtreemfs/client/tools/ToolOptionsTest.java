@@ -42,7 +42,8 @@ class ToolOptionsTest {
         }
         assertThat(run(new MkfsMain(), "--help").out()).contains("--qos").contains("--throughput")
                 .contains("--weight").contains("--limit");
-        assertThat(run(new XtfsutilMain(), "--help").out()).contains("--weight").contains("--limit");
+        assertThat(run(new XtfsutilMain(), "--help").out()).contains("--weight").contains("--limit")
+                .contains("--set-replication").contains("--fill-rate");
     }
 
     // Without QoS options mkfs asks for a plain volume with the default striping policy (mission §6).
@@ -118,7 +119,12 @@ class ToolOptionsTest {
             "--limit 5MiB/s localhost/v|--limit: '5MiB/s': --capacity, --throughput, --iops, --weight and --limit go with",
             "--set-reservation --weight 1001 localhost/v|--weight: '1001' must be an integer from 1 to 1000",
             "--set-reservation --limit fast localhost/v|--limit: 'fast'",
-            "--free localhost:x|'localhost:x'"})
+            "--free localhost:x|'localhost:x'",
+            "--set-replication 9 localhost/v/f|--set-replication: 9 is not a valid replica count",
+            "--set-replication 0 localhost/v|between 1 and 8",
+            "--fill-rate 8MiB/s localhost/v/f|--fill-rate goes with --set-replication",
+            "--set-replication 2 --fill-rate fast localhost/v/f|--fill-rate",
+            "--set-replication 2 --set-reservation --iops 5 localhost/v|exclude each other"})
     void xtfsutilRefusesBadReservationOptions(String arguments, String expectedMessage) {
         Result result = run(new XtfsutilMain(), arguments.split(" "));
         assertThat(result.exitCode()).as(result.err()).isEqualTo(ToolRunner.EXIT_USAGE);

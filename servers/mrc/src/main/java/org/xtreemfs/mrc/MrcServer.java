@@ -68,6 +68,10 @@ import org.xtreemfs.mrc.ops.VolumeDeleteOp;
 import org.xtreemfs.mrc.ops.QosStatusOp;
 import org.xtreemfs.mrc.ops.VolumeListOp;
 import org.xtreemfs.mrc.ops.VolumeSetReservationOp;
+import org.xtreemfs.mrc.ops.VolumeSetReplicationOp;
+import org.xtreemfs.mrc.ops.AddReplicaOp;
+import org.xtreemfs.mrc.ops.ReplicaFilledOp;
+import org.xtreemfs.mrc.ops.RemoveReplicaOp;
 import org.xtreemfs.mrc.registry.VolumeAttainmentSum;
 import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 import org.xtreemfs.mrc.registry.DirRegistration;
@@ -202,6 +206,10 @@ public final class MrcServer implements RunningServer {
         register(builder, MrcProcedure.MRC_PING, new PingOp());
         register(builder, MrcProcedure.MRC_MKNOD, new MknodOp(services));
         register(builder, MrcProcedure.MRC_VOLUME_SET_RESERVATION, new VolumeSetReservationOp(services));
+        register(builder, MrcProcedure.MRC_VOLUME_SET_REPLICATION, new VolumeSetReplicationOp(services));
+        register(builder, MrcProcedure.MRC_ADD_REPLICA, new AddReplicaOp(services));
+        register(builder, MrcProcedure.MRC_REPLICA_FILLED, new ReplicaFilledOp(services));
+        register(builder, MrcProcedure.MRC_REMOVE_REPLICA, new RemoveReplicaOp(services));
         register(builder, MrcProcedure.MRC_QOS_STATUS, new QosStatusOp(services));
         return builder.build();
     }

@@ -95,9 +95,11 @@ public final class OsdConfig {
             DeviceEmulation.class, DeviceEmulation.NONE,
             "storage behaves like this device model (each object access held for its service time); none: the real disk");
     public static final Setting<StorageLayout> STORAGE_LAYOUT = Setting.enumeration("osd.storage.layout",
-            StorageLayout.class, StorageLayout.CONVENTIONAL, "object layout on disk: conventional (a file per object)"
-                    + " or log (appends in write order plus an index; random writes become sequential, FAST's tail);"
-                    + " fixed for the life of the object folder");
+            StorageLayout.class, StorageLayout.ROLE, "object layout on disk: role (by each file's replica role: log"
+                    + " on the tail of a chain, conventional otherwise; a file keeps the layout it was first written"
+                    + " with on this OSD), conventional (a file per object, for every file) or log (appends in write"
+                    + " order plus an index, random writes become sequential, for every file); conventional and log"
+                    + " are fixed for the life of the object folder, role reads a folder written with either");
     public static final Setting<Long> STORAGE_LOG_SEGMENT_BYTES = Setting.byteSize("osd.storage.log.segmentBytes",
             64L << 20, 1L << 20, 1L << 36, "log layout: size of one log segment file, the unit of compaction");
     public static final Setting<Integer> STORAGE_LOG_DEAD_PERCENT_MAX = Setting.integer(
@@ -115,6 +117,12 @@ public final class OsdConfig {
             1_000_000, "locks one file may hold on its head OSD; more are refused with ENOLCK");
     public static final Setting<Integer> LOCKS_MAX = Setting.integer("osd.locks.max", 100_000, 1, 100_000_000,
             "locks this OSD holds in memory over all files; more are refused with ENOLCK");
+    public static final Setting<Long> REPLICATION_FILL_BYTES_PER_SECOND = Setting.byteSize(
+            "osd.replication.fillBytesPerSecond", 16L << 20, 64L << 10, 1L << 40, "a new replica of a file is filled"
+                    + " from a live one at most this many bytes per second (unless OSD_FILL_REPLICA names a rate), as a"
+                    + " best-effort flow of the fair queue");
+    public static final Setting<Integer> REPLICATION_FILLS_MAX = Setting.integer("osd.replication.fillsMax", 4, 1,
+            256, "replica fills this OSD runs at once (as many more wait); more are refused with OVERLOADED");
     private static final RpcTlsSettings TLS_SETTINGS = new RpcTlsSettings("osd");
     private static final StatusPageSettings STATUS_SETTINGS = new StatusPageSettings("osd");
 
@@ -125,7 +133,8 @@ public final class OsdConfig {
             QOS_BUFFERED_WRITE_PACING, HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX,
             DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION, STORAGE_LAYOUT,
             STORAGE_LOG_SEGMENT_BYTES, STORAGE_LOG_DEAD_PERCENT_MAX, STORAGE_LOG_COMPACTION_BYTES_PER_SECOND,
-            PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX,
+            PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX, REPLICATION_FILL_BYTES_PER_SECOND,
+            REPLICATION_FILLS_MAX,
             CapabilitySecret.INLINE, CapabilitySecret.FILE)).plus(TLS_SETTINGS.schema())
             .plus(STATUS_SETTINGS.schema());
 
@@ -322,6 +331,14 @@ public final class OsdConfig {
 
     public int locksPerFileMax() {
         return settings.get(LOCKS_PER_FILE_MAX);
+    }
+
+    public long replicationFillBytesPerSecond() {
+        return settings.get(REPLICATION_FILL_BYTES_PER_SECOND);
+    }
+
+    public int replicationFillsMax() {
+        return settings.get(REPLICATION_FILLS_MAX);
     }
 
     public int locksMax() {

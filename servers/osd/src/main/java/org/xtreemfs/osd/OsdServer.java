@@ -38,7 +38,10 @@ import org.xtreemfs.osd.heartbeat.DirHeartbeat;
 import org.xtreemfs.osd.metrics.VolumeAccounting;
 import org.xtreemfs.osd.metrics.VolumeHistory;
 import org.xtreemfs.osd.metrics.VolumeMetrics;
+import org.xtreemfs.osd.ops.CopyObjectOp;
+import org.xtreemfs.osd.ops.FillReplicaOp;
 import org.xtreemfs.osd.ops.FsyncOp;
+import org.xtreemfs.osd.replication.ReplicaFiller;
 import org.xtreemfs.osd.locks.LockManager;
 import org.xtreemfs.osd.ops.GetFileSizeOp;
 import org.xtreemfs.osd.ops.LockAcquireOp;
@@ -68,6 +71,7 @@ import org.xtreemfs.osd.storage.LogStructuredStore;
 import org.xtreemfs.osd.storage.ObjectStorage;
 import org.xtreemfs.osd.storage.OsdUuidFile;
 import org.xtreemfs.osd.storage.StorageDevice;
+import org.xtreemfs.osd.storage.StorageLayout;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
@@ -123,6 +127,9 @@ public final class OsdServer implements RunningServer {
     private DeletionQueue deletions;
     private StorageStage storage;
     private ChainForwarder chainForwarder;
+    private ReplicaFiller replicaFiller;
+    /** Loopback and the bound RPC port: where a fill sends its copies; null before the port is bound. */
+    private volatile InetSocketAddress selfAddress;
     private QosStage qos;
     private VolumeMetrics volumeMetrics;
     private VolumeHistory volumeHistory;
@@ -176,7 +183,8 @@ public final class OsdServer implements RunningServer {
         loadProfile();
         device = config.deviceEmulation().device(clock);
         store = started(config.storageLayout().open(dataFolder, device, config.logOptions()));
-        if (store instanceof LogStructuredStore log) {
+        LogStructuredStore log = StorageLayout.logOf(store);
+        if (log != null) {
             started(new LogCompactor(log, config.logCompactionBytesPerSecond()).start());
         }
         deletions = new DeletionQueue(store.metadataStore(), dataFolder.resolve(LEGACY_DELETION_QUEUE_FOLDER),
@@ -186,8 +194,9 @@ public final class OsdServer implements RunningServer {
                 RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, config.outgoingTls().orElse(null)));
         DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
                 DIR_CALL_TIMEOUT_MS);
+        UuidResolver successorAddresses = new UuidResolver(dir, SUCCESSOR_ADDRESS_CACHE_MS, clock::monotonicNanos);
         chainForwarder = new ChainForwarder(new OsdServiceClient(rpcClient, ChainForwarder.FORWARD_TIMEOUT_MS),
-                new UuidResolver(dir, SUCCESSOR_ADDRESS_CACHE_MS, clock::monotonicNanos));
+                successorAddresses);
 
         int inFlightMax = config.qosInFlightMax();
         // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
@@ -208,8 +217,12 @@ public final class OsdServer implements RunningServer {
                 accounting, device::writeBackLevel));
         locks = new LockManager(clock, config.locksLeaseMs(), config.locksPerFileMax(), config.locksMax());
         LockService lockService = new LockService(locks);
+        replicaFiller = started(new ReplicaFiller(new OsdServiceClient(rpcClient, ReplicaFiller.COPY_RETRY_MS),
+                successorAddresses, () -> selfAddress, config.replicationFillBytesPerSecond(),
+                config.replicationFillsMax()));
         preprocessing = started(new PreprocessingStage(uuid, new XCapSigner(config.capabilitySecret()), clock,
-                config.preprocessingThreads(), config.preprocessingQueueCapacity(), lockService.routing(qos::submit)));
+                config.preprocessingThreads(), config.preprocessingQueueCapacity(),
+                replicaFiller.routing(lockService.routing(qos::submit))));
         DeletionScheduler deletionScheduler = started(new DeletionScheduler(deletions, storage,
                 Math.max(DELETION_POLL_MS_MIN, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
 
@@ -229,8 +242,12 @@ public final class OsdServer implements RunningServer {
                 .handle(osd, OsdProcedure.OSD_LOCK_CHECK_VALUE, new LockCheckOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_LOCK_RELEASE_VALUE, new LockReleaseOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_LOCK_RENEW_VALUE, new LockRenewOp(lockService))
+                .handle(osd, OsdProcedure.OSD_FILL_REPLICA_VALUE, new FillReplicaOp(preprocessing))
+                .handle(osd, OsdProcedure.OSD_COPY_OBJECT_VALUE, new CopyObjectOp(preprocessing))
                 .build());
         InetSocketAddress rpcAddress = rpcServer.start();
+        // A fill's copies go to this OSD itself, over loopback (the bind address may be the wildcard).
+        selfAddress = new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), rpcAddress.getPort());
         deletionScheduler.start();
 
         AddressMapping mapping = AddressMapping.newBuilder().setUuid(uuid).setProtocol("pbrpc")
@@ -454,6 +471,16 @@ public final class OsdServer implements RunningServer {
         status.put("storage", storage.metrics());
         status.put("storageBytesRead", storage.bytesRead());
         status.put("storageBytesWritten", storage.bytesWritten());
+        status.put("replicaFillsActive", replicaFiller.fillsActive());
+        status.put("replicaFillsCompleted", replicaFiller.fillsCompleted());
+        status.put("replicaFillsFailed", replicaFiller.fillsFailed());
+        status.put("replicaObjectsCopied", storage.objectsCopied());
+        status.put("replicaBytesCopied", storage.bytesCopied());
+        status.put("chainForwarded", chainForwarder.forwardedCount());
+        status.put("chainForwardsFailed", chainForwarder.failedCount());
+        LogStructuredStore log = StorageLayout.logOf(store);
+        status.put("storageLayout", config.storageLayout());
+        status.put("storageLogLiveBytes", log == null ? 0 : log.statistics().liveBytes());
         status.put("deletionsPending", deletions.pendingCount());
         status.put("filesDeleted", storage.filesDeleted());
         status.put("storageExpiredCount", storage.expiredCount());

@@ -36,7 +36,8 @@ import org.xtreemfs.interfaces.rpc.ErrorType;
 /**
  * Chain replication on real servers (a DIR, an MRC and four OSDs in this JVM): placement of the replicas, writes
  * through the head and reads from the tail, identical bytes on every replica afterwards, truncate and delete on
- * every replica, updates refused at a non-head member, and refusal when there are fewer OSDs than replicas.
+ * every replica, updates refused at a non-head member, and refusal when there are fewer OSDs than replicas. The
+ * tail keeps its copy in the log-structured layout, head and middle in the conventional one (osd.storage.layout=role).
  */
 class ChainReplicationTest {
     private static final int OBJECT = Volumes.OBJECT_SIZE_BYTES;
@@ -89,9 +90,12 @@ class ChainReplicationTest {
         byte[] expected = new byte[5 * OBJECT + 777];
         String fileId;
         List<String> members;
+        FileCredentials credentials;
+        List<byte[]> firstObjectSlices = new ArrayList<>();
         try (FileHandle file = client.openVolume("chain3").open("/identical", OpenFlags.O_CREAT | OpenFlags.O_RDWR,
                 0644)) {
             fileId = file.fileId();
+            credentials = file.credentials();
             members = chainOf(file.credentials().getXlocs(), 0);
             for (int piece = 0; piece < 40; piece++) {
                 int offset = random.nextInt(expected.length);
@@ -100,6 +104,10 @@ class ChainReplicationTest {
                 random.nextBytes(data);
                 System.arraycopy(data, 0, expected, offset, length);
                 file.write(offset, data);
+                int inFirstObject = Math.min(length, OBJECT - offset % OBJECT);
+                if (inFirstObject >= 64) {
+                    firstObjectSlices.add(Arrays.copyOf(data, inFirstObject));
+                }
             }
             file.write(expected.length - 1, new byte[] {expected[expected.length - 1]});
         }
@@ -110,9 +118,22 @@ class ChainReplicationTest {
         }
         Map<Long, byte[]> head = objectsOn(members.get(0), fileId);
         assertThat(head).hasSize(6);
-        for (String member : members) {
-            assertThat(objectsOn(member, fileId)).as("objects on %s", member).usingRecursiveComparison()
-                    .isEqualTo(head);
+        // Head and middle keep the conventional layout (a file per object); the tail keeps its copy in its log
+        // (osd.storage.layout=role, the default): no object files there, the bytes in its log segments, and the same
+        // objects read back from it.
+        assertThat(objectsOn(members.get(1), fileId)).as("object files on the middle %s", members.get(1))
+                .usingRecursiveComparison().isEqualTo(head);
+        assertThat(objectsOn(members.get(2), fileId)).as("object files on the tail").isEmpty();
+        assertThat(objectsOn(members.get(0), fileId, credentials)).usingRecursiveComparison().isEqualTo(head);
+        assertThat(objectsOn(members.get(2), fileId, credentials)).as("objects read at the tail")
+                .usingRecursiveComparison().isEqualTo(head);
+        // Each write reached the tail's log as one record per object it touched: the part in its first object is
+        // stored there as one run of bytes (and nowhere in the head's log).
+        for (byte[] slice : firstObjectSlices) {
+            assertThat(Replicas.logHolds(dataFolderOf(members.get(2)), slice)).as("the tail's log holds a write")
+                    .isTrue();
+            assertThat(Replicas.logHolds(dataFolderOf(members.get(0)), slice)).as("the head keeps no log copy")
+                    .isFalse();
         }
         byte[] rebuilt = new byte[expected.length];
         head.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt, (int) (number * OBJECT), bytes.length));
@@ -132,10 +153,12 @@ class ChainReplicationTest {
         new Random(7).nextBytes(expected);
         String fileId;
         XLocSet xlocs;
+        FileCredentials credentials;
         try (FileHandle file = client.openVolume("striped2x2").open("/both", OpenFlags.O_CREAT | OpenFlags.O_RDWR,
                 0644)) {
             fileId = file.fileId();
-            xlocs = file.credentials().getXlocs();
+            credentials = file.credentials();
+            xlocs = credentials.getXlocs();
             file.write(0, expected);
             file.fsync();
         }
@@ -151,7 +174,9 @@ class ChainReplicationTest {
             Map<Long, byte[]> headObjects = objectsOn(chain.get(0), fileId);
             int stripePosition = position;
             assertThat(headObjects.keySet()).allMatch(number -> number % 2 == stripePosition);
-            assertThat(objectsOn(chain.get(1), fileId)).usingRecursiveComparison().isEqualTo(headObjects);
+            assertThat(objectsOn(chain.get(1), fileId)).as("object files on the tail").isEmpty();
+            Map<Long, byte[]> tailObjects = objectsOn(chain.get(1), fileId, credentials);
+            assertThat(tailObjects).usingRecursiveComparison().isEqualTo(headObjects);
         }
     }
 
@@ -163,14 +188,16 @@ class ChainReplicationTest {
         new Random(3).nextBytes(data);
         String fileId;
         List<String> members;
+        FileCredentials credentials;
         try (FileHandle file = volume.open("/cut", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644)) {
             fileId = file.fileId();
+            credentials = file.credentials();
             members = chainOf(file.credentials().getXlocs(), 0);
             file.write(0, data);
             file.truncate(OBJECT + 100);
         }
         for (String member : members) {
-            Map<Long, byte[]> objects = objectsOn(member, fileId);
+            Map<Long, byte[]> objects = objectsOn(member, fileId, credentials);
             assertThat(objects.keySet()).as("objects on %s", member).containsExactly(0L, 1L);
             assertThat(objects.get(1L)).as("object 1 on %s", member)
                     .isEqualTo(Arrays.copyOfRange(data, OBJECT, OBJECT + 100));
@@ -182,6 +209,8 @@ class ChainReplicationTest {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             for (String member : members) {
                 assertThat(objectsOn(member, fileId)).as("objects on %s after unlink", member).isEmpty();
+                assertThat(objectsOn(member, fileId, credentials)).as("objects read at %s after unlink", member)
+                        .isEmpty();
             }
         });
     }
@@ -208,7 +237,7 @@ class ChainReplicationTest {
                         assertThat(e.getMessage()).contains("replica 3 of 3").contains(members.get(0));
                     });
         }
-        assertThat(objectsOn(members.get(2), fileId)).isEmpty();
+        assertThat(objectsOn(members.get(2), fileId, credentials)).isEmpty();
     }
 
     // Five replicas on four OSDs: the volume is refused at creation naming the replicas, the OSDs they need and the
@@ -240,7 +269,18 @@ class ChainReplicationTest {
         return chain;
     }
 
-    /** The objects one OSD stores for a file, by object number, with their bytes. */
+    /** The objects an OSD serves of a file (0..7), read over RPC: the tail's are in its log. */
+    private static Map<Long, byte[]> objectsOn(String osdUuid, String fileId, FileCredentials credentials)
+            throws Exception {
+        assertThat(credentials.getXcap().getFileId()).isEqualTo(fileId);
+        return Replicas.objectsReadAt(client, credentials, osdUuid, 8);
+    }
+
+    private static java.nio.file.Path dataFolderOf(String osdUuid) {
+        return cluster.osdDataFolder(cluster.osdUuids().indexOf(osdUuid));
+    }
+
+    /** The object files one OSD stores for a file (conventional layout), by object number, with their bytes. */
     private static Map<Long, byte[]> objectsOn(String osdUuid, String fileId) throws IOException {
         return Volumes.storedObjectBytes(cluster.osdDataFolder(cluster.osdUuids().indexOf(osdUuid)), fileId);
     }

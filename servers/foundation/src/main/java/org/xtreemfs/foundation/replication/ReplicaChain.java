@@ -17,6 +17,8 @@ import org.xtreemfs.interfaces.common.XLocSet;
  */
 public final class ReplicaChain {
     private final List<List<String>> replicas;
+    /** Per replica: joined and being filled (common.proto Replica.filling). */
+    private final List<Boolean> filling;
 
     /** Where one OSD sits: which replica (0 = head) and which stripe position. */
     public record Member(int replicaIndex, int stripePosition, int length) {
@@ -34,8 +36,9 @@ public final class ReplicaChain {
         }
     }
 
-    private ReplicaChain(List<List<String>> replicas) {
+    private ReplicaChain(List<List<String>> replicas, List<Boolean> filling) {
         this.replicas = replicas;
+        this.filling = filling;
     }
 
     /** The chains of an XLoc; IllegalArgumentException naming the problem when it has none or uneven replicas. */
@@ -44,6 +47,7 @@ public final class ReplicaChain {
             throw new IllegalArgumentException("the XLoc (version " + xlocs.getVersion() + ") lists no replica");
         }
         List<List<String>> replicas = new ArrayList<>(xlocs.getReplicasCount());
+        List<Boolean> filling = new ArrayList<>(xlocs.getReplicasCount());
         int width = xlocs.getReplicas(0).getOsdUuidsCount();
         for (Replica replica : xlocs.getReplicasList()) {
             if (replica.getOsdUuidsCount() != width || width == 0) {
@@ -52,8 +56,13 @@ public final class ReplicaChain {
                                 .map(Replica::getOsdUuidsCount).toList());
             }
             replicas.add(List.copyOf(replica.getOsdUuidsList()));
+            filling.add(replica.getFilling());
         }
-        return new ReplicaChain(List.copyOf(replicas));
+        if (filling.get(filling.size() - 1) && filling.size() > 1) {
+            throw new IllegalArgumentException("the XLoc (version " + xlocs.getVersion() + ") marks its tail replica as"
+                    + " filling; a filling replica joins before the tail and serves no reads");
+        }
+        return new ReplicaChain(List.copyOf(replicas), List.copyOf(filling));
     }
 
     /** The number of replicas (1: not replicated). */
@@ -90,6 +99,38 @@ public final class ReplicaChain {
     public Optional<String> successor(Member member) {
         return member.isTail() ? Optional.empty()
                 : Optional.of(replicas.get(member.replicaIndex() + 1).get(member.stripePosition()));
+    }
+
+    /** The OSD that forwards to a member; empty for the head. */
+    public Optional<String> predecessor(Member member) {
+        return member.isHead() ? Optional.empty()
+                : Optional.of(replicas.get(member.replicaIndex() - 1).get(member.stripePosition()));
+    }
+
+    /**
+     * Whether the member's replica joined and is being filled: it applies every update forwarded to it but holds
+     * the data written before it joined only once filled, so it serves no reads.
+     */
+    public boolean isFilling(Member member) {
+        return filling.get(member.replicaIndex());
+    }
+
+    /**
+     * Where a filling member copies its data from: its predecessor, which applied every update before forwarding
+     * it (so what it holds includes everything forwarded to the member so far); the successor for a head (a file
+     * that had one replica), whose updates all enter at the member itself. Empty when the member is not filling.
+     */
+    public Optional<String> fillSource(Member member) {
+        if (!isFilling(member)) {
+            return Optional.empty();
+        }
+        return member.isHead() ? successor(member) : predecessor(member);
+    }
+
+    /** The index of the replica marked filling, if any (at most one at a time, by the MRC's rule). */
+    public Optional<Integer> fillingReplica() {
+        int index = filling.indexOf(Boolean.TRUE);
+        return index < 0 ? Optional.empty() : Optional.of(index);
     }
 
     /** The whole chain of one stripe position, head first. */

@@ -12,6 +12,7 @@ public final class Errno {
     public static final int EXDEV = 18;
     public static final int ENOTDIR = 20;
     public static final int EISDIR = 21;
+    public static final int EBUSY = 16;
     public static final int EINVAL = 22;
     public static final int EFBIG = 27;
     public static final int ENOSPC = 28;
@@ -25,6 +26,8 @@ public final class Errno {
     public static final int ELOOP = 40;
     public static final int ENODATA = 61;
     public static final int ETIMEDOUT = 110;
+    /** A file's view is outdated: an OSD saw a newer XLoc version of the file (its chain changed); open it again. */
+    public static final int ESTALE = 116;
     public static final int ENOTSUP = 95;
     public static final int EDQUOT = 122;
 
@@ -43,6 +46,7 @@ public final class Errno {
             case EXDEV -> "EXDEV";
             case ENOTDIR -> "ENOTDIR";
             case EISDIR -> "EISDIR";
+            case EBUSY -> "EBUSY";
             case EINVAL -> "EINVAL";
             case EFBIG -> "EFBIG";
             case ENOSPC -> "ENOSPC";
@@ -56,6 +60,7 @@ public final class Errno {
             case ELOOP -> "ELOOP";
             case ENODATA -> "ENODATA";
             case ETIMEDOUT -> "ETIMEDOUT";
+            case ESTALE -> "ESTALE";
             case ENOTSUP -> "ENOTSUP";
             case EDQUOT -> "EDQUOT";
             default -> "errno " + errno;

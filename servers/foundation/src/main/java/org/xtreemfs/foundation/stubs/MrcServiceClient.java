@@ -172,6 +172,29 @@ public final class MrcServiceClient extends ServiceStub {
         return call(mrc, credentials, MrcProcedure.MRC_VOLUME_SET_RESERVATION_VALUE, request, Volume.parser());
     }
 
+    public CompletableFuture<Volume> volumeSetReplication(InetSocketAddress mrc, UserCredentials credentials,
+            org.xtreemfs.interfaces.mrc.VolumeSetReplicationRequest request) {
+        return call(mrc, credentials, MrcProcedure.MRC_VOLUME_SET_REPLICATION_VALUE, request, Volume.parser());
+    }
+
+    public CompletableFuture<org.xtreemfs.interfaces.mrc.ReplicaChangeResponse> addReplica(InetSocketAddress mrc,
+            UserCredentials credentials, org.xtreemfs.interfaces.mrc.AddReplicaRequest request) {
+        return call(mrc, credentials, MrcProcedure.MRC_ADD_REPLICA_VALUE, request,
+                org.xtreemfs.interfaces.mrc.ReplicaChangeResponse.parser());
+    }
+
+    public CompletableFuture<org.xtreemfs.interfaces.mrc.ReplicaChangeResponse> replicaFilled(InetSocketAddress mrc,
+            UserCredentials credentials, org.xtreemfs.interfaces.mrc.ReplicaFilledRequest request) {
+        return call(mrc, credentials, MrcProcedure.MRC_REPLICA_FILLED_VALUE, request,
+                org.xtreemfs.interfaces.mrc.ReplicaChangeResponse.parser());
+    }
+
+    public CompletableFuture<org.xtreemfs.interfaces.mrc.ReplicaChangeResponse> removeReplica(InetSocketAddress mrc,
+            UserCredentials credentials, org.xtreemfs.interfaces.mrc.RemoveReplicaRequest request) {
+        return call(mrc, credentials, MrcProcedure.MRC_REMOVE_REPLICA_VALUE, request,
+                org.xtreemfs.interfaces.mrc.ReplicaChangeResponse.parser());
+    }
+
     public CompletableFuture<QosStatus> qosStatus(InetSocketAddress mrc, UserCredentials credentials,
             QosStatusRequest request) {
         return call(mrc, credentials, MrcProcedure.MRC_QOS_STATUS_VALUE, request, QosStatus.parser());

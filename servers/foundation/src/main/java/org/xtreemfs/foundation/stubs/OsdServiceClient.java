@@ -6,7 +6,11 @@ import java.util.concurrent.CompletableFuture;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcResponse;
 import org.xtreemfs.interfaces.common.OsdWriteResponse;
+import org.xtreemfs.interfaces.osd.CopyObjectRequest;
+import org.xtreemfs.interfaces.osd.CopyObjectResponse;
 import org.xtreemfs.interfaces.osd.FileRequest;
+import org.xtreemfs.interfaces.osd.FillReplicaRequest;
+import org.xtreemfs.interfaces.osd.FillReplicaResponse;
 import org.xtreemfs.interfaces.osd.GetFileSizeResponse;
 import org.xtreemfs.interfaces.osd.OsdInterface;
 import org.xtreemfs.interfaces.osd.OsdProcedure;
@@ -59,6 +63,21 @@ public final class OsdServiceClient extends ServiceStub {
     public CompletableFuture<GetFileSizeResponse> getFileSize(InetSocketAddress osd, UserCredentials credentials,
             FileRequest request) {
         return call(osd, credentials, OsdProcedure.OSD_GET_FILE_SIZE_VALUE, request, GetFileSizeResponse.parser());
+    }
+
+    /**
+     * Fills the OSD's copy of a file whose XLoc marks its replica as filling; completes when every object of its
+     * stripe position is copied, so give this stub a timeout of the file's size over the rate and some.
+     */
+    public CompletableFuture<FillReplicaResponse> fillReplica(InetSocketAddress osd, UserCredentials credentials,
+            FillReplicaRequest request) {
+        return call(osd, credentials, OsdProcedure.OSD_FILL_REPLICA_VALUE, request, FillReplicaResponse.parser());
+    }
+
+    /** One object of a fill, sent by the filling OSD to itself (see osd.proto OSD_COPY_OBJECT). */
+    public CompletableFuture<CopyObjectResponse> copyObject(InetSocketAddress osd, UserCredentials credentials,
+            CopyObjectRequest request) {
+        return call(osd, credentials, OsdProcedure.OSD_COPY_OBJECT_VALUE, request, CopyObjectResponse.parser());
     }
 
     public CompletableFuture<Empty> ping(InetSocketAddress osd) {

@@ -36,8 +36,8 @@ import org.xtreemfs.interfaces.mrc.Volume;
  */
 public final class Namespace {
     public static final long ROOT_INODE = 1;
-    /** errno of "the volume's root cannot be removed or renamed" (not in foundation's Errno). */
-    public static final int EBUSY = 16;
+    /** errno of "the volume's root cannot be removed or renamed" (foundation's Errno.EBUSY). */
+    public static final int EBUSY = org.xtreemfs.foundation.rpc.Errno.EBUSY;
 
     private final KvStore store;
     private final Durability durability;

@@ -17,6 +17,6 @@ public final class ReadOp extends QueuedOp<ReadRequest> {
         return new OsdRequest.ReadObject(call, request.getCredentials(), Requests.fileId(request.getFileId()),
                 Requests.unsignedLong(request.getObjectNumber(), "object number"),
                 Requests.unsignedInt(request.getOffset(), "offset"),
-                Requests.unsignedInt(request.getLength(), "length"));
+                Requests.unsignedInt(request.getLength(), "length"), request.getReplicaFill());
     }
 }

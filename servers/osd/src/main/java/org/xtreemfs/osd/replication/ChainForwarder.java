@@ -12,6 +12,7 @@ import org.xtreemfs.foundation.rpc.RpcTransportException;
 import org.xtreemfs.foundation.stubs.OsdServiceClient;
 import org.xtreemfs.foundation.stubs.UuidResolver;
 import org.xtreemfs.interfaces.osd.FileRequest;
+import org.xtreemfs.interfaces.osd.ReadRequest;
 import org.xtreemfs.interfaces.osd.TruncateRequest;
 import org.xtreemfs.interfaces.osd.WriteRequest;
 import org.xtreemfs.osd.stages.OsdRequest;
@@ -86,6 +87,39 @@ public final class ChainForwarder {
                     + "'s chain (" + successorUuid + " at " + address + ") did not acknowledge: " + cause.getMessage()
                     + "; retry later"));
         });
+    }
+
+    /**
+     * Reads a whole object of the file at a filling replica's source (OSD_READ marked replica_fill, charged to the
+     * volume's fill flow there), with the request's credentials, whose newer XLoc raises the source's version fence.
+     * Blocks the calling storage lane for at most {@link #FORWARD_TIMEOUT_MS}: the object's lane must stay held
+     * from the read at the source to the write here. Returns the stored bytes (possibly none).
+     */
+    public byte[] fetchObject(OsdRequest request, String sourceUuid, long objectNumber, int objectSizeBytes)
+            throws RpcException {
+        try {
+            InetSocketAddress address = resolver.resolve(sourceUuid).get(FORWARD_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            try (var response = osds.read(address, request.call().userCredentials(), ReadRequest.newBuilder()
+                    .setCredentials(request.credentials()).setFileId(request.fileId()).setObjectNumber(objectNumber)
+                    .setOffset(0).setLength(objectSizeBytes).setReplicaFill(true).build())
+                    .get(FORWARD_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+                return response.dataBytes();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw RpcException.internal("interrupted while copying object " + objectNumber + " of file "
+                    + request.fileId() + " from " + sourceUuid);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = cause(e);
+            if (cause instanceof RpcTransportException || cause instanceof TimeoutException) {
+                resolver.invalidate(sourceUuid);
+            }
+            if (cause instanceof RpcException answer) {
+                throw answer;
+            }
+            throw RpcException.overloaded("the fill source of file " + request.fileId() + " (" + sourceUuid
+                    + ") did not answer the copy of object " + objectNumber + ": " + cause + "; retry later");
+        }
     }
 
     private CompletableFuture<?> send(OsdRequest request, InetSocketAddress address) {

@@ -145,8 +145,13 @@ final class FileAccessOrder {
         if (first == null || second == null) {
             return true;
         }
+        // A replica fill's copy of an object writes it: ordered with every access of that object.
         return first.objectNumber() == second.objectNumber()
-                && (first instanceof WriteObject || second instanceof WriteObject);
+                && (writes(first) || writes(second));
+    }
+
+    private static boolean writes(ObjectAccess access) {
+        return access instanceof WriteObject || access instanceof OsdRequest.CopyObject;
     }
 
     private static ObjectAccess objectAccess(StorageWork work) {

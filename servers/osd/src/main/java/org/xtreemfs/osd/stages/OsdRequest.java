@@ -34,6 +34,14 @@ public sealed interface OsdRequest {
         return false;
     }
 
+    /**
+     * Part of filling a new replica (its copies and their reads at the source): charged to the volume's best-effort
+     * fill flow, so reserved volumes keep their reservation while a replica is filled.
+     */
+    default boolean isReplicaFill() {
+        return false;
+    }
+
     /** What the request costs the device in bytes, for the queueing policy (0 for metadata-only work). */
     default long costBytes() {
         return 0;
@@ -46,11 +54,63 @@ public sealed interface OsdRequest {
         int offset();
     }
 
+    /** {@code replicaFill}: a filling replica's copy (OSD_READ replica_fill), charged to the volume's fill flow. */
     record ReadObject(RpcCall call, FileCredentials credentials, String fileId, long objectNumber, int offset,
-            int length) implements ObjectAccess {
+            int length, boolean replicaFill) implements ObjectAccess {
+        public ReadObject(RpcCall call, FileCredentials credentials, String fileId, long objectNumber, int offset,
+                int length) {
+            this(call, credentials, fileId, objectNumber, offset, length, false);
+        }
+
         @Override
         public long costBytes() {
             return length;
+        }
+
+        @Override
+        public boolean isReplicaFill() {
+            return replicaFill;
+        }
+    }
+
+    /**
+     * OSD_COPY_OBJECT: a filling replica copies one whole object from its fill source (ReplicaChain#fillSource).
+     * Ordered like a write of that object, so no forwarded update of it lands between the copy's read at the source
+     * and its write here.
+     */
+    record CopyObject(RpcCall call, FileCredentials credentials, String fileId, long objectNumber, int objectSizeBytes)
+            implements ObjectAccess {
+        @Override
+        public int offset() {
+            return 0;
+        }
+
+        @Override
+        public long costBytes() {
+            return objectSizeBytes;
+        }
+
+        @Override
+        public boolean needsWriteAccess() {
+            return true;
+        }
+
+        @Override
+        public boolean isReplicaFill() {
+            return true;
+        }
+    }
+
+    /**
+     * OSD_FILL_REPLICA: copy every object of this OSD's stripe position from the fill source, at most
+     * {@code rateBytesPerSecond} (0: the OSD's setting). Never queued for storage itself: it sends CopyObject
+     * requests, which are.
+     */
+    record FillReplica(RpcCall call, FileCredentials credentials, String fileId, long rateBytesPerSecond)
+            implements OsdRequest {
+        @Override
+        public boolean needsWriteAccess() {
+            return true;
         }
     }
 

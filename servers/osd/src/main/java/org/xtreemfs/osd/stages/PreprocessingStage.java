@@ -152,14 +152,38 @@ public final class PreprocessingStage implements AutoCloseable {
         ReplicaChain.Member member = chain.member(ownUuid).orElseThrow(() -> RpcException.invalidArguments(
                 "this OSD (" + ownUuid + ") is not in the XLoc of file " + fileId + ": " + credentials.getXlocs()
                         .getReplicasList().stream().map(Replica::getOsdUuidsList).toList()));
-        ChainLink link = new ChainLink(ReplicaRole.of(member), chain.successor(member));
+        ChainLink link = new ChainLink(ReplicaRole.of(member), chain.successor(member),
+                credentials.getXlocs().getVersion(), chain.fillSource(member));
         if (request.travelsTheChain()) {
             checkChainEntry(request, chain, member, fileId, ownUuid);
         }
-        return new AuthorizedRequest(request, capability.getVolumeId(), share(capability),
-                capability.getTruncateEpoch(), layout(credentials.getXlocs().getReplicas(member.replicaIndex()),
-                        member.stripePosition(), fileId), link);
+        if (request instanceof OsdRequest.ReadObject read && !read.replicaFill() && link.filling()) {
+            String tail = chain.tailOsds().get(member.stripePosition());
+            throw RpcException.redirect(tail, "read of file " + fileId + " sent to OSD " + ownUuid + ", whose replica"
+                    + " is still being filled; read at the tail, OSD " + tail);
+        }
+        if ((request instanceof OsdRequest.CopyObject || request instanceof OsdRequest.FillReplica)
+                && !link.filling()) {
+            throw RpcException.invalidArguments(request.getClass().getSimpleName() + " of file " + fileId + " sent to"
+                    + " OSD " + ownUuid + ", whose replica the XLoc (version " + credentials.getXlocs().getVersion()
+                    + ") does not mark as filling");
+        }
+        // A replica fill's copies and their reads at the source are one best-effort flow per volume, apart from
+        // the volume's own: a reserved volume keeps its reservation while one of its files is re-replicated.
+        boolean fill = request.isReplicaFill();
+        return new AuthorizedRequest(request, fill ? fillFlow(capability.getVolumeId()) : capability.getVolumeId(),
+                fill ? VolumeShare.BEST_EFFORT : share(capability), capability.getTruncateEpoch(),
+                layout(credentials.getXlocs().getReplicas(member.replicaIndex()), member.stripePosition(), fileId),
+                link);
     }
+
+    /** The fair queue's flow of a volume's replica fills: best-effort, accounted apart from the volume. */
+    public static String fillFlow(String volumeId) {
+        return volumeId + FILL_FLOW_SUFFIX;
+    }
+
+    /** What {@link #fillFlow} appends to the volume id. */
+    public static final String FILL_FLOW_SUFFIX = "/fill";
 
     /** The XLoc's chains; INVALID_ARGS naming the problem when it has no replica or uneven ones. */
     private static ReplicaChain chain(FileCredentials credentials, String fileId) throws RpcException {

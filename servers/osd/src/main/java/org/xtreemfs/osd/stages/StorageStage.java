@@ -24,6 +24,10 @@ import org.xtreemfs.interfaces.common.OsdWriteResponse;
 import org.xtreemfs.interfaces.osd.GetFileSizeResponse;
 import org.xtreemfs.interfaces.osd.ReadResponse;
 import org.xtreemfs.interfaces.rpc.Empty;
+import org.xtreemfs.interfaces.osd.CopyObjectResponse;
+import org.xtreemfs.osd.replication.FillProgress;
+import org.xtreemfs.osd.replication.XLocVersions;
+import org.xtreemfs.osd.stages.OsdRequest.CopyObject;
 import org.xtreemfs.osd.stages.OsdRequest.FsyncFile;
 import org.xtreemfs.osd.stages.OsdRequest.GetFileSize;
 import org.xtreemfs.osd.stages.OsdRequest.ReadObject;
@@ -57,6 +61,12 @@ public final class StorageStage implements AutoCloseable {
     private final AtomicLong bytesWritten = new AtomicLong();
     private final AtomicLong filesDeleted = new AtomicLong();
     private final AtomicLong expiredCount = new AtomicLong();
+    /** The chain-change fence: updates carrying an older XLoc version than seen are refused (ESTALE). */
+    private final XLocVersions xlocVersions;
+    /** Objects of files being filled here that were copied from the fill source already. */
+    private final FillProgress fillProgress = new FillProgress();
+    private final AtomicLong objectsCopied = new AtomicLong();
+    private final AtomicLong bytesCopied = new AtomicLong();
 
     /**
      * @param queueCapacity bound of the works admitted and not yet finished (running or waiting); the QoS stage
@@ -79,6 +89,7 @@ public final class StorageStage implements AutoCloseable {
             ChainForwarder forwarder) {
         this.forwarder = forwarder;
         this.store = store;
+        this.xlocVersions = new XLocVersions(store.metadataStore());
         this.deletions = deletions;
         this.onRequestCompleted = onRequestCompleted;
         this.order = new FileAccessOrder(queueCapacity, concurrentWithinFile);
@@ -185,7 +196,9 @@ public final class StorageStage implements AutoCloseable {
             }
         } else if (work instanceof DeleteObjects deletion) {
             try {
-                store.deleteFile(deletion.fileId(), deletions.addRemoval(new WriteBatch(), deletion.fileId()),
+                fillProgress.forget(deletion.fileId());
+                store.deleteFile(deletion.fileId(), xlocVersions.removeWith(
+                        deletions.addRemoval(new WriteBatch(), deletion.fileId()), deletion.fileId()),
                         Durability.BUFFERED);
                 deletions.completed(deletion.fileId());
                 filesDeleted.incrementAndGet();
@@ -212,6 +225,18 @@ public final class StorageStage implements AutoCloseable {
     private void answer(AuthorizedRequest authorized) throws IOException, RpcException {
         String fileId = authorized.fileId();
         OsdRequest request = authorized.request();
+        // With osd.storage.layout=role a file new here is placed by this OSD's role for it (the tail's in the log).
+        ObjectStorage store = this.store.forRole(authorized.chain().role());
+        ChainLink link = authorized.chain();
+        // The chain-change fence, on the file's lane where updates are applied (XLocVersions).
+        if (request.travelsTheChain() || request instanceof CopyObject) {
+            xlocVersions.checkUpdate(fileId, link.xlocVersion(), request.getClass().getSimpleName());
+        } else {
+            xlocVersions.observe(fileId, link.xlocVersion());
+        }
+        if (!link.filling()) {
+            fillProgress.forget(fileId);
+        }
         if (request instanceof ReadObject read) {
             // Pooled direct buffer: the file's bytes land where the socket write takes them from.
             ByteBuf bytes = PooledByteBufAllocator.DEFAULT.directBuffer(read.length(), read.length());
@@ -227,6 +252,9 @@ public final class StorageStage implements AutoCloseable {
             read.call().respond(ReadResponse.getDefaultInstance(), bytes);
         } else if (request instanceof WriteObject write) {
             deletions.syncBeforeData(fileId);
+            if (link.filling()) {
+                copyFromFillSource(authorized, store, write.objectNumber());
+            }
             int length = write.data().readableBytes();
             // The tail of a chain writes every update synced: the chain acknowledges only what the tail holds on
             // its disk, so losing any one OSD (or the head's and middle's page caches) loses nothing acknowledged.
@@ -249,7 +277,11 @@ public final class StorageStage implements AutoCloseable {
             FileMetadata after = store.truncate(fileId, authorized.layout(), truncate.newSizeBytes(),
                     authorized.truncateEpoch());
             respondAfterChain(authorized, OsdWriteResponse.newBuilder().setNewFileSize(newFileSize(after)).build());
+        } else if (request instanceof CopyObject copy) {
+            copy.call().respond(CopyObjectResponse.newBuilder()
+                    .setBytesCopied(copyFromFillSource(authorized, store, copy.objectNumber())).build());
         } else if (request instanceof UnlinkFile) {
+            fillProgress.forget(fileId);
             if (!deletions.enqueue(fileId, store.holdsAnything(fileId))) {
                 throw RpcException.overloaded("OSD deletion queue is full at its bound"
                         + " (osd.deletion.pendingMax); retry later");
@@ -264,6 +296,43 @@ public final class StorageStage implements AutoCloseable {
         } else {
             throw new IllegalStateException("unhandled request type " + request.getClass().getName());
         }
+    }
+
+    /**
+     * Copies a whole object from the fill source unless it is here already (FillProgress; called on the object's
+     * lane, so no update of it lands between the read at the source and the write here) and returns the bytes
+     * copied. The copy is written synced: once the fill is answered, what it copied survives a crash.
+     */
+    private int copyFromFillSource(AuthorizedRequest authorized, ObjectStorage store, long objectNumber)
+            throws IOException, RpcException {
+        String fileId = authorized.fileId();
+        if (fillProgress.isPresent(fileId, objectNumber)) {
+            return 0;
+        }
+        if (forwarder == null) {
+            throw RpcException.internal("file " + fileId + " is being filled here but this OSD copies from none");
+        }
+        byte[] bytes = forwarder.fetchObject(authorized.request(), authorized.chain().fillSourceUuid().orElseThrow(),
+                objectNumber, authorized.layout().objectSizeBytes());
+        if (bytes.length > 0) {
+            deletions.syncBeforeData(fileId);
+            store.write(fileId, authorized.layout(), objectNumber, 0, java.nio.ByteBuffer.wrap(bytes),
+                    authorized.truncateEpoch(), true);
+            bytesCopied.addAndGet(bytes.length);
+        }
+        objectsCopied.incrementAndGet();
+        fillProgress.markPresent(fileId, objectNumber);
+        return bytes.length;
+    }
+
+    /** Objects copied from fill sources (each object of a fill once, on its first update or by the fill). */
+    public long objectsCopied() {
+        return objectsCopied.get();
+    }
+
+    /** Bytes copied from fill sources. */
+    public long bytesCopied() {
+        return bytesCopied.get();
     }
 
     /**

@@ -418,6 +418,16 @@ public final class LogStructuredStore implements ObjectStorage {
         }
     }
 
+    /** Whether the log holds any byte range of the object. */
+    public boolean holdsObject(String fileId, long objectNumber) {
+        lock.readLock().lock();
+        try {
+            return index.object(fileId, objectNumber) != null;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     @Override
     public boolean exists(String fileId) {
         lock.readLock().lock();

@@ -101,6 +101,14 @@ public interface ObjectStorage extends AutoCloseable {
      */
     boolean forEachStoredFile(StoredFileVisitor visitor) throws IOException;
 
+    /**
+     * This storage as a request sees it whose XLoc gives this OSD {@code role} for the file; the same storage for
+     * a single layout. {@link RoleLayoutStorage} places a new file by it (the tail's in the log).
+     */
+    default ObjectStorage forRole(ReplicaRole role) {
+        return this;
+    }
+
     /** The store of file metadata; the deletion queue keeps its entries there too (one WAL, one fsync). */
     KvStore metadataStore();
 

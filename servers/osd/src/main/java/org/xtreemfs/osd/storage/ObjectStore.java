@@ -67,7 +67,12 @@ public final class ObjectStore implements ObjectStorage {
 
     /** Uses {@code metadataStore} for file metadata; the caller closes it. */
     public ObjectStore(Path root, KvStore metadataStore) throws IOException {
-        this(root, metadataStore, false, StorageDevice.NONE, false);
+        this(root, metadataStore, StorageDevice.NONE);
+    }
+
+    /** As {@link #ObjectStore(Path, KvStore)}, with object data accesses passing through {@code device}. */
+    public ObjectStore(Path root, KvStore metadataStore, StorageDevice device) throws IOException {
+        this(root, metadataStore, false, device, false);
     }
 
     private ObjectStore(Path root, KvStore metadataStore, boolean ownsMetadataStore, StorageDevice device,

@@ -3,10 +3,10 @@ package org.xtreemfs.osd.storage;
 import org.xtreemfs.foundation.replication.ReplicaChain;
 
 /**
- * What this OSD's copy of a file is for, by its place in the file's chain (common.proto XLocSet). The seam for
- * per-replica layouts: FAST keeps the conventional object layout with buffered writes on the head and middle and
- * a log-structured layout on the tail, so the storage layer may pick a file's layout by its role. Today every
- * role uses the conventional layout; the tail differs only in writing every update synced (see StorageStage).
+ * What this OSD's copy of a file is for, by its place in the file's chain (common.proto XLocSet). FAST keeps the
+ * conventional object layout with buffered writes on the head and middle and a log-structured layout on the tail:
+ * {@link RoleLayoutStorage} places a file new on this OSD by its role (osd.storage.layout=role), and the tail writes
+ * every update synced (see StorageWork.AuthorizedRequest#isSyncedWrite).
  */
 public enum ReplicaRole {
     /** The only copy: the file is not replicated. */

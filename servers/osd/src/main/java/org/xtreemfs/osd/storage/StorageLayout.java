@@ -4,25 +4,36 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * How an OSD lays objects out on its disk ({@code osd.storage.layout}): the conventional layout (one file per
- * object, {@link ObjectStore}; FAST's head and middle) or the log-structured one ({@link LogStructuredStore}; FAST's
- * tail, where random writes must reach the disk as sequential appends). Both implement {@link ObjectStorage}, so
- * the storage stage does not know which it runs on.
+ * How an OSD lays objects out on its disk ({@code osd.storage.layout}): by each file's replica role ({@link
+ * RoleLayoutStorage}, the default: FAST's log on a chain's tail, the conventional layout elsewhere), or one layout for
+ * every file: the conventional layout (one file per object, {@link ObjectStore}; FAST's head and middle) or the
+ * log-structured one ({@link LogStructuredStore}; FAST's tail, where random writes must reach the disk as sequential
+ * appends). All implement {@link ObjectStorage}, so the storage stage does not know which it runs on.
  *
- * <p>Today the choice is per OSD. For a per-replica choice (an OSD that is the tail of one chain and the head of
- * another) open both on the same metadata store ({@link ObjectStore#ObjectStore(Path,
- * org.xtreemfs.foundation.kv.KvStore)} and {@link LogStructuredStore#open(Path,
- * org.xtreemfs.foundation.kv.KvStore, StorageDevice, LogStructuredStore.Options)}: file metadata keys are the same,
- * the log's index keys have their own prefix) and dispatch each file's operations by the replica role its XLoc gives
- * this OSD; a file keeps one role per OSD for its life on it (a role change is a re-replication).
+ * <p>All three keep file metadata under the same keys in {@code <root>/metadata} and the log under {@code
+ * <root>/log}, so {@code role} reads a folder written with either single layout; {@code conventional} does not see
+ * objects in a log, nor {@code log} objects in files.
  */
 public enum StorageLayout {
+    ROLE,
     CONVENTIONAL,
     LOG;
 
     /** Opens this layout's storage under {@code root} with its own metadata store. */
     public ObjectStorage open(Path root, StorageDevice device, LogStructuredStore.Options logOptions)
             throws IOException {
-        return this == LOG ? LogStructuredStore.open(root, device, logOptions) : ObjectStore.open(root, device, false);
+        return switch (this) {
+            case ROLE -> RoleLayoutStorage.open(root, device, logOptions);
+            case LOG -> LogStructuredStore.open(root, device, logOptions);
+            case CONVENTIONAL -> ObjectStore.open(root, device, false);
+        };
+    }
+
+    /** The log of a storage this opened, for its compactor; null when it keeps none. */
+    public static LogStructuredStore logOf(ObjectStorage storage) {
+        if (storage instanceof LogStructuredStore log) {
+            return log;
+        }
+        return storage instanceof RoleLayoutStorage byRole ? byRole.log() : null;
     }
 }

@@ -169,4 +169,38 @@ class PreprocessingStageTest {
             assertThat(stage.metrics().failedCount()).isEqualTo(1);
         }
     }
+
+    // A filling replica (osd-2 between osd-1 and osd-3): its copies and their reads at the source are charged to the
+    // volume's best-effort fill flow whatever the volume's reservation; a client's read there is REDIRECT to the
+    // tail; a copy at a member that is not filling is refused.
+    @Test
+    void aReplicaFillIsABestEffortFlowAndAFillingReplicaServesNoReads() throws RpcException {
+        XCap reserved = signer.sign(XCap.newBuilder().setFileId(FILE).setVolumeId("vol-a")
+                .setAccessMode(AccessMode.ACCESS_MODE_READ_WRITE).setExpiresMs(NOW_MS + 1)
+                .setQosShare(QosShare.newBuilder().setType(QosType.RANDOM).setIops(250)).build());
+        StripingPolicy striping = StripingPolicy.newBuilder().setObjectSizeBytes(65536).setWidth(1).build();
+        FileCredentials chain = FileCredentials.newBuilder().setXcap(reserved).setXlocs(XLocSet.newBuilder()
+                .setVersion(2)
+                .addReplicas(Replica.newBuilder().addOsdUuids("osd-1").setStripingPolicy(striping))
+                .addReplicas(Replica.newBuilder().addOsdUuids("osd-2").setStripingPolicy(striping).setFilling(true))
+                .addReplicas(Replica.newBuilder().addOsdUuids("osd-3").setStripingPolicy(striping))).build();
+        AuthorizedRequest copy = authorize(new OsdRequest.CopyObject(null, chain, FILE, 0, 65536));
+        assertThat(copy.volumeId()).isEqualTo("vol-a/fill");
+        assertThat(copy.share()).isEqualTo(VolumeShare.BEST_EFFORT);
+        assertThat(copy.chain().fillSourceUuid()).contains("osd-1");
+        assertThat(copy.chain().xlocVersion()).isEqualTo(2);
+        assertThatThrownBy(() -> authorize(new OsdRequest.ReadObject(null, chain, FILE, 0, 0, 10)))
+                .isInstanceOfSatisfying(RpcException.class, e -> {
+                    assertThat(e.errorType()).isEqualTo(ErrorType.REDIRECT);
+                    assertThat(e.getMessage()).contains("still being filled").contains("osd-3");
+                });
+        AuthorizedRequest fillRead = PreprocessingStage.authorize(new OsdRequest.ReadObject(null, chain, FILE, 0, 0,
+                10, true), "osd-1", signer, NOW_MS);
+        assertThat(fillRead.volumeId()).isEqualTo("vol-a/fill");
+        assertThat(PreprocessingStage.authorize(new OsdRequest.ReadObject(null, chain, FILE, 0, 0, 10), "osd-1",
+                signer, NOW_MS).share()).isEqualTo(VolumeShare.random(250));
+        assertThatThrownBy(() -> PreprocessingStage.authorize(new OsdRequest.CopyObject(null, chain, FILE, 0, 65536),
+                "osd-3", signer, NOW_MS)).isInstanceOfSatisfying(RpcException.class,
+                        e -> assertThat(e.errorType()).isEqualTo(ErrorType.INVALID_ARGS));
+    }
 }

@@ -1,0 +1,116 @@
+package org.xtreemfs.mrc.ops;
+
+import com.google.protobuf.MessageLite;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.xtreemfs.foundation.replication.ReplicaChain;
+import org.xtreemfs.foundation.replication.ReplicationRules;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.RpcCall;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.common.Replica;
+import org.xtreemfs.interfaces.common.XLocSet;
+import org.xtreemfs.interfaces.mrc.AddReplicaRequest;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.admission.ReservationLedger;
+import org.xtreemfs.mrc.metadata.InodeRecord;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OperationContext;
+import org.xtreemfs.mrc.metadata.Transaction;
+import org.xtreemfs.mrc.placement.ChainPlacement;
+import org.xtreemfs.mrc.placement.NotEnoughOsdsException;
+import org.xtreemfs.mrc.placement.OsdCandidate;
+import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
+import org.xtreemfs.mrc.placement.OsdSelectionPolicy;
+
+/**
+ * MRC_ADD_REPLICA: adds a replica to a file's chains as a filling replica (common.proto Replica.filling), inserted
+ * just before the tail, under a new XLoc version. From then on its predecessor forwards every update to it (the
+ * OSDs fence off updates carrying the old chain), it serves no reads, and the caller fills it with OSD_FILL_REPLICA
+ * on each of its OSDs and then calls MRC_REPLICA_FILLED. Before the tail, not after it: the tail acknowledges and
+ * serves reads, which a replica missing old data must not. A file with one replica gets the new one as its head
+ * (it then fills from its successor, the old replica; servers/osd/README.md, "Filling a new replica").
+ *
+ * <p>The logic, {@link #addReplica}, is what the MRC's own recovery calls after removing a dead member, too.
+ */
+public final class AddReplicaOp extends MetadataOp<AddReplicaRequest, ReplicaChanges.Result> {
+    public AddReplicaOp(OpServices services) {
+        super(services, "MRC_ADD_REPLICA", AddReplicaRequest.parser());
+    }
+
+    @Override
+    protected CompletableFuture<OperationContext> prepare(OperationContext context, AddReplicaRequest request) {
+        return withOsds(context);
+    }
+
+    @Override
+    protected ReplicaChanges.Result apply(OperationContext context, AddReplicaRequest request) throws RpcException {
+        return addReplica(services.namespace(), services.ledger(), services.policies(), context,
+                request.getVolumeName(), request.getPath(), request.getOsdUuidsList());
+    }
+
+    @Override
+    protected MessageLite answer(RpcCall call, ReplicaChanges.Result result) {
+        return ReplicaChanges.answer(services, call, result);
+    }
+
+    /**
+     * Adds a filling replica before the file's tail: on {@code osdUuids} (one per stripe position) when given, else
+     * on OSDs the volume's policy picks among the context's online best-effort candidates that are not in the file's
+     * XLoc yet. Refused (EBUSY) while another replica of the file is filling, and at the replica bound.
+     */
+    public static ReplicaChanges.Result addReplica(Namespace namespace, ReservationLedger ledger,
+            OsdSelectionPolicies policies, OperationContext context, String volumeName, String path,
+            List<String> osdUuids) throws RpcException {
+        Volume volume = namespace.volume(volumeName);
+        Transaction transaction = namespace.begin();
+        InodeRecord record = ReplicaChanges.fileToChange(namespace, transaction, volume, context, path,
+                "add a replica to");
+        XLocSet xlocs = record.xlocs();
+        ReplicaChain chain = ReplicaChain.of(xlocs);
+        if (chain.fillingReplica().isPresent()) {
+            throw RpcException.errno(Errno.EBUSY, "cannot add a replica to '" + path + "': replica "
+                    + (chain.fillingReplica().get() + 1) + " of " + chain.length() + " is still being filled; finish"
+                    + " its fill (OSD_FILL_REPLICA, then MRC_REPLICA_FILLED) or remove it first");
+        }
+        Optional<String> tooMany = ReplicationRules.replicasProblem(chain.length() + 1);
+        if (tooMany.isPresent()) {
+            throw RpcException.errno(Errno.EINVAL, "cannot add a replica to '" + path + "': " + (chain.length() + 1)
+                    + " " + tooMany.get());
+        }
+        Set<String> members = new HashSet<>();
+        xlocs.getReplicasList().forEach(replica -> members.addAll(replica.getOsdUuidsList()));
+        List<String> stripe = osdUuids.isEmpty() ? pick(policies, context, volume, members, chain.width(),
+                record.inode(), path) : List.copyOf(osdUuids);
+        if (stripe.size() != chain.width() || new HashSet<>(stripe).size() != stripe.size()
+                || stripe.stream().anyMatch(members::contains)) {
+            throw RpcException.errno(Errno.EINVAL, "cannot add a replica on OSDs " + stripe + " to '" + path + "': it"
+                    + " needs " + chain.width() + " distinct OSDs (one per stripe position) not yet in its chain "
+                    + members);
+        }
+        Replica added = Replica.newBuilder().addAllOsdUuids(stripe)
+                .setStripingPolicy(xlocs.getReplicas(0).getStripingPolicy()).setFilling(true).build();
+        XLocSet.Builder changed = xlocs.toBuilder();
+        changed.addReplicas(Math.max(0, xlocs.getReplicasCount() - 1), added);
+        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volume, record, changed);
+        return new ReplicaChanges.Result(volume.getId(), updated, ledger.share(volume.getId()), Optional.empty());
+    }
+
+    private static List<String> pick(OsdSelectionPolicies policies, OperationContext context, Volume volume,
+            Set<String> members, int width, long inode, String path) throws RpcException {
+        OsdSelectionPolicy policy = policies.find(volume.getOsdSelectionPolicy()).orElseThrow(() ->
+                RpcException.internal("volume '" + volume.getName() + "' names unknown OSD selection policy '"
+                        + volume.getOsdSelectionPolicy() + "'"));
+        List<OsdCandidate> candidates = policies.bestEffortCandidates(context.osds()).stream()
+                .filter(candidate -> !members.contains(candidate.uuid())).toList();
+        try {
+            return ChainPlacement.select(policy, candidates, width, 1, inode).get(0);
+        } catch (NotEnoughOsdsException e) {
+            throw RpcException.errno(Errno.ENOSPC, "cannot add a replica to '" + path + "': no " + width
+                    + " online OSD(s) outside its chain " + members + ": " + e.getMessage());
+        }
+    }
+}

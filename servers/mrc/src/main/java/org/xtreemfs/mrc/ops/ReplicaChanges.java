@@ -1,0 +1,109 @@
+package org.xtreemfs.mrc.ops;
+
+import com.google.protobuf.MessageLite;
+import java.util.List;
+import java.util.Optional;
+import org.xtreemfs.foundation.replication.ReplicaChain;
+import org.xtreemfs.foundation.replication.ReplicationRules;
+import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.RpcCall;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.common.AccessMode;
+import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.common.Replica;
+import org.xtreemfs.interfaces.common.XCap;
+import org.xtreemfs.interfaces.common.XLocSet;
+import org.xtreemfs.interfaces.mrc.ReplicaChangeResponse;
+import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.metadata.InodeRecord;
+import org.xtreemfs.mrc.metadata.Namespace;
+import org.xtreemfs.mrc.metadata.OperationContext;
+import org.xtreemfs.mrc.metadata.Permissions;
+import org.xtreemfs.mrc.metadata.Transaction;
+import org.xtreemfs.qos.model.VolumeShare;
+
+/**
+ * The rules the three replica operations of one file share (AddReplicaOp, ReplicaFilledOp, RemoveReplicaOp): which
+ * file and who may change it, how a changed chain is committed (a new XLoc version, so OSDs fence off updates
+ * carrying the old chain; see osd.proto XLocSet), and the answer (the new XLoc with a read-write XCap).
+ *
+ * <p>Rules: the caller owns the file or is root; the file is a regular file with a layout; the volume has no
+ * reservation (a reserved volume's copies are admitted on its placement's OSDs; changing them needs a re-admission
+ * first, not done yet); a chain keeps between {@link ReplicationRules#REPLICAS_MIN} and {@link
+ * ReplicationRules#REPLICAS_MAX} replicas; at most one replica is filling at a time, never the tail.
+ */
+final class ReplicaChanges {
+    private ReplicaChanges() {}
+
+    /** The file's record in a transaction of the caller's change; errors name the path and the rule. */
+    static InodeRecord fileToChange(Namespace namespace, Transaction transaction, Volume volume,
+            OperationContext context, String path, String action) throws RpcException {
+        if (volume.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
+            throw RpcException.errno(Errno.ENOTSUP, "cannot " + action + " '" + path + "' of volume '"
+                    + volume.getName() + "': it has a reservation, whose copies are admitted on its placement's OSDs;"
+                    + " changing a reserved file's replicas is not supported yet");
+        }
+        InodeRecord record = namespace.resolve(transaction, volume, context.caller(), path);
+        if (!record.isRegularFile()) {
+            throw RpcException.errno(Errno.EINVAL, "cannot " + action + " '" + path + "': not a regular file");
+        }
+        if (!Permissions.isOwnerOrRoot(context.caller(), record.stat())) {
+            throw RpcException.errno(Errno.EPERM, "cannot " + action + " '" + path + "': only its owner or root may");
+        }
+        if (!record.hasLayout()) {
+            throw RpcException.errno(Errno.EINVAL, "cannot " + action + " '" + path + "': it was never opened, so it"
+                    + " has no replicas yet; its volume's replication policy applies when it is");
+        }
+        return record;
+    }
+
+    /** One replica of a file, found for a change in the change's transaction. */
+    record NamedReplica(Volume volume, Transaction transaction, InodeRecord record, int index) {}
+
+    /** The file's replica on exactly these OSDs, for a change the caller may make ({@link #fileToChange}). */
+    static NamedReplica namedReplica(Namespace namespace, OperationContext context, String volumeName, String path,
+            List<String> osdUuids, String action) throws RpcException {
+        Volume volume = namespace.volume(volumeName);
+        Transaction transaction = namespace.begin();
+        InodeRecord record = fileToChange(namespace, transaction, volume, context, path, action);
+        return new NamedReplica(volume, transaction, record, replicaIndex(record.xlocs(), osdUuids, path));
+    }
+
+    /** The replica listing exactly these OSDs (by stripe position); EINVAL naming them otherwise. */
+    static int replicaIndex(XLocSet xlocs, List<String> osdUuids, String path) throws RpcException {
+        for (int index = 0; index < xlocs.getReplicasCount(); index++) {
+            if (xlocs.getReplicas(index).getOsdUuidsList().equals(osdUuids)) {
+                return index;
+            }
+        }
+        throw RpcException.errno(Errno.EINVAL, "file '" + path + "' has no replica on OSDs " + osdUuids
+                + " (its XLoc version " + xlocs.getVersion() + " lists " + xlocs.getReplicasList().stream()
+                        .map(Replica::getOsdUuidsList).toList() + ")");
+    }
+
+    /** Commits the file's new chain under the next XLoc version (checked by ReplicaChain's rules). */
+    static InodeRecord commit(Namespace namespace, Transaction transaction, Volume volume, InodeRecord record,
+            XLocSet.Builder changed) {
+        XLocSet xlocs = changed.setVersion(record.xlocs().getVersion() + 1).build();
+        ReplicaChain.of(xlocs); // the invariants every reader relies on
+        InodeRecord updated = record.withXlocs(xlocs);
+        namespace.putInode(transaction, volume.getId(), updated);
+        transaction.commit();
+        return updated;
+    }
+
+    /** A change's result: the file's record after it, the volume's share, and a removed replica's XLoc. */
+    record Result(String volumeId, InodeRecord record, Optional<VolumeShare> share, Optional<XLocSet> removed) {}
+
+    /** The new XLoc with a read-write XCap, and for a removal the removed replica as a sole replica. */
+    static MessageLite answer(OpServices services, RpcCall call, Result result) {
+        XCap capability = services.capabilities().issue(result.volumeId(), result.record().inode(),
+                AccessMode.ACCESS_MODE_READ_WRITE, result.record().issuedTruncateEpoch(), call.remoteAddress(),
+                result.share());
+        ReplicaChangeResponse.Builder response = ReplicaChangeResponse.newBuilder()
+                .setCredentials(services.capabilities().credentials(capability, result.record().xlocs()));
+        result.removed().ifPresent(removed -> response.setRemoved(services.capabilities().credentials(capability,
+                removed)));
+        return response.build();
+    }
+}
