@@ -647,6 +647,26 @@ TEST_F(VolumeCacheTest, OpenFilesBypassTheCacheAndTheLastCloseDropsTheInode) {
   EXPECT_FALSE(FetchedFromMrc("/f"));
 }
 
+TEST_F(VolumeCacheTest, CachedStatIsWhatGetattrServesWithoutTheMrc) {
+  // The FUSE layer gathers the caller's credentials only when CachedStat has nothing.
+  volume->Mkdir(user, "/d", 0755);
+  EXPECT_FALSE(volume->CachedStat("/d"));  // dropped by the mkdir: Getattr would ask the MRC
+  volume->Getattr(user, "/d");
+  const int before = Getattrs();
+  ASSERT_TRUE(volume->CachedStat("/d"));
+  EXPECT_EQ(volume->CachedStat("/d")->mode(), 040755u);
+  EXPECT_EQ(Getattrs(), before);
+  clock.Advance(kTtlMs);
+  EXPECT_FALSE(volume->CachedStat("/d"));
+  // A file open here always comes from the MRC (its size changes with every write).
+  auto file = volume->OpenFile(user, "/f", O_CREAT | O_RDWR, 0644);
+  volume->Getattr(user, "/f");
+  EXPECT_FALSE(volume->CachedStat("/f"));
+  EXPECT_TRUE(Volume::MayHaveXattr("user.a"));
+  EXPECT_TRUE(Volume::MayHaveXattr("xtreemfs.url"));
+  EXPECT_FALSE(Volume::MayHaveXattr("security.capability"));
+}
+
 TEST_F(VolumeCacheTest, TruncateByPathIsVisibleAtOnce) {
   {
     auto file = volume->OpenFile(user, "/f", O_CREAT | O_RDWR, 0644);

@@ -92,7 +92,10 @@ try:
         os.rmdir(os.path.join(root, "d%d" % i))
         os.unlink(os.path.join(root, "s%d" % i))
         rounds += 1
-        open(result + ".rounds", "w").write("%d\n" % rounds)
+        # Replaced whole (the shell reads it meanwhile: a truncated file read "" and failed the check).
+        with open(result + ".rounds.new", "w") as counter:
+            counter.write("%d\n" % rounds)
+        os.replace(result + ".rounds.new", result + ".rounds")
     open(result, "w").write("ok %d\n" % rounds)
 except OSError as error:
     open(result, "w").write("error %d %s\n" % (rounds, error))

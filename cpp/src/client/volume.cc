@@ -176,11 +176,16 @@ void Volume::WaitForObjectDeletions() {
   object_deletions_done_.wait(lock, [this] { return object_deletions_in_flight_ == 0; });
 }
 
-Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
+std::optional<Stat> Volume::CachedStat(const std::string& path) {
   if (auto cached = metadata_cache_.Get(path); cached && !IsOpenHere(*cached)) {
     NoteHit(path);
-    return *cached;
+    return cached;
   }
+  return std::nullopt;
+}
+
+Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
+  if (auto cached = CachedStat(path)) return *cached;
   const std::uint64_t generation = metadata_cache_.Generation();
   Stat stat = CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_GETATTR, user,
                                                       PathRequestOf(volume_name_, path), true)
@@ -472,7 +477,7 @@ xtreemfs::mrc::ReaddirResponse Volume::Readdir(const UserCredentials& user, cons
 
 std::string Volume::Getxattr(const UserCredentials& user, const std::string& path,
                              const std::string& name) {
-  if (!StartsWith(name, kUserXattrPrefix) && !StartsWith(name, kXtreemfsXattrPrefix)) {
+  if (!MayHaveXattr(name)) {
     throw rpc::RpcError::Errno(ENODATA, "no attribute '" + name + "' on '" + path +
                                             "' (only user.* and xtreemfs.* exist)");
   }
@@ -485,6 +490,10 @@ std::string Volume::Getxattr(const UserCredentials& user, const std::string& pat
   request.set_path(path);
   request.set_name(name);
   return CallMrc<xtreemfs::mrc::XattrValue>(xtreemfs::mrc::MRC_GETXATTR, user, request, true).value();
+}
+
+bool Volume::MayHaveXattr(const std::string& name) {
+  return StartsWith(name, kUserXattrPrefix) || StartsWith(name, kXtreemfsXattrPrefix);
 }
 
 std::string Volume::LayoutAttribute(const UserCredentials& user, const std::string& path,

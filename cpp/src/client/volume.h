@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -84,6 +85,10 @@ class Volume {
   // other names of the same inode, whole subtrees for rename and rmdir), also when it fails,
   // because a timed-out request may still have been applied.
   xtreemfs::mrc::Stat Getattr(const UserCredentials& user, const std::string& path);
+  // What Getattr answers without asking the MRC (a fresh cache entry of a file not open here), or
+  // nothing. Lets a caller skip gathering credentials (FUSE reads the caller's groups from /proc)
+  // for a stat the cache serves.
+  std::optional<xtreemfs::mrc::Stat> CachedStat(const std::string& path);
   xtreemfs::mrc::Stat Setattr(const UserCredentials& user, const std::string& path,
                               const xtreemfs::mrc::Stat& stat, std::uint32_t to_set);
   xtreemfs::mrc::Stat Mkdir(const UserCredentials& user, const std::string& path, std::uint32_t mode);
@@ -108,6 +113,9 @@ class Volume {
   // removing them is EPERM); names of other namespaces have no value here (ENODATA, answered
   // without asking the MRC: the kernel asks security.capability before every write).
   std::string Getxattr(const UserCredentials& user, const std::string& path, const std::string& name);
+  // Whether `name` may have a value here (user.* or xtreemfs.*); Getxattr of any other name is
+  // ENODATA without a call, so a caller may answer it without credentials.
+  static bool MayHaveXattr(const std::string& name);
   void Setxattr(const UserCredentials& user, const std::string& path, const std::string& name,
                 const std::string& value, std::uint32_t flags);
   // The MRC's user.* names followed by the xtreemfs.* names that have a value for `path`.

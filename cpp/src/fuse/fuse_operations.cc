@@ -165,10 +165,12 @@ void Destroy(void* private_data) {
 int Getattr(const char* path, struct stat* out, struct fuse_file_info* info) {
   return Run("getattr", path, [&](MountContext& context) {
     // Right after create libfuse asks with the new handle: the create's answer is that Stat.
-    std::optional<xtreemfs::mrc::Stat> created;
-    if (info != nullptr && info->fh != 0) created = HandleOf(info)->TakeCreatedStat();
+    std::optional<xtreemfs::mrc::Stat> known;
+    if (info != nullptr && info->fh != 0) known = HandleOf(info)->TakeCreatedStat();
+    // The caller's credentials (its groups, read from /proc) only when the MRC is asked.
+    if (!known) known = context.volume->CachedStat(path);
     const xtreemfs::mrc::Stat stat =
-        created ? *created : context.volume->Getattr(CallerCredentials(), path);
+        known ? *known : context.volume->Getattr(CallerCredentials(), path);
     StatToPosix(stat, out);
     NoteName(context, path, stat);
     return 0;
@@ -408,6 +410,8 @@ int Setxattr(const char* path, const char* name, const char* value, size_t size,
 
 int Getxattr(const char* path, const char* name, char* buffer, size_t size) {
   return Run("getxattr", path, [&](MountContext& context) {
+    // The kernel asks security.capability before every write: answered without the caller's groups.
+    if (!client::Volume::MayHaveXattr(name)) return -ENODATA;
     return CopyToXattrBuffer(context.volume->Getxattr(CallerCredentials(), path, name), buffer, size);
   });
 }

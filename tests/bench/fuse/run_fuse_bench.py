@@ -37,6 +37,10 @@ SEQUENTIAL_WRITE, SEQUENTIAL_READ = "sequential write 1 MiB", "sequential read 1
 RANDOM_WRITE, RANDOM_READ = "random write 4 KiB QD32", "random read 4 KiB QD32"
 
 
+def parallel_label(workload: str, jobs: int) -> str:
+    return "%s, %d jobs" % (workload, jobs)
+
+
 class BenchmarkError(RuntimeError):
     pass
 
@@ -66,6 +70,11 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                         help="untimed sequential write and read of this many MiB on every mount (and the raw "
                              "disk) before the first measured job, so that the servers' JIT compiling of their "
                              "first seconds is not measured as the first row's speed; 0: none")
+    parser.add_argument("--parallel-jobs", type=int, metavar="N", default=4,
+                        help="also run the sequential write and both random jobs as N fio jobs at once (the "
+                             "issue's '4 jobs' figures): each sequential job writes a file of its own of "
+                             "--size-mib/N, the random jobs share the random file, each at queue depth 32; "
+                             "0 or 1: no such rows")
     parser.add_argument("--files", type=positive_int, metavar="N", default=10000,
                         help="files to create, stat and unlink (one directory)")
     parser.add_argument("--metadata-limit-s", type=positive_int, default=90, metavar="S",
@@ -108,16 +117,26 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                                                                                 options.osds))
     if options.wide_stripe_width == options.stripe_width:
         options.wide_stripe_width = 0
+    if options.parallel_jobs < 0:
+        parser.error("--parallel-jobs takes 0 or more, not %d" % options.parallel_jobs)
     return options
 
 
 def fio_command(filename: Path, rw: str, block_size: str, size_bytes: int, runtime_s: int,
                 queue_depth: int = 1, direct: bool = False, time_based: bool = False,
-                end_fsync: bool = False) -> List[str]:
-    """One fio job. Buffered jobs use psync at depth 1; direct ones libaio at `queue_depth`."""
-    command = ["fio", "--name=bench", "--filename=%s" % filename, "--rw=%s" % rw, "--bs=%s" % block_size,
+                end_fsync: bool = False, jobs: int = 1, file_per_job: bool = False) -> List[str]:
+    """One fio job, or `jobs` alike reported as one (group_reporting: summed bandwidth and IOPS). Buffered
+    jobs use psync at depth 1; direct ones libaio at `queue_depth`. `size_bytes` is per job; with
+    `file_per_job` job i works on `filename`.i, otherwise all share `filename`."""
+    if file_per_job:
+        target = ["--directory=%s" % filename.parent, "--filename_format=%s.$jobnum" % filename.name]
+    else:
+        target = ["--filename=%s" % filename]
+    command = ["fio", "--name=bench"] + target + ["--rw=%s" % rw, "--bs=%s" % block_size,
                "--size=%d" % size_bytes, "--runtime=%d" % runtime_s, "--output-format=json",
                "--randrepeat=0", "--norandommap"]
+    if jobs > 1:
+        command += ["--numjobs=%d" % jobs, "--group_reporting"]
     if direct:
         command += ["--ioengine=libaio", "--direct=1", "--iodepth=%d" % queue_depth]
     else:
@@ -314,6 +333,18 @@ class FuseBenchmark:
                     self.options.stripe_width, "faster" if wide > narrow else "NOT faster"))
         for folder in targets.values():
             (folder / "sequential.dat").unlink()
+        jobs = options.parallel_jobs
+        if jobs > 1:
+            parallel: Dict[str, FioResult] = {}
+            label = parallel_label(SEQUENTIAL_WRITE, jobs)
+            for target in (MOUNT, RAW):
+                parallel[target] = self.fio(target, label, "write", fio_command(
+                    targets[target] / "sequential-parallel", "write", "1M", options.size_mib * MIB // jobs,
+                    options.runtime_s, end_fsync=True, jobs=jobs, file_per_job=True))
+            self.rows.append(fio_row(label, parallel[MOUNT], parallel[RAW]))
+            for target in (MOUNT, RAW):
+                for job in range(jobs):
+                    (targets[target] / ("sequential-parallel.%d" % job)).unlink(missing_ok=True)
 
     def wide_label(self, workload: str) -> str:
         return "%s, width %d (not %d)" % (workload, self.options.wide_stripe_width, self.options.stripe_width)
@@ -327,18 +358,21 @@ class FuseBenchmark:
             self.fio(target, "preparing %d MiB for the random jobs" % options.random_size_mib, "write",
                      fio_command(folder / "random.dat", "write", "1M", size_bytes, FIO_HANG_GUARD_S,
                                  end_fsync=True))
-        results: Dict[str, Dict[str, FioResult]] = {RANDOM_WRITE: {}, RANDOM_READ: {}}
-        for target, folder in targets.items():
-            results[RANDOM_WRITE][target] = self.fio(target, RANDOM_WRITE, "write", fio_command(
-                folder / "random.dat", "randwrite", "4k", size_bytes, options.runtime_s, queue_depth=32,
-                direct=True, time_based=True))
-        for target, folder in targets.items():
-            self.cold_caches(self.mount_of(target))
-            results[RANDOM_READ][target] = self.fio(target, RANDOM_READ, "read", fio_command(
-                folder / "random.dat", "randread", "4k", size_bytes, options.runtime_s, queue_depth=32,
-                direct=True, time_based=True))
-        for workload in (RANDOM_WRITE, RANDOM_READ):
-            self.rows.append(fio_row(workload, results[workload][MOUNT], results[workload][RAW]))
+        jobs = options.parallel_jobs
+        job_counts = [1, jobs] if jobs > 1 else [1]
+        results: Dict[str, Dict[str, FioResult]] = {}
+        for workload, rw, direction in ((RANDOM_WRITE, "randwrite", "write"), (RANDOM_READ, "randread", "read")):
+            for count in job_counts:
+                label = workload if count == 1 else parallel_label(workload, count)
+                results[label] = {}
+                for target, folder in targets.items():
+                    if direction == "read":
+                        self.cold_caches(self.mount_of(target))
+                    results[label][target] = self.fio(target, label, direction, fio_command(
+                        folder / "random.dat", rw, "4k", size_bytes, options.runtime_s, queue_depth=32,
+                        direct=True, time_based=True, jobs=count))
+        for label, result in results.items():
+            self.rows.append(fio_row(label, result[MOUNT], result[RAW]))
         for folder in targets.values():
             (folder / "random.dat").unlink()
 
@@ -417,6 +451,7 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
                 "runtime_s": options.runtime_s, "warm_up_mib": options.warm_up_mib, "files": options.files,
                 "metadata_limit_s": options.metadata_limit_s, "osds": options.osds,
                 "stripe_width": options.stripe_width, "wide_stripe_width": options.wide_stripe_width,
+                "parallel_jobs": options.parallel_jobs,
                 "mount_args": options.mount_args}
     host = {"cpus": os.cpu_count(), "kernel": platform.release(), "fio": fio_version(),
             "load_average_start": benchmark.load_average_start, "load_average_end": os.getloadavg()[0]}
@@ -433,6 +468,7 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
              "mount.xtreemfs on a private cluster of %d OSDs (stripe width %d%s, all on loopback) against the "
              "raw local disk, same run. Sequential: buffered 1 MiB requests, up to %d MiB written (at most %d s) "
              "with fsync at the end, then read back, after an untimed warm-up of %d MiB written and read. Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
+             "Rows ending in ', N jobs' ran N such fio jobs at once (summed; sequential: a file each). "
              "Metadata: up to %d files in one directory, at most %d s per operation. Caches are cold before every read and before stat. "
              "Host: %d CPUs, kernel %s, %s, load average %.1f at the start and %.1f at the end; duration %.0f s."
              % (options.osds, options.stripe_width,

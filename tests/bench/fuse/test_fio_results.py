@@ -11,7 +11,7 @@ import unittest
 from pathlib import Path
 
 from fio_results import FioOutputError, Row, fio_row, format_ratio, markdown_table, parse_fio_json
-from run_fuse_bench import fio_command, parse_arguments, write_report
+from run_fuse_bench import fio_command, parallel_label, parse_arguments, write_report
 
 TESTDATA = Path(__file__).resolve().parent / "testdata"
 RANDOM_READ = (TESTDATA / "fio-randread-4k-qd32.json").read_text()
@@ -113,6 +113,33 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn("--end_fsync=1", command)
         self.assertNotIn("--direct=1", command)
         self.assertNotIn("--time_based", command)
+
+    def test_parallel_jobs_are_reported_as_one_and_sequential_ones_get_a_file_each(self):
+        sequential = fio_command(Path("/m/seq"), "write", "1M", 1 << 28, 15, end_fsync=True, jobs=4,
+                                 file_per_job=True)
+        for expected in ("--numjobs=4", "--group_reporting", "--directory=/m", "--filename_format=seq.$jobnum",
+                         "--size=268435456"):
+            self.assertIn(expected, sequential)
+        self.assertFalse([argument for argument in sequential if argument.startswith("--filename=")])
+        random = fio_command(Path("/m/random.dat"), "randread", "4k", 1 << 28, 15, queue_depth=32, direct=True,
+                             time_based=True, jobs=4)
+        self.assertIn("--filename=/m/random.dat", random)
+        self.assertIn("--numjobs=4", random)
+        single = fio_command(Path("/m/random.dat"), "randread", "4k", 1 << 28, 15)
+        self.assertFalse([argument for argument in single if argument.startswith("--numjobs")])
+
+    def test_parallel_rows_keep_the_unit_of_their_workload(self):
+        write = parse_fio_json(SEQUENTIAL_WRITE, "write")
+        read = parse_fio_json(RANDOM_READ, "read")
+        self.assertEqual(parallel_label("random read 4 KiB QD32", 4), "random read 4 KiB QD32, 4 jobs")
+        self.assertEqual(fio_row(parallel_label("sequential write 1 MiB", 4), write, write).unit, "MiB/s")
+        self.assertEqual(fio_row(parallel_label("random read 4 KiB QD32", 4), read, read).unit, "IOPS")
+
+    def test_parallel_jobs_default_to_four_and_refuse_negative_counts(self):
+        self.assertEqual(parse_arguments([]).parallel_jobs, 4)
+        self.assertEqual(parse_arguments(["--parallel-jobs", "0"]).parallel_jobs, 0)
+        with self.assertRaises(SystemExit):
+            parse_arguments(["--parallel-jobs", "-1"])
 
     def test_defaults(self):
         options = parse_arguments([])

@@ -141,7 +141,9 @@ public final class MrcServer implements RunningServer {
             ledger = ReservationLedger.load(store, new ReservationScheduler());
             outcomes = new OutcomeJournal(namespace, config.outcomesRetentionMs(), config.outcomesRecordsMax());
             uuid = loadOrCreateUuid();
-            metadataStage = new MetadataStage(config.metadataQueueCapacity(), clock);
+            // Unsynced batches cost less than the two thread hand-offs of the queue: the network thread applies
+            // an operation itself when nothing waits (MetadataStage); a synced batch waits for the disk there.
+            metadataStage = new MetadataStage(config.metadataQueueCapacity(), clock, !config.databaseSyncWrites());
             started.add(metadataStage);
             RpcClient rpcClient = new RpcClient("mrc-" + uuid.substring(0, Math.min(8, uuid.length())),
                     FrameLimits.DEFAULT, RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, config.outgoingTls().orElse(null));

@@ -68,7 +68,7 @@ public final class Namespace {
 
     /**
      * Runs {@code operation} with every transaction's commit collected into {@code held} instead of written
-     * (metadata thread only; not reentrant).
+     * (in the metadata stage only, one operation at a time; not reentrant).
      */
     <T> T holdingWrites(Map<ByteBuffer, Optional<byte[]>> held, Callable<T> operation) throws Exception {
         if (heldWrites.get() != null) {

@@ -30,8 +30,9 @@ import org.xtreemfs.foundation.rpc.RpcException;
  * retention or over the cap, oldest first, in its own batch, so cleaning costs no extra write. A repeat
  * arriving after its record was removed is applied again.
  *
- * <p>Runs on the metadata thread only: the lookup and the recording cannot interleave with another
- * attempt of the same request, so of two attempts in the queue the first applies and the second replays.
+ * <p>Runs in the metadata stage only (one operation at a time, on its thread or on a network thread that
+ * applies while it is idle): the lookup and the recording cannot interleave with another attempt of the
+ * same request, so of two attempts in the queue the first applies and the second replays.
  */
 public final class OutcomeJournal {
     /** Longest {@code client_id} accepted (bytes of UTF-8). */
@@ -44,7 +45,7 @@ public final class OutcomeJournal {
     private final KvStore store;
     private final long retentionMs;
     private final long recordsMax;
-    /** Written on the metadata thread only; volatile for the status page's reads. */
+    /** Written in the metadata stage only (one operation at a time); volatile for the status page's reads. */
     private volatile long records;
     private volatile long replays;
     /** Recording time of the oldest record when known (then no scan is needed until it expires), else null. */

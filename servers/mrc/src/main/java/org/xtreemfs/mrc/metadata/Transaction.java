@@ -11,8 +11,9 @@ import org.xtreemfs.foundation.kv.Durability;
  * Reads see the operation's own earlier writes. Opened by {@link Namespace#begin()}; operations change
  * records through the namespace's typed accessors, raw keys stay inside this package (except
  * {@link #write}, through which the admission ledger's own records join the same batch). Not
- * thread-safe: changing operations run on the single metadata thread, which is also what makes
- * read-then-write safe without locks; a read-only operation elsewhere uses its own transaction.
+ * thread-safe: changing operations run one at a time on the metadata stage (its thread, or a network
+ * thread applying while the stage is idle: {@code MetadataStage}), which is also what makes
+ * read-then-write safe without further locks; a read-only operation elsewhere uses its own transaction.
  */
 public final class Transaction {
     private final Namespace namespace;

@@ -20,14 +20,16 @@ import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.admission.OsdReport;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
+import org.xtreemfs.mrc.stages.MetadataStage;
 
 /**
  * The shape of every MRC procedure:
  * <ol>
  * <li>on the network thread, parse the request and {@link #prepare} its nondeterministic inputs (caller,
  * clock, DIR data, capability verification; may be asynchronous, never blocking);</li>
- * <li>{@link #apply} it on the metadata stage (or, for a request that {@link #readsOnly only reads}, right
- * there under {@link Namespace#read}): a deterministic function of (context, store) that reads
+ * <li>{@link #apply} it on the metadata stage, one operation at a time (its thread, or this network thread
+ * when the stage is idle and batches are not synced: {@link MetadataStage}), or, for a request that
+ * {@link #readsOnly only reads}, right there under {@link Namespace#read}: a deterministic function of (context, store) that reads
  * through the namespace core and commits at most one write batch; the operation's logic is a static
  * method of the op class that apply calls with the request's fields;</li>
  * <li>{@link #afterCommit} (e.g. tell the DIR);</li>
@@ -187,7 +189,7 @@ public abstract class MetadataOp<R, T> implements RpcHandler {
         return services.ledger().describe(volume, unavailable);
     }
 
-    /** Runs on the metadata thread; all store changes in one batch; reads no clock and no random source. */
+    /** Runs in the metadata stage (one operation at a time); all store changes in one batch; reads no clock and no random source. */
     protected abstract T apply(OperationContext context, R request) throws Exception;
 
     protected CompletableFuture<T> afterCommit(R request, T result) {

@@ -6,6 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.clock.ManualClock;
 import org.xtreemfs.foundation.rpc.RpcException;
@@ -47,6 +49,63 @@ class MetadataStageTest {
             ExecutionException error = org.assertj.core.api.Assertions.catchThrowableOfType(ExecutionException.class,
                     () -> failed.get(10, TimeUnit.SECONDS));
             assertThat(error.getCause()).hasMessage("gone");
+        }
+    }
+
+    @Test
+    void anIdleStageAppliesOnTheCallersThread() throws Exception {
+        try (MetadataStage stage = new MetadataStage(4, new ManualClock(), true)) {
+            CompletableFuture<Thread> ranOn = stage.submit("here", Thread::currentThread);
+            assertThat(ranOn).isCompleted();
+            assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+            assertThat(stage.appliedOnCaller()).isEqualTo(1);
+            assertThat(stage.metrics().handledCount()).isEqualTo(1);
+        }
+        try (MetadataStage stage = new MetadataStage(4, new ManualClock(), false)) {
+            assertThat(stage.submit("queued", Thread::currentThread).get(10, TimeUnit.SECONDS))
+                    .isNotSameAs(Thread.currentThread());
+        }
+    }
+
+    @Test
+    void whileAnOperationRunsOrWaitsTheNextOneIsQueuedInOrderAndNoneOverlap() throws Exception {
+        // A caller applying an operation holds the stage: the next submit must queue (not run beside it), and
+        // while that one waits, a later submit must queue behind it (not overtake it on its caller's thread).
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger concurrent = new AtomicInteger();
+        AtomicInteger mostConcurrent = new AtomicInteger();
+        StringBuffer order = new StringBuffer();
+        try (MetadataStage stage = new MetadataStage(8, new ManualClock(), true)) {
+            AtomicReference<CompletableFuture<String>> first = new AtomicReference<>();
+            Thread caller = new Thread(() -> first.set(stage.submit("first", () -> {
+                mostConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
+                running.countDown();
+                release.await(10, TimeUnit.SECONDS);
+                order.append("1");
+                concurrent.decrementAndGet();
+                return Thread.currentThread().getName();
+            })), "caller-thread");
+            caller.start();
+            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<String> second = stage.submit("second", () -> {
+                mostConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
+                order.append("2");
+                concurrent.decrementAndGet();
+                return Thread.currentThread().getName();
+            });
+            assertThat(second).isNotDone();
+            release.countDown();
+            caller.join(10_000);
+            CompletableFuture<String> third = stage.submit("third", () -> {
+                order.append("3");
+                return Thread.currentThread().getName();
+            });
+            assertThat(first.get().get(10, TimeUnit.SECONDS)).isEqualTo("caller-thread");
+            assertThat(second.get(10, TimeUnit.SECONDS)).startsWith("stage-mrc-metadata");
+            third.get(10, TimeUnit.SECONDS);
+            assertThat(order.toString()).isEqualTo("123");
+            assertThat(mostConcurrent.get()).isEqualTo(1);
         }
     }
 }
