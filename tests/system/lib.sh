@@ -6,7 +6,8 @@
 # Provides: $repository $cpp_build $state $dir_port $mrc_port $osd_names[] $osd_ports[] $osd_uuids[] $pids[],
 #   start_cluster OSD_COUNT [-Dkey=value...]   a DIR, an MRC and OSD_COUNT OSDs (osd0..), the settings on every OSD
 #   start_typed_cluster LAUNCHER_OPTIONS...   the same from xtreemfs-cluster start options (--osd SPEC, ...)
-#   cluster VERB [ARGS...]          bin/xtreemfs-cluster VERB --state $state ARGS
+#   cluster VERB [ARGS...]          bin/xtreemfs-cluster VERB --state $state ARGS (run through $cluster_prefix[],
+#                                   e.g. nsenter --net=... to run the launcher on a network host of the test's making)
 #   kill_osd I [SIGNAL], start_osd I, osd_pid I   signal (default KILL), restart (same port and data), pid of OSD I
 #   kill_mrc [SIGNAL], start_mrc   the same for the MRC
 #   mount_volume VOLUME MOUNTPOINT [mount.xtreemfs options...]   mount (and unmount at exit)
@@ -14,7 +15,8 @@
 #   errno_is ERRNO PYTHON_CODE ARG...   pass only if the python code raises OSError with that errno
 #   system_finish                  print the summary line and exit 1 on any failure (or when nothing was checked)
 # $pids[] holds processes a script starts itself (e.g. a mount in the foreground); cleanup on exit stops them,
-# unmounts every mount it made and stops the cluster. A passing run removes its state folder, a failing one
+# unmounts every mount it made, stops the cluster and then runs the commands in $cleanups[] (e.g. removing
+# network namespaces the script made). A passing run removes its state folder, a failing one
 # keeps it (XTREEMFS_E2E_KEEP=1 always keeps it).
 set -euo pipefail
 
@@ -24,6 +26,8 @@ system_setup() {
   state="$(mktemp -d /tmp/xtreemfs-e2e.XXXXXX)"
   pids=()
   mounts=()
+  cleanups=()
+  cluster_prefix=()
   failures=0
   passes=0
   export BUILD_SUFFIX="${BUILD_SUFFIX:-}"
@@ -40,6 +44,8 @@ system_cleanup() {
   for pid in "${pids[@]}"; do kill -CONT "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ -f "$state/cluster.properties" ]; then cluster stop >/dev/null || status=1; fi
+  local cleanup
+  for cleanup in "${cleanups[@]}"; do $cleanup || status=1; done
   if [ "$status" -eq 0 ] && [ "${XTREEMFS_E2E_KEEP:-0}" != 1 ]; then
     rm -rf "$state"
   else
@@ -47,7 +53,7 @@ system_cleanup() {
   fi
 }
 
-cluster() { "$repository/bin/xtreemfs-cluster" "$1" --state "$state" "${@:2}"; }
+cluster() { "${cluster_prefix[@]}" "$repository/bin/xtreemfs-cluster" "$1" --state "$state" "${@:2}"; }
 
 # Reads ports, names, UUIDs and pids of the running cluster into the shell's variables.
 load_cluster() { eval "$(cluster status --shell)"; }

@@ -34,7 +34,8 @@ public final class MrcConfig {
             "HTTP status page port (0 = any free port)");
     public static final Setting<String> ADVERTISED_ADDRESS = new Setting<>("mrc.advertisedAddress",
             SettingTypes.string(true), "",
-            "host clients use to reach this MRC (registered at the DIR); empty = the listen address, or 127.0.0.1 when that is 0.0.0.0");
+            "host clients use to reach this MRC (registered at the DIR); empty = the listen address,"
+                    + " or when that is 0.0.0.0 this host's first address other hosts can reach");
     public static final Setting<Path> DATABASE_PATH = Setting.path("mrc.database.path",
             Path.of("/var/lib/xtreemfs/mrc/database"), "folder of the MRC's RocksDB database");
     public static final Setting<Boolean> DATABASE_SYNC_WRITES = Setting.bool("mrc.database.syncWrites", false,

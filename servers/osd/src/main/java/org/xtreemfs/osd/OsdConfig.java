@@ -33,7 +33,8 @@ public final class OsdConfig {
             "local address the RPC and status ports bind to");
     public static final Setting<String> ADVERTISED_ADDRESS = new Setting<>("osd.advertisedAddress",
             SettingTypes.string(true), "",
-            "host name or IP registered at the DIR for clients; empty: osd.bindAddress, or this host's name");
+            "host name or IP registered at the DIR for clients; empty: osd.bindAddress,"
+                    + " or when that is 0.0.0.0 this host's first address other hosts can reach");
     public static final Setting<Integer> PORT = Setting.port("osd.port", 32640, "RPC port (0: any free port)");
     public static final Setting<Integer> STATUS_PORT = Setting.port("osd.status.port", 30640,
             "HTTP status page port (0: any free port)");

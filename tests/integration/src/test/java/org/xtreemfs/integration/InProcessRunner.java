@@ -72,6 +72,10 @@ final class InProcessRunner implements ServerRunner {
 
     @Override
     public RunningServer start(ServerSpec spec) throws IOException {
+        if (!spec.networkNamespace().isEmpty()) {
+            throw new ClusterException(spec.name() + ": an in-process server runs in the test JVM's network namespace,"
+                    + " not in " + spec.networkNamespace() + "; run the cluster as processes for that");
+        }
         try {
             switch (spec.kind()) {
                 case DIR -> {

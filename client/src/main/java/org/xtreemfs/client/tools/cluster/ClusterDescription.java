@@ -10,10 +10,12 @@ import java.util.Set;
  * What a local cluster is made of: one DIR, one MRC and these OSDs, each server with settings on top of the
  * launcher's defaults. {@code statusPorts}: give every status page a port chosen now (so status can show
  * it) instead of letting the server pick one nobody learns. {@code tls}: whether every RPC port speaks TLS, with
- * certificates from a test CA the launcher makes in the state folder.
+ * certificates from a test CA the launcher makes in the state folder. {@code hosts}: each server's own network
+ * namespace and address ({@link NetworkHost}) by server name, for every server or for none (empty: every server on
+ * the launcher's loopback); a server on loopback could not reach a DIR in another namespace, nor be reached there.
  */
 public record ClusterDescription(List<OsdDescription> osds, Map<String, String> dirSettings,
-        Map<String, String> mrcSettings, boolean statusPorts, Tls tls) {
+        Map<String, String> mrcSettings, boolean statusPorts, Tls tls, Map<String, NetworkHost> hosts) {
 
     /** TLS across the cluster. */
     public enum Tls {
@@ -40,11 +42,31 @@ public record ClusterDescription(List<OsdDescription> osds, Map<String, String> 
                 throw new IllegalArgumentException("two OSDs are named '" + osd.name() + "'");
             }
         }
+        hosts = Map.copyOf(hosts);
+        names.addAll(List.of("dir", "mrc"));
+        for (String name : hosts.keySet()) {
+            if (!names.contains(name)) {
+                throw new IllegalArgumentException("a network host is given for '" + name + "', which is no server of"
+                        + " the cluster (" + String.join(", ", new java.util.TreeSet<>(names)) + ")");
+            }
+        }
+        if (!hosts.isEmpty() && hosts.size() != names.size()) {
+            Set<String> missing = new java.util.TreeSet<>(names);
+            missing.removeAll(hosts.keySet());
+            throw new IllegalArgumentException("network hosts are given for some servers but not for "
+                    + String.join(", ", missing) + ": give every server one or none");
+        }
+    }
+
+    /** A cluster on the launcher's loopback. */
+    public ClusterDescription(List<OsdDescription> osds, Map<String, String> dirSettings,
+            Map<String, String> mrcSettings, boolean statusPorts, Tls tls) {
+        this(osds, dirSettings, mrcSettings, statusPorts, tls, Map.of());
     }
 
     /** A cluster without TLS. */
     public ClusterDescription(List<OsdDescription> osds, Map<String, String> dirSettings,
             Map<String, String> mrcSettings, boolean statusPorts) {
-        this(osds, dirSettings, mrcSettings, statusPorts, Tls.OFF);
+        this(osds, dirSettings, mrcSettings, statusPorts, Tls.OFF, Map.of());
     }
 }

@@ -16,7 +16,8 @@ import java.util.Map;
  *                              administrator's client certificate admin.pem/admin.key, users' certificates
  * </pre>
  * Servers listen on loopback only and start on port 0; the port from their READY line is then kept in the
- * state, so a restart binds the same port. Heartbeats are short so a (re)started server is registered and
+ * state, so a restart binds the same port. A server on a host of its own (a network namespace, {@link NetworkHost})
+ * binds every interface instead and registers the address its host advertises (no advertised address is set). Heartbeats are short so a (re)started server is registered and
  * visible to the MRC's placement within a second.
  */
 final class ClusterLayout {
@@ -24,6 +25,7 @@ final class ClusterLayout {
     /** The MRC's and OSDs' capability secret (mode 0600), passed by path: see LocalCluster.writeSecretFile. */
     static final String SECRET_FILE = "capability.secret";
     static final String LOOPBACK = "127.0.0.1";
+    static final String EVERY_INTERFACE = "0.0.0.0";
     /** The administrator's client certificate of a TLS cluster, used by the launcher and tools. */
     static final String ADMIN_CERTIFICATE = "admin";
     /** root (uid 0, gid 0), as an MRC taking identities from certificates reads it. */
@@ -58,18 +60,24 @@ final class ClusterLayout {
         };
     }
 
-    /** The launcher's settings for one server; {@code dirAddress} is "host:port" (unused for the DIR). */
+    /**
+     * The launcher's settings for one server; {@code dirAddress} is "host:port" (unused for the DIR); {@code ownHost}:
+     * the server runs in a network namespace of its own ({@link NetworkHost}).
+     */
     static Map<String, String> defaults(ServerKind kind, Path state, String name, String uuid, String dirAddress,
-            String secretFile, int statusPort) {
+            String secretFile, int statusPort, boolean ownHost) {
         Map<String, String> settings = new HashMap<>();
         settings.put(kind.portKey(), "0");
         settings.put(kind.statusPortKey(), Integer.toString(statusPort));
         settings.put(dataKey(kind), dataFolder(state, name).toString());
+        // On a host of its own a server binds every interface and advertises what AdvertisedAddress finds there.
+        settings.put(kind.shortName() + ".bindAddress", ownHost ? EVERY_INTERFACE : LOOPBACK);
+        if (kind != ServerKind.DIR && !ownHost) {
+            settings.put(kind.shortName() + ".advertisedAddress", LOOPBACK);
+        }
         switch (kind) {
-            case DIR -> settings.put("dir.bindAddress", LOOPBACK);
+            case DIR -> { }
             case MRC -> {
-                settings.put("mrc.bindAddress", LOOPBACK);
-                settings.put("mrc.advertisedAddress", LOOPBACK);
                 settings.put("mrc.uuid", uuid);
                 settings.put("mrc.dir.address", dirAddress);
                 settings.put("mrc.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS));
@@ -77,8 +85,6 @@ final class ClusterLayout {
                 settings.put("capability.secretFile", secretFile);
             }
             case OSD -> {
-                settings.put("osd.bindAddress", LOOPBACK);
-                settings.put("osd.advertisedAddress", LOOPBACK);
                 settings.put("osd.uuid", uuid);
                 settings.put("osd.dir.address", dirAddress);
                 settings.put("osd.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS));

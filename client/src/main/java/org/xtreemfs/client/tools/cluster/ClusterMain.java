@@ -98,8 +98,8 @@ public final class ClusterMain implements Callable<Integer> {
         for (ServerStatus server : cluster.status()) {
             out.printf("%-11s %-7s %-11s %-21s %-24s %-18s %-36s %s%n", server.name(),
                     server.running() ? "running" : "stopped", server.running() ? "pid " + server.pid() : "",
-                    (cluster.tls().enabled() ? "pbrpcs://" : "pbrpc://") + ClusterLayout.LOOPBACK + ":" + server.port(),
-                    server.statusPort() > 0 ? "http://" + ClusterLayout.LOOPBACK + ":" + server.statusPort() + "/" : "",
+                    (cluster.tls().enabled() ? "pbrpcs://" : "pbrpc://") + server.address() + ":" + server.port(),
+                    server.statusPort() > 0 ? "http://" + server.address() + ":" + server.statusPort() + "/" : "",
                     server.uuid().isEmpty() ? "-" : server.uuid(), server.summary(), server.log());
         }
         for (Path mount : cluster.mounts()) {
@@ -113,20 +113,25 @@ public final class ClusterMain implements Callable<Integer> {
         List<String> osdPorts = new ArrayList<>();
         List<String> osdUuids = new ArrayList<>();
         List<String> osdPids = new ArrayList<>();
+        List<String> osdAddresses = new ArrayList<>();
         for (ServerStatus server : cluster.status()) {
             switch (server.kind()) {
-                case DIR -> out.printf("dir_port=%d%ndir_pid=%d%n", server.port(), server.pid());
-                case MRC -> out.printf("mrc_port=%d%nmrc_pid=%d%nmrc_uuid=%s%n", server.port(), server.pid(), server.uuid());
+                case DIR -> out.printf("dir_port=%d%ndir_pid=%d%ndir_address=%s%n", server.port(), server.pid(),
+                        server.address());
+                case MRC -> out.printf("mrc_port=%d%nmrc_pid=%d%nmrc_uuid=%s%nmrc_address=%s%n", server.port(),
+                        server.pid(), server.uuid(), server.address());
                 case OSD -> {
                     osdNames.add(server.name());
                     osdPorts.add(Integer.toString(server.port()));
                     osdUuids.add(server.uuid());
                     osdPids.add(Long.toString(server.pid()));
+                    osdAddresses.add(server.address());
                 }
             }
         }
-        out.printf("osd_names=(%s)%nosd_ports=(%s)%nosd_uuids=(%s)%nosd_pids=(%s)%n", String.join(" ", osdNames),
-                String.join(" ", osdPorts), String.join(" ", osdUuids), String.join(" ", osdPids));
+        out.printf("osd_names=(%s)%nosd_ports=(%s)%nosd_uuids=(%s)%nosd_pids=(%s)%nosd_addresses=(%s)%n",
+                String.join(" ", osdNames), String.join(" ", osdPorts), String.join(" ", osdUuids),
+                String.join(" ", osdPids), String.join(" ", osdAddresses));
         // With TLS: the files clients need (the tools' --tls-ca/--tls-cert/--tls-key, mount.xtreemfs's the same).
         cluster.tlsFiles().ifPresentOrElse(files -> out.printf("tls_ca=%s%ntls_cert=%s%ntls_key=%s%n",
                 files.authority(), files.administrator().certificate(), files.administrator().privateKey()),
@@ -174,6 +179,15 @@ public final class ClusterMain implements Callable<Integer> {
                 + "certificate signed by the test CA (make users' with 'xtreemfs-cluster certificate').")
         boolean tlsClientCertificates;
 
+        @Option(names = "--netns", paramLabel = "NAME=NAMESPACE@ADDRESS", description = {"Run server NAME (dir, mrc or "
+                + "an OSD's name) on a host of its own: in the network namespace NAMESPACE (/run/netns/NAMESPACE, made "
+                + "with ip netns add; entered with nsenter --net, so files and mounts stay this machine's), bound to "
+                + "every interface (0.0.0.0) and registering the address its host advertises; the launcher and the "
+                + "other servers reach it at ADDRESS (IPv4), which the launcher checks is what it registered. Give "
+                + "every server one or none; run the launcher itself where it reaches every ADDRESS (e.g. nsenter "
+                + "--net=/run/netns/CLIENT bin/xtreemfs-cluster ...). See tests/system/multihost_e2e.sh."})
+        List<String> netns = new ArrayList<>();
+
         @Spec
         CommandSpec commandSpec;
 
@@ -199,17 +213,19 @@ public final class ClusterMain implements Callable<Integer> {
                 settings.putAll(osd.settings());
                 described.add(new OsdDescription(osd.name(), settings));
             }
+            Map<String, NetworkHost> hosts = new LinkedHashMap<>();
+            parseSettings(netns, "--netns").forEach((name, host) -> hosts.put(name, NetworkHost.parse(host)));
             ClusterDescription description = new ClusterDescription(described,
                     parseSettings(dirSettings, "--dir-setting"), parseSettings(mrcSettings, "--mrc-setting"), statusPorts,
                     tlsClientCertificates ? ClusterDescription.Tls.CLIENT_CERTIFICATES
-                            : tls ? ClusterDescription.Tls.ON : ClusterDescription.Tls.OFF);
+                            : tls ? ClusterDescription.Tls.ON : ClusterDescription.Tls.OFF, hosts);
             LocalCluster cluster;
             if (fresh) {
                 LocalCluster.wipe(parent.state, runner);
             }
             if (LocalCluster.exists(parent.state)) {
                 if (!described.isEmpty() || !dirSettings.isEmpty() || !mrcSettings.isEmpty() || statusPorts || tls
-                        || tlsClientCertificates) {
+                        || tlsClientCertificates || !netns.isEmpty()) {
                     throw new IllegalArgumentException(parent.state + " holds a cluster already: start it again "
                             + "without describing servers, or describe a new one with --fresh");
                 }

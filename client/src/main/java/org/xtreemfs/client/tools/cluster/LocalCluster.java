@@ -25,6 +25,7 @@ import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcTls;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.foundation.files.PrivateFiles;
+import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
 
 /**
@@ -35,6 +36,9 @@ import org.xtreemfs.interfaces.dir.ServiceStatus;
  * <p>Ready means: the server printed its READY line (for the DIR), and, for the MRC and every OSD,
  * also that the DIR lists it as available with a heartbeat from after this (re)start at the port it
  * announced. No fixed sleeps: once {@link #start} or {@link #restart} returns, mkfs places on every OSD.
+ *
+ * <p>Servers listen on the launcher's loopback, or each on a host of its own ({@link NetworkHost}: a network
+ * namespace and its address, where the launcher reaches it and checks it registered).
  *
  * <p>The state file is rewritten after every change, so another process (the next CLI call) can
  * {@link #open} the cluster to stop, kill, restart or show it. Not thread-safe: one caller at a time.
@@ -56,23 +60,34 @@ public final class LocalCluster implements AutoCloseable {
         ServerSpec spec;
         final String uuid;
         final String summary;
+        /** The server's own network namespace and address; null: the launcher's loopback. */
+        final NetworkHost host;
         RunningServer running;
         long pid = -1;
 
-        Member(ServerSpec spec, String uuid, String summary) {
+        Member(ServerSpec spec, String uuid, String summary, NetworkHost host) {
             this.spec = spec;
             this.uuid = uuid;
             this.summary = summary;
+            this.host = host;
         }
 
         int port() {
             return Integer.parseInt(spec.settings().get(spec.kind().portKey()));
         }
+
+        /** Where the launcher and the other servers reach it. */
+        String address() {
+            return host == null ? ClusterLayout.LOOPBACK : host.address();
+        }
     }
 
-    /** One line of {@link #status}: {@code port} is 0 before the server was ever ready. */
-    public record ServerStatus(String name, ServerKind kind, boolean running, long pid, int port, int statusPort,
-            String uuid, String summary, Path log) {
+    /**
+     * One line of {@link #status}: {@code port} is 0 before the server was ever ready; {@code address} is where it
+     * is reached, {@code networkNamespace} empty for the launcher's own.
+     */
+    public record ServerStatus(String name, ServerKind kind, boolean running, long pid, String address, int port,
+            int statusPort, String uuid, String summary, Path log, String networkNamespace) {
     }
 
     private LocalCluster(Path state, ServerRunner runner, String clusterId, ClusterDescription.Tls tls) {
@@ -107,18 +122,20 @@ public final class LocalCluster implements AutoCloseable {
                 authority.issue(ClusterLayout.ADMIN_CERTIFICATE, ClusterLayout.ADMIN_SUBJECT, List.of());
             }
             String secretFile = writeSecretFile(state, HexFormat.of().formatHex(secretBytes())).toString();
-            cluster.add("dir", ServerKind.DIR, "", secretFile, description.dirSettings(), description.statusPorts(), "");
+            Map<String, NetworkHost> hosts = description.hosts();
+            cluster.add("dir", ServerKind.DIR, "", secretFile, description.dirSettings(), description.statusPorts(), "",
+                    hosts.get("dir"));
             cluster.startAndAwait(List.of("dir"));
             String dirAddress = cluster.dirAddress();
             cluster.add("mrc", ServerKind.MRC, dirAddress, secretFile, description.mrcSettings(), description.statusPorts(),
-                    "");
+                    "", hosts.get("mrc"));
             List<String> names = new ArrayList<>(List.of("mrc"));
             String capacityEach = Long.toString(sharedCapacityBytesEach(state, description.osds().size()));
             for (OsdDescription osd : description.osds()) {
                 Map<String, String> settings = new HashMap<>(osd.settings());
                 settings.putIfAbsent(OsdDescription.CAPACITY_KEY, capacityEach);
                 cluster.add(osd.name(), ServerKind.OSD, dirAddress, secretFile, settings, description.statusPorts(),
-                        osd.summary());
+                        osd.summary(), hosts.get(osd.name()));
                 names.add(osd.name());
             }
             cluster.startAndAwait(names);
@@ -161,15 +178,18 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private void add(String name, ServerKind kind, String dirAddress, String secretFile, Map<String, String> overrides,
-            boolean statusPorts, String summary) throws IOException {
+            boolean statusPorts, String summary, NetworkHost host) throws IOException {
         String uuid = kind == ServerKind.DIR ? "" : name + "-" + clusterId;
         Map<String, String> settings = ClusterLayout.defaults(kind, state, name, uuid, dirAddress, secretFile,
-                statusPorts ? freePort() : 0);
+                statusPorts ? freePort() : 0, host != null);
         if (tls.enabled()) {
-            // Each server its own certificate, naming the loopback address the launcher gives every server.
+            // Each server its own certificate, naming the loopback address and, on a host of its own, its address.
             TestAuthority authority = TestAuthority.open(ClusterLayout.tlsFolder(state));
-            TestAuthority.Issued issued = authority.issue(name, "/CN=xtreemfs-" + name,
-                    List.of("IP:" + ClusterLayout.LOOPBACK, "DNS:localhost"));
+            List<String> names = new ArrayList<>(List.of("IP:" + ClusterLayout.LOOPBACK, "DNS:localhost"));
+            if (host != null) {
+                names.add("IP:" + host.address());
+            }
+            TestAuthority.Issued issued = authority.issue(name, "/CN=xtreemfs-" + name, names);
             String prefix = kind.shortName() + ".tls.";
             settings.put(prefix + "certificateFile", issued.certificate().toString());
             settings.put(prefix + "privateKeyFile", issued.privateKey().toString());
@@ -179,8 +199,8 @@ public final class LocalCluster implements AutoCloseable {
         }
         settings.putAll(overrides);
         String effectiveUuid = settings.getOrDefault(kind.shortName() + ".uuid", uuid);
-        members.put(name, new Member(new ServerSpec(name, kind, settings, ClusterLayout.log(state, name)),
-                effectiveUuid, summary));
+        members.put(name, new Member(new ServerSpec(name, kind, settings, ClusterLayout.log(state, name),
+                host == null ? "" : host.networkNamespace()), effectiveUuid, summary, host));
     }
 
     /** A port the kernel reports free now (only for status pages: a clash there fails loudly at start). */
@@ -211,8 +231,11 @@ public final class LocalCluster implements AutoCloseable {
             properties.stringPropertyNames().stream().filter(key -> key.startsWith(prefix + "setting."))
                     .forEach(key -> settings.put(key.substring((prefix + "setting.").length()), properties.getProperty(key)));
             ServerKind kind = ServerKind.parse(properties.getProperty(prefix + "kind", ""));
-            Member member = new Member(new ServerSpec(name, kind, settings, ClusterLayout.log(state, name)),
-                    properties.getProperty(prefix + "uuid", ""), properties.getProperty(prefix + "summary", ""));
+            String hostText = properties.getProperty(prefix + "host", "");
+            NetworkHost host = hostText.isEmpty() ? null : NetworkHost.parse(hostText);
+            Member member = new Member(new ServerSpec(name, kind, settings, ClusterLayout.log(state, name),
+                    host == null ? "" : host.networkNamespace()), properties.getProperty(prefix + "uuid", ""),
+                    properties.getProperty(prefix + "summary", ""), host);
             member.pid = Long.parseLong(properties.getProperty(prefix + "pid", "-1"));
             member.running = member.pid > 0 ? runner.find(member.spec, member.pid).orElse(null) : null;
             cluster.members.put(name, member);
@@ -240,6 +263,9 @@ public final class LocalCluster implements AutoCloseable {
             properties.setProperty(prefix + "uuid", member.uuid);
             properties.setProperty(prefix + "summary", member.summary);
             properties.setProperty(prefix + "pid", Long.toString(member.pid));
+            if (member.host != null) {
+                properties.setProperty(prefix + "host", member.host.toString());
+            }
             member.spec.settings().forEach((key, value) -> properties.setProperty(prefix + "setting." + key, value));
         });
         Path file = state.resolve(ClusterLayout.STATE_FILE);
@@ -328,16 +354,33 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the DIR lists the server as available since {@code sinceMs} at its port.
+     *
+     * @throws ClusterException when a server on a host of its own registered another address than its host's
+     *     (others could not reach it: see foundation AdvertisedAddress)
+     */
     private static boolean registered(DirServiceClient dir, Member member, long sinceMs) {
+        List<AddressMapping> mappings;
         try {
             boolean available = RpcClient.await(dir.serviceGetByUuid(member.uuid)).getServicesList().stream()
                     .anyMatch(service -> service.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE
                             && service.getLastHeartbeatMs() >= sinceMs);
-            return available && RpcClient.await(dir.addressMappingsGet(member.uuid)).getMappingsList().stream()
-                    .anyMatch(mapping -> mapping.getPort() == member.port());
+            if (!available) {
+                return false;
+            }
+            mappings = RpcClient.await(dir.addressMappingsGet(member.uuid)).getMappingsList().stream()
+                    .filter(mapping -> mapping.getPort() == member.port()).toList();
         } catch (Exception e) {
             return false; // the DIR itself may be restarting: ask again
         }
+        if (member.host != null && !mappings.isEmpty()
+                && mappings.stream().noneMatch(mapping -> mapping.getAddress().equals(member.address()))) {
+            throw new ClusterException(member.spec.name() + " registered at the DIR as " + mappings.get(0).getAddress()
+                    + ":" + member.port() + ", not at its host's address " + member.host + ": other hosts cannot"
+                    + " reach it there");
+        }
+        return !mappings.isEmpty();
     }
 
     private static void pause() {
@@ -415,13 +458,13 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    /** "127.0.0.1:PORT" of the DIR. */
+    /** "HOST:PORT" of the DIR: 127.0.0.1, or its own host's address. */
     public String dirAddress() {
-        return ClusterLayout.LOOPBACK + ":" + member("dir").port();
+        return member("dir").address() + ":" + member("dir").port();
     }
 
     public InetSocketAddress dirSocketAddress() {
-        return new InetSocketAddress(ClusterLayout.LOOPBACK, member("dir").port());
+        return new InetSocketAddress(member("dir").address(), member("dir").port());
     }
 
     /** Every server's name: dir, mrc, then the OSDs in description order. */
@@ -514,9 +557,9 @@ public final class LocalCluster implements AutoCloseable {
         List<ServerStatus> lines = new ArrayList<>();
         members.forEach((name, member) -> {
             boolean running = member.running != null && member.running.alive();
-            lines.add(new ServerStatus(name, member.spec.kind(), running, running ? member.pid : -1, member.port(),
-                    Integer.parseInt(member.spec.settings().get(member.spec.kind().statusPortKey())), member.uuid,
-                    member.summary, member.spec.log()));
+            lines.add(new ServerStatus(name, member.spec.kind(), running, running ? member.pid : -1, member.address(),
+                    member.port(), Integer.parseInt(member.spec.settings().get(member.spec.kind().statusPortKey())),
+                    member.uuid, member.summary, member.spec.log(), member.spec.networkNamespace()));
         });
         return lines;
     }

@@ -20,7 +20,8 @@ import org.xtreemfs.foundation.files.PrivateFiles;
  * in its log file (created 0600), so it outlives the process that started
  * it (the CLI exits after {@code start}). A process is recognised again by its pid and by its command
  * line, which contains its data folder (inside the cluster's state folder): a pid reused by an unrelated
- * process is never signalled.
+ * process is never signalled. A server with a network namespace ({@link NetworkHost}) starts through
+ * {@code nsenter --net}, which execs it (same pid).
  */
 public final class ProcessRunner implements ServerRunner {
     /** How long a server gets after SIGTERM before SIGKILL. */
@@ -64,6 +65,16 @@ public final class ProcessRunner implements ServerRunner {
         // umask 077: what the server creates itself and what its libraries create (RocksDB's files) is 0600/0700.
         command.addAll(List.of("sh", "-c", "umask 077 && exec \"$@\"", "sh"));
         command.add("setsid");
+        if (!spec.networkNamespace().isEmpty()) {
+            // Only the network namespace: the server keeps this machine's files and mounts (ip netns exec would
+            // give it a mount namespace of its own too).
+            Path namespace = NetworkHost.NAMESPACES.resolve(spec.networkNamespace());
+            if (!Files.exists(namespace)) {
+                throw new IOException("network namespace " + spec.networkNamespace() + " of " + spec.name()
+                        + " does not exist (no " + namespace + "; make it with ip netns add)");
+            }
+            command.addAll(List.of("nsenter", "--net=" + namespace));
+        }
         command.addAll(commandPrefix.apply(spec.kind()));
         spec.settings().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(setting -> {
             command.add("-D");

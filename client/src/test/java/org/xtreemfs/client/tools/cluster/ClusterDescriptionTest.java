@@ -3,8 +3,10 @@ package org.xtreemfs.client.tools.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -44,6 +46,51 @@ class ClusterDescriptionTest {
         OsdDescription a = new OsdDescription("a", Map.of());
         assertThatThrownBy(() -> new ClusterDescription(List.of(a, a), Map.of(), Map.of(), false))
                 .hasMessageContaining("two OSDs are named 'a'");
+    }
+
+    @Test
+    void networkHostsAreGivenForEveryServerOrForNone() {
+        List<OsdDescription> osds = List.of(new OsdDescription("osd0", Map.of()));
+        Map<String, NetworkHost> every = Map.of("dir", NetworkHost.parse("h-dir@10.77.0.1"),
+                "mrc", NetworkHost.parse("h-mrc@10.77.0.2"), "osd0", NetworkHost.parse("h-osd0@10.77.0.10"));
+        assertThat(new ClusterDescription(osds, Map.of(), Map.of(), false, ClusterDescription.Tls.OFF, every).hosts())
+                .isEqualTo(every);
+        assertThatThrownBy(() -> new ClusterDescription(osds, Map.of(), Map.of(), false, ClusterDescription.Tls.OFF,
+                Map.of("dir", NetworkHost.parse("h-dir@10.77.0.1"))))
+                .hasMessageContaining("not for mrc, osd0");
+        assertThatThrownBy(() -> new ClusterDescription(osds, Map.of(), Map.of(), false, ClusterDescription.Tls.OFF,
+                Map.of("osd7", NetworkHost.parse("h@10.77.0.1")))).hasMessageContaining("'osd7'");
+    }
+
+    @Test
+    void aNetworkHostIsANamespaceAndAnIpv4Address() {
+        assertThat(NetworkHost.parse("xt-c2@10.77.0.22")).isEqualTo(new NetworkHost("xt-c2", "10.77.0.22"));
+        assertThatThrownBy(() -> NetworkHost.parse("xt-c2")).hasMessageContaining("NAMESPACE@ADDRESS");
+        assertThatThrownBy(() -> NetworkHost.parse("../etc@10.0.0.1")).hasMessageContaining("'../etc'");
+        assertThatThrownBy(() -> NetworkHost.parse("xt@10.0.0.256")).hasMessageContaining("'10.0.0.256'");
+        assertThatThrownBy(() -> NetworkHost.parse("xt@host.example")).hasMessageContaining("IPv4");
+    }
+
+    @Test
+    void aServerOnAHostOfItsOwnBindsEveryInterfaceAndAdvertisesWhatItsHostHas() {
+        Path state = Path.of("/tmp/state");
+        Map<String, String> own = ClusterLayout.defaults(ServerKind.OSD, state, "osd0", "u", "10.77.0.1:1", "s", 0, true);
+        assertThat(own).containsEntry("osd.bindAddress", "0.0.0.0").doesNotContainKey("osd.advertisedAddress");
+        Map<String, String> loopback = ClusterLayout.defaults(ServerKind.MRC, state, "mrc", "u", "127.0.0.1:1", "s", 0,
+                false);
+        assertThat(loopback).containsEntry("mrc.bindAddress", "127.0.0.1")
+                .containsEntry("mrc.advertisedAddress", "127.0.0.1");
+        assertThat(ClusterLayout.defaults(ServerKind.DIR, state, "dir", "", "", "s", 0, true))
+                .containsEntry("dir.bindAddress", "0.0.0.0");
+    }
+
+    @Test
+    void aServerInAMissingNetworkNamespaceIsNotStartedAndTheNamespaceIsNamed() {
+        ServerSpec spec = new ServerSpec("osd0", ServerKind.OSD, Map.of(), Path.of("/nonexistent-state/log/osd0.log"),
+                "xtreemfs-test-no-such-namespace");
+        assertThatThrownBy(() -> ProcessRunner.scripts(Path.of("/nonexistent-repository"), "").start(spec))
+                .isInstanceOf(IOException.class).hasMessageContaining("xtreemfs-test-no-such-namespace")
+                .hasMessageContaining("ip netns add");
     }
 
     @Test

@@ -191,11 +191,17 @@ public final class RpcClient implements AutoCloseable {
                     forget();
                     failAll("cannot connect to " + address + ": " + future.cause().getMessage());
                 } else {
-                    channelFuture.channel().closeFuture().addListener(closed -> {
+                    Channel channel = channelFuture.channel();
+                    channel.closeFuture().addListener(closed -> {
                         forget();
-                        Throwable cause = closeCause;
-                        failAll("connection to " + address + " closed"
-                                + (cause == null ? "" : ": " + cause.getMessage()));
+                        // The calls fail once the event that closed the channel has been handled: a TLS handler
+                        // closes the channel before it passes its failure on (exceptionCaught sets closeCause), so
+                        // only then can the message say why, e.g. that the server refused the handshake.
+                        try {
+                            channel.eventLoop().execute(this::failAllClosed);
+                        } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+                            failAllClosed();
+                        }
                     });
                 }
             });
@@ -255,6 +261,11 @@ public final class RpcClient implements AutoCloseable {
             for (Long callId : pending.keySet()) {
                 fail(callId, message);
             }
+        }
+
+        private void failAllClosed() {
+            Throwable cause = closeCause;
+            failAll("connection to " + address + " closed" + (cause == null ? "" : ": " + cause.getMessage()));
         }
 
         private void forget() {
