@@ -7,6 +7,9 @@
 #include <optional>
 #include <unordered_map>
 
+#include <sys/socket.h>
+#include <cerrno>
+
 #include <asio.hpp>
 #include <asio/ssl.hpp>
 
@@ -86,26 +89,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
-  // Registers a call and queues its encoded record for the io thread, which connects first if this
-  // is the connection's first use. Registered before the bytes are sent, so an early answer always
-  // finds the call; both happen under pending_mutex_, so a call counted by PendingCount() has its
-  // record queued. Throws when the connection is already closed (the caller then uses a fresh one)
-  // or too many calls wait.
+  // Registers a call, then sends its encoded record (see TrySendOnCallerThread) or queues it for the
+  // io thread, which connects first if this is the connection's first use. Registered before the
+  // bytes are sent, so an early answer always finds the call. Throws when the connection is already
+  // closed (the caller then uses a fresh one) or too many calls wait.
   void Start(std::uint64_t call_id, std::shared_ptr<PendingCall> call,
              std::shared_ptr<const std::string> record) {
-    std::lock_guard<std::mutex> lock(pending_mutex_);
-    if (closed_) {
-      throw RpcError::Of(ErrorKind::kTransport, "connection to " + address_.ToString() + " closed");
+    {
+      std::lock_guard<std::mutex> lock(pending_mutex_);
+      if (closed_) {
+        throw RpcError::Of(ErrorKind::kTransport, "connection to " + address_.ToString() + " closed");
+      }
+      if (pending_.size() >= options_.pending_calls_per_connection_max) {
+        throw RpcError::Of(ErrorKind::kOverloaded,
+                           std::to_string(pending_.size()) + " calls already wait on " +
+                               address_.ToString());
+      }
+      pending_.emplace(call_id, std::move(call));
     }
-    if (pending_.size() >= options_.pending_calls_per_connection_max) {
-      throw RpcError::Of(ErrorKind::kOverloaded,
-                         std::to_string(pending_.size()) + " calls already wait on " +
-                             address_.ToString());
-    }
-    pending_.emplace(call_id, std::move(call));
-    asio::post(io_context_, [self = shared_from_this(), record = std::move(record)]() mutable {
-      self->SendOnIoThread(std::move(record));
-    });
+    if (TrySendOnCallerThread(record)) return;
+    asio::post(io_context_, [self = shared_from_this()] { self->SendOnIoThread(); });
   }
 
   void Unregister(std::uint64_t call_id) {
@@ -131,14 +134,43 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   enum class State { kIdle, kConnecting, kConnected, kClosed };
 
-  void SendOnIoThread(std::shared_ptr<const std::string> record) {
+  // On a connected plain-TCP connection with nothing queued or being written, sends the record from the
+  // caller's thread with a non-blocking send: no hand-off to the io thread, which on a busy machine
+  // costs a wake-up per call (perf: a quarter of the mount's CPU went to futex waits and switches).
+  // Whatever the socket does not take at once (full buffer, an error) is queued for the io thread,
+  // which writes the rest or closes the connection on the error. Returns false when the record was
+  // queued and the io thread must be told.
+  bool TrySendOnCallerThread(const std::shared_ptr<const std::string>& record) {
+    std::lock_guard<std::mutex> lock(write_mutex_);
+    if (!direct_send_ || writing_ || !write_queue_.empty()) {
+      write_queue_.push_back(QueuedRecord{record, 0});
+      return false;
+    }
+    std::size_t sent = 0;
+    while (sent < record->size()) {
+      const ssize_t written = ::send(socket_.native_handle(), record->data() + sent,
+                                     record->size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (written > 0) {
+        sent += static_cast<std::size_t>(written);
+      } else if (written < 0 && errno == EINTR) {
+        continue;
+      } else {
+        break;  // EAGAIN or an error: the io thread's write goes on or fails the connection
+      }
+    }
+    if (sent == record->size()) return true;
+    write_queue_.push_back(QueuedRecord{record, sent});
+    return false;
+  }
+
+  // The io thread's part of sending: connects on first use, else writes what is queued.
+  void SendOnIoThread() {
     if (state_ == State::kClosed) {
       return;  // CloseOnIoThread failed the call already
     }
-    write_queue_.push_back(std::move(record));
     if (state_ == State::kIdle) {
       StartConnect();
-    } else if (state_ == State::kConnected && !writing_) {
+    } else if (state_ == State::kConnected) {
       WriteNext();
     }
   }
@@ -184,6 +216,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     connect_timer_.cancel();
     state_ = State::kConnected;
+    {
+      std::lock_guard<std::mutex> lock(write_mutex_);
+      direct_send_ = true;  // plain TCP only: a TLS stream is written by the io thread alone
+    }
     ReadMore();
     WriteNext();
   }
@@ -214,28 +250,37 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void WriteNext() {
-    if (state_ != State::kConnected || writing_ || write_queue_.empty()) return;
-    writing_ = true;
-    std::shared_ptr<const std::string> record = write_queue_.front();
-    auto on_written = [self = shared_from_this(), record](const asio::error_code& error,
-                                                          std::size_t) {
-      self->writing_ = false;
-      // A close that ran between the write's completion and this handler (the peer's close seen
-      // by the read in the same io round) emptied the queue and failed every call; popping now
-      // would destroy a record twice.
-      if (self->state_ == State::kClosed) return;
+    QueuedRecord next;
+    {
+      std::lock_guard<std::mutex> lock(write_mutex_);
+      if (state_ != State::kConnected || writing_ || write_queue_.empty()) return;
+      writing_ = true;
+      next = write_queue_.front();
+    }
+    auto on_written = [self = shared_from_this(), record = next.record](const asio::error_code& error,
+                                                                        std::size_t) {
+      {
+        std::lock_guard<std::mutex> lock(self->write_mutex_);
+        self->writing_ = false;
+        // A close that ran between the write's completion and this handler (the peer's close seen
+        // by the read in the same io round) emptied the queue and failed every call; popping now
+        // would destroy a record twice.
+        if (self->state_ == State::kClosed) return;
+        if (!error) self->write_queue_.pop_front();
+      }
       if (error) {
         self->CloseOnIoThread("cannot send to " + self->address_.ToString() + ": " +
                               error.message());
         return;
       }
-      self->write_queue_.pop_front();
       self->WriteNext();
     };
+    const asio::const_buffer rest(next.record->data() + next.sent_bytes,
+                                  next.record->size() - next.sent_bytes);
     if (tls_ != nullptr) {
-      asio::async_write(*tls_, asio::buffer(*record), std::move(on_written));
+      asio::async_write(*tls_, rest, std::move(on_written));
     } else {
-      asio::async_write(socket_, asio::buffer(*record), std::move(on_written));
+      asio::async_write(socket_, rest, std::move(on_written));
     }
   }
 
@@ -292,8 +337,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     asio::error_code ignored;
     connect_timer_.cancel();
     resolver_.cancel();
-    socket_.close(ignored);
-    write_queue_.clear();
+    {
+      // Under the write lock: no caller is inside send() on the descriptor being closed.
+      std::lock_guard<std::mutex> lock(write_mutex_);
+      direct_send_ = false;
+      socket_.close(ignored);
+      write_queue_.clear();
+    }
     std::unordered_map<std::uint64_t, std::shared_ptr<PendingCall>> failed;
     {
       std::lock_guard<std::mutex> lock(pending_mutex_);
@@ -315,9 +365,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   RecordDecoder decoder_;
   std::array<char, 64 * 1024> read_buffer_{};
   State state_ = State::kIdle;
+  // A record to send and how much of it the socket took already (a caller's send may be partial).
+  struct QueuedRecord {
+    std::shared_ptr<const std::string> record;
+    std::size_t sent_bytes = 0;
+  };
+  // Guards the sending side, shared by the io thread and callers sending on their own thread.
+  std::mutex write_mutex_;
+  // Connected over plain TCP and not closed: callers may send themselves. Guarded by write_mutex_.
+  bool direct_send_ = false;
+  // An io-thread write is in progress (its record is write_queue_.front()). Guarded by write_mutex_.
   bool writing_ = false;
   // Bounded by pending_calls_per_connection_max: every queued record belongs to a registered call.
-  std::deque<std::shared_ptr<const std::string>> write_queue_;
+  // Guarded by write_mutex_.
+  std::deque<QueuedRecord> write_queue_;
 
   std::mutex pending_mutex_;
   bool closed_ = false;  // guarded by pending_mutex_; once true, never false again

@@ -101,6 +101,10 @@ public final class OsdConfig {
                     + " with on this OSD), conventional (a file per object, for every file) or log (appends in write"
                     + " order plus an index, random writes become sequential, for every file); conventional and log"
                     + " are fixed for the life of the object folder, role reads a folder written with either");
+    public static final Setting<Integer> STORAGE_OPEN_FILES_MAX = Setting.integer("osd.storage.openFilesMax", 4096, 0,
+            100_000, "conventional layout (and the conventional part of role): object files kept open between accesses, least recently used closed first"
+                    + " (an access then costs no open and close); 0 opens and closes the file on every access. Each is"
+                    + " a file descriptor: at most a quarter of the process limit (ulimit -Hn) is used");
     public static final Setting<Long> STORAGE_LOG_SEGMENT_BYTES = Setting.byteSize("osd.storage.log.segmentBytes",
             64L << 20, 1L << 20, 1L << 36, "log layout: size of one log segment file, the unit of compaction");
     public static final Setting<Integer> STORAGE_LOG_DEAD_PERCENT_MAX = Setting.integer(
@@ -132,7 +136,7 @@ public final class OsdConfig {
             PREPROCESSING_THREADS,
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, QOS_VOLUME_QUEUE_CAPACITY, QOS_POLICY,
             QOS_BUFFERED_WRITE_PACING, HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX,
-            DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION, STORAGE_LAYOUT,
+            DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION, STORAGE_LAYOUT, STORAGE_OPEN_FILES_MAX,
             STORAGE_LOG_SEGMENT_BYTES, STORAGE_LOG_DEAD_PERCENT_MAX, STORAGE_LOG_COMPACTION_BYTES_PER_SECOND,
             PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX, REPLICATION_FILL_BYTES_PER_SECOND,
             REPLICATION_FILLS_MAX,
@@ -304,6 +308,10 @@ public final class OsdConfig {
 
     public StorageLayout storageLayout() {
         return settings.get(STORAGE_LAYOUT);
+    }
+
+    public int storageOpenFilesMax() {
+        return settings.get(STORAGE_OPEN_FILES_MAX);
     }
 
     /** The log layout's segment size and dead-bytes bound. */

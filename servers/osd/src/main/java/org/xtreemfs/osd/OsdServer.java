@@ -182,7 +182,8 @@ public final class OsdServer implements RunningServer {
         uuid = OsdUuidFile.loadOrCreate(dataFolder, config.uuid());
         loadProfile();
         device = config.deviceEmulation().device(clock);
-        store = started(config.storageLayout().open(dataFolder, device, config.logOptions()));
+        store = started(config.storageLayout().open(dataFolder, device, config.logOptions(),
+                config.storageOpenFilesMax()));
         LogStructuredStore log = StorageLayout.logOf(store);
         if (log != null) {
             started(new LogCompactor(log, config.logCompactionBytesPerSecond()).start());

@@ -17,9 +17,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -79,11 +77,11 @@ public final class RpcServer implements AutoCloseable {
         if (serverChannel != null) {
             throw new IllegalStateException(serviceName + " RPC server already started");
         }
-        bossGroup = new NioEventLoopGroup(1, new DefaultThreadFactory(serviceName + "-accept", true));
-        workerGroup = new NioEventLoopGroup(0, new DefaultThreadFactory(serviceName + "-net", true));
+        bossGroup = NettyTransport.eventLoops(1, new DefaultThreadFactory(serviceName + "-accept", true));
+        workerGroup = NettyTransport.eventLoops(0, new DefaultThreadFactory(serviceName + "-net", true));
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
-                .channel(NioServerSocketChannel.class)
+                .channel(NettyTransport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
@@ -106,7 +104,8 @@ public final class RpcServer implements AutoCloseable {
             throw new IllegalStateException(serviceName + " cannot listen on " + bindAddress + ": " + e.getMessage(), e);
         }
         InetSocketAddress bound = boundAddress();
-        LOG.info("{} listening on {}", serviceName, bound);
+        LOG.info("{} listening on {} ({} transport{})", serviceName, bound, NettyTransport.name(),
+                NettyTransport.nativeEpoll() ? "" : "; native epoll unavailable: " + NettyTransport.unavailableReason());
         return bound;
     }
 

@@ -23,6 +23,22 @@ class XCapSignerTest {
         assertThat(signer.verify(capability)).isFalse();
     }
 
+    // Capabilities verified before are remembered within a bound; a forged one is refused however many were seen.
+    @Test
+    void rememberedCapabilitiesStayBoundedAndNeverAdmitAForgery() {
+        for (int i = 0; i < XCapSigner.VERIFIED_KEPT_MAX + 10; i++) {
+            XCap signed = signer.sign(capability.toBuilder().setFileId("vol1:" + i).build());
+            assertThat(signer.verify(signed)).isTrue();
+            assertThat(signer.verify(signed)).isTrue();
+            assertThat(signer.verifiedKeptCount()).isBetween(1, XCapSigner.VERIFIED_KEPT_MAX);
+        }
+        XCap known = signer.sign(capability);
+        assertThat(signer.verify(known)).isTrue();
+        XCap forged = known.toBuilder().setVolumeId("vol2").build();
+        assertThat(signer.verify(forged)).isFalse();
+        assertThat(signer.verify(known)).isTrue();
+    }
+
     // A capability signed with another secret does not verify.
     @Test
     void otherSecretDoesNotVerify() {

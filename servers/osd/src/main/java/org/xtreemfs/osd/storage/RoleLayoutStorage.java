@@ -53,10 +53,16 @@ public final class RoleLayoutStorage implements ObjectStorage {
     /** Opens both layouts under {@code root} on one RocksDB metadata store; {@link #close()} closes all three. */
     public static RoleLayoutStorage open(Path root, StorageDevice device, LogStructuredStore.Options logOptions)
             throws IOException {
+        return open(root, device, logOptions, ObjectStore.OPEN_OBJECT_FILES_MAX_DEFAULT);
+    }
+
+    /** As above; the conventional part keeps up to {@code openObjectFilesMax} object files open between accesses. */
+    public static RoleLayoutStorage open(Path root, StorageDevice device, LogStructuredStore.Options logOptions,
+            int openObjectFilesMax) throws IOException {
         org.xtreemfs.foundation.files.PrivateFiles.folder(root);
         KvStore store = RocksKvStore.open(RocksKvOptions.defaults(root.resolve(ObjectStore.METADATA_FOLDER)));
         try {
-            ObjectStore conventional = new ObjectStore(root, store, device);
+            ObjectStore conventional = new ObjectStore(root, store, device, openObjectFilesMax);
             return new RoleLayoutStorage(store, conventional, LogStructuredStore.open(root, store, device, logOptions));
         } catch (IOException | RuntimeException e) {
             store.close();

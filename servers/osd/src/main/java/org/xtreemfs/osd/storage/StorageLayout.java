@@ -22,10 +22,16 @@ public enum StorageLayout {
     /** Opens this layout's storage under {@code root} with its own metadata store. */
     public ObjectStorage open(Path root, StorageDevice device, LogStructuredStore.Options logOptions)
             throws IOException {
+        return open(root, device, logOptions, ObjectStore.OPEN_OBJECT_FILES_MAX_DEFAULT);
+    }
+
+    /** As above; the conventional layout keeps up to {@code openObjectFilesMax} object files open between accesses. */
+    public ObjectStorage open(Path root, StorageDevice device, LogStructuredStore.Options logOptions,
+            int openObjectFilesMax) throws IOException {
         return switch (this) {
-            case ROLE -> RoleLayoutStorage.open(root, device, logOptions);
+            case ROLE -> RoleLayoutStorage.open(root, device, logOptions, openObjectFilesMax);
             case LOG -> LogStructuredStore.open(root, device, logOptions);
-            case CONVENTIONAL -> ObjectStore.open(root, device, false);
+            case CONVENTIONAL -> ObjectStore.open(root, device, false, openObjectFilesMax);
         };
     }
 

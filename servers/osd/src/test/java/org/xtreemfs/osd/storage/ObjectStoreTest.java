@@ -196,6 +196,20 @@ class ObjectStoreTest {
     }
 
     @Test
+    void aFileDeletedAndWrittenAgainReadsOnlyItsNewBytes() throws IOException {
+        // Proves no access after a deletion reaches the deleted object through a file kept open since.
+        ObjectStore store = open(root);
+        StripeLayout layout = StripeLayout.single(100);
+        store.write(FILE, layout, 0, 0, bytes(100, 1), 0, false);
+        assertThat(store.read(FILE, layout, 0, 0, 100)).isEqualTo(array(100, 1));
+        store.deleteFile(FILE);
+        assertThat(store.read(FILE, layout, 0, 0, 100)).isEmpty();
+        store.write(FILE, layout, 0, 0, bytes(10, 9), 0, false);
+        assertThat(store.read(FILE, layout, 0, 0, 100)).isEqualTo(array(10, 9));
+        assertThat(Files.size(store.objectPath(FILE, 0))).isEqualTo(10);
+    }
+
+    @Test
     void fsyncOfAnUnknownFileIsANoOpAndOfAKnownFileSucceeds() throws IOException {
         // Proves fsync forces existing objects without failing on files this OSD never stored.
         ObjectStore store = open(root);

@@ -1,0 +1,194 @@
+package org.xtreemfs.osd.storage;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A bounded cache of open object files, so that a read or write of an object that was accessed recently costs a
+ * pread/pwrite and no open, close or path lookups (profiled: opening and closing the object file on every access was
+ * the largest storage cost of a 4 KiB request).
+ *
+ * <p>Invariants: at most {@code capacity} channels are kept open while unused (a channel in use by a caller stays
+ * open until its last user releases it, so at most capacity + concurrent accesses are open); a channel is closed
+ * exactly once, never while a caller holds it; {@link #forget} drops every channel of a file, so after a deletion or
+ * truncation no later access reaches an unlinked or stale file through the cache. Eviction is least recently used.
+ * Thread-safe; the lock is held only for map updates, never while opening or closing a file.
+ */
+final class OpenObjectFiles implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(OpenObjectFiles.class);
+
+    /** One cached channel and its users; fields guarded by the cache's lock. */
+    static final class Handle {
+        final ObjectKey key;
+        final FileChannel channel;
+        int users;
+        /** No longer in the map: closed when the last user releases it. */
+        boolean dropped;
+
+        Handle(ObjectKey key, FileChannel channel) {
+            this.key = key;
+            this.channel = channel;
+        }
+
+        FileChannel channel() {
+            return channel;
+        }
+    }
+
+    record ObjectKey(String fileId, long objectNumber) {}
+
+    /** Opens an object's file; throws when it cannot (e.g. NoSuchFileException for a read of a missing object). */
+    @FunctionalInterface
+    interface Opener {
+        FileChannel open() throws IOException;
+    }
+
+    private final int capacity;
+    /** Access order: the eldest entry is the least recently used. */
+    private final LinkedHashMap<ObjectKey, Handle> handles = new LinkedHashMap<>(16, 0.75f, true);
+    private long opened;
+    private long hits;
+
+    OpenObjectFiles(int capacity) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("open object files capacity must be >= 0, got " + capacity);
+        }
+        this.capacity = capacity;
+    }
+
+    /**
+     * The open channel of an object, opened with {@code opener} when none is cached; the caller must
+     * {@link #release} it exactly once. With capacity 0 every call opens and every release closes.
+     */
+    Handle acquire(String fileId, long objectNumber, Opener opener) throws IOException {
+        ObjectKey key = new ObjectKey(fileId, objectNumber);
+        synchronized (this) {
+            Handle cached = handles.get(key);
+            if (cached != null) {
+                cached.users++;
+                hits++;
+                return cached;
+            }
+        }
+        FileChannel channel = opener.open();
+        Handle fresh = new Handle(key, channel);
+        fresh.users = 1;
+        List<Handle> toClose = new ArrayList<>(1);
+        Handle result;
+        synchronized (this) {
+            opened++;
+            Handle raced = handles.get(key);
+            if (raced != null) {
+                // Another caller opened it meanwhile: use theirs, close ours.
+                raced.users++;
+                fresh.dropped = true;
+                fresh.users = 0;
+                toClose.add(fresh);
+                result = raced;
+            } else if (capacity == 0) {
+                fresh.dropped = true;
+                result = fresh;
+            } else {
+                handles.put(key, fresh);
+                result = fresh;
+                evictLocked(toClose);
+            }
+        }
+        closeAll(toClose);
+        return result;
+    }
+
+    /** Ends one use of a handle from {@link #acquire}; closes it if it was dropped and this was the last use. */
+    void release(Handle handle) {
+        boolean close;
+        synchronized (this) {
+            if (handle.users <= 0) {
+                throw new IllegalStateException("open object file of " + handle.key + " released more often than"
+                        + " acquired");
+            }
+            handle.users--;
+            close = handle.dropped && handle.users == 0;
+        }
+        if (close) {
+            closeQuietly(handle);
+        }
+    }
+
+    /** Drops every cached channel of the file (closed now if unused, else at their last release). */
+    void forget(String fileId) {
+        List<Handle> toClose = new ArrayList<>();
+        synchronized (this) {
+            for (Iterator<Map.Entry<ObjectKey, Handle>> entries = handles.entrySet().iterator(); entries.hasNext(); ) {
+                Handle handle = entries.next().getValue();
+                if (handle.key.fileId().equals(fileId)) {
+                    entries.remove();
+                    drop(handle, toClose);
+                }
+            }
+        }
+        closeAll(toClose);
+    }
+
+    /** Channels in the cache (in use or not). */
+    synchronized int size() {
+        return handles.size();
+    }
+
+    /** Files opened since start, and accesses served by a cached channel. */
+    synchronized long openedCount() {
+        return opened;
+    }
+
+    synchronized long hitCount() {
+        return hits;
+    }
+
+    @Override
+    public void close() {
+        List<Handle> toClose = new ArrayList<>();
+        synchronized (this) {
+            for (Handle handle : handles.values()) {
+                drop(handle, toClose);
+            }
+            handles.clear();
+        }
+        closeAll(toClose);
+    }
+
+    private void evictLocked(List<Handle> toClose) {
+        Iterator<Handle> eldest = handles.values().iterator();
+        while (handles.size() > capacity && eldest.hasNext()) {
+            Handle handle = eldest.next();
+            eldest.remove();
+            drop(handle, toClose);
+        }
+    }
+
+    private static void drop(Handle handle, List<Handle> toClose) {
+        handle.dropped = true;
+        if (handle.users == 0) {
+            toClose.add(handle);
+        }
+    }
+
+    private static void closeAll(List<Handle> handles) {
+        for (Handle handle : handles) {
+            closeQuietly(handle);
+        }
+    }
+
+    private static void closeQuietly(Handle handle) {
+        try {
+            handle.channel.close();
+        } catch (IOException e) {
+            LOG.warn("closing the object file of {} failed", handle.key, e);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package org.xtreemfs.osd.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class OpenObjectFilesTest {
+    @TempDir
+    Path root;
+
+    private final List<FileChannel> openedChannels = new ArrayList<>();
+
+    private OpenObjectFiles.Opener opener(String name) {
+        return () -> {
+            FileChannel channel = FileChannel.open(root.resolve(name), StandardOpenOption.CREATE,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+            openedChannels.add(channel);
+            return channel;
+        };
+    }
+
+    @Test
+    void aCachedObjectIsOpenedOnceAndTheLeastRecentlyUsedIsClosedBeyondTheCapacity() throws IOException {
+        OpenObjectFiles files = new OpenObjectFiles(2);
+        for (int round = 0; round < 3; round++) {
+            files.release(files.acquire("f", 0, opener("a")));
+        }
+        assertThat(files.openedCount()).isEqualTo(1);
+        assertThat(files.hitCount()).isEqualTo(2);
+        files.release(files.acquire("f", 1, opener("b")));
+        files.release(files.acquire("f", 0, opener("a"))); // now 1 is the least recently used
+        files.release(files.acquire("g", 0, opener("c")));
+        assertThat(files.size()).isEqualTo(2);
+        assertThat(openedChannels).hasSize(3);
+        assertThat(openedChannels.get(0).isOpen()).as("object 0 of f, used recently").isTrue();
+        assertThat(openedChannels.get(1).isOpen()).as("object 1 of f, evicted").isFalse();
+        assertThat(openedChannels.get(2).isOpen()).isTrue();
+        files.close();
+        assertThat(openedChannels).noneMatch(FileChannel::isOpen);
+    }
+
+    @Test
+    void aChannelInUseIsNeverClosedUnderItsUserButAtItsLastRelease() throws IOException {
+        OpenObjectFiles files = new OpenObjectFiles(1);
+        OpenObjectFiles.Handle held = files.acquire("f", 0, opener("a"));
+        OpenObjectFiles.Handle second = files.acquire("f", 0, opener("a"));
+        assertThat(second).isSameAs(held);
+        files.release(files.acquire("f", 1, opener("b"))); // evicts object 0 while two users hold it
+        assertThat(held.channel().isOpen()).isTrue();
+        held.channel().write(ByteBuffer.wrap(new byte[] {1, 2, 3}), 0);
+        files.release(second);
+        assertThat(held.channel().isOpen()).isTrue();
+        files.release(held);
+        assertThat(held.channel().isOpen()).isFalse();
+        assertThatThrownBy(() -> files.release(held)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("released more often than acquired");
+        files.close();
+    }
+
+    @Test
+    void forgettingAFileDropsOnlyItsChannelsSoTheNextAccessOpensTheFileAnew() throws IOException {
+        OpenObjectFiles files = new OpenObjectFiles(8);
+        files.release(files.acquire("f", 0, opener("a")));
+        OpenObjectFiles.Handle inUse = files.acquire("f", 1, opener("b"));
+        files.release(files.acquire("g", 0, opener("c")));
+        Files.delete(root.resolve("a"));
+        files.forget("f");
+        assertThat(openedChannels.get(0).isOpen()).isFalse();
+        assertThat(inUse.channel().isOpen()).as("closed at its release, not under its user").isTrue();
+        assertThat(openedChannels.get(2).isOpen()).isTrue();
+        OpenObjectFiles.Handle reopened = files.acquire("f", 0, opener("a"));
+        assertThat(reopened.channel()).isNotSameAs(openedChannels.get(0));
+        assertThat(root.resolve("a")).exists(); // the opener ran again (it creates the file)
+        files.release(reopened);
+        files.release(inUse);
+        assertThat(inUse.channel().isOpen()).isFalse();
+        files.close();
+    }
+
+    @Test
+    void withCapacityZeroEveryReleaseCloses() throws IOException {
+        OpenObjectFiles files = new OpenObjectFiles(0);
+        OpenObjectFiles.Handle handle = files.acquire("f", 0, opener("a"));
+        files.release(handle);
+        assertThat(handle.channel().isOpen()).isFalse();
+        assertThat(files.size()).isZero();
+    }
+
+    @Test
+    void aFailedOpenCachesNothing() {
+        OpenObjectFiles files = new OpenObjectFiles(4);
+        assertThatThrownBy(() -> files.acquire("f", 0, () -> FileChannel.open(root.resolve("missing"),
+                StandardOpenOption.READ))).isInstanceOf(java.nio.file.NoSuchFileException.class);
+        assertThat(files.size()).isZero();
+    }
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""A/B of the data path of two or more builds in the same minutes (issue 10): a private cluster (bin/xtreemfs-cluster,
+3 OSDs, one volume of --width) and a mount per side, fio jobs alternating between the sides (the order reversed every
+round), and the CPU time per request of the three OSD JVMs and of the mount from /proc/PID/stat, which the load of a
+shared machine moves far less than IOPS. Medians over the rounds at the end; every round in OUT/results.json.
+
+  ab_data_path.py --build M=/path/to/main --mount M=/path/to/main/mount.xtreemfs --build B=. --rounds 4 --out DIR
+
+A side is NAME=REPOSITORY (its bin/ and built servers; its cpp/build/mount.xtreemfs unless --mount NAME=PATH);
+--java-opts NAME=FLAGS gives that side's servers JVM flags (XTREEMFS_SERVER_JAVA_OPTS), so one build can run twice
+with different flags. --profile records round 0 (not counted in the medians): JFR and perf -g of the OSD JVMs
+(with JIT symbols from jcmd Compiler.perfmap; add -XX:+PreserveFramePointer for call stacks) and perf -g of the
+mount, under OUT/NAME/profile. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_ticks(pids):
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+        except OSError:
+            pass
+    return total
+
+
+def load():
+    return os.getloadavg()[0]
+
+
+class Side:
+    def __init__(self, name, repo, state, width, mount_args, osd_settings, java_opts, mount_binary=None):
+        self.mount_binary = Path(mount_binary) if mount_binary else Path(repo) / "cpp/build/mount.xtreemfs"
+        self.name, self.repo, self.state, self.width = name, Path(repo), Path(state), width
+        self.mount_args, self.osd_settings, self.java_opts = mount_args, osd_settings, java_opts
+        self.mount_process = None
+
+    def cluster(self, *args):
+        env = dict(os.environ)
+        if self.java_opts:
+            env["XTREEMFS_SERVER_JAVA_OPTS"] = self.java_opts
+        return subprocess.run([str(self.repo / "bin/xtreemfs-cluster")] + list(args) + ["--state", str(self.state / "cluster")],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True, env=env).stdout
+
+    def start(self):
+        self.state.mkdir(parents=True, exist_ok=True)
+        extra = []
+        for setting in self.osd_settings:
+            extra += ["--osd-setting", setting]
+        self.cluster("start", "--osds", "3", *extra)
+        shell = self.cluster("status", "--shell")
+        self.dir_port = int(re.search(r"^dir_port=(\d+)$", shell, re.M).group(1))
+        pids = re.search(r"^osd_pids=\(([^)]*)\)", shell, re.M)
+        self.osd_pids = [int(p) for p in pids.group(1).split()] if pids else []
+        if not self.osd_pids:
+            print(shell, file=sys.stderr)
+            raise SystemExit("no osd pids")
+        url = "pbrpc://127.0.0.1:%d/v%d" % (self.dir_port, self.width)
+        subprocess.run([str(self.repo / "bin/mkfs.xtreemfs"), "--striping-width", str(self.width), url], check=True,
+                       stdout=subprocess.DEVNULL)
+        self.mnt = self.state / "mnt"
+        self.mnt.mkdir(exist_ok=True)
+        log = open(self.state / "mount.stderr", "ab")
+        self.mount_process = subprocess.Popen([str(self.mount_binary), "-f", "--log-file",
+                                               str(self.state / "mount.log")] + self.mount_args + [url, str(self.mnt)],
+                                              stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                              start_new_session=True)
+        for _ in range(300):
+            if os.path.ismount(self.mnt):
+                break
+            time.sleep(0.1)
+        else:
+            raise SystemExit("%s: not mounted" % self.name)
+
+    def stop(self):
+        if self.mount_process is not None:
+            subprocess.run(["fusermount3", "-u", str(self.mnt)])
+            try:
+                self.mount_process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.mount_process.kill()
+        try:
+            self.cluster("stop")
+        except subprocess.CalledProcessError as error:
+            print(error.stdout, file=sys.stderr)
+
+    def fio(self, rw, bs, runtime_s, size_mib, direct=True, qd=32, file="f.dat", time_based=True, end_fsync=False,
+            profile=None):
+        command = ["fio", "--name=ab", "--filename=%s" % (self.mnt / file), "--rw=%s" % rw, "--bs=%s" % bs,
+                   "--size=%dM" % size_mib, "--runtime=%d" % runtime_s, "--output-format=json", "--randrepeat=0",
+                   "--norandommap"]
+        if direct:
+            command += ["--ioengine=libaio", "--direct=1", "--iodepth=%d" % qd]
+        else:
+            command += ["--ioengine=psync"]
+        if time_based:
+            command.append("--time_based")
+        if end_fsync:
+            command.append("--end_fsync=1")
+        pids_osd = self.osd_pids
+        pid_mount = [self.mount_process.pid]
+        load_before = load()
+        osd0, mount0, wall0 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
+        perf = None
+        if profile is not None:
+            profile.mkdir(parents=True, exist_ok=True)
+            for pid in pids_osd:
+                subprocess.run(["jcmd", str(pid), "JFR.start", "name=ab", "settings=profile",
+                                "filename=%s" % (profile / ("osd-%d-%s.jfr" % (pid, rw)))],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            perf = subprocess.Popen(["perf", "record", "-g", "-F", "999", "-o", str(profile / ("mount-%s.perf" % rw)),
+                                     "-p", str(pid_mount[0])], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            perf_osd = subprocess.Popen(["perf", "record", "-g", "-F", "999", "-o", str(profile / ("osd-%s.perf" % rw)),
+                                         "-p", ",".join(str(p) for p in pids_osd)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if profile is not None:
+            for process in (perf, perf_osd):
+                process.send_signal(2)
+                process.wait(60)
+            for pid in pids_osd:
+                subprocess.run(["jcmd", str(pid), "JFR.stop", "name=ab"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+                subprocess.run(["jcmd", str(pid), "Compiler.perfmap"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        osd1, mount1, wall1 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
+        if output.returncode != 0:
+            raise SystemExit("%s fio failed: %s" % (self.name, output.stderr))
+        job = json.loads(output.stdout[output.stdout.index("{"):])["jobs"][0]
+        side = job["read"] if rw in ("read", "randread") else job["write"]
+        ios = side["total_ios"]
+        return {"side": self.name, "rw": rw, "bs": bs, "iops": side["iops"], "mib_s": side["bw_bytes"] / 2**20,
+                "ios": ios, "osd_cpu_s": (osd1 - osd0) / TICKS, "mount_cpu_s": (mount1 - mount0) / TICKS,
+                "osd_us_per_io": (osd1 - osd0) / TICKS / max(ios, 1) * 1e6,
+                "mount_us_per_io": (mount1 - mount0) / TICKS / max(ios, 1) * 1e6,
+                "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", action="append", required=True, help="NAME=REPO")
+    parser.add_argument("--java-opts", action="append", default=[], help="NAME=OPTS for the servers of that side")
+    parser.add_argument("--mount-args", action="append", default=[], help="NAME=ARGS")
+    parser.add_argument("--mount", action="append", default=[], help="NAME=PATH of mount.xtreemfs (default REPO/cpp/build)")
+    parser.add_argument("--osd-setting", action="append", default=[], help="NAME=KEY=VALUE")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--runtime-s", type=int, default=8)
+    parser.add_argument("--width", type=int, default=1)
+    parser.add_argument("--size-mib", type=int, default=256)
+    parser.add_argument("--workloads", default="randread,randwrite")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--profile", action="store_true", help="JFR of the OSDs and perf of the mount and OSDs in round 0")
+    options = parser.parse_args()
+    options.out.mkdir(parents=True, exist_ok=True)
+    java = dict(item.split("=", 1) for item in options.java_opts)
+    mount_args = dict(item.split("=", 1) for item in options.mount_args)
+    mounts = dict(item.split("=", 1) for item in options.mount)
+    osd_settings = {}
+    for item in options.osd_setting:
+        name, setting = item.split("=", 1)
+        osd_settings.setdefault(name, []).append(setting)
+    sides = []
+    for item in options.build:
+        name, repo = item.split("=", 1)
+        sides.append(Side(name, repo, options.out / name, options.width, mount_args.get(name, "").split(),
+                          osd_settings.get(name, []), java.get(name, ""), mounts.get(name)))
+    results = []
+    try:
+        for side in sides:
+            side.start()
+        for side in sides:  # prepare and warm up (untimed)
+            side.fio("write", "1M", 120, options.size_mib, direct=False, time_based=False, end_fsync=True)
+            side.fio("randread", "4k", 4, options.size_mib)
+            side.fio("randwrite", "4k", 4, options.size_mib)
+        for round_index in range(options.rounds):
+            order = sides if round_index % 2 == 0 else list(reversed(sides))
+            for workload in options.workloads.split(","):
+                for side in order:
+                    if workload in ("write", "read"):
+                        result = side.fio(workload, "1M", options.runtime_s, options.size_mib, direct=False,
+                                          time_based=False, end_fsync=workload == "write", file="seq.dat")
+                    else:
+                        result = side.fio(workload, "4k", options.runtime_s, options.size_mib,
+                                          profile=options.out / side.name / "profile" if options.profile and round_index == 0 else None)
+                    result["round"] = round_index
+                    result["profiled"] = options.profile and round_index == 0
+                    results.append(result)
+                    print("%(round)d %(side)s %(rw)-9s %(iops)8.0f IOPS %(mib_s)7.1f MiB/s  osd %(osd_us_per_io)6.1f us/io"
+                          "  mount %(mount_us_per_io)6.1f us/io  load %(load_before).1f-%(load_after).1f" % result,
+                          flush=True)
+    finally:
+        for side in sides:
+            side.stop()
+        (options.out / "results.json").write_text(json.dumps(results, indent=1))
+    print("\nmedians:")
+    for workload in options.workloads.split(","):
+        for side in sides:
+            rows = [r for r in results if r["side"] == side.name and r["rw"] == workload and not r["profiled"]]
+            if not rows:
+                continue
+            def median(key):
+                values = sorted(r[key] for r in rows)
+                return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+            print("%-6s %-9s %8.0f IOPS %7.1f MiB/s  osd %6.1f us/io  mount %6.1f us/io  (n=%d, load %.1f-%.1f)" % (
+                side.name, workload, median("iops"), median("mib_s"), median("osd_us_per_io"),
+                median("mount_us_per_io"), len(rows), min(r["load_before"] for r in rows),
+                max(r["load_after"] for r in rows)))
+
+
+if __name__ == "__main__":
+    main()
