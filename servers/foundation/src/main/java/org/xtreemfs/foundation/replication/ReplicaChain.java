@@ -9,9 +9,10 @@ import org.xtreemfs.interfaces.common.XLocSet;
 /**
  * A file's replicas as chains (common.proto XLocSet): for stripe position p, replicas[0].osd_uuids[p] (the head)
  * forwards to replicas[1].osd_uuids[p], and so on to replicas[N-1].osd_uuids[p] (the tail). Writes, truncates,
- * unlinks and fsyncs enter at the head; reads go to the tail, which holds only what the whole chain has applied,
- * so a read there never returns an update that was not acknowledged or could still be lost. The one reader of
- * that rule for the OSD and the Java client (the C++ client mirrors it in cpp/src/client/replica_chain.h).
+ * unlinks and fsyncs enter at the head; reads may go to any replica (the client's read routing picks one), because
+ * a member serves a read from its own copy only when every update of the file it holds has been acknowledged by
+ * its successor (servers/osd README, "Consistent reads"). The one reader of the chain order for the OSD and the
+ * Java client (the C++ client mirrors it in cpp/src/client/replica_chain.h).
  *
  * <p>Invariant (checked by {@link #of}): at least one replica, every replica lists the same number of OSDs.
  */
@@ -70,9 +71,14 @@ public final class ReplicaChain {
         return replicas.get(0);
     }
 
-    /** The OSDs clients read from: the tail replica's, by stripe position. */
+    /** The tail replica's OSDs, by stripe position. */
     public List<String> tailOsds() {
         return replicas.get(replicas.size() - 1);
+    }
+
+    /** Replica {@code replicaIndex}'s OSDs (0 = head), by stripe position. */
+    public List<String> replicaOsds(int replicaIndex) {
+        return replicas.get(replicaIndex);
     }
 
     /** Where {@code osdUuid} sits in the chains; empty when the XLoc does not name it. */
