@@ -193,7 +193,7 @@ public final class OsdServer implements RunningServer {
         // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
         storage = started(new StorageStage(store, deletions, config.storageThreads(),
                 (inFlightMax + 64) * config.storageThreads(), config.storageConcurrentWithinFile(), clock,
-                request -> qos.completed(request), chainForwarder));
+                request -> qos.completed(request), chainForwarder, () -> qos.queueLength()));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         shareRule = ShareRule.forOsd(baseProfile);
         qosPolicyKind = config.qosPolicy();
@@ -454,6 +454,10 @@ public final class OsdServer implements RunningServer {
         status.put("storage", storage.metrics());
         status.put("storageBytesRead", storage.bytesRead());
         status.put("storageBytesWritten", storage.bytesWritten());
+        // Read routing and consistent reads at chain members (README "Consistent reads").
+        status.put("storageReadsServed", storage.readsServed());
+        status.put("replicationReadsPassedDown", chainForwarder.readsPassedDownCount());
+        status.put("replicationDirtyFiles", storage.replicationDirtyFiles());
         status.put("deletionsPending", deletions.pendingCount());
         status.put("filesDeleted", storage.filesDeleted());
         status.put("storageExpiredCount", storage.expiredCount());
