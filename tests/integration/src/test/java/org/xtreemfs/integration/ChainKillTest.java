@@ -55,7 +55,7 @@ class ChainKillTest {
             FileHandle file = client.openVolume("killed").open("/load", OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644);
             String fileId = file.fileId();
             List<String> chain = List.of(file.stripeOsdUuids().get(0),
-                    file.credentials().getXlocs().getReplicas(1).getOsdUuids(0), file.readOsdUuids().get(0));
+                    file.credentials().getXlocs().getReplicas(1).getOsdUuids(0), file.replicaOsdUuids(2).get(0));
             String tailName = "osd" + cluster.osdUuids().indexOf(chain.get(2));
 
             AtomicInteger acknowledged = new AtomicInteger();
