@@ -17,13 +17,29 @@ xtreemfs::common::XLocSet XLoc(const std::vector<std::vector<std::string>>& repl
   return xlocs;
 }
 
-// Updates go to the first replica's OSDs and reads to the last one's, position by position.
-TEST(ReplicaChainsTest, HeadTakesUpdatesTailServesReads) {
+// Updates go to the first replica's OSDs; each position's chain runs head to tail; routing defaults to pattern.
+TEST(ReplicaChainsTest, HeadTakesUpdatesAndChainsRunHeadToTail) {
   const ReplicaChains chains =
       ReplicaChains::FromXLoc(XLoc({{"h0", "h1"}, {"m0", "m1"}, {"t0", "t1"}}), "v:1");
   EXPECT_EQ(chains.replica_count, 3u);
   EXPECT_EQ(chains.head_osd_uuids, (std::vector<std::string>{"h0", "h1"}));
   EXPECT_EQ(chains.tail_osd_uuids, (std::vector<std::string>{"t0", "t1"}));
+  EXPECT_EQ(chains.ChainAt(1), (std::vector<std::string>{"h1", "m1", "t1"}));
+  EXPECT_EQ(chains.read_routing, xtreemfs::common::READ_ROUTING_PATTERN);
+  auto round_robin = XLoc({{"a"}, {"b"}});
+  round_robin.set_read_routing(xtreemfs::common::READ_ROUTING_ROUND_ROBIN);
+  EXPECT_EQ(ReplicaChains::FromXLoc(round_robin, "v:5").read_routing, xtreemfs::common::READ_ROUTING_ROUND_ROBIN);
+}
+
+// A replica being filled (inserted before the tail) is no read candidate; every member still is a chain member.
+TEST(ReplicaChainsTest, AFillingReplicaIsNotReadable) {
+  auto xlocs = XLoc({{"h0"}, {"m0"}, {"f0"}, {"t0"}});
+  xlocs.mutable_replicas(2)->set_filling(true);
+  const ReplicaChains chains = ReplicaChains::FromXLoc(xlocs, "v:2");
+  EXPECT_EQ(chains.ChainAt(0), (std::vector<std::string>{"h0", "m0", "f0", "t0"}));
+  EXPECT_EQ(chains.ReadableChainAt(0), (std::vector<std::string>{"h0", "m0", "t0"}));
+  EXPECT_EQ(ReplicaChains::FromXLoc(XLoc({{"h0"}, {"t0"}}), "v:3").ReadableChainAt(0),
+            (std::vector<std::string>{"h0", "t0"}));
 }
 
 // An unreplicated file reads and writes the same stripe.

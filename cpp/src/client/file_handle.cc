@@ -28,9 +28,8 @@ FileHandle::FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
       io_(volume.io_) {
   const auto& replica = credentials_.xlocs().replicas(0);
   layout_ = StripingLayout::FromPolicy(replica.striping_policy());
-  ReplicaChains chains = ReplicaChains::FromXLoc(credentials_.xlocs(), file_id_);
-  osd_uuids_ = std::move(chains.head_osd_uuids);
-  read_osd_uuids_ = std::move(chains.tail_osd_uuids);
+  chains_ = ReplicaChains::FromXLoc(credentials_.xlocs(), file_id_);
+  osd_uuids_ = chains_.head_osd_uuids;
   if (osd_uuids_.size() < layout_.stripe_width) {
     throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
                             "file " + file_id_ + " has stripe width " +
@@ -113,11 +112,14 @@ template <typename BuildRequest>
 std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                                       BuildRequest build_request, std::string_view data,
                                       bool idempotent, std::string* response_data) {
-  // Reads go to the tail of the chain (it never holds an update the chain has not acknowledged);
-  // every other call (write, truncate, fsync) to the head, which forwards it down the chain.
-  const std::string& osd_uuid = procedure_id == xtreemfs::osd::OSD_READ
-                                    ? read_osd_uuids_[stripe_position]
-                                    : osd_uuids_[stripe_position];
+  // Updates (write, truncate, fsync) go to the head, which forwards them down the chain.
+  return CallOsd(osd_uuids_[stripe_position], procedure_id, build_request, data, idempotent, response_data);
+}
+
+template <typename BuildRequest>
+std::string FileHandle::CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
+                                BuildRequest build_request, std::string_view data, bool idempotent,
+                                std::string* response_data) {
   // At most two attempts: the second only after AUTH_FAILED and a successful renewal.
   for (int attempt = 1;; ++attempt) {
     const auto request = build_request(FreshCredentials());
@@ -136,6 +138,41 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
     // The cap may have expired in flight or been invalidated by a truncate elsewhere.
     RenewXCap();
   }
+}
+
+AccessPattern FileHandle::ObserveRead(std::uint64_t offset_bytes, std::uint64_t length_bytes) {
+  std::lock_guard<std::mutex> lock(route_mutex_);
+  if (read_stream_ordinal_ < 0) {
+    read_stream_ordinal_ = volume_.next_read_stream_ordinal_.fetch_add(1) & 0x7fffffff;
+  }
+  read_classifier_ = read_classifier_.Observe(static_cast<std::int64_t>(offset_bytes),
+                                              static_cast<std::int64_t>(length_bytes));
+  return read_classifier_.pattern;
+}
+
+AccessPattern FileHandle::CurrentReadPattern() {
+  std::lock_guard<std::mutex> lock(route_mutex_);
+  return read_classifier_.pattern;
+}
+
+std::string FileHandle::ReadOsdFor(std::uint32_t stripe_position, AccessPattern pattern) {
+  // A replica being filled serves no reads (the OSD would redirect to the tail): route among the others.
+  const std::vector<std::string> chain = chains_.ReadableChainAt(stripe_position);
+  if (chain.size() == 1) {
+    return chain[0];
+  }
+  std::vector<int> queued;
+  queued.reserve(chain.size());
+  for (const auto& osd_uuid : chain) {
+    queued.push_back(volume_.replica_loads_.QueuedRequests(osd_uuid));
+  }
+  int stream_ordinal;
+  {
+    std::lock_guard<std::mutex> lock(route_mutex_);
+    stream_ordinal = std::max(0, read_stream_ordinal_);
+  }
+  return chain[RouteRead(chains_.read_routing, stream_ordinal, pattern, queued, kStealQueuedReadsMinDefault)
+                   .replica];
 }
 
 namespace {
@@ -162,7 +199,7 @@ void FileHandle::DisableBuffering() {
   read_ahead_.reset();
 }
 
-std::string FileHandle::FetchPiece(const ObjectPiece& piece) {
+std::string FileHandle::FetchPiece(const ObjectPiece& piece, AccessPattern pattern) {
   auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
     xtreemfs::osd::ReadRequest request;
     *request.mutable_credentials() = credentials;
@@ -173,10 +210,16 @@ std::string FileHandle::FetchPiece(const ObjectPiece& piece) {
     return request;
   };
   std::string data;
-  CallStripeOsd(piece.stripe_position, xtreemfs::osd::OSD_READ, build, {}, true, &data);
+  // Any replica may serve a read: a member with an update its successor has not acknowledged passes the
+  // read down the chain (servers/osd README, "Consistent reads").
+  const std::string osd_uuid = ReadOsdFor(piece.stripe_position, pattern);
+  xtreemfs::osd::ReadResponse answer;
+  if (answer.ParseFromString(CallOsd(osd_uuid, xtreemfs::osd::OSD_READ, build, {}, true, &data))) {
+    volume_.replica_loads_.Reported(osd_uuid, static_cast<int>(answer.queued_requests()));
+  }
   if (data.size() > piece.length_bytes) {
     throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
-                            "OSD " + read_osd_uuids_[piece.stripe_position] + " returned " +
+                            "OSD " + osd_uuid + " returned " +
                                 std::to_string(data.size()) + " bytes for a read of " +
                                 std::to_string(piece.length_bytes) + " of object " +
                                 std::to_string(piece.object_number) + " of " + file_id_);
@@ -197,6 +240,7 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
     std::lock_guard<std::mutex> lock(state_->mutex);
     data_generation = state_->data_generation;
   }
+  const AccessPattern pattern = ObserveRead(offset_bytes, clamped_length);
   const std::vector<ObjectPiece> pieces = SplitIntoObjectPieces(layout_, offset_bytes, clamped_length);
   std::vector<std::string> piece_data(pieces.size());
   std::vector<std::size_t> missing;  // indices of pieces read-ahead does not hold
@@ -215,7 +259,7 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
   }
   io_.pool.RunAll(missing.size(), [&](std::size_t missing_index) {
     const std::size_t index = missing[missing_index];
-    piece_data[index] = FetchPiece(pieces[index]);
+    piece_data[index] = FetchPiece(pieces[index], pattern);
   });
   std::string result;
   result.reserve(clamped_length);
@@ -266,7 +310,7 @@ void FileHandle::Prefetch(std::uint64_t object_number, std::uint64_t data_genera
     std::string data;
     bool ok = true;
     try {
-      data = FetchPiece(piece);
+      data = FetchPiece(piece, CurrentReadPattern());
     } catch (...) {
       ok = false;  // the reader fetches the object itself and sees the error there
     }

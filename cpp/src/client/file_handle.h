@@ -17,6 +17,8 @@
 
 #include "client/io_pool.h"
 #include "client/read_ahead.h"
+#include "client/read_routing.h"
+#include "client/replica_chain.h"
 #include "client/striping.h"
 #include "client/write_behind.h"
 #include "common.pb.h"
@@ -117,11 +119,21 @@ class FileHandle {
   // expiry), the file is opened again by path, without create, exclusive or truncate, and the new
   // XCap is taken if it names the same file (EIO otherwise: the path now names another file).
   void RenewXCap();
-  // Calls an OSD of the stripe; after AUTH_FAILED renews the XCap once and repeats the call.
+  // Calls the head replica's OSD of a stripe position (updates), see CallOsd.
   template <typename BuildRequest>
   std::string CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                             BuildRequest build_request, std::string_view data, bool idempotent,
                             std::string* response_data);
+  // Calls one OSD of the file; after AUTH_FAILED renews the XCap once and repeats the call.
+  template <typename BuildRequest>
+  std::string CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id, BuildRequest build_request,
+                      std::string_view data, bool idempotent, std::string* response_data);
+  // Read routing (read_routing.h, the port of qos.routing): feeds one read call to the stream's
+  // classifier and returns its pattern; the first call numbers the stream for round-robin binding.
+  AccessPattern ObserveRead(std::uint64_t offset_bytes, std::uint64_t length_bytes);
+  AccessPattern CurrentReadPattern();
+  // The OSD a read piece at `stripe_position` goes to, by the volume's policy and reported loads.
+  std::string ReadOsdFor(std::uint32_t stripe_position, AccessPattern pattern);
   // MRC_UPDATE_FILE_SIZE when the size changed or this handle wrote since its last report; after
   // writes with close_file set, which makes the MRC set mtime and ctime even for an unchanged size.
   void ReportSize(bool close_file);
@@ -130,7 +142,7 @@ class FileHandle {
 
   // Synchronous paths (O_DIRECT, disabled buffering), per-object calls in parallel on the pool.
   void WriteThrough(std::uint64_t offset_bytes, std::string_view data);
-  std::string FetchPiece(const ObjectPiece& piece);
+  std::string FetchPiece(const ObjectPiece& piece, AccessPattern pattern);
   // OSD_WRITE of one object's bytes; returns the file size the OSD reported (0 if none).
   std::uint64_t SendObjectWrite(std::uint64_t object_number, std::uint32_t stripe_position,
                                 std::uint64_t offset_in_object_bytes, std::string_view data);
@@ -157,7 +169,10 @@ class FileHandle {
   const std::uint32_t reopen_flags_;    // the open flags without O_CREAT, O_EXCL and O_TRUNC
   StripingLayout layout_;
   std::vector<std::string> osd_uuids_;  // replicas[0] (the head); position i holds objects n with n mod width == i
-  std::vector<std::string> read_osd_uuids_;  // the last replica (the tail): reads go here (replica_chain.h)
+  ReplicaChains chains_;  // every replica: reads go to the one ReadOsdFor picks (replica_chain.h)
+  std::mutex route_mutex_;
+  StreamClassifier read_classifier_;  // guarded by route_mutex_
+  int read_stream_ordinal_ = -1;      // guarded by route_mutex_; -1 until the first read
   std::shared_ptr<FileState> state_;
   mutable std::mutex credentials_mutex_;
   xtreemfs::common::FileCredentials credentials_;  // guarded by credentials_mutex_

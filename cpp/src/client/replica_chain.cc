@@ -24,8 +24,36 @@ ReplicaChains ReplicaChains::FromXLoc(const xtreemfs::common::XLocSet& xlocs,
   const auto& tail = xlocs.replicas(xlocs.replicas_size() - 1).osd_uuids();
   chains.head_osd_uuids.assign(head.begin(), head.end());
   chains.tail_osd_uuids.assign(tail.begin(), tail.end());
+  for (const auto& replica : xlocs.replicas()) {
+    chains.replica_osd_uuids.emplace_back(replica.osd_uuids().begin(), replica.osd_uuids().end());
+    chains.replica_filling.push_back(replica.filling());
+  }
+  // As foundation.replication.ReplicationRules.readRouting: absent or unknown means pattern.
+  chains.read_routing = xlocs.read_routing() == xtreemfs::common::READ_ROUTING_ROUND_ROBIN
+                            ? xtreemfs::common::READ_ROUTING_ROUND_ROBIN
+                            : xtreemfs::common::READ_ROUTING_PATTERN;
   chains.replica_count = static_cast<std::size_t>(xlocs.replicas_size());
   return chains;
+}
+
+std::vector<std::string> ReplicaChains::ChainAt(std::size_t stripe_position) const {
+  std::vector<std::string> chain;
+  chain.reserve(replica_osd_uuids.size());
+  for (const auto& replica : replica_osd_uuids) {
+    chain.push_back(replica.at(stripe_position));
+  }
+  return chain;
+}
+
+std::vector<std::string> ReplicaChains::ReadableChainAt(std::size_t stripe_position) const {
+  std::vector<std::string> chain;
+  chain.reserve(replica_osd_uuids.size());
+  for (std::size_t replica = 0; replica < replica_osd_uuids.size(); ++replica) {
+    if (replica >= replica_filling.size() || !replica_filling[replica]) {
+      chain.push_back(replica_osd_uuids[replica].at(stripe_position));
+    }
+  }
+  return chain;
 }
 
 }  // namespace xtreemfs::client

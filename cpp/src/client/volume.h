@@ -16,6 +16,7 @@
 #include "client/clock.h"
 #include "client/dir_url.h"
 #include "client/metadata_cache.h"
+#include "client/read_routing.h"
 #include "client/io_pool.h"
 #include "client/uuid_resolver.h"
 #include "common.pb.h"
@@ -215,6 +216,10 @@ class Volume {
   // Open files by file id; an entry lives while a handle of the file is open (bounded by the
   // number of open handles).
   std::unordered_map<std::string, std::weak_ptr<FileState>> files_;
+  // The loads OSDs reported with their read answers, which reads are routed by (read_routing.h).
+  ReplicaLoads replica_loads_{[this] { return clock_.MonotonicMs(); }};
+  // The round-robin binding's stream numbers, in order of first read.
+  std::atomic<int> next_read_stream_ordinal_{0};
   // Last member: destroyed first, so its workers stop while everything they use still exists.
   IoResources io_{options_.io};
 };

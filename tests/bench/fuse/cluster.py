@@ -69,6 +69,15 @@ class Cluster:
             raise ClusterError("xtreemfs-cluster status --shell printed no dir_port")
         self.dir_port = int(match.group(1))
 
+    def status_port(self, name: str) -> int:
+        """The status port the launcher gave server `name` (started with --status-ports)."""
+        key = "server.%s.setting.osd.status.port=" % name
+        properties = (self.cluster_state / "cluster.properties").read_text()
+        line = next((line for line in properties.splitlines() if line.startswith(key)), None)
+        if line is None:
+            raise ClusterError("cluster.properties names no status port of %s" % name)
+        return int(line[len(key):])
+
     def volume_url(self, volume: str) -> str:
         return "pbrpc://127.0.0.1:%d/%s" % (self.dir_port, volume)
 

@@ -150,13 +150,8 @@ class TypedCluster(Cluster):
         self.pids = [int(pid) for line in shell.splitlines()
                      for key, _, value in [line.partition("=")] if key in ("dir_pid", "mrc_pid", "osd_pids")
                      for pid in value.strip("()").split()]
-        properties = (self.cluster_state / "cluster.properties").read_text()
         for name in ("seq0", "rand0"):
-            key = "server.%s.setting.osd.status.port=" % name
-            line = next((line for line in properties.splitlines() if line.startswith(key)), None)
-            if line is None:
-                raise ClusterError("cluster.properties names no status port of %s" % name)
-            self.status_ports[name] = int(line[len(key):])
+            self.status_ports[name] = self.status_port(name)
 
     @property
     def dir_url(self) -> str:

@@ -7,15 +7,18 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.xtreemfs.client.retry.Retrier;
+import org.xtreemfs.client.routing.ReplicaLoads;
 import org.xtreemfs.client.retry.RetryPolicy;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.rpc.RpcResponse;
 import org.xtreemfs.foundation.rpc.RpcTransportException;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.foundation.stubs.MrcServiceClient;
@@ -26,6 +29,7 @@ import org.xtreemfs.interfaces.dir.Service;
 import org.xtreemfs.interfaces.dir.ServiceStatus;
 import org.xtreemfs.interfaces.dir.ServiceType;
 import org.xtreemfs.interfaces.dir.VolumeRegistration;
+import org.xtreemfs.interfaces.osd.ReadResponse;
 import org.xtreemfs.interfaces.mrc.QosStatus;
 import org.xtreemfs.interfaces.mrc.QosStatusRequest;
 import org.xtreemfs.interfaces.mrc.Volume;
@@ -53,6 +57,10 @@ public final class Client implements AutoCloseable {
     /** Names this client in exactly-once MRC changes; unique per Client (rpc.proto RequestHeader.client_id). */
     private final String clientId = "java-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID();
     private final AtomicLong nextRequestNumber = new AtomicLong(1);
+    /** What the OSDs reported with their read answers: the loads reads are routed by. */
+    private final ReplicaLoads replicaLoads = new ReplicaLoads(() -> System.nanoTime() / 1_000_000);
+    /** The round-robin binding's stream numbers, in order of first read. */
+    private final AtomicInteger nextReadStreamOrdinal = new AtomicInteger();
 
     private Client(InetSocketAddress dirAddress, ClientOptions options) {
         this.options = options;
@@ -225,6 +233,23 @@ public final class Client implements AutoCloseable {
 
     Semaphore objectRequestPermits() {
         return objectRequestPermits;
+    }
+
+    ReplicaLoads replicaLoads() {
+        return replicaLoads;
+    }
+
+    int nextReadStreamOrdinal() {
+        return nextReadStreamOrdinal.getAndIncrement() & Integer.MAX_VALUE;
+    }
+
+    /** Records the load an OSD reported with a read answer (ReadResponse.queued_requests). */
+    void noteReadAnswer(String osdUuid, RpcResponse response) {
+        try {
+            replicaLoads.reported(osdUuid, response.message(ReadResponse.parser()).getQueuedRequests());
+        } catch (RpcException malformed) {
+            // The data is what the caller wants; an unreadable load report only leaves the last one in place.
+        }
     }
 
     /**

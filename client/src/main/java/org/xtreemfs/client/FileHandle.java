@@ -8,9 +8,12 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import org.xtreemfs.client.routing.ReadRoute;
 import org.xtreemfs.client.striping.ObjectSlice;
 import org.xtreemfs.client.striping.StripeLayout;
 import org.xtreemfs.foundation.replication.ReplicaChain;
+import org.xtreemfs.foundation.replication.ReplicationRules;
+import org.xtreemfs.qos.routing.AccessPattern;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.FileCredentials;
@@ -31,7 +34,9 @@ import org.xtreemfs.interfaces.osd.WriteRequest;
 /**
  * An open file: reads and writes object ranges directly on the OSDs of its XLoc, striped RAID0 (object n on
  * stripe position n mod width). A replicated file's updates (write, truncate, fsync) go to its head replica, which
- * forwards them down each chain and answers once the tail has them; reads go to the tail replica. A request is split per object and the pieces are sent in parallel, bounded
+ * forwards them down each chain and answers once the tail has them; reads go to the replica the volume's read
+ * routing picks per piece ({@link ReadRoute}: by the stream's pattern and the replicas' reported loads). A request
+ * is split per object and the pieces are sent in parallel, bounded
  * by the client's in-flight limit. Reads are padded with zeros up to the file size this handle knows (holes
  * and short objects read as zeros), never beyond it. The handle tracks the largest end offset it wrote and
  * reports it to the MRC (MRC_UPDATE_FILE_SIZE with the XCap's truncate epoch) on {@link #fsync} and
@@ -51,8 +56,11 @@ public final class FileHandle implements AutoCloseable {
     private final StripeLayout layout;
     /** Where updates go: the head replica's OSDs (the only replica of an unreplicated file). */
     private final List<String> stripeOsdUuids;
-    /** Where reads go: the tail replica's OSDs, which hold only what every replica applied (ReplicaChain). */
-    private final List<String> readOsdUuids;
+    /** The file's chains, for read routing. */
+    private final ReplicaChain chain;
+    private final org.xtreemfs.interfaces.common.ReadRouting readRouting;
+    /** Created at the first read, so that round-robin binding numbers streams in order of first read. */
+    private ReadRoute readRoute;
 
     private FileCredentials credentials;
     private long capabilityReceivedMs;
@@ -91,7 +99,8 @@ public final class FileHandle implements AutoCloseable {
         }
         Replica replica = credentials.getXlocs().getReplicas(0);
         this.stripeOsdUuids = chain.headOsds();
-        this.readOsdUuids = chain.tailOsds();
+        this.chain = chain;
+        this.readRouting = ReplicationRules.readRouting(credentials.getXlocs());
         StripingPolicy policy = replica.getStripingPolicy();
         int objectSize = policy.getObjectSizeBytes() > 0 ? policy.getObjectSizeBytes() : StripingRules.OBJECT_SIZE_BYTES_DEFAULT;
         int width = policy.getWidth() > 0 ? Math.min(policy.getWidth(), stripeOsdUuids.size()) : stripeOsdUuids.size();
@@ -116,9 +125,21 @@ public final class FileHandle implements AutoCloseable {
         return stripeOsdUuids;
     }
 
-    /** The OSD UUIDs reads go to (the tail replica's), by stripe position; the stripe itself when unreplicated. */
-    public List<String> readOsdUuids() {
-        return readOsdUuids;
+    /** Replica {@code replicaIndex}'s OSD UUIDs (0 = head, the last = tail), by stripe position. */
+    public List<String> replicaOsdUuids(int replicaIndex) {
+        return chain.replicaOsds(replicaIndex);
+    }
+
+    /** The file's read routing (from its XLoc, the volume's policy). */
+    public org.xtreemfs.interfaces.common.ReadRouting readRouting() {
+        return readRouting;
+    }
+
+    private synchronized ReadRoute readRoute() {
+        if (readRoute == null) {
+            readRoute = new ReadRoute(chain, readRouting, client.replicaLoads(), client.nextReadStreamOrdinal());
+        }
+        return readRoute;
     }
 
     public synchronized FileCredentials credentials() {
@@ -155,17 +176,22 @@ public final class FileHandle implements AutoCloseable {
         int readLength = (int) Math.min(length, size - offset);
         ensureFreshCapability(operation);
         List<CompletableFuture<?>> pieces = new ArrayList<>();
+        ReadRoute route = readRoute();
+        AccessPattern pattern = route.observe(offset, readLength);
         for (ObjectSlice slice : layout.slices(offset, readLength, REQUEST_DATA_BYTES_MAX)) {
-            // Reads go to the tail: it never holds an update the chain has not acknowledged. (Routing reads by
-            // pattern to other replicas, with stealing, needs CRAQ-style clean/dirty versions first.)
-            String osdUuid = readOsdUuids.get(layout.stripePosition(slice.objectNumber()));
+            // Any replica may serve a read: a member with an update its successor has not acknowledged passes the
+            // read down the chain (servers/osd README, "Consistent reads").
             int target = bufferOffset + slice.offsetInRequest();
-            pieces.add(limited(operation, () -> client.callServiceAsync(osdUuid, true, address -> client.osd().read(
+            pieces.add(limited(operation, () -> {
+                // Routed when the piece may leave, with the loads reported up to then.
+                String osdUuid = route.osdFor(layout.stripePosition(slice.objectNumber()), pattern);
+                return client.callServiceAsync(osdUuid, true, address -> client.osd().read(
                     address, client.credentials(), ReadRequest.newBuilder().setCredentials(credentials())
                             .setFileId(fileId).setObjectNumber(slice.objectNumber())
                             .setOffset(slice.offsetInObject()).setLength(slice.lengthBytes()).build()))
                     .thenApply(response -> {
                         try (response) {
+                            client.noteReadAnswer(osdUuid, response);
                             ByteBuf data = response.data();
                             int stored = Math.min(data.readableBytes(), slice.lengthBytes());
                             data.getBytes(data.readerIndex(), buffer, target, stored);
@@ -173,7 +199,8 @@ public final class FileHandle implements AutoCloseable {
                             Arrays.fill(buffer, target + stored, target + slice.lengthBytes(), (byte) 0);
                             return stored;
                         }
-                    })));
+                    });
+            }));
         }
         awaitAll(operation, pieces);
         return readLength;

@@ -75,11 +75,12 @@ final class Describe {
                 + size(policy.getObjectSizeBytes());
     }
 
-    /** "1 copy (not replicated)" or "chain of N replicas (head writes, tail reads)". */
+    /** "1 copy (not replicated)" or "chain of N replicas (writes enter at the head), read routing pattern". */
     static String replication(ReplicationPolicy policy) {
         int replicas = ReplicationRules.replicas(policy);
         return replicas == 1 ? "1 copy (not replicated)"
-                : "chain of " + replicas + " replicas (writes enter at the head, reads at the tail)";
+                : "chain of " + replicas + " replicas (writes enter at the head), read routing "
+                        + ReplicationRules.readRoutingName(policy.getReadRouting());
     }
 
     static String reservation(QosReservation reservation) {

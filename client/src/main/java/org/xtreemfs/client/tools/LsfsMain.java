@@ -64,13 +64,14 @@ public final class LsfsMain implements Callable<Integer> {
             out.println("no volumes at " + url);
             return ToolRunner.EXIT_OK;
         }
-        out.printf("%-24s %-36s %-12s %-5s %-36s %-8s %s%n", "NAME", "ID", "OWNER", "MODE", "STRIPING", "REPLICAS",
-                "RESERVATION");
+        out.printf("%-24s %-36s %-12s %-5s %-36s %-8s %-12s %s%n", "NAME", "ID", "OWNER", "MODE", "STRIPING",
+                "REPLICAS", "READ-ROUTING", "RESERVATION");
         volumes.stream().sorted(Comparator.comparing(Volume::getName)).forEach(volume ->
-                out.printf("%-24s %-36s %-12s %-5s %-36s %-8d %s%n", volume.getName(), volume.getId(),
+                out.printf("%-24s %-36s %-12s %-5s %-36s %-8d %-12s %s%n", volume.getName(), volume.getId(),
                         volume.getOwnerUsername(), Describe.mode(volume.getMode()),
                         Describe.striping(volume.getDefaultStripingPolicy()),
                         ReplicationRules.replicas(volume.getDefaultReplicationPolicy()),
+                        ReplicationRules.readRoutingName(volume.getDefaultReplicationPolicy().getReadRouting()),
                         Describe.reservation(volume.getReservation())));
         return ToolRunner.EXIT_OK;
     }

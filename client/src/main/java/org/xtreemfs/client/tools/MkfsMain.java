@@ -6,6 +6,7 @@ import org.xtreemfs.client.VolumeUrl;
 import org.xtreemfs.foundation.replication.ReplicationRules;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.QosReservation;
+import org.xtreemfs.interfaces.common.ReadRouting;
 import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicyType;
@@ -32,7 +33,8 @@ import org.xtreemfs.qos.model.Units;
                 "cap at least the reservation: IOPS for random, bytes/s otherwise); a best-effort one needs --capacity",
                 "for them. Admission ignores both: they book nothing.",
                 "--replicas N keeps N copies of every file in a chain (head, ..., tail) on distinct OSDs; a reserved",
-                "volume's reservation is then admitted on every copy's OSDs."},
+                "volume's reservation is then admitted on every copy's OSDs; --read-routing pattern|round-robin says",
+                "where clients send its reads."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the volume was created", "1:the servers refused or could not be reached",
                 "2:a bad option or value"})
@@ -69,6 +71,14 @@ public final class MkfsMain implements Callable<Integer> {
                     + " N > 1 chain-replicates every file over N distinct OSDs (distinct hosts where there are"
                     + " several); a write is acknowledged once the last OSD of the chain has it on disk.")
     int replicas;
+
+    @Option(names = "--read-routing", paramLabel = "POLICY", defaultValue = ReplicationRules.READ_ROUTING_PATTERN,
+            description = "Where clients send reads of a replicated volume (default: ${DEFAULT-VALUE}): "
+                    + ReplicationRules.READ_ROUTING_PATTERN + " (FAST: each open file's random reads to the head,"
+                    + " sequential reads to the next replica, and an idle replica takes reads from a loaded one) or "
+                    + ReplicationRules.READ_ROUTING_ROUND_ROBIN + " (each open file bound to a replica in turn, for"
+                    + " comparison).")
+    String readRouting;
 
     @Option(names = "--osd-selection-policy", paramLabel = "NAME", defaultValue = "",
             description = "Name of the MRC's OSD selection strategy (default: the MRC's default).")
@@ -145,7 +155,14 @@ public final class MkfsMain implements Callable<Integer> {
         ReplicationRules.replicasProblem(replicas).ifPresent(problem -> {
             throw new IllegalArgumentException("--replicas: '" + replicas + "' " + problem);
         });
-        volume.setDefaultReplicationPolicy(ReplicationPolicy.newBuilder().setReplicas(replicas));
+        ReadRouting routing;
+        try {
+            routing = ReplicationRules.readRoutingNamed(readRouting);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--read-routing: " + e.getMessage());
+        }
+        volume.setDefaultReplicationPolicy(ReplicationPolicy.newBuilder().setReplicas(replicas)
+                .setReadRouting(routing));
         volume.setOsdSelectionPolicy(osdSelectionPolicy);
         QosReservation reservation = reservation();
         if (reservation != null) {

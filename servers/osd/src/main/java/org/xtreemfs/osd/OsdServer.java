@@ -203,7 +203,7 @@ public final class OsdServer implements RunningServer {
         // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
         storage = started(new StorageStage(store, deletions, config.storageThreads(),
                 (inFlightMax + 64) * config.storageThreads(), config.storageConcurrentWithinFile(), clock,
-                request -> qos.completed(request), chainForwarder));
+                request -> qos.completed(request), chainForwarder, () -> qos.queueLength()));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         shareRule = ShareRule.forOsd(baseProfile);
         qosPolicyKind = config.qosPolicy();
@@ -482,6 +482,10 @@ public final class OsdServer implements RunningServer {
         LogStructuredStore log = StorageLayout.logOf(store);
         status.put("storageLayout", config.storageLayout());
         status.put("storageLogLiveBytes", log == null ? 0 : log.statistics().liveBytes());
+        // Read routing and consistent reads at chain members (README "Consistent reads").
+        status.put("storageReadsServed", storage.readsServed());
+        status.put("replicationReadsPassedDown", chainForwarder.readsPassedDownCount());
+        status.put("replicationDirtyFiles", storage.replicationDirtyFiles());
         status.put("deletionsPending", deletions.pendingCount());
         status.put("filesDeleted", storage.filesDeleted());
         status.put("storageExpiredCount", storage.expiredCount());

@@ -57,7 +57,7 @@ class ChainKillTest {
             String fileId = file.fileId();
             var credentials = file.credentials();
             List<String> chain = List.of(file.stripeOsdUuids().get(0),
-                    file.credentials().getXlocs().getReplicas(1).getOsdUuids(0), file.readOsdUuids().get(0));
+                    file.credentials().getXlocs().getReplicas(1).getOsdUuids(0), file.replicaOsdUuids(2).get(0));
             String tailName = "osd" + cluster.osdUuids().indexOf(chain.get(2));
 
             AtomicInteger acknowledged = new AtomicInteger();

@@ -29,6 +29,7 @@ import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicyType;
+import org.xtreemfs.interfaces.common.ReadRouting;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.osd.WriteRequest;
 import org.xtreemfs.interfaces.rpc.ErrorType;
@@ -76,7 +77,8 @@ class ChainReplicationTest {
             assertThat(new HashSet<>(members)).hasSize(3);
             assertThat(cluster.osdUuids()).containsAll(members);
             assertThat(file.stripeOsdUuids()).containsExactly(members.get(0));
-            assertThat(file.readOsdUuids()).containsExactly(members.get(2));
+            assertThat(file.replicaOsdUuids(2)).containsExactly(members.get(2));
+            assertThat(xlocs.getReadRouting()).isEqualTo(ReadRouting.READ_ROUTING_PATTERN);
         }
         assertThat(client.listVolumes().stream().filter(v -> v.getName().equals("chain3")).findFirst().orElseThrow()
                 .getDefaultReplicationPolicy().getReplicas()).isEqualTo(3);

@@ -231,6 +231,19 @@ final class TestCluster implements AutoCloseable {
         return inProcess(osdName(index), OsdServer.class);
     }
 
+    /** A figure of an in-process OSD's {@code /status.json} (e.g. storageReadsServed), fetched now. */
+    long osdStatusNumber(int index, String key) throws java.io.IOException, InterruptedException {
+        String status = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + osd(index).addresses().status().getPort() + "/status.json"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("\"" + key + "\"\\s*:\\s*(\\d+)")
+                .matcher(status);
+        if (!matcher.find()) {
+            throw new IllegalStateException("osd" + index + "'s status page has no figure " + key + ": " + status);
+        }
+        return Long.parseLong(matcher.group(1));
+    }
+
     Path osdDataFolder(int index) {
         return cluster.dataFolder(osdName(index));
     }

@@ -61,6 +61,26 @@ class ToolsTest {
         assertThat(run(new LsfsMain(), cluster.dirUrl()).out()).doesNotContain("plain ");
     }
 
+    // The read routing of a replicated volume is chosen at mkfs, stored by the MRC and shown by lsfs and xtfsutil; an
+    // unknown policy is refused naming it and the choices.
+    @Test
+    void mkfsReadRoutingIsStoredAndShown() {
+        ToolRun created = run(new MkfsMain(), "--replicas", "3", "--read-routing", "round-robin", url("rr"));
+        assertThat(created.exitCode()).as(created.err()).isZero();
+        assertThat(created.out()).contains("chain of 3 replicas (writes enter at the head), read routing round-robin");
+        String line = run(new LsfsMain(), cluster.dirUrl()).out().lines()
+                .filter(candidate -> candidate.startsWith("rr ")).findFirst().orElseThrow();
+        assertThat(line).containsPattern(" 3 +round-robin +none");
+        ToolRun shown = run(new XtfsutilMain(), url("rr"));
+        assertThat(shown.out()).contains("read routing round-robin");
+        ToolRun defaulted = run(new MkfsMain(), "--replicas", "2", url("patterned"));
+        assertThat(defaulted.out()).contains("read routing pattern");
+        ToolRun refused = run(new MkfsMain(), "--replicas", "3", "--read-routing", "sideways", url("sideways"));
+        assertThat(refused.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
+        assertThat(refused.err()).contains("--read-routing").contains("\"sideways\"").contains("pattern")
+                .contains("round-robin");
+    }
+
     // A QoS volume carries its reservation in the units given, and the object size, as lsfs shows.
     @Test
     void mkfsWithQosAndStriping() {

@@ -9,9 +9,10 @@ import org.xtreemfs.interfaces.common.XLocSet;
 /**
  * A file's replicas as chains (common.proto XLocSet): for stripe position p, replicas[0].osd_uuids[p] (the head)
  * forwards to replicas[1].osd_uuids[p], and so on to replicas[N-1].osd_uuids[p] (the tail). Writes, truncates,
- * unlinks and fsyncs enter at the head; reads go to the tail, which holds only what the whole chain has applied,
- * so a read there never returns an update that was not acknowledged or could still be lost. The one reader of
- * that rule for the OSD and the Java client (the C++ client mirrors it in cpp/src/client/replica_chain.h).
+ * unlinks and fsyncs enter at the head; reads may go to any replica (the client's read routing picks one), because
+ * a member serves a read from its own copy only when every update of the file it holds has been acknowledged by
+ * its successor (servers/osd README, "Consistent reads"). The one reader of the chain order for the OSD and the
+ * Java client (the C++ client mirrors it in cpp/src/client/replica_chain.h).
  *
  * <p>Invariant (checked by {@link #of}): at least one replica, every replica lists the same number of OSDs.
  */
@@ -79,9 +80,14 @@ public final class ReplicaChain {
         return replicas.get(0);
     }
 
-    /** The OSDs clients read from: the tail replica's, by stripe position. */
+    /** The tail replica's OSDs, by stripe position. */
     public List<String> tailOsds() {
         return replicas.get(replicas.size() - 1);
+    }
+
+    /** Replica {@code replicaIndex}'s OSDs (0 = head), by stripe position. */
+    public List<String> replicaOsds(int replicaIndex) {
+        return replicas.get(replicaIndex);
     }
 
     /** Where {@code osdUuid} sits in the chains; empty when the XLoc does not name it. */
@@ -99,6 +105,30 @@ public final class ReplicaChain {
     public Optional<String> successor(Member member) {
         return member.isTail() ? Optional.empty()
                 : Optional.of(replicas.get(member.replicaIndex() + 1).get(member.stripePosition()));
+    }
+
+    /**
+     * The OSD a member passes a read down to (servers/osd "Consistent reads"): its successor, or the one after it
+     * when the successor is filling (a filling replica serves no reads; it is never the tail); empty for the tail.
+     */
+    public Optional<String> readSuccessor(Member member) {
+        for (int index = member.replicaIndex() + 1; index < replicas.size(); index++) {
+            if (!filling.get(index)) {
+                return Optional.of(replicas.get(index).get(member.stripePosition()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The OSDs of one stripe position that may serve reads, head first: the chain without a filling replica. */
+    public List<String> readableChainAt(int stripePosition) {
+        List<String> readable = new ArrayList<>(replicas.size());
+        for (int index = 0; index < replicas.size(); index++) {
+            if (!filling.get(index)) {
+                readable.add(replicas.get(index).get(stripePosition));
+            }
+        }
+        return readable;
     }
 
     /** The OSD that forwards to a member; empty for the head. */

@@ -1,12 +1,16 @@
 package org.xtreemfs.foundation.replication;
 
+import java.util.Locale;
 import java.util.Optional;
+import org.xtreemfs.interfaces.common.ReadRouting;
 import org.xtreemfs.interfaces.common.ReplicationPolicy;
+import org.xtreemfs.interfaces.common.XLocSet;
 
 /**
  * What a replication policy may say; the one place tools and the MRC check it. A chain longer than
  * {@value #REPLICAS_MAX} adds a network hop per write for no gain in what the design protects against (any one
- * OSD of a chain failing).
+ * OSD of a chain failing). Also the one place read-routing policies get their names (common.proto ReadRouting):
+ * {@code pattern} (FAST, the default) and {@code round-robin}.
  */
 public final class ReplicationRules {
     public static final int REPLICAS_MIN = 1;
@@ -31,5 +35,41 @@ public final class ReplicationRules {
     /** The copies a policy asks for: an absent policy (0) means one. */
     public static int replicas(ReplicationPolicy policy) {
         return policy.getReplicas() == 0 ? 1 : policy.getReplicas();
+    }
+
+    /** The names tools accept and print, in the enum's order. */
+    public static final String READ_ROUTING_PATTERN = "pattern";
+    public static final String READ_ROUTING_ROUND_ROBIN = "round-robin";
+
+    /** The policy named {@code name} (case-insensitive); IllegalArgumentException naming the value and the choices. */
+    public static ReadRouting readRoutingNamed(String name) {
+        return switch (name.trim().toLowerCase(Locale.ROOT)) {
+            case READ_ROUTING_PATTERN -> ReadRouting.READ_ROUTING_PATTERN;
+            case READ_ROUTING_ROUND_ROBIN -> ReadRouting.READ_ROUTING_ROUND_ROBIN;
+            default -> throw new IllegalArgumentException("read routing \"" + name + "\" is not a policy: choose "
+                    + READ_ROUTING_PATTERN + " (random reads to the head, sequential reads to the next replica, idle"
+                    + " replicas steal) or " + READ_ROUTING_ROUND_ROBIN + " (each open file bound to a replica in turn)");
+        };
+    }
+
+    /** The name of a policy; an absent policy is {@code pattern}. */
+    public static String readRoutingName(ReadRouting routing) {
+        return readRouting(routing) == ReadRouting.READ_ROUTING_ROUND_ROBIN ? READ_ROUTING_ROUND_ROBIN
+                : READ_ROUTING_PATTERN;
+    }
+
+    /** The policy in force: absent (or unknown to this version) means {@code pattern}. */
+    public static ReadRouting readRouting(ReadRouting routing) {
+        return routing == ReadRouting.READ_ROUTING_ROUND_ROBIN ? routing : ReadRouting.READ_ROUTING_PATTERN;
+    }
+
+    /** The read routing of a volume's policy, default filled in. */
+    public static ReadRouting readRouting(ReplicationPolicy policy) {
+        return readRouting(policy.getReadRouting());
+    }
+
+    /** The read routing a file's XLoc carries, default filled in. */
+    public static ReadRouting readRouting(XLocSet xlocs) {
+        return readRouting(xlocs.getReadRouting());
     }
 }

@@ -74,7 +74,8 @@ public final class VolumeValidation {
     }
 
     /**
-     * The replication policy with its default (one copy) filled in; the limits are {@link ReplicationRules}'.
+     * The replication policy with its defaults (one copy, pattern read routing) filled in; the limits are
+     * {@link ReplicationRules}'.
      */
     public static ReplicationPolicy normalizeReplication(ReplicationPolicy requested) throws RpcException {
         long replicas = requested.getReplicas() == 0 ? 1 : Integer.toUnsignedLong(requested.getReplicas());
@@ -82,7 +83,12 @@ public final class VolumeValidation {
         if (problem.isPresent()) {
             throw RpcException.invalidArguments("invalid replication replicas " + replicas + ": " + problem.get());
         }
-        return requested.toBuilder().setReplicas((int) replicas).build();
+        if (requested.getReadRouting() == org.xtreemfs.interfaces.common.ReadRouting.UNRECOGNIZED) {
+            throw RpcException.invalidArguments("invalid replication read routing " + requested.getReadRoutingValue()
+                    + ": not a ReadRouting value");
+        }
+        return requested.toBuilder().setReplicas((int) replicas)
+                .setReadRouting(ReplicationRules.readRouting(requested)).build();
     }
 
     /**

@@ -175,7 +175,8 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
      * The layout of a new file: a reserved volume stripes over exactly its admitted OSDs (one stripe per replica);
      * a volume without reservation over {@link OsdSelectionPolicies#bestEffortCandidates} (best-effort OSDs only,
      * unless mrc.placement.bestEffortOnTypedOsds), picked by its policy, with its replicas on distinct OSDs and
-     * each chain on distinct hosts where there are several ({@link ChainPlacement}). XLoc version 1.
+     * each chain on distinct hosts where there are several ({@link ChainPlacement}). XLoc version 1, carrying the
+     * volume's read routing so that clients learn it with the file's credentials.
      */
     private static XLocSet allocateLayout(ReservationLedger ledger, OsdSelectionPolicies policies,
             OperationContext context, Volume volume, long inode) throws RpcException {
@@ -197,7 +198,8 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
                         + e.getMessage());
             }
         }
-        XLocSet.Builder xlocs = XLocSet.newBuilder().setVersion(1);
+        XLocSet.Builder xlocs = XLocSet.newBuilder().setVersion(1)
+                .setReadRouting(ReplicationRules.readRouting(volume.getDefaultReplicationPolicy()));
         for (List<String> stripe : stripes) {
             xlocs.addReplicas(Replica.newBuilder().addAllOsdUuids(stripe)
                     .setStripingPolicy(volume.getDefaultStripingPolicy()));

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.rpc.RpcResponse;
 import org.xtreemfs.foundation.rpc.RpcTransportException;
 import org.xtreemfs.foundation.stubs.OsdServiceClient;
 import org.xtreemfs.foundation.stubs.UuidResolver;
@@ -17,6 +18,7 @@ import org.xtreemfs.interfaces.osd.TruncateRequest;
 import org.xtreemfs.interfaces.osd.WriteRequest;
 import org.xtreemfs.osd.stages.OsdRequest;
 import org.xtreemfs.osd.stages.OsdRequest.FsyncFile;
+import org.xtreemfs.osd.stages.OsdRequest.ReadObject;
 import org.xtreemfs.osd.stages.OsdRequest.TruncateFile;
 import org.xtreemfs.osd.stages.OsdRequest.UnlinkFile;
 import org.xtreemfs.osd.stages.OsdRequest.WriteObject;
@@ -46,6 +48,7 @@ public final class ChainForwarder {
     private final UuidResolver resolver;
     private final AtomicLong forwarded = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong readsPassedDown = new AtomicLong();
 
     public ChainForwarder(OsdServiceClient osds, UuidResolver resolver) {
         this.osds = osds;
@@ -61,14 +64,10 @@ public final class ChainForwarder {
     public CompletableFuture<Void> forward(OsdRequest request, String successorUuid) {
         InetSocketAddress address;
         try {
-            address = resolver.resolve(successorUuid).get(FORWARD_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failedWith(RpcException.internal("interrupted while resolving chain successor " + successorUuid));
-        } catch (ExecutionException | TimeoutException e) {
+            address = successorAddress(request.fileId(), successorUuid);
+        } catch (RpcException unresolved) {
             failed.incrementAndGet();
-            return failedWith(RpcException.overloaded("the next OSD of file " + request.fileId() + "'s chain ("
-                    + successorUuid + ") has no known address: " + cause(e).getMessage() + "; retry later"));
+            return failedWith(unresolved);
         }
         CompletableFuture<?> sent = send(request, address);
         return sent.handle((ignored, error) -> {
@@ -120,6 +119,55 @@ public final class ChainForwarder {
             throw RpcException.overloaded("the fill source of file " + request.fileId() + " (" + sourceUuid
                     + ") did not answer the copy of object " + objectNumber + ": " + cause + "; retry later");
         }
+    }
+
+     * Sends a read that this OSD must not serve from its own copy (the file has an update its successor has not
+     * acknowledged, see {@link CleanVersions}) to {@code successorUuid}, which serves it under the same rule; the
+     * tail always serves. The future's response (message and data) belongs to the caller, who closes it.
+     */
+    public CompletableFuture<RpcResponse> forwardRead(ReadObject read, String successorUuid) {
+        InetSocketAddress address;
+        try {
+            address = successorAddress(read.fileId(), successorUuid);
+        } catch (RpcException unresolved) {
+            return CompletableFuture.failedFuture(unresolved);
+        }
+        readsPassedDown.incrementAndGet();
+        return osds.read(address, read.call().userCredentials(), ReadRequest.newBuilder()
+                .setCredentials(read.credentials()).setFileId(read.fileId()).setObjectNumber(read.objectNumber())
+                .setOffset(read.offset()).setLength(read.length()).build())
+                .exceptionallyCompose(error -> {
+                    Throwable cause = cause(error);
+                    if (cause instanceof RpcTransportException) {
+                        resolver.invalidate(successorUuid);
+                    } else if (cause instanceof RpcException answer) {
+                        return CompletableFuture.failedFuture(answer);
+                    }
+                    return CompletableFuture.failedFuture(RpcException.overloaded("the next OSD of file "
+                            + read.fileId() + "'s chain (" + successorUuid + " at " + address + ") did not answer a"
+                            + " read passed down to it: " + cause.getMessage() + "; retry later"));
+                });
+    }
+
+    /**
+     * The successor's address (a cached DIR lookup, blocking only on a miss), or the error to fail the request with:
+     * OVERLOADED when the DIR does not know it, so the client retries.
+     */
+    private InetSocketAddress successorAddress(String fileId, String successorUuid) throws RpcException {
+        try {
+            return resolver.resolve(successorUuid).get(FORWARD_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw RpcException.internal("interrupted while resolving chain successor " + successorUuid);
+        } catch (ExecutionException | TimeoutException e) {
+            throw RpcException.overloaded("the next OSD of file " + fileId + "'s chain (" + successorUuid
+                    + ") has no known address: " + cause(e).getMessage() + "; retry later");
+        }
+    }
+
+    /** Reads passed down the chain because the file had an unacknowledged update here. */
+    public long readsPassedDownCount() {
+        return readsPassedDown.get();
     }
 
     private CompletableFuture<?> send(OsdRequest request, InetSocketAddress address) {

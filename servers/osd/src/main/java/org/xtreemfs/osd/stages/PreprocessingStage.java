@@ -153,7 +153,7 @@ public final class PreprocessingStage implements AutoCloseable {
                 "this OSD (" + ownUuid + ") is not in the XLoc of file " + fileId + ": " + credentials.getXlocs()
                         .getReplicasList().stream().map(Replica::getOsdUuidsList).toList()));
         ChainLink link = new ChainLink(ReplicaRole.of(member), chain.successor(member),
-                credentials.getXlocs().getVersion(), chain.fillSource(member));
+                credentials.getXlocs().getVersion(), chain.fillSource(member), chain.readSuccessor(member));
         if (request.travelsTheChain()) {
             checkChainEntry(request, chain, member, fileId, ownUuid);
         }

@@ -39,6 +39,8 @@ import org.xtreemfs.osd.stages.StorageWork.DeleteObjects;
 import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.FileMetadata;
 import org.xtreemfs.osd.replication.ChainForwarder;
+import org.xtreemfs.osd.replication.CleanVersions;
+import java.util.function.IntSupplier;
 import org.xtreemfs.osd.storage.ObjectStorage;
 
 /**
@@ -72,6 +74,10 @@ public final class StorageStage implements AutoCloseable {
      * it runs next (see {@link #runReleased}); the worker loop empties it before taking anything from the queue.
      */
     private final ThreadLocal<StorageWork[]> runNextWork = new ThreadLocal<>();
+    private final AtomicLong readsServed = new AtomicLong();
+    /** Which of this OSD's files have updates its successors have not acknowledged (reads of them go down). */
+    private final CleanVersions cleanVersions = new CleanVersions();
+    private final IntSupplier queuedRequests;
 
     /**
      * @param queueCapacity bound of the works admitted and not yet finished (running or waiting); the QoS stage
@@ -92,7 +98,19 @@ public final class StorageStage implements AutoCloseable {
     public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
             boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
             ChainForwarder forwarder) {
+        this(store, deletions, threads, queueCapacity, concurrentWithinFile, clock, onRequestCompleted, forwarder,
+                () -> 0);
+    }
+
+    /**
+     * @param queuedRequests this OSD's load as every read answer reports it (ReadResponse.queued_requests): the
+     *     requests waiting in the QoS stage
+     */
+    public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
+            boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
+            ChainForwarder forwarder, IntSupplier queuedRequests) {
         this.forwarder = forwarder;
+        this.queuedRequests = queuedRequests;
         this.store = store;
         this.xlocVersions = new XLocVersions(store.metadataStore());
         this.deletions = deletions;
@@ -262,34 +280,41 @@ public final class StorageStage implements AutoCloseable {
             fillProgress.forget(fileId);
         }
         if (request instanceof ReadObject read) {
-            // Pooled direct buffer: the file's bytes land where the socket write takes them from.
-            ByteBuf bytes = PooledByteBufAllocator.DEFAULT.directBuffer(read.length(), read.length());
-            try {
-                int stored = store.read(fileId, authorized.layout(), read.objectNumber(), read.offset(),
-                        read.length(), bytes.nioBuffer(0, read.length()));
-                bytes.writerIndex(stored);
-            } catch (IOException | RuntimeException e) {
+            java.util.Optional<String> successor = authorized.chain().readSuccessorUuid();
+            // Head and middle serve a read from their own copy only when it saw acknowledged updates alone
+            // (CleanVersions); otherwise the read goes down the chain, where the tail always serves.
+            long readStamp = successor.isEmpty() ? 0 : cleanVersions.readStart(fileId);
+            if (readStamp >= 0) {
+                ByteBuf bytes = readLocally(authorized, read);
+                if (successor.isEmpty() || cleanVersions.readValid(fileId, readStamp)) {
+                    bytesRead.addAndGet(bytes.readableBytes());
+                    readsServed.incrementAndGet();
+                    read.call().respond(loadReport(), bytes);
+                    return;
+                }
                 bytes.release();
-                throw e;
             }
-            bytesRead.addAndGet(bytes.readableBytes());
-            read.call().respond(ReadResponse.getDefaultInstance(), bytes);
+            passReadDown(authorized, read, successor.get());
         } else if (request instanceof WriteObject write) {
             deletions.syncBeforeData(fileId);
             if (link.filling()) {
                 copyFromFillSource(authorized, store, write.objectNumber());
             }
             int length = write.data().readableBytes();
-            // The tail of a chain writes every update synced: the chain acknowledges only what the tail holds on
-            // its disk, so losing any one OSD (or the head's and middle's page caches) loses nothing acknowledged.
-            ObjectStorage.WriteOutcome outcome = store.write(fileId, authorized.layout(), write.objectNumber(),
-                    write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(), authorized.isSyncedWrite());
-            bytesWritten.addAndGet(length);
-            OsdWriteResponse.Builder response = OsdWriteResponse.newBuilder();
-            if (outcome.sizeGrew()) {
-                response.setNewFileSize(newFileSize(outcome.metadata()));
-            }
-            respondAfterChain(authorized, response.build());
+            applyThenForward(authorized, () -> {
+                // The tail of a chain writes every update synced: the chain acknowledges only what the tail holds
+                // on its disk, so losing any one OSD (or the head's and middle's page caches) loses nothing
+                // acknowledged.
+                ObjectStorage.WriteOutcome outcome = store.write(fileId, authorized.layout(), write.objectNumber(),
+                        write.offset(), write.data().nioBuffer(), authorized.truncateEpoch(),
+                        authorized.isSyncedWrite());
+                bytesWritten.addAndGet(length);
+                OsdWriteResponse.Builder response = OsdWriteResponse.newBuilder();
+                if (outcome.sizeGrew()) {
+                    response.setNewFileSize(newFileSize(outcome.metadata()));
+                }
+                return response.build();
+            });
         } else if (request instanceof TruncateFile truncate) {
             FileMetadata known = store.metadata(fileId);
             if (Integer.compareUnsigned(authorized.truncateEpoch(), known.truncateEpoch()) < 0) {
@@ -298,28 +323,109 @@ public final class StorageStage implements AutoCloseable {
                         + " this OSD already applied; get a new capability from MRC_FTRUNCATE");
             }
             deletions.syncBeforeData(fileId);
-            FileMetadata after = store.truncate(fileId, authorized.layout(), truncate.newSizeBytes(),
-                    authorized.truncateEpoch());
-            respondAfterChain(authorized, OsdWriteResponse.newBuilder().setNewFileSize(newFileSize(after)).build());
+            applyThenForward(authorized, () -> OsdWriteResponse.newBuilder().setNewFileSize(newFileSize(
+                    store.truncate(fileId, authorized.layout(), truncate.newSizeBytes(), authorized.truncateEpoch())))
+                    .build());
         } else if (request instanceof CopyObject copy) {
             copy.call().respond(CopyObjectResponse.newBuilder()
                     .setBytesCopied(copyFromFillSource(authorized, store, copy.objectNumber())).build());
         } else if (request instanceof UnlinkFile) {
             fillProgress.forget(fileId);
-            if (!deletions.enqueue(fileId, store.holdsAnything(fileId))) {
-                throw RpcException.overloaded("OSD deletion queue is full at its bound"
-                        + " (osd.deletion.pendingMax); retry later");
-            }
-            respondAfterChain(authorized, Empty.getDefaultInstance());
+            applyThenForward(authorized, () -> {
+                if (!deletions.enqueue(fileId, store.holdsAnything(fileId))) {
+                    throw RpcException.overloaded("OSD deletion queue is full at its bound"
+                            + " (osd.deletion.pendingMax); retry later");
+                }
+                return Empty.getDefaultInstance();
+            });
         } else if (request instanceof FsyncFile) {
-            store.fsync(fileId);
-            respondAfterChain(authorized, Empty.getDefaultInstance());
+            applyThenForward(authorized, () -> {
+                store.fsync(fileId);
+                return Empty.getDefaultInstance();
+            });
         } else if (request instanceof GetFileSize size) {
             size.call().respond(
                     GetFileSizeResponse.newBuilder().setSizeBytes(store.metadata(fileId).sizeBytes()).build());
         } else {
             throw new IllegalStateException("unhandled request type " + request.getClass().getName());
         }
+    }
+
+    private ByteBuf readLocally(AuthorizedRequest authorized, ReadObject read) throws IOException {
+        // Pooled direct buffer: the file's bytes land where the socket write takes them from.
+        ByteBuf bytes = PooledByteBufAllocator.DEFAULT.directBuffer(read.length(), read.length());
+        try {
+            int stored = store.read(authorized.fileId(), authorized.layout(), read.objectNumber(), read.offset(),
+                    read.length(), bytes.nioBuffer(0, read.length()));
+            bytes.writerIndex(stored);
+            return bytes;
+        } catch (IOException | RuntimeException e) {
+            bytes.release();
+            throw e;
+        }
+    }
+
+    /** Sends a read this OSD must not serve to its successor and answers with what comes back, and this OSD's load. */
+    private void passReadDown(AuthorizedRequest authorized, ReadObject read, String successorUuid)
+            throws RpcException {
+        if (forwarder == null) {
+            throw RpcException.internal("file " + authorized.fileId() + " has a chain successor (" + successorUuid
+                    + ") but this OSD forwards to none");
+        }
+        forwarder.forwardRead(read, successorUuid).whenComplete((response, error) -> {
+            if (error != null) {
+                Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                        ? error.getCause() : error;
+                read.call().fail(cause instanceof RpcException rpc ? rpc
+                        : RpcException.internal("passing a read of file " + authorized.fileId() + " down failed: "
+                                + cause));
+                return;
+            }
+            ByteBuf data;
+            try (response) {
+                data = response.data().retainedDuplicate();
+            }
+            read.call().respond(loadReport(), data);
+        });
+    }
+
+    /** Every read answer carries this OSD's load, so clients route by it without asking (qos.routing). */
+    private ReadResponse loadReport() {
+        return ReadResponse.newBuilder().setQueuedRequests(Math.max(0, queuedRequests.getAsInt())).build();
+    }
+
+    /** The local part of an update; an RpcException means it changed nothing. */
+    private interface LocalUpdate {
+        com.google.protobuf.MessageLite apply() throws IOException, RpcException;
+    }
+
+    /**
+     * Applies an update here and sends it on. An update that changes data (all but fsync) is dirty here from before
+     * it touches anything until the successor acknowledges it ({@link CleanVersions}); one that failed part-way
+     * here stays dirty (this copy may differ from the rest of the chain).
+     */
+    private void applyThenForward(AuthorizedRequest authorized, LocalUpdate update) throws IOException, RpcException {
+        boolean tracked = authorized.chain().successorUuid().isPresent()
+                && !(authorized.request() instanceof FsyncFile);
+        String fileId = authorized.fileId();
+        if (tracked) {
+            cleanVersions.applying(fileId);
+        }
+        com.google.protobuf.MessageLite response;
+        try {
+            response = update.apply();
+        } catch (RpcException refused) {
+            if (tracked) {
+                cleanVersions.withdrawn(fileId);
+            }
+            throw refused;
+        } catch (IOException | RuntimeException | Error failed) {
+            if (tracked) {
+                cleanVersions.unacknowledged(fileId);
+            }
+            throw failed;
+        }
+        respondAfterChain(authorized, response, tracked);
     }
 
     /**
@@ -364,8 +470,8 @@ public final class StorageStage implements AutoCloseable {
      * it (the forward leaves now, on this lane, so a file's updates reach the successor in this OSD's order). The
      * local part is done either way, so the QoS stage may release the next request meanwhile.
      */
-    private void respondAfterChain(AuthorizedRequest authorized, com.google.protobuf.MessageLite response)
-            throws RpcException {
+    private void respondAfterChain(AuthorizedRequest authorized, com.google.protobuf.MessageLite response,
+            boolean tracked) throws RpcException {
         RpcCall call = authorized.request().call();
         java.util.Optional<String> successor = authorized.chain().successorUuid();
         if (successor.isEmpty()) {
@@ -373,10 +479,20 @@ public final class StorageStage implements AutoCloseable {
             return;
         }
         if (forwarder == null) {
+            if (tracked) {
+                cleanVersions.unacknowledged(authorized.fileId());
+            }
             throw RpcException.internal("file " + authorized.fileId() + " has a chain successor ("
                     + successor.get() + ") but this OSD forwards to none");
         }
         forwarder.forward(authorized.request(), successor.get()).whenComplete((ignored, error) -> {
+            if (tracked) {
+                if (error == null) {
+                    cleanVersions.acknowledged(authorized.fileId());
+                } else {
+                    cleanVersions.unacknowledged(authorized.fileId());
+                }
+            }
             if (error == null) {
                 call.respond(response);
             } else {
@@ -412,6 +528,16 @@ public final class StorageStage implements AutoCloseable {
 
     public long filesDeleted() {
         return filesDeleted.get();
+    }
+
+    /** Reads answered from this OSD's own copy (not passed down the chain). */
+    public long readsServed() {
+        return readsServed.get();
+    }
+
+    /** Files with an update here that the successor has not acknowledged (or whose forward failed). */
+    public int replicationDirtyFiles() {
+        return cleanVersions.dirtyFiles();
     }
 
     /** Requests dropped because their caller's deadline passed while they waited. */

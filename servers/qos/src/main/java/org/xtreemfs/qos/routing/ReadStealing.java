@@ -10,6 +10,9 @@ import java.util.OptionalInt;
  * random-read replica, where reads are most expensive).
  */
 public record ReadStealing(int queuedReadsMin) {
+    /** What clients use (FAST scenario's {@code steal.queued.reads.min}). */
+    public static final int QUEUED_READS_MIN_DEFAULT = 2;
+
     public ReadStealing {
         if (queuedReadsMin < 1) {
             throw new IllegalArgumentException("queuedReadsMin must be >= 1, was " + queuedReadsMin);
@@ -35,5 +38,38 @@ public record ReadStealing(int queuedReadsMin) {
             }
         }
         return victim < 0 ? OptionalInt.empty() : OptionalInt.of(victim);
+    }
+
+    /**
+     * The same rule seen from a client, which routes each read itself with the queue lengths the replicas last
+     * reported: an idle replica (nothing queued) whose {@link #victimFor} is {@code routedReplica} takes the read,
+     * the one nearest the tail first; empty when none would. Nearest the tail, because under pattern routing the
+     * head serves the random reads and the next replica the sequential ones, while the tail (and any replica after
+     * the second) serves no routed reads: a read it takes delays no reader class, whereas a random read taken by
+     * the sequential replica breaks that replica's stream (FAST's "stealing must not hurt the class it steals
+     * from").
+     */
+    public OptionalInt thiefFor(int routedReplica, List<Integer> queuedReadsPerReplica) {
+        if (routedReplica < 0 || routedReplica >= queuedReadsPerReplica.size()) {
+            throw new IllegalArgumentException("routedReplica " + routedReplica + " is not in the group");
+        }
+        for (int replica = queuedReadsPerReplica.size() - 1; replica >= 0; replica--) {
+            if (replica != routedReplica && queuedReadsPerReplica.get(replica) == 0) {
+                OptionalInt victim = victimFor(replica, queuedReadsPerReplica);
+                if (victim.isPresent() && victim.getAsInt() == routedReplica) {
+                    return OptionalInt.of(replica);
+                }
+            }
+        }
+        return OptionalInt.empty();
+    }
+
+    /**
+     * Where a client sends a read: {@code router}'s replica, unless an idle replica steals it ({@link #thiefFor}
+     * with the context's loads as queued reads).
+     */
+    public int readReplica(ReplicaRouter router, ReadContext context) {
+        int routed = router.readReplica(context);
+        return thiefFor(routed, context.outstandingPerReplica()).orElse(routed);
     }
 }

@@ -12,6 +12,9 @@ import java.util.Objects;
 public record StreamClassifier(
         long windowBytes, int confirmRequests, long nextOffsetBytes, int followRun, int jumpRun,
         AccessPattern pattern) {
+    /** What clients use (FAST scenario's {@code classifier.window.kib} and {@code classifier.confirm}). */
+    public static final long WINDOW_BYTES_DEFAULT = 64 * 1024;
+    public static final int CONFIRM_REQUESTS_DEFAULT = 2;
 
     public StreamClassifier {
         if (windowBytes < 0 || confirmRequests < 1) {

@@ -41,4 +41,23 @@ class ReplicaRouterTest {
         assertThat(stealing.victimFor(2, List.of(3, 3, 0))).isEmpty();
         assertThat(stealing.victimFor(0, List.of(50, 0, 0))).isEmpty();
     }
+
+    @Test
+    void aClientSendsAReadToTheIdleReplicaThatWouldStealIt() {
+        // The client-side view of the same rule: the routed replica keeps its read unless an idle one would take it.
+        ReadStealing stealing = new ReadStealing(4);
+        assertThat(stealing.thiefFor(0, List.of(10, 3, 0))).hasValue(2);
+        assertThat(stealing.thiefFor(0, List.of(10, 0, 0))).hasValue(2);
+        assertThat(stealing.thiefFor(0, List.of(10, 0, 1))).hasValue(1);
+        assertThat(stealing.thiefFor(1, List.of(10, 5, 0))).isEmpty();
+        assertThat(stealing.thiefFor(0, List.of(3, 0, 0))).isEmpty();
+        assertThat(stealing.thiefFor(0, List.of(9))).isEmpty();
+        PatternAwareRouter router = new PatternAwareRouter();
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.RANDOM, List.of(6, 0, 2)))).isEqualTo(1);
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.RANDOM, List.of(6, 0, 0)))).isEqualTo(2);
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.SEQUENTIAL, List.of(6, 0, 2))))
+                .isEqualTo(1);
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.SEQUENTIAL, List.of(0, 7, 2))))
+                .isZero();
+    }
 }

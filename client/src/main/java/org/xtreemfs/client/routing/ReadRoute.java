@@ -1,0 +1,65 @@
+package org.xtreemfs.client.routing;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.xtreemfs.foundation.replication.ReplicaChain;
+import org.xtreemfs.foundation.replication.ReplicationRules;
+import org.xtreemfs.interfaces.common.ReadRouting;
+import org.xtreemfs.qos.routing.PatternAwareRouter;
+import org.xtreemfs.qos.routing.ReadContext;
+import org.xtreemfs.qos.routing.ReadStealing;
+import org.xtreemfs.qos.routing.ReplicaRouter;
+import org.xtreemfs.qos.routing.RoundRobinBindingRouter;
+import org.xtreemfs.qos.routing.StreamClassifier;
+
+/**
+ * One open file's read routing, with qos.routing's rules and defaults: each read call is classified (its
+ * {@link StreamClassifier} sees the call's offset and length), then each object piece goes to the replica that the
+ * volume's policy picks for the piece's stripe position with the loads its OSDs last reported — {@code pattern}:
+ * {@link PatternAwareRouter} and {@link ReadStealing}; {@code round-robin}: {@link RoundRobinBindingRouter} by the
+ * stream's ordinal. Thread-safe.
+ */
+public final class ReadRoute {
+    private final ReplicaChain chain;
+    private final ReplicaLoads loads;
+    private final int streamOrdinal;
+    private final ReplicaRouter router;
+    private final ReadStealing stealing;
+    private StreamClassifier classifier = StreamClassifier.start(StreamClassifier.WINDOW_BYTES_DEFAULT,
+            StreamClassifier.CONFIRM_REQUESTS_DEFAULT);
+
+    /**
+     * @param streamOrdinal this file's place among the client's streams of the volume in order of first read
+     *     (the round-robin binding)
+     */
+    public ReadRoute(ReplicaChain chain, ReadRouting routing, ReplicaLoads loads, int streamOrdinal) {
+        this.chain = chain;
+        this.loads = loads;
+        this.streamOrdinal = streamOrdinal;
+        boolean pattern = ReplicationRules.readRouting(routing) == ReadRouting.READ_ROUTING_PATTERN;
+        this.router = pattern ? new PatternAwareRouter() : new RoundRobinBindingRouter();
+        this.stealing = pattern ? new ReadStealing(ReadStealing.QUEUED_READS_MIN_DEFAULT) : null;
+    }
+
+    /** Feeds one read call to the stream's classifier; returns the pattern to route its pieces with. */
+    public synchronized org.xtreemfs.qos.routing.AccessPattern observe(long offsetBytes, long lengthBytes) {
+        classifier = classifier.observe(offsetBytes, lengthBytes);
+        return classifier.pattern();
+    }
+
+    /** The OSD a piece at {@code stripePosition} of a read classified as {@code pattern} goes to. */
+    public String osdFor(int stripePosition, org.xtreemfs.qos.routing.AccessPattern pattern) {
+        // A replica being filled serves no reads (the OSD would redirect to the tail): route among the others.
+        List<String> members = chain.readableChainAt(stripePosition);
+        if (members.size() == 1) {
+            return members.get(0);
+        }
+        List<Integer> queued = new ArrayList<>(members.size());
+        for (String osdUuid : members) {
+            queued.add(loads.queuedRequests(osdUuid));
+        }
+        ReadContext context = new ReadContext(streamOrdinal, pattern, queued);
+        int replica = stealing == null ? router.readReplica(context) : stealing.readReplica(router, context);
+        return members.get(replica);
+    }
+}

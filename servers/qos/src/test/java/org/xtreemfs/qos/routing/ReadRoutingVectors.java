@@ -1,0 +1,151 @@
+package org.xtreemfs.qos.routing;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * The shared test vectors of read routing: inputs (a stream's reads and the replicas' reported queue lengths) and
+ * what qos.routing decides for them (the stream's pattern, the router's replica, the replica after stealing).
+ * Generated from this package's code, checked in as {@code tests/vectors/read-routing.json}, and
+ * replayed by {@link ReadRoutingVectorsTest} (Java) and cpp/test/read_routing_test.cc (the C++ client's port), so
+ * both clients route the same reads to the same replicas. A rule change regenerates the file:
+ * {@code mvn -B -ntp -q -pl servers/qos verify -Dtest=ReadRoutingVectorsTest -Dqos.routing.vectors.write=true}.
+ *
+ * <p>The JSON is proto3 JSON of cpp/test/read_routing_vectors.proto (which the C++ test parses with protobuf).
+ */
+final class ReadRoutingVectors {
+    static final String PATTERN = "pattern";
+    static final String ROUND_ROBIN = "round-robin";
+    private static final long KIB = 1024;
+
+    private record Read(long offsetBytes, long lengthBytes, List<Integer> queued) {}
+
+    private ReadRoutingVectors() {}
+
+    /** The whole file's text. Deterministic: fixed seeds, no clock. */
+    static String json() {
+        StringBuilder out = new StringBuilder();
+        out.append("{\n  \"defaults\": {\"windowBytes\": ").append(StreamClassifier.WINDOW_BYTES_DEFAULT)
+                .append(", \"confirmRequests\": ").append(StreamClassifier.CONFIRM_REQUESTS_DEFAULT)
+                .append(", \"stealQueuedReadsMin\": ").append(ReadStealing.QUEUED_READS_MIN_DEFAULT)
+                .append("},\n  \"cases\": [\n");
+        List<String> cases = new ArrayList<>();
+        long window = StreamClassifier.WINDOW_BYTES_DEFAULT;
+        int confirm = StreamClassifier.CONFIRM_REQUESTS_DEFAULT;
+        int steal = ReadStealing.QUEUED_READS_MIN_DEFAULT;
+        cases.add(routedCase("sequential reader, idle replicas", PATTERN, 3, 0, window, confirm, steal,
+                sequential(0, 128 * KIB, 8, List.of(0, 0, 0))));
+        cases.add(routedCase("random reader, idle replicas", PATTERN, 3, 0, window, confirm, steal,
+                randomReads(new SplittableRandom(1), 8, 4 * KIB, 1L << 30, List.of(0, 0, 0))));
+        List<Read> loadedHead = new ArrayList<>(randomReads(new SplittableRandom(2), 6, 4 * KIB, 1L << 30,
+                List.of(5, 0, 3)));
+        loadedHead.addAll(randomReads(new SplittableRandom(3), 4, 4 * KIB, 1L << 30, List.of(5, 1, 0)));
+        cases.add(routedCase("random reader, head loaded: the idle replica nearest the tail steals", PATTERN, 3, 0,
+                window, confirm, steal, loadedHead));
+        List<Read> loadedMiddle = new ArrayList<>(sequential(0, 128 * KIB, 4, List.of(1, 4, 0)));
+        loadedMiddle.addAll(sequential(4 * 128 * KIB, 128 * KIB, 3, List.of(0, 4, 1)));
+        cases.add(routedCase("sequential reader, middle loaded: the idle tail steals, then the head", PATTERN, 3, 0,
+                window, confirm, steal, loadedMiddle));
+        cases.add(routedCase("sequential reader, loaded below the stealing bound: no steal", PATTERN, 3, 0, window,
+                confirm, steal, sequential(0, 128 * KIB, 6, List.of(0, 1, 0))));
+        List<Read> turning = new ArrayList<>(sequential(0, 64 * KIB, 5, List.of(0, 0, 0)));
+        turning.addAll(randomReads(new SplittableRandom(4), 4, 64 * KIB, 1L << 32, List.of(0, 0, 0)));
+        turning.addAll(sequential(1L << 31, 64 * KIB, 5, List.of(0, 0, 0)));
+        turning.add(new Read((1L << 31) + 5 * 64 * KIB + window, 64 * KIB, List.of(0, 0, 0)));
+        turning.add(new Read((1L << 31) + 6 * 64 * KIB + window + window + 1, 64 * KIB, List.of(0, 0, 0)));
+        cases.add(routedCase("sequential, random, sequential again, window edges", PATTERN, 3, 0, window, confirm,
+                steal, turning));
+        cases.add(routedCase("unreplicated file", PATTERN, 1, 0, window, confirm, steal,
+                sequential(0, 128 * KIB, 4, List.of(7))));
+        cases.add(routedCase("two replicas: sequential reads to the tail", PATTERN, 2, 0, window, confirm, steal,
+                sequential(0, 128 * KIB, 4, List.of(0, 0))));
+        for (int ordinal = 0; ordinal < 4; ordinal++) {
+            cases.add(routedCase("round-robin binding, stream " + ordinal + ", head loaded: no stealing",
+                    ROUND_ROBIN, 3, ordinal, window, confirm, steal, randomReads(new SplittableRandom(10 + ordinal), 4,
+                            4 * KIB, 1L << 30, List.of(9, 0, 0))));
+        }
+        int seeded = 0;
+        for (String routing : List.of(PATTERN, ROUND_ROBIN)) {
+            for (int replicas = 1; replicas <= 4; replicas++) {
+                for (long seed = 100; seed < 103; seed++) {
+                    SplittableRandom random = new SplittableRandom(seed * 31 + replicas);
+                    long caseWindow = random.nextInt(3) * 32 * KIB;
+                    int caseConfirm = 1 + random.nextInt(3);
+                    int caseSteal = 1 + random.nextInt(4);
+                    cases.add(routedCase("seeded mix " + (++seeded) + " (seed " + seed + ")", routing, replicas,
+                            random.nextInt(5), caseWindow, caseConfirm, caseSteal, mixed(random, replicas, 40)));
+                }
+            }
+        }
+        out.append(String.join(",\n", cases)).append("\n  ]\n}\n");
+        return out.toString();
+    }
+
+    private static String routedCase(String name, String routing, int replicas, int streamOrdinal, long windowBytes,
+            int confirmRequests, int stealQueuedReadsMin, List<Read> reads) {
+        ReplicaRouter router = PATTERN.equals(routing) ? new PatternAwareRouter() : new RoundRobinBindingRouter();
+        ReadStealing stealing = PATTERN.equals(routing) ? new ReadStealing(stealQueuedReadsMin) : null;
+        StreamClassifier classifier = StreamClassifier.start(windowBytes, confirmRequests);
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "    {\"name\": \"%s\", \"routing\": \"%s\", \"replicas\": %d,"
+                + " \"streamOrdinal\": %d, \"windowBytes\": %d, \"confirmRequests\": %d, \"stealQueuedReadsMin\": %d,"
+                + " \"reads\": [", name, routing, replicas, streamOrdinal, windowBytes, confirmRequests,
+                stealQueuedReadsMin));
+        List<String> lines = new ArrayList<>();
+        for (Read read : reads) {
+            if (read.queued().size() != replicas) {
+                throw new IllegalArgumentException(name + ": a read reports " + read.queued().size() + " loads for "
+                        + replicas + " replicas");
+            }
+            classifier = classifier.observe(read.offsetBytes(), read.lengthBytes());
+            ReadContext context = new ReadContext(streamOrdinal, classifier.pattern(), read.queued());
+            int routed = router.readReplica(context);
+            int replica = stealing == null ? routed : stealing.readReplica(router, context);
+            lines.add(String.format(Locale.ROOT, "\n      {\"offsetBytes\": %d, \"lengthBytes\": %d, \"queued\": %s,"
+                    + " \"pattern\": \"%s\", \"routedReplica\": %d, \"replica\": %d}", read.offsetBytes(),
+                    read.lengthBytes(), read.queued().toString().replace(" ", ""), classifier.pattern(), routed,
+                    replica));
+        }
+        return out.append(String.join(",", lines)).append("]}").toString();
+    }
+
+    private static List<Read> sequential(long startBytes, long lengthBytes, int count, List<Integer> queued) {
+        List<Read> reads = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            reads.add(new Read(startBytes + i * lengthBytes, lengthBytes, queued));
+        }
+        return reads;
+    }
+
+    private static List<Read> randomReads(SplittableRandom random, int count, long lengthBytes, long spanBytes,
+            List<Integer> queued) {
+        List<Read> reads = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            reads.add(new Read(random.nextLong(spanBytes / lengthBytes) * lengthBytes, lengthBytes, queued));
+        }
+        return reads;
+    }
+
+    /** Runs of sequential and random reads, with reordering inside the window and loads from 0 to 6. */
+    private static List<Read> mixed(SplittableRandom random, int replicas, int count) {
+        List<Read> reads = new ArrayList<>();
+        long next = 0;
+        for (int i = 0; i < count; i++) {
+            long length = (1 + random.nextInt(32)) * 4 * KIB;
+            long offset = switch (random.nextInt(4)) {
+                case 0 -> random.nextLong(1L << 34);
+                case 1 -> Math.max(0, next - random.nextInt(96) * KIB);
+                default -> next + random.nextInt(3) * 16 * KIB;
+            };
+            List<Integer> queued = new ArrayList<>();
+            for (int replica = 0; replica < replicas; replica++) {
+                queued.add(random.nextInt(3) == 0 ? 0 : random.nextInt(7));
+            }
+            reads.add(new Read(offset, length, queued));
+            next = offset + length;
+        }
+        return reads;
+    }
+}

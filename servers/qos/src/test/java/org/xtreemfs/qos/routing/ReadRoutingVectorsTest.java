@@ -1,0 +1,41 @@
+package org.xtreemfs.qos.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The checked-in read-routing vectors are what this package decides now: the C++ client's test replays the same
+ * file, so a rule changed here without regenerating it fails here (regenerate as {@link ReadRoutingVectors} says).
+ */
+class ReadRoutingVectorsTest {
+    static final Path VECTORS = Path.of("..", "..", "tests", "vectors", "read-routing.json");
+
+    @Test
+    void theCheckedInVectorsAreWhatQosRoutingDecides() throws IOException {
+        String generated = ReadRoutingVectors.json();
+        if (Boolean.getBoolean("qos.routing.vectors.write")) {
+            Files.writeString(VECTORS, generated, StandardCharsets.UTF_8);
+        }
+        assertThat(Files.readString(VECTORS, StandardCharsets.UTF_8))
+                .as("%s is stale: regenerate it with -Dqos.routing.vectors.write=true (see ReadRoutingVectors)",
+                        VECTORS)
+                .isEqualTo(generated);
+    }
+
+    @Test
+    void theVectorsCoverEveryDecision() {
+        String generated = ReadRoutingVectors.json();
+        // Both patterns, both policies, and reads that were stolen (replica differs from the router's).
+        assertThat(generated).contains("\"pattern\": \"SEQUENTIAL\"", "\"pattern\": \"RANDOM\"",
+                "\"routing\": \"round-robin\"", "\"routing\": \"pattern\"");
+        assertThat(generated).containsPattern("\"routedReplica\": 0, \"replica\": 1\\}");
+        assertThat(generated).containsPattern("\"routedReplica\": 1, \"replica\": 2\\}");
+        assertThat(generated).containsPattern("\"routedReplica\": 0, \"replica\": 2\\}");
+        assertThat(generated).containsPattern("\"routedReplica\": 1, \"replica\": 0\\}");
+    }
+}
