@@ -121,6 +121,7 @@ public final class ChainForwarder {
         }
     }
 
+    /**
      * Sends a read that this OSD must not serve from its own copy (the file has an update its successor has not
      * acknowledged, see {@link CleanVersions}) to {@code successorUuid}, which serves it under the same rule; the
      * tail always serves. The future's response (message and data) belongs to the caller, who closes it.
