@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.device.IoRequest;
 import org.xtreemfs.qos.device.LogStructuredLayout;
+import org.xtreemfs.qos.routing.ReadStealing;
 import org.xtreemfs.qos.wfq.Decision;
 import org.xtreemfs.qos.wfq.EnqueueResult;
 
@@ -98,7 +99,7 @@ final class OsdNode {
             LogStructuredLayout.Append append = log.append(op.request().lengthBytes());
             log = append.next();
             placed = new IoOp(op.tenantId(), append.deviceRequest().withSynced(op.request().synced()), op.cost(),
-                    op.onCompletion());
+                    op.onCompletion(), false);
         }
         EnqueueResult result = queue.offer(placed, simulation.nowNanos());
         tryDispatch();
@@ -182,8 +183,8 @@ final class OsdNode {
     }
 
     /**
-     * Background flushing first above the threshold, queued work next, then a read stolen from a busy peer, idle
-     * flushing last.
+     * Background flushing first above the threshold, queued work next, then idle flushing of its own write-back, and
+     * only when nothing of its own is left ({@link ReadStealing#thiefIdle}) a read stolen from a busy peer.
      */
     private Next nextOp(long nowNanos) {
         boolean canFlush = writeBack != null && !flushInFlight && writeBack.hasDirty();
@@ -204,11 +205,15 @@ final class OsdNode {
         if (decision instanceof Decision.WaitUntil<IoOp> wait) {
             wakeAt(wait.eligibleNanos());
         }
-        IoOp stolen = readThief == null || queue.size() > 0 ? null : readThief.stealFor(this);
+        if (canFlush) {
+            return new Next(flushOp(), Work.FLUSH);
+        }
+        boolean idle = ReadStealing.thiefIdle(queue.size(), writeBack == null ? 0 : writeBack.dirtyBytes());
+        IoOp stolen = readThief == null || !idle ? null : readThief.stealFor(this);
         if (stolen != null) {
             return new Next(stolen, Work.STOLEN_READ);
         }
-        return canFlush ? new Next(flushOp(), Work.FLUSH) : null;
+        return null;
     }
 
     private IoOp flushOp() {

@@ -22,10 +22,10 @@ sealed interface OsdQueue {
 
     int size();
 
-    /** Reads waiting (not started), as a replica reports them to peers that may steal. */
+    /** Stealable reads waiting (not started), as a replica reports them to peers that may steal. */
     int queuedReads();
 
-    /** Gives up the oldest waiting read to a stealing peer. */
+    /** Gives up the oldest waiting stealable read to a stealing peer. */
     Optional<IoOp> removeOldestRead();
 
     /**
@@ -47,7 +47,7 @@ sealed interface OsdQueue {
                 return new EnqueueResult.Rejected(op.tenantId(), EnqueueResult.Reason.QUEUE_FULL, requestsMax);
             }
             requests.addLast(op);
-            reads += op.request().kind() == IoKind.READ ? 1 : 0;
+            reads += stealable(op) ? 1 : 0;
             return new EnqueueResult.Accepted();
         }
 
@@ -57,13 +57,17 @@ sealed interface OsdQueue {
             if (op == null) {
                 return new Decision.Empty<>();
             }
-            reads -= op.request().kind() == IoKind.READ ? 1 : 0;
+            reads -= stealable(op) ? 1 : 0;
             return new Decision.Dispatch<>(op.tenantId(), op, op.cost(), Decision.Phase.ARRIVAL);
         }
 
         @Override
         public int size() {
             return requests.size();
+        }
+
+        private static boolean stealable(IoOp op) {
+            return op.stealable() && op.request().kind() == IoKind.READ;
         }
 
         @Override
@@ -75,7 +79,7 @@ sealed interface OsdQueue {
         public Optional<IoOp> removeOldestRead() {
             for (Iterator<IoOp> waiting = requests.iterator(); waiting.hasNext(); ) {
                 IoOp op = waiting.next();
-                if (op.request().kind() == IoKind.READ) {
+                if (stealable(op)) {
                     waiting.remove();
                     reads--;
                     return Optional.of(op);

@@ -54,6 +54,11 @@ final class WriteBackBuffer {
         return dirtyBytes > 0;
     }
 
+    /** Bytes written to the buffer and not yet handed to the device. */
+    long dirtyBytes() {
+        return dirtyBytes;
+    }
+
     boolean aboveBackgroundThreshold() {
         return dirtyBytes + writebackBytes >= dirtyBytesMax / 2;
     }

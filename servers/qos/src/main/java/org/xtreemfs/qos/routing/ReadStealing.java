@@ -4,10 +4,12 @@ import java.util.List;
 import java.util.OptionalInt;
 
 /**
- * "Default with steal" (FAST): a replica whose device is idle and whose own queue is empty takes a queued read
- * from the replica with the most queued reads, if that one has at least {@code queuedReadsMin}. Only idle
- * replicas steal, so stealing never delays the thief's own work; ties go to the replica nearest the head (the
- * random-read replica, where reads are most expensive).
+ * "Default with steal" (FAST): a replica that is idle ({@link #thiefIdle}: its device free, its own queue empty and
+ * nothing of its own write-back to flush) takes a queued stealable read ({@link #mayStealReadOf}: a read of a
+ * confirmed random stream) from the replica with the most queued stealable reads, if that one has at least
+ * {@code queuedReadsMin}. Only idle replicas steal, so stealing never delays the thief's own work, its readers' or
+ * its writers'; only confirmed random reads move, so no sequential stream is split across replicas; ties go to the
+ * replica nearest the head (the random-read replica, where reads are most expensive).
  */
 public record ReadStealing(int queuedReadsMin) {
     /** What clients use (FAST scenario's {@code steal.queued.reads.min}). */
@@ -20,8 +22,37 @@ public record ReadStealing(int queuedReadsMin) {
     }
 
     /**
-     * @param idleReplica the replica asking, which has nothing queued
-     * @param queuedReadsPerReplica queued (not yet started) reads per replica in chain order
+     * Whether a read of this stream may be stolen: only once the client has confirmed the stream random
+     * ({@link StreamClassifier#confirmRequests} jumps in a row). A new stream starts RANDOM before anything is known
+     * about it, and a sequential stream's first reads look like that; stealing them sent the start of the sequential
+     * readers' streams to the random-read replicas and cost the sequential class 2.8x its completion time (the FAST
+     * simulation at one outstanding read per tenant, tests/sim/README.md). A sequential read is cheap only where its
+     * stream's read-ahead is, so it is never stolen.
+     */
+    public static boolean mayStealReadOf(StreamClassifier stream) {
+        return stream.pattern() == AccessPattern.RANDOM && stream.jumpRun() >= stream.confirmRequests();
+    }
+
+    /**
+     * Whether a replica may steal now: nothing of its own queued and nothing of its own write-back to flush (its
+     * buffered writes are its writers' work, which a stolen read would delay). The caller also requires its device
+     * to be free.
+     *
+     * @param ownQueuedRequests requests waiting in the replica's own queue
+     * @param ownDirtyBytes bytes in the replica's write-back not yet being flushed (0 for a replica that writes
+     *     through)
+     */
+    public static boolean thiefIdle(int ownQueuedRequests, long ownDirtyBytes) {
+        if (ownQueuedRequests < 0 || ownDirtyBytes < 0) {
+            throw new IllegalArgumentException("ownQueuedRequests and ownDirtyBytes must be >= 0, were "
+                    + ownQueuedRequests + " and " + ownDirtyBytes);
+        }
+        return ownQueuedRequests == 0 && ownDirtyBytes == 0;
+    }
+
+    /**
+     * @param idleReplica the replica asking, which is {@link #thiefIdle idle}
+     * @param queuedReadsPerReplica queued (not yet started) stealable reads per replica in chain order
      * @return the replica to take the oldest queued read from, or empty to stay idle
      */
     public OptionalInt victimFor(int idleReplica, List<Integer> queuedReadsPerReplica) {

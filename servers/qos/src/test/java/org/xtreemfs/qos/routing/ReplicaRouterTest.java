@@ -60,4 +60,33 @@ class ReplicaRouterTest {
         assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.SEQUENTIAL, List.of(0, 7, 2))))
                 .isZero();
     }
+
+    @Test
+    void onlyReadsOfConfirmedRandomStreamsMayBeStolen() {
+        // Proves a new stream (RANDOM by default, nothing known yet) and a sequential one keep their reads; a stream
+        // becomes stealable after confirmRequests jumps in a row, and stops being so once it runs sequentially.
+        StreamClassifier stream = StreamClassifier.start(64 * 1024, 2);
+        assertThat(ReadStealing.mayStealReadOf(stream)).isFalse();
+        stream = stream.observe(0, 4096);
+        assertThat(stream.pattern()).isEqualTo(AccessPattern.RANDOM);
+        assertThat(ReadStealing.mayStealReadOf(stream)).isFalse();
+        stream = stream.observe(10 << 20, 4096);
+        assertThat(ReadStealing.mayStealReadOf(stream)).isTrue();
+        stream = stream.observe((10 << 20) + 4096, 4096);
+        assertThat(ReadStealing.mayStealReadOf(stream)).isFalse();
+        StreamClassifier sequential = StreamClassifier.start(64 * 1024, 2).observe(0, 4096).observe(4096, 4096)
+                .observe(8192, 4096);
+        assertThat(sequential.pattern()).isEqualTo(AccessPattern.SEQUENTIAL);
+        assertThat(ReadStealing.mayStealReadOf(sequential)).isFalse();
+    }
+
+    @Test
+    void aReplicaWithItsOwnQueueOrWriteBackDoesNotSteal() {
+        // Proves a replica steals only when nothing of its own waits: queued requests or dirty write-back.
+        assertThat(ReadStealing.thiefIdle(0, 0)).isTrue();
+        assertThat(ReadStealing.thiefIdle(1, 0)).isFalse();
+        assertThat(ReadStealing.thiefIdle(0, 4096)).isFalse();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ReadStealing.thiefIdle(-1, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
+    }
 }

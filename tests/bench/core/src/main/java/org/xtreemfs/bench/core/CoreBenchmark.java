@@ -75,7 +75,7 @@ public final class CoreBenchmark implements Callable<Integer> {
              Volume volume = client.openVolume(url.volumeName())) {
             progress("sequential write, %d MiB in %d KiB requests", sizeMib, blockKib);
             double rawWrite = rawSequentialWrite(block, totalBytes);
-            double fsWrite = volumeSequentialWrite(volume, block, totalBytes);
+            double fsWrite = volumeSequentialWrite(volume, "/bench-sequential", block, totalBytes);
             record("sequential write", "MiB/s", fsWrite, rawWrite);
             dropPageCache();
             progress("sequential read");
@@ -119,9 +119,11 @@ public final class CoreBenchmark implements Callable<Integer> {
         return mibPerSecond(totalBytes, System.nanoTime() - start);
     }
 
-    private double volumeSequentialWrite(Volume volume, byte[] block, long totalBytes) throws IOException {
+    /** Writes {@code path} in order, {@code block} after block, and fsyncs it; MiB/s including the fsync. */
+    static double volumeSequentialWrite(Volume volume, String path, byte[] block, long totalBytes)
+            throws IOException {
         long start = System.nanoTime();
-        try (FileHandle file = volume.open("/bench-sequential",
+        try (FileHandle file = volume.open(path,
                 OpenFlags.O_CREAT | OpenFlags.O_TRUNC | OpenFlags.O_WRONLY, 0644)) {
             for (long offset = 0; offset < totalBytes; offset += block.length) {
                 file.write(offset, block, 0, block.length);
