@@ -40,6 +40,7 @@ import org.xtreemfs.mrc.metadata.OutcomeJournal;
 import org.xtreemfs.mrc.ops.AccessOp;
 import org.xtreemfs.mrc.ops.CallerIdentity;
 import org.xtreemfs.mrc.ops.FtruncateOp;
+import org.xtreemfs.mrc.ops.ReplicaFailedOp;
 import org.xtreemfs.mrc.ops.GetFileLayoutOp;
 import org.xtreemfs.mrc.ops.GetattrOp;
 import org.xtreemfs.mrc.ops.GetxattrOp;
@@ -203,6 +204,7 @@ public final class MrcServer implements RunningServer {
         register(builder, MrcProcedure.MRC_MKNOD, new MknodOp(services));
         register(builder, MrcProcedure.MRC_VOLUME_SET_RESERVATION, new VolumeSetReservationOp(services));
         register(builder, MrcProcedure.MRC_QOS_STATUS, new QosStatusOp(services));
+        register(builder, MrcProcedure.MRC_REPLICA_FAILED, new ReplicaFailedOp(services));
         return builder.build();
     }
 
