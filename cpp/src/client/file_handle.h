@@ -108,8 +108,14 @@ class FileHandle {
   xtreemfs::common::XCap CurrentXCap() const;
 
  private:
-  // Lock calls (client/lock_client.h) go to osd_uuids_[0] with these credentials.
+  // Lock calls (client/lock_client.h) go to HeadOsdUuid() with these credentials.
   friend class LockClient;
+
+  // The head OSD of stripe position 0 (where the file's locks live).
+  std::string HeadOsdUuid() const;
+  // After a chain member failed (`failed_osd_uuid`, empty for XLOC_OUTDATED) under XLoc version
+  // `used_version`: MRC_REPLICA_FAILED, and the answered XLoc taken if it is newer. True when taken.
+  bool FollowChain(std::uint32_t used_version, const std::string& failed_osd_uuid);
 
   xtreemfs::common::FileCredentials FreshCredentials();
   // MRC_RENEW_CAPABILITY; the renewed XCap also carries the volume's current reservation share. The
@@ -156,8 +162,11 @@ class FileHandle {
   const std::string path_;              // the path the file was opened by; empty: no reopen
   const std::uint32_t reopen_flags_;    // the open flags without O_CREAT, O_EXCL and O_TRUNC
   StripingLayout layout_;
+  // Guarded by credentials_mutex_ (a re-formed chain replaces them, see FollowChain):
   std::vector<std::string> osd_uuids_;  // replicas[0] (the head); position i holds objects n with n mod width == i
   std::vector<std::string> read_osd_uuids_;  // the last replica (the tail): reads go here (replica_chain.h)
+  bool replicated_ = false;             // placed with more than one replica (const after construction)
+  bool fsync_after_reformation_ = false;  // a re-formed chain was taken: fsync it before the next update
   std::shared_ptr<FileState> state_;
   mutable std::mutex credentials_mutex_;
   xtreemfs::common::FileCredentials credentials_;  // guarded by credentials_mutex_
