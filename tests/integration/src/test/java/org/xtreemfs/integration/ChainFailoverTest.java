@@ -39,7 +39,7 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
 
 /**
  * Failure and re-formation of a three-OSD chain, servers as processes: kill -9 of the head, of the middle and of
- * the tail during a write load, two fixed seeds each. The writer reports the member it cannot reach (or that a
+ * the tail during a write load (24 pieces of 32 KiB, the kill after 8), two fixed seeds each. The writer reports the member it cannot reach (or that a
  * member names unreachable), the MRC removes it once the DIR shows it dead (here after 1.5 s without a heartbeat)
  * and answers the re-formed chain as XLoc version 2; the writer follows it and finishes with two replicas. Then
  * every acknowledged byte reads back, the two survivors hold identical objects, and the killed OSD, started again
@@ -48,8 +48,8 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
  */
 class ChainFailoverTest {
     private static final int PIECE_BYTES = 32 << 10;
-    private static final int PIECES = 40;
-    private static final int KILL_AFTER_PIECES = 12;
+    private static final int PIECES = 24;
+    private static final int KILL_AFTER_PIECES = 8;
     private static final long DIR_HEARTBEAT_TIMEOUT_MS = 1_500;
     private static final long[] SEEDS = {20261127L, 4242L};
 
@@ -138,12 +138,14 @@ class ChainFailoverTest {
         long reformedAfterMs = (System.nanoTime() - killedNanos) / 1_000_000L;
         int acknowledgedAtReformation = writer.acknowledged();
         assertThat(writer.join(90_000)).isTrue();
+        long writtenAfterMs = (System.nanoTime() - killedNanos) / 1_000_000L;
         assertThat(writer.failure()).as("the writer's failure").isNull();
         assertThat(writer.acknowledged()).isEqualTo(PIECES);
         assertThat(acknowledgedAtReformation).as("writes continue after the re-formation").isLessThan(PIECES);
         System.out.printf("ChainFailoverTest: replica %d (%s) killed, chain re-formed %d ms later (DIR heartbeat"
-                + " timeout %d ms), %d of %d pieces acknowledged before the kill, load %s%n", victimIndex, victim,
-                reformedAfterMs, DIR_HEARTBEAT_TIMEOUT_MS, KILL_AFTER_PIECES, PIECES, loadAverage());
+                + " timeout %d ms), all %d pieces written %d ms after the kill (%d before it), load %s%n", victimIndex,
+                victim, reformedAfterMs, DIR_HEARTBEAT_TIMEOUT_MS, PIECES, writtenAfterMs, KILL_AFTER_PIECES,
+                loadAverage());
         file.close();
 
         XLocSet reformed = volume.fileLayout(path).getXlocs();
@@ -164,8 +166,11 @@ class ChainFailoverTest {
                 .usingRecursiveComparison().isEqualTo(Volumes.storedObjectBytes(dataFolderOf(survivors.get(0)), fileId));
 
         // The killed OSD comes back on its stale data: it is not in the current XLoc, so it serves nothing of the file.
+        long restartNanos = System.nanoTime();
         cluster.restart(victimName);
         notePids();
+        System.out.printf("ChainFailoverTest: %s restarted in %d ms%n", victimName,
+                (System.nanoTime() - restartNanos) / 1_000_000L);
         InetSocketAddress victimAddress = new InetSocketAddress("127.0.0.1", cluster.launcher().port(victimName));
         OsdServiceClient osd = new OsdServiceClient(rpc, 10_000);
         UserCredentials user = UserCredentials.newBuilder().setUsername("root").build();
