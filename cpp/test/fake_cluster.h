@@ -7,10 +7,12 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -102,6 +104,20 @@ class FakeCluster : public rpc::Transport {
     std::lock_guard<std::mutex> lock(mutex_);
     moved_ports_[uuid] = port;
   }
+  // Chain replication: files created from now on get `replicas` replicas (replica r on the OSDs
+  // osd-(r * width + i)); a write, truncate or fsync at a member is applied down the chain of the
+  // request's XLoc, as the OSDs forward it, and a dead successor fails it CHAIN_MEMBER_UNREACHABLE.
+  // A request with an older XLoc version than the file's is XLOC_OUTDATED (servers/osd README).
+  void ReplicateForTest(std::uint32_t replicas) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    replicas_ = replicas;
+  }
+  // OSDs that give no answer (killed); the fake DIR shows them dead, so MRC_REPLICA_FAILED removes
+  // them from a chain as the MRC does (ReplicaFailedOp).
+  std::set<std::string> dead_osds;
+  int replica_reports = 0;
+  int fsyncs = 0;
+  std::uint32_t xloc_version_of(const std::string& path) { return files_.at(path).xloc_version; }
   std::uint64_t mrc_size_of(const std::string& path) { return files_.at(path).size_bytes; }
   std::uint32_t mrc_epoch_of(const std::string& path) { return files_.at(path).truncate_epoch; }
   // Moves a file to another path in the fake MRC (a rename by another client).
@@ -118,6 +134,8 @@ class FakeCluster : public rpc::Transport {
     std::uint64_t size_bytes = 0;
     std::uint32_t truncate_epoch = 0;
     bool truncate_pending = false;
+    std::vector<std::vector<std::string>> chain;  // replicas, head first; empty: osd_uuids_[0..width)
+    std::uint32_t xloc_version = 1;
   };
 
   // Caller holds mutex_.
@@ -173,11 +191,16 @@ class FakeCluster : public rpc::Transport {
     xcap->set_access_mode(mode);
     xcap->set_expires_ms(static_cast<std::uint64_t>(clock_.WallMs()) + kXCapLifetimeMs);
     xcap->set_truncate_epoch(file.truncate_epoch);
-    auto* replica = credentials.mutable_xlocs()->add_replicas();
-    replica->mutable_striping_policy()->set_type(xtreemfs::common::RAID0);
-    replica->mutable_striping_policy()->set_object_size_bytes(object_size_bytes_);
-    replica->mutable_striping_policy()->set_width(stripe_width_);
-    for (std::uint32_t i = 0; i < stripe_width_; ++i) replica->add_osd_uuids(osd_uuids_[i]);
+    std::vector<std::vector<std::string>> chain = file.chain;
+    if (chain.empty()) chain.emplace_back(osd_uuids_.begin(), osd_uuids_.begin() + stripe_width_);
+    for (const auto& osds : chain) {
+      auto* replica = credentials.mutable_xlocs()->add_replicas();
+      replica->mutable_striping_policy()->set_type(xtreemfs::common::RAID0);
+      replica->mutable_striping_policy()->set_object_size_bytes(object_size_bytes_);
+      replica->mutable_striping_policy()->set_width(stripe_width_);
+      for (const auto& osd : osds) replica->add_osd_uuids(osd);
+    }
+    if (!file.chain.empty()) credentials.mutable_xlocs()->set_version(file.xloc_version);
     return credentials;
   }
 
@@ -198,6 +221,12 @@ class FakeCluster : public rpc::Transport {
           if ((open.flags() & O_CREAT) == 0) throw rpc::RpcError::Errno(ENOENT, open.path());
           File file;
           file.file_id = "vol-1:" + std::to_string(next_inode_++);
+          if (replicas_ > 1) {
+            for (std::uint32_t r = 0; r < replicas_; ++r) {
+              file.chain.emplace_back(osd_uuids_.begin() + r * stripe_width_,
+                                      osd_uuids_.begin() + (r + 1) * stripe_width_);
+            }
+          }
           found = files_.emplace(open.path(), file).first;
         } else if ((open.flags() & O_TRUNC) != 0) {
           found->second.size_bytes = 0;
@@ -274,10 +303,30 @@ class FakeCluster : public rpc::Transport {
         files_.erase(found);
         return Answer(response);
       }
+      case MRC_REPLICA_FAILED: {
+        const auto report = Parse<ReplicaFailedRequest>(bytes);
+        ++replica_reports;
+        File* file = FileById(report.xcap().file_id());
+        if (file == nullptr) throw rpc::RpcError::Errno(ENOENT, report.xcap().file_id());
+        const std::string& failed = report.failed_osd_uuid();
+        if (!failed.empty() && report.xloc_version() == file->xloc_version &&
+            dead_osds.count(failed) != 0 && file->chain.size() > 1) {
+          for (auto replica = file->chain.begin(); replica != file->chain.end(); ++replica) {
+            if (std::find(replica->begin(), replica->end(), failed) != replica->end()) {
+              file->chain.erase(replica);
+              ++file->xloc_version;
+              break;
+            }
+          }
+        }
+        return Answer(CredentialsOf(*file, xtreemfs::common::ACCESS_MODE_READ).xlocs());
+      }
       case MRC_MKDIR: {
         const auto mkdir = Parse<MkdirRequest>(bytes);
         if (files_.count(mkdir.path()) != 0) throw rpc::RpcError::Errno(EEXIST, mkdir.path());
-        files_[mkdir.path()] = File{"vol-1:" + std::to_string(next_inode_++), 0, 0, false};
+        File directory;
+        directory.file_id = "vol-1:" + std::to_string(next_inode_++);
+        files_[mkdir.path()] = directory;
         GetattrResponse response;
         response.mutable_stat()->set_mode(040000 | mkdir.mode());
         return Answer(response);
@@ -305,25 +354,68 @@ class FakeCluster : public rpc::Transport {
 
   void CheckPlacement(const std::string& osd_uuid, const xtreemfs::common::FileCredentials& credentials,
                       std::uint64_t object_number) {
-    const auto& replica = credentials.xlocs().replicas(0);
-    const auto position = object_number % replica.striping_policy().width();
-    if (replica.osd_uuids(static_cast<int>(position)) != osd_uuid) {
-      placement_violations.push_back("object " + std::to_string(object_number) + " sent to " + osd_uuid);
+    const auto position = object_number % credentials.xlocs().replicas(0).striping_policy().width();
+    for (const auto& replica : credentials.xlocs().replicas()) {
+      if (replica.osd_uuids(static_cast<int>(position)) == osd_uuid) return;
+    }
+    placement_violations.push_back("object " + std::to_string(object_number) + " sent to " + osd_uuid);
+  }
+
+  // XLOC_OUTDATED for a request of a replicated file whose XLoc is older than the file's.
+  void CheckXLoc(const xtreemfs::common::FileCredentials& credentials, const std::string& file_id) {
+    const File* file = FileById(file_id);
+    if (file != nullptr && !file->chain.empty() && credentials.xlocs().version() < file->xloc_version) {
+      throw rpc::RpcError::Of(rpc::ErrorKind::kXLocOutdated,
+                              "fake OSD: XLoc version " + std::to_string(credentials.xlocs().version()) +
+                                  " is older than " + std::to_string(file->xloc_version));
+    }
+  }
+
+  // The members after `osd_uuid` in the request's chain (what it forwards to), in order.
+  static std::vector<std::string> SuccessorsOf(const std::string& osd_uuid,
+                                               const xtreemfs::common::FileCredentials& credentials) {
+    std::vector<std::string> successors;
+    const auto& replicas = credentials.xlocs().replicas();
+    for (int r = 0; r < replicas.size(); ++r) {
+      for (int position = 0; position < replicas[r].osd_uuids_size(); ++position) {
+        if (replicas[r].osd_uuids(position) != osd_uuid) continue;
+        for (int next = r + 1; next < replicas.size(); ++next) {
+          successors.push_back(replicas[next].osd_uuids(position));
+        }
+        return successors;
+      }
+    }
+    return successors;
+  }
+
+  // Runs `apply` on this OSD and then on each successor, as the chain forwards an update; a dead
+  // successor stops it with CHAIN_MEMBER_UNREACHABLE naming it (what the predecessor answers).
+  template <typename Apply>
+  void DownTheChain(const std::string& osd_uuid, const xtreemfs::common::FileCredentials& credentials,
+                    Apply apply) {
+    apply(osd_uuid);
+    for (const std::string& successor : SuccessorsOf(osd_uuid, credentials)) {
+      if (dead_osds.count(successor) != 0) {
+        throw rpc::RpcError(rpc::ErrorKind::kChainMemberUnreachable, EIO,
+                            "fake OSD: " + successor + " gives no answer", successor);
+      }
+      apply(successor);
     }
   }
 
   rpc::CallResponse Osd(const std::string& osd_uuid, const rpc::CallRequest& request,
                         const std::string& bytes) {
     using namespace xtreemfs::osd;
+    if (dead_osds.count(osd_uuid) != 0) {
+      throw rpc::RpcError::Of(rpc::ErrorKind::kTransport, "fake: " + osd_uuid + " is dead");
+    }
     switch (request.procedure_id) {
       case OSD_WRITE: {
         const auto write = Parse<WriteRequest>(bytes);
         CheckXCap(write.credentials().xcap(), write.file_id(), true);
+        CheckXLoc(write.credentials(), write.file_id());
         CheckPlacement(osd_uuid, write.credentials(), write.object_number());
-        std::string& object = objects_[{osd_uuid, write.file_id(), write.object_number()}];
         const std::size_t end = write.offset() + request.data.size();
-        if (object.size() < end) object.resize(end, '\0');
-        object.replace(write.offset(), request.data.size(), request.data);
         xtreemfs::common::OsdWriteResponse response;
         const std::uint64_t file_end = write.object_number() * object_size_bytes_ + end;
         std::uint64_t& largest = largest_end_[{osd_uuid, write.file_id()}];
@@ -332,11 +424,17 @@ class FakeCluster : public rpc::Transport {
           response.mutable_new_file_size()->set_size_bytes(file_end);
           response.mutable_new_file_size()->set_truncate_epoch(write.credentials().xcap().truncate_epoch());
         }
+        DownTheChain(osd_uuid, write.credentials(), [&](const std::string& member) {
+          std::string& object = objects_[{member, write.file_id(), write.object_number()}];
+          if (object.size() < end) object.resize(end, '\0');
+          object.replace(write.offset(), request.data.size(), request.data);
+        });
         return Answer(response);
       }
       case OSD_READ: {
         const auto read = Parse<ReadRequest>(bytes);
         CheckXCap(read.credentials().xcap(), read.file_id(), false);
+        CheckXLoc(read.credentials(), read.file_id());
         CheckPlacement(osd_uuid, read.credentials(), read.object_number());
         auto found = objects_.find({osd_uuid, read.file_id(), read.object_number()});
         std::string data;
@@ -374,6 +472,9 @@ class FakeCluster : public rpc::Transport {
       case OSD_FSYNC: {
         const auto fsync = Parse<FileRequest>(bytes);
         CheckXCap(fsync.credentials().xcap(), fsync.file_id(), false);
+        CheckXLoc(fsync.credentials(), fsync.file_id());
+        DownTheChain(osd_uuid, fsync.credentials(), [](const std::string&) {});
+        ++fsyncs;
         return Answer(xtreemfs::rpc::Empty());
       }
       case OSD_LOCK_ACQUIRE:
@@ -446,6 +547,7 @@ class FakeCluster : public rpc::Transport {
   std::map<std::string, File> files_;
   std::map<std::string, std::uint16_t> moved_ports_;  // by service UUID, see MoveServiceForTest
   std::uint64_t next_inode_ = 2;
+  std::uint32_t replicas_ = 1;
   std::map<std::tuple<std::string, std::string, std::uint64_t>, std::string> objects_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> largest_end_;
 };

@@ -382,5 +382,46 @@ TEST(ServiceMovedTest, RetriesFindAnOsdAndTheMrcThatCameBackOnAnotherPort) {
   EXPECT_EQ(volume->Getattr(user, "/moved").size_bytes(), data.size());
 }
 
+TEST(FileHandleChainTest, AReplicatedFileFollowsItsChainThroughDeadMembersAndNeverReadsAStaleOne) {
+  // servers/osd README "Chain replication": a member without an answer is reported to the MRC,
+  // which re-forms the chain under the next XLoc version; the request is sent again with it.
+  FakeClock clock;
+  FakeCluster cluster{clock, 3, 1, kObjectSizeBytes};
+  cluster.ReplicateForTest(3);  // chain osd-0 -> osd-1 -> osd-2
+  auto volume = Volume::Open(cluster, ParseDirUrl("dir/demo"), clock);
+  UserCredentials user;
+  auto file = volume->OpenFile(user, "/chain", O_CREAT | O_RDWR, 0644);
+  file->DisableBuffering();
+  const std::string first = PatternOf(3 * kObjectSizeBytes, 1);
+  file->Write(0, first);
+  file->Fsync();
+  auto old_reader = volume->OpenFile(user, "/chain", O_RDONLY, 0);  // keeps XLoc version 1
+  old_reader->DisableBuffering();
+
+  // The tail dies: the middle cannot forward, the client reports osd-2, the middle becomes tail.
+  cluster.dead_osds = {"osd-2"};
+  const std::string second = PatternOf(3 * kObjectSizeBytes, 2);
+  file->Write(0, second);
+  EXPECT_EQ(cluster.xloc_version_of("/chain"), 2u);
+  EXPECT_EQ(file->Read(0, second.size()), second);
+  EXPECT_GE(cluster.fsyncs, 2);  // the re-formed chain was fsynced before the write went on
+
+  // The head dies too: the client reports it itself (no answer), the last member goes on alone.
+  cluster.dead_osds = {"osd-2", "osd-0"};
+  const std::string third = PatternOf(3 * kObjectSizeBytes, 3);
+  file->Write(0, third);
+  EXPECT_EQ(cluster.xloc_version_of("/chain"), 3u);
+  EXPECT_EQ(file->Read(0, third.size()), third);
+  EXPECT_GE(cluster.replica_reports, 2);
+
+  // The old tail comes back with stale data; a reader still holding version 1 is refused there
+  // (XLOC_OUTDATED), fetches the current XLoc and reads the last data from osd-1.
+  cluster.dead_osds = {"osd-0"};
+  EXPECT_EQ(old_reader->Read(0, third.size()), third);
+  EXPECT_TRUE(cluster.placement_violations.empty());
+  file->Close();
+  old_reader->Close();
+}
+
 }  // namespace
 }  // namespace xtreemfs::client

@@ -2,12 +2,17 @@
 # Replicated volumes through the FUSE mount (issue 12): a volume made with mkfs.xtreemfs --replicas 3 on
 # three OSDs; data written through the mount (dd, fio --verify, O_DIRECT at queue depth 32) reads back
 # identical through the mount and through the Java client, xtfsutil shows the chain, truncate and rm work,
-# and too many replicas for the OSDs or a count past the bound are refused naming the numbers.
+# and too many replicas for the OSDs or a count past the bound are refused naming the numbers. Then kill -9 of
+# a file's tail during an fio write through the mount: the MRC re-forms the chain once the DIR shows the OSD
+# dead (3 s without a heartbeat here), fio finishes and verifies every byte, the file has XLoc version 2 with
+# two replicas, and it still reads back identical after the killed OSD came back.
 #
 #   tests/system/replication_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 system_setup "$1" "$2"
-start_typed_cluster --osds 3 --status-ports
+# Short heartbeats and DIR timeout, so a killed chain member is declared dead (and removed) within seconds.
+start_typed_cluster --osds 3 --status-ports --osd-setting osd.heartbeat.periodMs=300 --mrc-setting mrc.heartbeat.periodMs=300 \
+  --dir-setting dir.heartbeat.timeoutMs=3000
 mount_point="$state/mnt"
 volume_url="pbrpc://127.0.0.1:$dir_port/chain"
 
@@ -68,5 +73,34 @@ check "after truncate the Java client reads the same $((1048576 + 3)) bytes (rou
   '$repository/bin/xtfscp' get '$volume_url/big.bin' '$state/cut.back' &&
   test \"\$(stat -c %s '$state/cut.back')\" = $((1048576 + 3)) && cmp -n $((1048576 + 3)) '$state/big.bin' '$state/cut.back'"
 check "rm removes the replicated file" bash -c "rm '$mount_point/big.bin' && ! test -e '$mount_point/big.bin'"
+
+echo "== kill -9 of the tail during writes: the chain is re-formed and writing goes on"
+# fio writes 24 MiB at 4 MiB/s (about 6 s), so the kill lands in the middle, then reads all of it back verified.
+fio --name=killed --rw=write --bs=64k --size=24M --rate=4m --ioengine=psync --fsync_on_close=1 \
+  "${fio_verify[@]}" --output="$state/fio-killed.out" &
+fio_pid=$!
+killed_file="$mount_point/killed.0.0"
+for _ in $(seq 1 100); do test -s "$killed_file" && break; sleep 0.05; done
+"$repository/bin/xtfsutil" "$volume_url/killed.0.0" > "$state/killed-before.out"
+tail_uuid=$(grep -A1 'replica 3 (tail)' "$state/killed-before.out" | grep -o 'OSD [^ ]*' | cut -d' ' -f2)
+tail_index=-1
+for index in "${!osd_uuids[@]}"; do
+  if [ "${osd_uuids[$index]}" = "$tail_uuid" ]; then tail_index=$index; fi
+done
+check "the file's tail ($tail_uuid) is one of the three OSDs" test "$tail_index" -ge 0
+sleep 1.5
+killed_at=$(date +%s.%N)
+kill_osd "$tail_index" KILL
+check "fio goes on after the kill and verifies every byte it wrote" wait "$fio_pid"
+echo "fio finished $(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $killed_at }") s after the kill (load $(cut -d' ' -f1-3 /proc/loadavg))"
+check "xtfsutil shows XLoc version 2 with 2 replicas, without the killed OSD" bash -c "
+  '$repository/bin/xtfsutil' '$volume_url/killed.0.0' > '$state/killed-after.out' &&
+  grep -q 'version 2, 2 replica(s)' '$state/killed-after.out' && ! grep -q 'OSD $tail_uuid at' '$state/killed-after.out' ||
+  { cat '$state/killed-after.out' >&2; false; }"
+cp "$killed_file" "$state/killed.copy"
+start_osd "$tail_index"
+check "with the killed OSD back, the file reads back unchanged through the mount and the Java client" bash -c "
+  cmp '$state/killed.copy' '$killed_file' &&
+  '$repository/bin/xtfscp' get '$volume_url/killed.0.0' '$state/killed.back' && cmp '$state/killed.copy' '$state/killed.back'"
 
 system_finish

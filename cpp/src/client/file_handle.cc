@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <exception>
 #include <fcntl.h>
 #include <optional>
@@ -30,6 +32,7 @@ FileHandle::FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
   layout_ = StripingLayout::FromPolicy(replica.striping_policy());
   chains_ = ReplicaChains::FromXLoc(credentials_.xlocs(), file_id_);
   osd_uuids_ = chains_.head_osd_uuids;
+  replicated_ = chains_.replica_count > 1;
   if (osd_uuids_.size() < layout_.stripe_width) {
     throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
                             "file " + file_id_ + " has stripe width " +
@@ -108,35 +111,118 @@ xtreemfs::common::FileCredentials FileHandle::FreshCredentials() {
   return credentials_;
 }
 
-template <typename BuildRequest>
-std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
-                                      BuildRequest build_request, std::string_view data,
-                                      bool idempotent, std::string* response_data) {
-  // Updates (write, truncate, fsync) go to the head, which forwards them down the chain.
-  return CallOsd(osd_uuids_[stripe_position], procedure_id, build_request, data, idempotent, response_data);
+std::string FileHandle::HeadOsdUuid() const {
+  std::lock_guard<std::mutex> lock(credentials_mutex_);
+  return osd_uuids_.at(0);
+}
+
+bool FileHandle::FollowChain(std::uint32_t used_version, const std::string& failed_osd_uuid) {
+  xtreemfs::mrc::ReplicaFailedRequest report;
+  *report.mutable_xcap() = CurrentXCap();
+  report.set_xloc_version(used_version);
+  report.set_failed_osd_uuid(failed_osd_uuid);
+  // Idempotent: a repeated report names a version the MRC already moved past.
+  const auto current = volume_.CallMrc<xtreemfs::common::XLocSet>(
+      xtreemfs::mrc::MRC_REPLICA_FAILED, user_, report, true);
+  ReplicaChains chains = ReplicaChains::FromXLoc(current, file_id_);
+  std::lock_guard<std::mutex> lock(credentials_mutex_);
+  if (current.version() <= credentials_.xlocs().version()) {
+    return false;
+  }
+  *credentials_.mutable_xlocs() = current;
+  osd_uuids_ = chains.head_osd_uuids;
+  chains_ = std::move(chains);  // reads are routed over the re-formed chain's members from now on
+  // Only a writer can fsync (OSD_FSYNC needs write access); the new tail may hold buffered data.
+  fsync_after_reformation_ = (reopen_flags_ & O_ACCMODE) != O_RDONLY;
+  return true;
 }
 
 template <typename BuildRequest>
-std::string FileHandle::CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
-                                BuildRequest build_request, std::string_view data, bool idempotent,
-                                std::string* response_data) {
-  // At most two attempts: the second only after AUTH_FAILED and a successful renewal.
-  for (int attempt = 1;; ++attempt) {
-    const auto request = build_request(FreshCredentials());
+std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
+                                      BuildRequest build_request, std::string_view data,
+                                      bool idempotent, std::string* response_data,
+                                      const AccessPattern* read_pattern, std::string* called_osd_uuid) {
+  // A replicated file's call is not repeated by the transport: an OSD that gives no answer is
+  // reported to the MRC here (servers/osd README, "Chain replication"), and every retry takes the
+  // chain as it is then. Updates are idempotent by offset, size and epoch, so a re-sent one is safe.
+  const bool following = replicated_;
+  const std::int64_t start_ms = volume_.clock_.MonotonicMs();
+  std::uint32_t backoff_ms = volume_.options_.chain_backoff_initial_ms;
+  bool renewed = false;
+  for (;;) {
+    xtreemfs::common::FileCredentials used = FreshCredentials();
+    std::string osd_uuid;
+    std::vector<std::string> heads;
+    bool fsync_first = false;
+    {
+      std::lock_guard<std::mutex> lock(credentials_mutex_);
+      // Updates (write, truncate, fsync) go to the head, which forwards them down the chain.
+      osd_uuid = osd_uuids_[stripe_position];
+      fsync_first = fsync_after_reformation_ && procedure_id != xtreemfs::osd::OSD_READ;
+      heads = osd_uuids_;
+      used = credentials_;
+    }
+    if (read_pattern != nullptr) {
+      // Any replica may serve a read: a member with an update its successor has not acknowledged
+      // passes the read down the chain (servers/osd README, "Consistent reads").
+      osd_uuid = ReadOsdFor(stripe_position, *read_pattern);
+    }
+    if (called_osd_uuid != nullptr) *called_osd_uuid = osd_uuid;
     try {
+      if (fsync_first) {
+        // The re-formed chain's new tail may hold, buffered, what it applied as a middle.
+        xtreemfs::osd::FileRequest sync;
+        *sync.mutable_credentials() = used;
+        sync.set_file_id(file_id_);
+        for (const std::string& head : heads) {
+          try {
+            volume_.CallOsd(head, xtreemfs::osd::OSD_FSYNC, user_, sync, {}, false);
+          } catch (const rpc::RpcError& error) {
+            if (error.kind() != rpc::ErrorKind::kTransport && error.kind() != rpc::ErrorKind::kTimeout) throw;
+            // Report the head that gave no answer, not this call's OSD.
+            throw rpc::RpcError(rpc::ErrorKind::kChainMemberUnreachable, EIO, error.message(), head);
+          }
+        }
+        std::lock_guard<std::mutex> lock(credentials_mutex_);
+        if (credentials_.xlocs().version() == used.xlocs().version()) fsync_after_reformation_ = false;
+      }
+      const auto request = build_request(used);
       rpc::CallResponse response =
-          volume_.CallOsd(osd_uuid, procedure_id, user_, request, data, idempotent);
+          volume_.CallOsd(osd_uuid, procedure_id, user_, request, data, following ? false : idempotent);
       if (response_data != nullptr) {
         *response_data = std::move(response.data);
       }
       return std::move(response.message_bytes);
     } catch (const rpc::RpcError& error) {
-      if (error.kind() != rpc::ErrorKind::kAuthFailed || attempt >= 2) {
+      if (error.kind() == rpc::ErrorKind::kAuthFailed && !renewed) {
+        // The cap may have expired in flight or been invalidated by a truncate elsewhere.
+        renewed = true;
+        RenewXCap();
+        continue;
+      }
+      const std::int64_t elapsed_ms = volume_.clock_.MonotonicMs() - start_ms;
+      const bool chain_failure = error.kind() == rpc::ErrorKind::kTransport ||
+                                 error.kind() == rpc::ErrorKind::kTimeout ||
+                                 error.kind() == rpc::ErrorKind::kChainMemberUnreachable ||
+                                 error.kind() == rpc::ErrorKind::kXLocOutdated;
+      if (!following || elapsed_ms >= static_cast<std::int64_t>(volume_.options_.chain_retry_window_ms) ||
+          (!chain_failure && error.kind() != rpc::ErrorKind::kOverloaded)) {
         throw;
       }
+      bool taken = false;
+      if (chain_failure) {
+        const std::string failed = error.kind() == rpc::ErrorKind::kChainMemberUnreachable
+                                       ? error.redirect_to_service_uuid()
+                                   : error.kind() == rpc::ErrorKind::kXLocOutdated ? std::string()
+                                                                                   : osd_uuid;
+        taken = FollowChain(used.xlocs().version(), failed);
+      }
+      if (!taken) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min<std::int64_t>(
+            backoff_ms, volume_.options_.chain_retry_window_ms - elapsed_ms)));
+        backoff_ms = std::min(backoff_ms * 2, volume_.options_.chain_backoff_max_ms);
+      }
     }
-    // The cap may have expired in flight or been invalidated by a truncate elsewhere.
-    RenewXCap();
   }
 }
 
@@ -156,8 +242,15 @@ AccessPattern FileHandle::CurrentReadPattern() {
 }
 
 std::string FileHandle::ReadOsdFor(std::uint32_t stripe_position, AccessPattern pattern) {
-  // A replica being filled serves no reads (the OSD would redirect to the tail): route among the others.
-  const std::vector<std::string> chain = chains_.ReadableChainAt(stripe_position);
+  std::vector<std::string> chain;
+  xtreemfs::common::ReadRouting read_routing;
+  {
+    // A re-formed chain replaces chains_ (FollowChain). A replica being filled serves no reads (the
+    // OSD would redirect to the tail): route among the others.
+    std::lock_guard<std::mutex> lock(credentials_mutex_);
+    chain = chains_.ReadableChainAt(stripe_position);
+    read_routing = chains_.read_routing;
+  }
   if (chain.size() == 1) {
     return chain[0];
   }
@@ -171,7 +264,7 @@ std::string FileHandle::ReadOsdFor(std::uint32_t stripe_position, AccessPattern 
     std::lock_guard<std::mutex> lock(route_mutex_);
     stream_ordinal = std::max(0, read_stream_ordinal_);
   }
-  return chain[RouteRead(chains_.read_routing, stream_ordinal, pattern, queued, kStealQueuedReadsMinDefault)
+  return chain[RouteRead(read_routing, stream_ordinal, pattern, queued, kStealQueuedReadsMinDefault)
                    .replica];
 }
 
@@ -210,11 +303,10 @@ std::string FileHandle::FetchPiece(const ObjectPiece& piece, AccessPattern patte
     return request;
   };
   std::string data;
-  // Any replica may serve a read: a member with an update its successor has not acknowledged passes the
-  // read down the chain (servers/osd README, "Consistent reads").
-  const std::string osd_uuid = ReadOsdFor(piece.stripe_position, pattern);
+  std::string osd_uuid;  // the replica the read was routed to (its last attempt's)
   xtreemfs::osd::ReadResponse answer;
-  if (answer.ParseFromString(CallOsd(osd_uuid, xtreemfs::osd::OSD_READ, build, {}, true, &data))) {
+  if (answer.ParseFromString(CallStripeOsd(piece.stripe_position, xtreemfs::osd::OSD_READ, build, {}, true,
+                                           &data, &pattern, &osd_uuid))) {
     volume_.replica_loads_.Reported(osd_uuid, static_cast<int>(answer.queued_requests()));
   }
   if (data.size() > piece.length_bytes) {

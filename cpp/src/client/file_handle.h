@@ -110,8 +110,14 @@ class FileHandle {
   xtreemfs::common::XCap CurrentXCap() const;
 
  private:
-  // Lock calls (client/lock_client.h) go to osd_uuids_[0] with these credentials.
+  // Lock calls (client/lock_client.h) go to HeadOsdUuid() with these credentials.
   friend class LockClient;
+
+  // The head OSD of stripe position 0 (where the file's locks live).
+  std::string HeadOsdUuid() const;
+  // After a chain member failed (`failed_osd_uuid`, empty for XLOC_OUTDATED) under XLoc version
+  // `used_version`: MRC_REPLICA_FAILED, and the answered XLoc taken if it is newer. True when taken.
+  bool FollowChain(std::uint32_t used_version, const std::string& failed_osd_uuid);
 
   xtreemfs::common::FileCredentials FreshCredentials();
   // MRC_RENEW_CAPABILITY; the renewed XCap also carries the volume's current reservation share. The
@@ -119,15 +125,14 @@ class FileHandle {
   // expiry), the file is opened again by path, without create, exclusive or truncate, and the new
   // XCap is taken if it names the same file (EIO otherwise: the path now names another file).
   void RenewXCap();
-  // Calls the head replica's OSD of a stripe position (updates), see CallOsd.
+  // Calls an OSD of a stripe position: the head replica's for updates; for a read (`read_pattern`
+  // given) the replica ReadOsdFor picks, named in `called_osd_uuid`. After AUTH_FAILED renews the
+  // XCap once and repeats the call; a replicated file's call follows its chain through failures.
   template <typename BuildRequest>
   std::string CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                             BuildRequest build_request, std::string_view data, bool idempotent,
-                            std::string* response_data);
-  // Calls one OSD of the file; after AUTH_FAILED renews the XCap once and repeats the call.
-  template <typename BuildRequest>
-  std::string CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id, BuildRequest build_request,
-                      std::string_view data, bool idempotent, std::string* response_data);
+                            std::string* response_data, const AccessPattern* read_pattern = nullptr,
+                            std::string* called_osd_uuid = nullptr);
   // Read routing (read_routing.h, the port of qos.routing): feeds one read call to the stream's
   // classifier and returns its pattern; the first call numbers the stream for round-robin binding.
   AccessPattern ObserveRead(std::uint64_t offset_bytes, std::uint64_t length_bytes);
@@ -168,8 +173,11 @@ class FileHandle {
   const std::string path_;              // the path the file was opened by; empty: no reopen
   const std::uint32_t reopen_flags_;    // the open flags without O_CREAT, O_EXCL and O_TRUNC
   StripingLayout layout_;
+  // Guarded by credentials_mutex_ (a re-formed chain replaces them, see FollowChain):
   std::vector<std::string> osd_uuids_;  // replicas[0] (the head); position i holds objects n with n mod width == i
   ReplicaChains chains_;  // every replica: reads go to the one ReadOsdFor picks (replica_chain.h)
+  bool replicated_ = false;             // placed with more than one replica (const after construction)
+  bool fsync_after_reformation_ = false;  // a re-formed chain was taken: fsync it before the next update
   std::mutex route_mutex_;
   StreamClassifier read_classifier_;  // guarded by route_mutex_
   int read_stream_ordinal_ = -1;      // guarded by route_mutex_; -1 until the first read

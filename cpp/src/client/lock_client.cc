@@ -79,7 +79,7 @@ xtreemfs::osd::Lock LockClient::ToWire(const LockSpec& lock) const {
 
 xtreemfs::osd::LockResponse LockClient::CallHead(FileHandle& file, std::uint32_t procedure_id,
                                                  const xtreemfs::osd::Lock& lock) {
-  const std::string& head_osd_uuid = file.osd_uuids_.at(0);
+  const std::string head_osd_uuid = file.HeadOsdUuid();
   // At most two attempts: the second only after AUTH_FAILED and a successful renewal.
   for (int attempt = 1;; ++attempt) {
     xtreemfs::osd::LockRequest request;
@@ -119,7 +119,7 @@ bool LockClient::TryAcquire(FileHandle& file, const LockSpec& lock) {
   bool newly_tracked;
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    newly_tracked = maybe_held_.emplace(key, file.osd_uuids_.at(0)).second;
+    newly_tracked = maybe_held_.emplace(key, file.HeadOsdUuid()).second;
   }
   try {
     CallHead(file, xtreemfs::osd::OSD_LOCK_ACQUIRE, ToWire(lock));

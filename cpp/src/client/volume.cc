@@ -122,6 +122,8 @@ template xtreemfs::rpc::Empty Volume::CallMrc<xtreemfs::rpc::Empty>(
     std::uint32_t, const UserCredentials&, const google::protobuf::MessageLite&, bool);
 template xtreemfs::mrc::OpenResponse Volume::CallMrc<xtreemfs::mrc::OpenResponse>(
     std::uint32_t, const UserCredentials&, const google::protobuf::MessageLite&, bool);
+template xtreemfs::common::XLocSet Volume::CallMrc<xtreemfs::common::XLocSet>(
+    std::uint32_t, const UserCredentials&, const google::protobuf::MessageLite&, bool);
 
 rpc::CallResponse Volume::CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
                                   const UserCredentials& user,

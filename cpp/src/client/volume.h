@@ -47,6 +47,11 @@ struct VolumeOptions {
   std::uint32_t stat_ahead_misses = 8;
   std::uint32_t stat_ahead_entries_max = 32768;
   IoOptions io;  // I/O threads, write-behind and read-ahead windows, buffer budget
+  // How long one OSD request of a replicated file follows its chain through failures (reporting a
+  // member that gives no answer to the MRC, taking the re-formed XLoc): the mount's --retry-window-ms.
+  std::uint32_t chain_retry_window_ms = 60000;
+  std::uint32_t chain_backoff_initial_ms = 100;
+  std::uint32_t chain_backoff_max_ms = 2000;
 };
 
 // The read-only xtreemfs.* extended attributes this client computes from MRC_GET_FILE_LAYOUT;

@@ -28,6 +28,7 @@ void OpenVolume(MountContext& context) {
   volume_options.stat_ahead_misses = context.options.stat_ahead_misses;
   volume_options.uuid_cache_ttl_ms = context.options.uuid_cache_ttl_ms;
   volume_options.io = context.options.io;
+  volume_options.chain_retry_window_ms = context.options.retry_window_ms;
   context.volume = xtreemfs::client::Volume::Open(*context.transport, context.options.url,
                                                   context.clock, volume_options);
   xtreemfs::client::LockClientOptions lock_options;

@@ -12,6 +12,8 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kInvalidArgs: return "INVALID_ARGS";
     case ErrorKind::kOverloaded: return "OVERLOADED";
     case ErrorKind::kInternal: return "INTERNAL";
+    case ErrorKind::kChainMemberUnreachable: return "CHAIN_MEMBER_UNREACHABLE";
+    case ErrorKind::kXLocOutdated: return "XLOC_OUTDATED";
     case ErrorKind::kTransport: return "TRANSPORT";
     case ErrorKind::kTimeout: return "TIMEOUT";
   }
@@ -24,6 +26,9 @@ int PosixErrnoFor(ErrorKind kind, std::uint32_t reported_errno) {
     case ErrorKind::kAuthFailed: return EACCES;
     case ErrorKind::kInvalidArgs: return EINVAL;
     case ErrorKind::kOverloaded: return EAGAIN;
+    // Both reach an application only when the chain could not be followed within the retry window.
+    case ErrorKind::kChainMemberUnreachable:
+    case ErrorKind::kXLocOutdated: return EIO;
     case ErrorKind::kTimeout: return ETIMEDOUT;
     // A redirect reaching the caller means no replica handling exists yet: an I/O error.
     case ErrorKind::kRedirect:
@@ -62,6 +67,8 @@ RpcError RpcErrorFromResponse(const ErrorResponse& response) {
     case AUTH_FAILED: kind = ErrorKind::kAuthFailed; break;
     case INVALID_ARGS: kind = ErrorKind::kInvalidArgs; break;
     case OVERLOADED: kind = ErrorKind::kOverloaded; break;
+    case CHAIN_MEMBER_UNREACHABLE: kind = ErrorKind::kChainMemberUnreachable; break;
+    case XLOC_OUTDATED: kind = ErrorKind::kXLocOutdated; break;
     default: kind = ErrorKind::kInternal; break;
   }
   return RpcError(kind, PosixErrnoFor(kind, response.posix_errno()), response.error_message(),

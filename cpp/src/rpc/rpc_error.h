@@ -19,6 +19,8 @@ enum class ErrorKind {
   kInvalidArgs,  // malformed request, unknown interface or procedure
   kOverloaded,   // a bounded server queue was full: back off and retry
   kInternal,     // server bug, I/O failure, or an unparseable response
+  kChainMemberUnreachable,  // a chain member (redirect_to_service_uuid) did not answer its predecessor
+  kXLocOutdated,            // the request's XLoc is older than the OSD's: fetch the current one, retry
   kTransport,    // could not connect, or the connection closed before the answer arrived
   kTimeout,      // no answer within the call's timeout
 };

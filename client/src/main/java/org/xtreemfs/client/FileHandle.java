@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Semaphore;
 import org.xtreemfs.client.routing.ReadRoute;
 import org.xtreemfs.client.striping.ObjectSlice;
@@ -15,6 +16,11 @@ import org.xtreemfs.foundation.replication.ReplicaChain;
 import org.xtreemfs.foundation.replication.ReplicationRules;
 import org.xtreemfs.qos.routing.AccessPattern;
 import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.foundation.rpc.RpcTransportException;
+import org.xtreemfs.interfaces.common.XLocSet;
+import org.xtreemfs.interfaces.mrc.ReplicaFailedRequest;
+import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.foundation.striping.StripingRules;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.common.NewFileSize;
@@ -54,13 +60,20 @@ public final class FileHandle implements AutoCloseable {
     private final int flags;
     private final String fileId;
     private final StripeLayout layout;
-    /** Where updates go: the head replica's OSDs (the only replica of an unreplicated file). */
-    private final List<String> stripeOsdUuids;
-    /** The file's chains, for read routing. */
-    private final ReplicaChain chain;
+    /** Placed with more than one replica: failed chain members are reported and the chain followed (below). */
+    private final boolean replicated;
+    /** Where updates go: the head replica's OSDs (the only replica of an unreplicated file). Guarded by this. */
+    private List<String> stripeOsdUuids;
+    /** The file's chains (the adopted XLoc's), for read routing and the tails. Guarded by this. */
+    private ReplicaChain chain;
     private final org.xtreemfs.interfaces.common.ReadRouting readRouting;
-    /** Created at the first read, so that round-robin binding numbers streams in order of first read. */
+    /**
+     * Created at the first read, so that round-robin binding numbers streams in order of first read; made again
+     * for a re-formed chain. Guarded by this.
+     */
     private ReadRoute readRoute;
+    /** A re-formed chain was adopted: fsync it before the next request (its new tail may hold buffered data). */
+    private boolean fsyncAfterReformation;
 
     private FileCredentials credentials;
     private long capabilityReceivedMs;
@@ -98,6 +111,7 @@ public final class FileHandle implements AutoCloseable {
                     + " XLoc for file " + fileId + ": " + malformed.getMessage());
         }
         Replica replica = credentials.getXlocs().getReplicas(0);
+        this.replicated = chain.length() > 1;
         this.stripeOsdUuids = chain.headOsds();
         this.chain = chain;
         this.readRouting = ReplicationRules.readRouting(credentials.getXlocs());
@@ -121,12 +135,12 @@ public final class FileHandle implements AutoCloseable {
     }
 
     /** The OSD UUIDs of the stripe that takes updates (the head replica's), by stripe position. */
-    public List<String> stripeOsdUuids() {
+    public synchronized List<String> stripeOsdUuids() {
         return stripeOsdUuids;
     }
 
     /** Replica {@code replicaIndex}'s OSD UUIDs (0 = head, the last = tail), by stripe position. */
-    public List<String> replicaOsdUuids(int replicaIndex) {
+    public synchronized List<String> replicaOsdUuids(int replicaIndex) {
         return chain.replicaOsds(replicaIndex);
     }
 
@@ -175,34 +189,36 @@ public final class FileHandle implements AutoCloseable {
         }
         int readLength = (int) Math.min(length, size - offset);
         ensureFreshCapability(operation);
-        List<CompletableFuture<?>> pieces = new ArrayList<>();
-        ReadRoute route = readRoute();
-        AccessPattern pattern = route.observe(offset, readLength);
-        for (ObjectSlice slice : layout.slices(offset, readLength, REQUEST_DATA_BYTES_MAX)) {
-            // Any replica may serve a read: a member with an update its successor has not acknowledged passes the
-            // read down the chain (servers/osd README, "Consistent reads").
-            int target = bufferOffset + slice.offsetInRequest();
-            pieces.add(limited(operation, () -> {
-                // Routed when the piece may leave, with the loads reported up to then.
-                String osdUuid = route.osdFor(layout.stripePosition(slice.objectNumber()), pattern);
-                return client.callServiceAsync(osdUuid, true, address -> client.osd().read(
-                    address, client.credentials(), ReadRequest.newBuilder().setCredentials(credentials())
-                            .setFileId(fileId).setObjectNumber(slice.objectNumber())
-                            .setOffset(slice.offsetInObject()).setLength(slice.lengthBytes()).build()))
-                    .thenApply(response -> {
-                        try (response) {
-                            client.noteReadAnswer(osdUuid, response);
-                            ByteBuf data = response.data();
-                            int stored = Math.min(data.readableBytes(), slice.lengthBytes());
-                            data.getBytes(data.readerIndex(), buffer, target, stored);
-                            // Holes and short objects inside the file read as zeros.
-                            Arrays.fill(buffer, target + stored, target + slice.lengthBytes(), (byte) 0);
-                            return stored;
-                        }
-                    });
-            }));
-        }
-        awaitAll(operation, pieces);
+        followingTheChain(operation, (used, heads) -> {
+            List<CompletableFuture<?>> pieces = new ArrayList<>();
+            ReadRoute route = readRoute();
+            AccessPattern pattern = route.observe(offset, readLength);
+            for (ObjectSlice slice : layout.slices(offset, readLength, REQUEST_DATA_BYTES_MAX)) {
+                // Any replica may serve a read: a member with an update its successor has not acknowledged passes
+                // the read down the chain (servers/osd README, "Consistent reads").
+                int target = bufferOffset + slice.offsetInRequest();
+                pieces.add(limited(operation, () -> {
+                    // Routed when the piece may leave, with the loads reported up to then.
+                    String osdUuid = route.osdFor(layout.stripePosition(slice.objectNumber()), pattern);
+                    return callOsd(osdUuid, address -> client.osd().read(
+                            address, client.credentials(), ReadRequest.newBuilder().setCredentials(used)
+                                    .setFileId(fileId).setObjectNumber(slice.objectNumber())
+                                    .setOffset(slice.offsetInObject()).setLength(slice.lengthBytes()).build()))
+                            .thenApply(response -> {
+                                try (response) {
+                                    client.noteReadAnswer(osdUuid, response);
+                                    ByteBuf data = response.data();
+                                    int stored = Math.min(data.readableBytes(), slice.lengthBytes());
+                                    data.getBytes(data.readerIndex(), buffer, target, stored);
+                                    // Holes and short objects inside the file read as zeros.
+                                    Arrays.fill(buffer, target + stored, target + slice.lengthBytes(), (byte) 0);
+                                    return stored;
+                                }
+                            });
+                }));
+            }
+            awaitAll(operation, pieces);
+        });
         return readLength;
     }
 
@@ -229,23 +245,27 @@ public final class FileHandle implements AutoCloseable {
             return writeOffset;
         }
         ensureFreshCapability(operation);
-        List<CompletableFuture<?>> pieces = new ArrayList<>();
         BitSet positions = new BitSet();
         for (ObjectSlice slice : layout.slices(writeOffset, length, REQUEST_DATA_BYTES_MAX)) {
-            int position = layout.stripePosition(slice.objectNumber());
-            positions.set(position);
-            String osdUuid = stripeOsdUuids.get(position);
-            int source = bufferOffset + slice.offsetInRequest();
-            // A fresh buffer per attempt: the transport releases the buffer it sent. Wrapping does not copy.
-            pieces.add(limited(operation, () -> client.callServiceAsync(osdUuid, true, address -> client.osd().write(
-                    address, client.credentials(), WriteRequest.newBuilder().setCredentials(credentials())
-                            .setFileId(fileId).setObjectNumber(slice.objectNumber())
-                            .setOffset(slice.offsetInObject()).build(),
-                    Unpooled.wrappedBuffer(buffer, source, slice.lengthBytes())))
-                    .thenApply(this::noteOsdFileSize)));
+            positions.set(layout.stripePosition(slice.objectNumber()));
         }
         try {
-            awaitAll(operation, pieces);
+            // Every piece again after a re-formation: a write is idempotent by offset (same bytes, same place).
+            followingTheChain(operation, (used, heads) -> {
+                List<CompletableFuture<?>> pieces = new ArrayList<>();
+                for (ObjectSlice slice : layout.slices(writeOffset, length, REQUEST_DATA_BYTES_MAX)) {
+                    String osdUuid = heads.get(layout.stripePosition(slice.objectNumber()));
+                    int source = bufferOffset + slice.offsetInRequest();
+                    // A fresh buffer per attempt: the transport releases the buffer it sent. Wrapping does not copy.
+                    pieces.add(limited(operation, () -> callOsd(osdUuid, address -> client.osd().write(
+                            address, client.credentials(), WriteRequest.newBuilder().setCredentials(used)
+                                    .setFileId(fileId).setObjectNumber(slice.objectNumber())
+                                    .setOffset(slice.offsetInObject()).build(),
+                            Unpooled.wrappedBuffer(buffer, source, slice.lengthBytes())))
+                            .thenApply(this::noteOsdFileSize)));
+                }
+                awaitAll(operation, pieces);
+            });
         } finally {
             synchronized (this) {
                 stripePositionsWrittenSinceFsync.or(positions);
@@ -314,13 +334,17 @@ public final class FileHandle implements AutoCloseable {
     /** OSD_TRUNCATE on every OSD of the head replica, in parallel; each forwards it down its chain. */
     private void truncateObjects(String operation, FileCredentials truncateCredentials, long newSizeBytes)
             throws XtreemFSException {
-        List<CompletableFuture<?>> osdTruncates = new ArrayList<>();
-        for (String osdUuid : stripeOsdUuids) {
-            osdTruncates.add(client.callServiceAsync(osdUuid, true, address -> client.osd().truncate(address,
-                    client.credentials(), TruncateRequest.newBuilder().setCredentials(truncateCredentials)
-                            .setFileId(fileId).setNewFileSizeBytes(newSizeBytes).build())));
-        }
-        awaitAll(operation, osdTruncates);
+        followingTheChain(operation, (used, heads) -> {
+            // The truncate's XCap (its epoch) with the XLoc as it is now.
+            FileCredentials sent = truncateCredentials.toBuilder().setXlocs(used.getXlocs()).build();
+            List<CompletableFuture<?>> osdTruncates = new ArrayList<>();
+            for (String osdUuid : heads) {
+                osdTruncates.add(callOsd(osdUuid, address -> client.osd().truncate(address,
+                        client.credentials(), TruncateRequest.newBuilder().setCredentials(sent)
+                                .setFileId(fileId).setNewFileSizeBytes(newSizeBytes).build())));
+            }
+            awaitAll(operation, osdTruncates);
+        });
     }
 
     /** Makes written data durable on the OSDs written since the last fsync, then reports the size to the MRC. */
@@ -333,14 +357,7 @@ public final class FileHandle implements AutoCloseable {
         }
         if (!positions.isEmpty()) {
             ensureFreshCapability(operation);
-            List<CompletableFuture<?>> syncs = new ArrayList<>();
-            for (int position = positions.nextSetBit(0); position >= 0; position = positions.nextSetBit(position + 1)) {
-                String osdUuid = stripeOsdUuids.get(position);
-                syncs.add(client.callServiceAsync(osdUuid, true, address -> client.osd().fsync(address,
-                        client.credentials(), FileRequest.newBuilder().setCredentials(credentials())
-                                .setFileId(fileId).build())));
-            }
-            awaitAll(operation, syncs);
+            followingTheChain(operation, (used, heads) -> fsyncChains(operation, used, heads, positions));
             synchronized (this) {
                 stripePositionsWrittenSinceFsync.andNot(positions);
             }
@@ -450,6 +467,136 @@ public final class FileHandle implements AutoCloseable {
             credentials = credentials.toBuilder().setXcap(renewed).build();
             capabilityReceivedMs = System.currentTimeMillis();
         }
+    }
+
+    /** OSD_FSYNC at the heads of the given stripe positions; each travels its chain, so every member fsyncs. */
+    private void fsyncChains(String operation, FileCredentials used, List<String> heads, BitSet positions)
+            throws XtreemFSException {
+        List<CompletableFuture<?>> syncs = new ArrayList<>();
+        for (int position = positions.nextSetBit(0); position >= 0; position = positions.nextSetBit(position + 1)) {
+            String osdUuid = heads.get(position);
+            syncs.add(callOsd(osdUuid, address -> client.osd().fsync(address, client.credentials(),
+                    FileRequest.newBuilder().setCredentials(used).setFileId(fileId).build())));
+        }
+        awaitAll(operation, syncs);
+    }
+
+    /** One attempt of an operation on the OSDs, with the credentials (XCap and XLoc) and chains it must use. */
+    @FunctionalInterface
+    private interface ChainAttempt {
+        void run(FileCredentials used, List<String> headOsds) throws XtreemFSException;
+    }
+
+    /**
+     * Runs {@code attempt} and, for a replicated file, follows its chain through failures (servers/osd README,
+     * "Chain replication"): an OSD that gives no answer, or that a chain member names as unreachable
+     * (CHAIN_MEMBER_UNREACHABLE), is reported to the MRC (MRC_REPLICA_FAILED with the XLoc version used), and an
+     * XLOC_OUTDATED refusal asks the MRC for the current XLoc. A newer XLoc from the MRC is adopted and the whole
+     * attempt runs again with it (every piece: updates are idempotent by offset, size and epoch); while the MRC keeps
+     * the XLoc (the DIR still shows the member alive) the attempt is repeated after a backoff. Bounded by the
+     * client's retry window from the first attempt; then the last failure is thrown. After adopting a re-formed chain
+     * the file is fsynced through it first, so a new tail holds durably what it had applied buffered as a middle.
+     */
+    private void followingTheChain(String operation, ChainAttempt attempt) throws XtreemFSException {
+        long startNanos = System.nanoTime();
+        long backoffMs = client.options().retryBackoffInitialMs();
+        while (true) {
+            FileCredentials used;
+            List<String> heads;
+            boolean fsyncFirst;
+            synchronized (this) {
+                used = credentials;
+                heads = stripeOsdUuids;
+                fsyncFirst = fsyncAfterReformation;
+            }
+            try {
+                if (fsyncFirst) {
+                    BitSet all = new BitSet();
+                    all.set(0, heads.size());
+                    fsyncChains(operation + " (fsync of the re-formed chain)", used, heads, all);
+                    synchronized (this) {
+                        if (credentials.getXlocs().getVersion() == used.getXlocs().getVersion()) {
+                            fsyncAfterReformation = false;
+                        }
+                    }
+                }
+                attempt.run(used, heads);
+                return;
+            } catch (XtreemFSException failure) {
+                ErrorType type = failure.errorType();
+                long elapsedMs = (System.nanoTime() - startNanos) / 1_000_000L;
+                if (!replicated || (type != ErrorType.CHAIN_MEMBER_UNREACHABLE && type != ErrorType.XLOC_OUTDATED)
+                        || elapsedMs >= client.options().retryWindowMs()) {
+                    throw failure;
+                }
+                String failedOsd = type == ErrorType.CHAIN_MEMBER_UNREACHABLE
+                        && failure.getCause() instanceof RpcException rpc ? rpc.redirectToServiceUuid() : "";
+                int usedVersion = used.getXlocs().getVersion();
+                XLocSet current = volume.mrcCall(operation + (failedOsd.isEmpty() ? " (current XLoc)"
+                        : " (report OSD " + failedOsd + " of XLoc version " + usedVersion + " as failed)"), true,
+                        (mrc, address) -> mrc.replicaFailed(address, client.credentials(), ReplicaFailedRequest
+                                .newBuilder().setXcap(used.getXcap()).setXlocVersion(usedVersion)
+                                .setFailedOsdUuid(failedOsd).build()));
+                if (!adopt(current)) {
+                    sleep(operation, Math.min(backoffMs, Math.max(0, client.options().retryWindowMs() - elapsedMs)));
+                    backoffMs = Math.min(Math.max(1, backoffMs * 2), client.options().retryBackoffMaxMs());
+                }
+            }
+        }
+    }
+
+    /** Takes {@code xlocs} if it is newer than the handle's; true when it did. */
+    private synchronized boolean adopt(XLocSet xlocs) {
+        if (xlocs.getVersion() <= credentials.getXlocs().getVersion()) {
+            return false;
+        }
+        ReplicaChain chain;
+        try {
+            chain = ReplicaChain.of(xlocs);
+        } catch (IllegalArgumentException malformed) {
+            return false;
+        }
+        credentials = credentials.toBuilder().setXlocs(xlocs).build();
+        stripeOsdUuids = chain.headOsds();
+        this.chain = chain;
+        readRoute = null; // routed again over the re-formed chain's members
+        // Only a writer can (OSD_FSYNC needs write access); a reader has nothing of its own to make durable.
+        fsyncAfterReformation = OpenFlags.canWrite(flags);
+        return true;
+    }
+
+    private static void sleep(String operation, long delayMs) throws XtreemFSException {
+        try {
+            Thread.sleep(delayMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new XtreemFSException(Errno.EIO, operation + ": interrupted");
+        }
+    }
+
+    /**
+     * Calls one OSD of the file with the client's retry policy. For a replicated file a call without an answer is
+     * not repeated here but failed as CHAIN_MEMBER_UNREACHABLE naming that OSD, for {@link #followingTheChain}.
+     */
+    private <T> CompletableFuture<T> callOsd(String osdUuid,
+            java.util.function.Function<java.net.InetSocketAddress, CompletableFuture<T>> call) {
+        if (!replicated) {
+            return client.callServiceAsync(osdUuid, true, call);
+        }
+        return client.callServiceAsync(osdUuid, false, call).handle((value, error) -> {
+            if (error == null) {
+                return value;
+            }
+            Throwable cause = error;
+            while (cause instanceof CompletionException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof RpcTransportException) {
+                throw new CompletionException(RpcException.chainMemberUnreachable(osdUuid, "OSD " + osdUuid
+                        + " of the chain gave no answer: " + cause.getMessage()));
+            }
+            throw error instanceof CompletionException completion ? completion : new CompletionException(error);
+        });
     }
 
     /** Issues one piece once a permit of the client's in-flight bound is free; the permit returns on completion. */

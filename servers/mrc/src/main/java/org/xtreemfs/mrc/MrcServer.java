@@ -40,6 +40,7 @@ import org.xtreemfs.mrc.metadata.OutcomeJournal;
 import org.xtreemfs.mrc.ops.AccessOp;
 import org.xtreemfs.mrc.ops.CallerIdentity;
 import org.xtreemfs.mrc.ops.FtruncateOp;
+import org.xtreemfs.mrc.ops.ReplicaFailedOp;
 import org.xtreemfs.mrc.ops.GetFileLayoutOp;
 import org.xtreemfs.mrc.ops.GetattrOp;
 import org.xtreemfs.mrc.ops.GetxattrOp;
@@ -213,6 +214,7 @@ public final class MrcServer implements RunningServer {
         register(builder, MrcProcedure.MRC_REPLICA_FILLED, new ReplicaFilledOp(services));
         register(builder, MrcProcedure.MRC_REMOVE_REPLICA, new RemoveReplicaOp(services));
         register(builder, MrcProcedure.MRC_QOS_STATUS, new QosStatusOp(services));
+        register(builder, MrcProcedure.MRC_REPLICA_FAILED, new ReplicaFailedOp(services));
         return builder.build();
     }
 

@@ -30,6 +30,9 @@ import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.foundation.stubs.OsdServiceClient;
 import org.xtreemfs.foundation.stubs.UuidResolver;
 import org.xtreemfs.osd.replication.ChainForwarder;
+import org.xtreemfs.osd.replication.MrcXLocSource;
+import org.xtreemfs.osd.replication.XLocViews;
+import org.xtreemfs.foundation.stubs.MrcServiceClient;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.OsdAttributes;
 import org.xtreemfs.interfaces.osd.OsdInterface;
@@ -95,6 +98,12 @@ public final class OsdServer implements RunningServer {
     private static final long DIR_CALL_TIMEOUT_MS = 10_000;
     /** How long a chain successor's address is reused before the DIR is asked again (and at once after a failure). */
     private static final long SUCCESSOR_ADDRESS_CACHE_MS = 60_000;
+    /** How long the OSD waits for the MRC to confirm a replicated file's XLoc. */
+    private static final long MRC_CALL_TIMEOUT_MS = 10_000;
+    /** Replicated files whose confirmed XLoc version the OSD keeps (least recently used are confirmed again). */
+    private static final int XLOC_VIEWS_MAX = 65_536;
+    /** Requests of one file that may wait for its XLoc confirmation; more are OVERLOADED. */
+    private static final int XLOC_WAITING_PER_FILE_MAX = 1_024;
     private static final long DELETION_POLL_MS_MAX = 1_000;
     /**
      * Polling the deletion queue every 10 ms (osd.deletion.delayMs = 0, as local clusters run) cost 6 % of a busy
@@ -130,6 +139,7 @@ public final class OsdServer implements RunningServer {
     private ReplicaFiller replicaFiller;
     /** Loopback and the bound RPC port: where a fill sends its copies; null before the port is bound. */
     private volatile InetSocketAddress selfAddress;
+    private XLocViews xlocViews;
     private QosStage qos;
     private VolumeMetrics volumeMetrics;
     private VolumeHistory volumeHistory;
@@ -198,6 +208,12 @@ public final class OsdServer implements RunningServer {
         UuidResolver successorAddresses = new UuidResolver(dir, SUCCESSOR_ADDRESS_CACHE_MS, clock::monotonicNanos);
         chainForwarder = new ChainForwarder(new OsdServiceClient(rpcClient, ChainForwarder.FORWARD_TIMEOUT_MS),
                 successorAddresses);
+        // Doubt every file's chain view after twice the heartbeat period without a heartbeat the DIR accepted: the
+        // DIR declares an OSD dead only after dir.heartbeat.timeoutMs (keep it above that), so the MRC cannot have
+        // removed this OSD from a chain without this OSD asking again (servers/osd README, "Chain replication").
+        xlocViews = new XLocViews(uuid, new MrcXLocSource(dir, successorAddresses, new MrcServiceClient(rpcClient,
+                MRC_CALL_TIMEOUT_MS)), clock::monotonicNanos, (request, error) -> request.request().call().fail(error),
+                2 * config.heartbeatPeriodMs(), XLOC_VIEWS_MAX, XLOC_WAITING_PER_FILE_MAX);
 
         int inFlightMax = config.qosInFlightMax();
         // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
@@ -223,7 +239,7 @@ public final class OsdServer implements RunningServer {
                 config.replicationFillsMax()));
         preprocessing = started(new PreprocessingStage(uuid, new XCapSigner(config.capabilitySecret()), clock,
                 config.preprocessingThreads(), config.preprocessingQueueCapacity(),
-                replicaFiller.routing(lockService.routing(qos::submit))));
+                xlocViews.gate(replicaFiller.routing(lockService.routing(qos::submit)))));
         DeletionScheduler deletionScheduler = started(new DeletionScheduler(deletions, storage,
                 Math.max(DELETION_POLL_MS_MIN, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
 
@@ -255,7 +271,10 @@ public final class OsdServer implements RunningServer {
                 .setAddress(advertisedHost()).setPort(rpcAddress.getPort()).setMatchNetwork("*")
                 .setTtlS(ADDRESS_MAPPING_TTL_S).build();
         reaper = new VolumeReaper(store, deletions, config.deletedVolumeFilesPerHeartbeat());
-        heartbeat = started(new DirHeartbeat(dir, uuid, mapping, this::attributes, this::reapDeletedVolumes,
+        heartbeat = started(new DirHeartbeat(dir, uuid, mapping, this::attributes, deletedVolumeIds -> {
+                    xlocViews.heartbeatAccepted();
+                    reapDeletedVolumes(deletedVolumeIds);
+                },
                 config.heartbeatPeriodMs()));
         heartbeat.start();
         PrometheusRegistry metrics = new PrometheusRegistry();

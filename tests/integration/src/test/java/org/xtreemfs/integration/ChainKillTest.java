@@ -7,9 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,11 +20,12 @@ import org.xtreemfs.interfaces.common.StripingPolicyType;
 import org.xtreemfs.interfaces.mrc.Volume;
 
 /**
- * kill -9 of the tail of a three-OSD chain during a write load (servers as processes): writes stall while it is
- * down (the chain answers OVERLOADED, the client retries), continue once it is back on the same data, and every
- * acknowledged byte reads back afterwards, from the tail, with the three replicas holding identical objects (the
- * tail's in its log-structured layout, so its log and index come back after each kill -9).
- * Until the MRC re-forms chains (the next part of issue 12) a dead member pauses writes rather than being replaced.
+ * kill -9 of the tail of a three-OSD chain during a write load (servers as processes), restarted at once: writes
+ * stall while it is down (the chain answers CHAIN_MEMBER_UNREACHABLE, the client reports the tail, and the MRC keeps
+ * the chain because the DIR still shows the tail alive within its heartbeat timeout), continue once it is back on
+ * the same data, and every acknowledged byte reads back afterwards, from the tail, with the three replicas holding
+ * identical objects (the tail's in its log-structured layout, so its log and index come back after each kill -9).
+ * A member that stays dead is removed from the chain: ChainFailoverTest.
  */
 class ChainKillTest {
     private static final int PIECE_BYTES = 64 << 10;
@@ -60,32 +58,17 @@ class ChainKillTest {
                     file.credentials().getXlocs().getReplicas(1).getOsdUuids(0), file.replicaOsdUuids(2).get(0));
             String tailName = "osd" + cluster.osdUuids().indexOf(chain.get(2));
 
-            AtomicInteger acknowledged = new AtomicInteger();
-            AtomicReference<Throwable> writerFailure = new AtomicReference<>();
-            AtomicBoolean done = new AtomicBoolean();
-            Thread writer = new Thread(() -> {
-                try {
-                    for (int piece = 0; piece < PIECES; piece++) {
-                        file.write((long) piece * PIECE_BYTES, piece(piece));
-                        acknowledged.incrementAndGet();
-                    }
-                } catch (Throwable failure) {
-                    writerFailure.set(failure);
-                } finally {
-                    done.set(true);
-                }
-            }, "writer-during-tail-kill");
-            writer.start();
+            PieceWriter writer = PieceWriter.start(file, PIECES, PIECE_BYTES, ChainKillTest::piece,
+                    "writer-during-tail-kill");
             for (int killAfter : new int[] {15, 40}) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.get() >= killAfter || done.get());
+                await().atMost(Duration.ofSeconds(60)).until(() -> writer.acknowledged() >= killAfter || writer.done());
                 cluster.kill(tailName, "KILL");
                 Thread.sleep(300);
                 cluster.restart(tailName);
             }
-            writer.join(120_000);
-            assertThat(writer.isAlive()).isFalse();
-            assertThat(writerFailure.get()).as("the writer's failure").isNull();
-            assertThat(acknowledged.get()).isEqualTo(PIECES);
+            assertThat(writer.join(120_000)).isTrue();
+            assertThat(writer.failure()).as("the writer's failure").isNull();
+            assertThat(writer.acknowledged()).isEqualTo(PIECES);
             file.close();
 
             try (Client fresh = cluster.client();

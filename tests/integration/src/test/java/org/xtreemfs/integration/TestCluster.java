@@ -52,9 +52,23 @@ final class TestCluster implements AutoCloseable {
     private final RpcClient probeRpc;
     private final DirServiceClient probe;
 
+    /**
+     * Clusters not closed yet. Servers run as processes in their own sessions (setsid), so they outlive a test JVM
+     * that is terminated (a build stopped with SIGTERM, a fork timeout) unless it kills them: the shutdown hook
+     * below does, with SIGKILL (an orderly stop takes seconds per server). Only SIGKILL of the test JVM itself
+     * still leaves them behind.
+     */
+    private static final java.util.Set<TestCluster> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> OPEN.forEach(TestCluster::killServerProcesses),
+                "test-cluster-reaper"));
+    }
+
     private TestCluster(Path root, LocalCluster cluster) {
         this.root = root;
         this.cluster = cluster;
+        OPEN.add(this);
         this.probeRpc = new RpcClient("test-cluster-probe", FrameLimits.DEFAULT, RpcClient.CONNECT_TIMEOUT_MS_DEFAULT,
                 cluster.clientTls());
         this.probe = new DirServiceClient(probeRpc, cluster.dirSocketAddress(), 5_000);
@@ -95,7 +109,13 @@ final class TestCluster implements AutoCloseable {
     /** The same as {@link #start(List, Map)} with every server in its own process. */
     static TestCluster startProcesses(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
             throws Exception {
-        return start(perOsdOverrides, mrcOverrides,
+        return startProcesses(perOsdOverrides, mrcOverrides, Map.of());
+    }
+
+    /** The same with the DIR's settings too (e.g. a short dir.heartbeat.timeoutMs). */
+    static TestCluster startProcesses(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides,
+            Map<String, String> dirOverrides) throws Exception {
+        return start(perOsdOverrides, mrcOverrides, dirOverrides,
                 ProcessRunner.classpath(System.getProperty("java.class.path"), PROCESS_JVM_OPTIONS), true,
                 ClusterDescription.Tls.OFF);
     }
@@ -103,6 +123,12 @@ final class TestCluster implements AutoCloseable {
     /** @param statusPorts whether the status pages get ports chosen now (processes: read them from status()) */
     private static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides,
             ServerRunner runner, boolean statusPorts, ClusterDescription.Tls tls) throws Exception {
+        return start(perOsdOverrides, mrcOverrides, Map.of(), runner, statusPorts, tls);
+    }
+
+    private static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides,
+            Map<String, String> dirOverrides, ServerRunner runner, boolean statusPorts, ClusterDescription.Tls tls)
+            throws Exception {
         List<OsdDescription> osds = new ArrayList<>();
         for (Map<String, String> overrides : perOsdOverrides) {
             Map<String, String> settings = new HashMap<>(Map.of("osd.heartbeat.periodMs", HEARTBEAT_PERIOD_MS,
@@ -114,7 +140,7 @@ final class TestCluster implements AutoCloseable {
         mrcSettings.putAll(mrcOverrides);
         Path root = Files.createTempDirectory("xtreemfs-it-");
         try {
-            return new TestCluster(root, LocalCluster.start(new ClusterDescription(osds, Map.of(), mrcSettings, statusPorts,
+            return new TestCluster(root, LocalCluster.start(new ClusterDescription(osds, dirOverrides, mrcSettings, statusPorts,
                     tls),
                     root, runner));
         } catch (RuntimeException | Error e) {
@@ -281,11 +307,21 @@ final class TestCluster implements AutoCloseable {
         return address.getHostString() + ":" + address.getPort();
     }
 
+    /** SIGKILL to every server process of this cluster that still runs (in-process servers end with the JVM). */
+    private void killServerProcesses() {
+        for (LocalCluster.ServerStatus server : cluster.status()) {
+            if (server.running() && server.pid() > 0 && server.pid() != ProcessHandle.current().pid()) {
+                ProcessHandle.of(server.pid()).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
     @Override
     public void close() {
         try {
             cluster.stop();
         } finally {
+            OPEN.remove(this);
             probeRpc.close();
             deleteRecursively(root);
         }

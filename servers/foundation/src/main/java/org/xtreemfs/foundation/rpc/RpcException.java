@@ -45,6 +45,19 @@ public class RpcException extends Exception {
         return new RpcException(ErrorType.REDIRECT, 0, message, serviceUuid);
     }
 
+    /**
+     * The OSD {@code memberUuid} of a replicated file's chain did not answer its predecessor: the client reports it
+     * to the MRC (MRC_REPLICA_FAILED), which re-forms the chain once the DIR shows the member dead.
+     */
+    public static RpcException chainMemberUnreachable(String memberUuid, String message) {
+        return new RpcException(ErrorType.CHAIN_MEMBER_UNREACHABLE, Errno.EAGAIN, message, memberUuid);
+    }
+
+    /** The request's XLoc is older than the file's current one here: the client fetches the current one and retries. */
+    public static RpcException xlocOutdated(String message) {
+        return new RpcException(ErrorType.XLOC_OUTDATED, Errno.EAGAIN, message, "");
+    }
+
     public static RpcException fromResponse(ErrorResponse response) {
         return new RpcException(response.getErrorType(), response.getPosixErrno(), response.getErrorMessage(),
                 response.getRedirectToServiceUuid());

@@ -16,6 +16,8 @@ import org.xtreemfs.interfaces.mrc.ReaddirRequest;
 import org.xtreemfs.interfaces.mrc.ReaddirResponse;
 import org.xtreemfs.interfaces.mrc.ReadlinkResponse;
 import org.xtreemfs.interfaces.mrc.RenameRequest;
+import org.xtreemfs.interfaces.mrc.ReplicaFailedRequest;
+import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.mrc.SetattrRequest;
 import org.xtreemfs.interfaces.mrc.StatvfsResponse;
 import org.xtreemfs.interfaces.mrc.UnlinkResponse;
@@ -153,6 +155,11 @@ public final class MrcServiceClient extends ServiceStub {
 
     public CompletableFuture<Empty> updateFileSize(InetSocketAddress mrc, UserCredentials credentials, UpdateFileSizeRequest request) {
         return call(mrc, credentials, MrcProcedure.MRC_UPDATE_FILE_SIZE_VALUE, request, Empty.parser());
+    }
+
+    public CompletableFuture<XLocSet> replicaFailed(InetSocketAddress mrc, UserCredentials credentials,
+            ReplicaFailedRequest request) {
+        return call(mrc, credentials, MrcProcedure.MRC_REPLICA_FAILED_VALUE, request, XLocSet.parser());
     }
 
     public CompletableFuture<XCapResponse> ftruncate(InetSocketAddress mrc, UserCredentials credentials, XCapRequest request) {

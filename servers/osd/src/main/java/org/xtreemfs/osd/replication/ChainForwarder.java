@@ -36,12 +36,15 @@ import org.xtreemfs.osd.stages.OsdRequest.WriteObject;
  * one connection per successor keeps the send order; and the successor keeps a file's order through every stage
  * (preprocessing inline on its network thread, the QoS stage's per-volume FIFO, the per-file storage lane).
  *
- * <p>Failure: a successor that cannot be reached fails the update with OVERLOADED naming it, so clients back off
- * and retry (the update is idempotent: a write of the same bytes, a truncate to the same size under the same
- * epoch, an unlink); an answer of the successor (an errno, an auth failure) is passed on as it is.
+ * <p>Failure: a successor that cannot be reached (no address, no answer within {@link #FORWARD_TIMEOUT_MS}, a lost
+ * connection) fails the update with CHAIN_MEMBER_UNREACHABLE naming it: the client reports that member to the MRC,
+ * which removes it from the chain once the DIR shows it dead, and re-sends the update with the new XLoc (the update
+ * is idempotent: a write of the same bytes at the same offset, a truncate to the same size under the same epoch,
+ * an unlink). An answer of the successor (an errno, an auth failure, XLOC_OUTDATED, or CHAIN_MEMBER_UNREACHABLE for
+ * a member further down) is passed on as it is.
  */
 public final class ChainForwarder {
-    /** How long a forward may take end to end; past it the client sees OVERLOADED and retries. */
+    /** How long a forward may take end to end; past it the client sees CHAIN_MEMBER_UNREACHABLE. */
     public static final long FORWARD_TIMEOUT_MS = 30_000;
 
     private final OsdServiceClient osds;
@@ -67,7 +70,9 @@ public final class ChainForwarder {
             address = successorAddress(request.fileId(), successorUuid);
         } catch (RpcException unresolved) {
             failed.incrementAndGet();
-            return failedWith(unresolved);
+            return failedWith(RpcException.chainMemberUnreachable(successorUuid, "the next OSD of file "
+                    + request.fileId() + "'s chain (" + successorUuid + ") has no known address: "
+                    + unresolved.getMessage() + "; report it to the MRC"));
         }
         CompletableFuture<?> sent = send(request, address);
         return sent.handle((ignored, error) -> {
@@ -82,9 +87,9 @@ public final class ChainForwarder {
             } else if (cause instanceof RpcException answer) {
                 throw new CompletionException(answer);
             }
-            throw new CompletionException(RpcException.overloaded("the next OSD of file " + request.fileId()
-                    + "'s chain (" + successorUuid + " at " + address + ") did not acknowledge: " + cause.getMessage()
-                    + "; retry later"));
+            throw new CompletionException(RpcException.chainMemberUnreachable(successorUuid, "the next OSD of file "
+                    + request.fileId() + "'s chain (" + successorUuid + " at " + address + ") did not acknowledge: "
+                    + cause.getMessage() + "; report it to the MRC"));
         });
     }
 
