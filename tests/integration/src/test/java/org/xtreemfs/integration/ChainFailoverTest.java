@@ -162,8 +162,13 @@ class ChainFailoverTest {
             }
         }
         String fileId = file.fileId();
-        assertThat(Volumes.storedObjectBytes(dataFolderOf(survivors.get(1)), fileId)).as("objects of the new tail")
-                .usingRecursiveComparison().isEqualTo(Volumes.storedObjectBytes(dataFolderOf(survivors.get(0)), fileId));
+        // Read at each survivor (the tail keeps its objects in its log-structured layout, osd.storage.layout=role).
+        FileCredentials reformedCredentials = file.credentials();
+        assertThat(reformedCredentials.getXlocs().getVersion()).isEqualTo(2);
+        long objects = ((long) PIECES * PIECE_BYTES + Volumes.OBJECT_SIZE_BYTES - 1) / Volumes.OBJECT_SIZE_BYTES;
+        assertThat(Replicas.objectsReadAt(client, reformedCredentials, survivors.get(1), objects))
+                .as("objects of the new tail").usingRecursiveComparison()
+                .isEqualTo(Replicas.objectsReadAt(client, reformedCredentials, survivors.get(0), objects));
 
         // The killed OSD comes back on its stale data: it is not in the current XLoc, so it serves nothing of the file.
         long restartNanos = System.nanoTime();
@@ -211,10 +216,6 @@ class ChainFailoverTest {
                 serverPids.add(server.pid());
             }
         }
-    }
-
-    private java.nio.file.Path dataFolderOf(String osdUuid) {
-        return cluster.osdDataFolder(cluster.osdUuids().indexOf(osdUuid));
     }
 
     private static String loadAverage() {

@@ -37,12 +37,15 @@ public final class MrcXLocSource implements XLocViews.XLocSource {
         ReplicaFailedRequest ask = ReplicaFailedRequest.newBuilder()
                 .setXcap(request.request().credentials().getXcap())
                 .setXlocVersion(request.request().credentials().getXlocs().getVersion()).build();
-        return mrcUuid(request.volumeId()).thenCompose(mrcUuid -> resolver.resolve(mrcUuid)
+        // The capability's volume, not request.volumeId(): that is the fair-queue flow, "<volume>/fill" for a
+        // replica fill's copies.
+        String volumeId = request.request().credentials().getXcap().getVolumeId();
+        return mrcUuid(volumeId).thenCompose(mrcUuid -> resolver.resolve(mrcUuid)
                 .thenCompose(address -> mrc.replicaFailed(address, request.request().call().userCredentials(), ask))
                 .whenComplete((ignored, error) -> {
                     if (error != null && unwrap(error) instanceof RpcTransportException) {
                         resolver.invalidate(mrcUuid);
-                        mrcUuidByVolumeId.remove(request.volumeId());
+                        mrcUuidByVolumeId.remove(volumeId);
                     }
                 }));
     }
