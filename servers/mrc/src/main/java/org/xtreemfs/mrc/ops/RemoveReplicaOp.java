@@ -6,7 +6,6 @@ import java.util.Optional;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
-import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.mrc.RemoveReplicaRequest;
 import org.xtreemfs.mrc.admission.ReservationLedger;
@@ -50,19 +49,11 @@ public final class RemoveReplicaOp extends MetadataOp<RemoveReplicaRequest, Repl
             throw RpcException.errno(Errno.EINVAL, "cannot remove the only replica of '" + path + "'; delete the"
                     + " file instead");
         }
-        XLocSet.Builder changed = xlocs.toBuilder().removeReplicas(index);
-        // A filling replica left as the tail (its successor removed) cannot serve reads: it keeps its place before
-        // the new tail. With only filling replicas left nothing would hold the old data: refused.
-        List<Replica> remaining = List.copyOf(changed.getReplicasList());
-        int left = remaining.size();
-        if (remaining.stream().allMatch(Replica::getFilling)) {
-            throw RpcException.errno(Errno.EINVAL, "cannot remove replica " + osdUuids + " of '" + path + "': the"
-                    + " replicas left are still being filled");
-        }
-        if (remaining.get(left - 1).getFilling()) {
-            changed.removeReplicas(left - 1);
-            changed.addReplicas(left - 2, remaining.get(left - 1));
-        }
+        // A filling replica left as the tail keeps its place before the new tail; with only filling replicas left
+        // nothing would hold the old data: refused (ReplicaChanges.withoutReplica).
+        XLocSet.Builder changed = ReplicaChanges.withoutReplica(xlocs, index).orElseThrow(() -> RpcException.errno(
+                Errno.EINVAL, "cannot remove replica " + osdUuids + " of '" + path + "': the replicas left are"
+                        + " still being filled"));
         InodeRecord updated = ReplicaChanges.commit(namespace, named.transaction(), named.volume(), named.record(),
                 changed);
         XLocSet removed = XLocSet.newBuilder().setVersion(updated.xlocs().getVersion())

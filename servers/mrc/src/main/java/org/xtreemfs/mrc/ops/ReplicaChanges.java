@@ -81,6 +81,26 @@ final class ReplicaChanges {
                         .map(Replica::getOsdUuidsList).toList() + ")");
     }
 
+    /**
+     * The chain without replica {@code index} (version unchanged; {@link #commit} sets the next), or empty when
+     * the replicas left would all be filling: nothing would then hold the file's older data. A filling replica left
+     * last (its successor removed) keeps its place before the new tail, since a filling replica is never the tail.
+     * The one rule for a removal chosen by a caller (RemoveReplicaOp) and for a dead member's (ReplicaFailedOp).
+     */
+    static Optional<XLocSet.Builder> withoutReplica(XLocSet xlocs, int index) {
+        XLocSet.Builder changed = xlocs.toBuilder().removeReplicas(index);
+        List<Replica> remaining = List.copyOf(changed.getReplicasList());
+        int left = remaining.size();
+        if (left == 0 || remaining.stream().allMatch(Replica::getFilling)) {
+            return Optional.empty();
+        }
+        if (left > 1 && remaining.get(left - 1).getFilling()) {
+            changed.removeReplicas(left - 1);
+            changed.addReplicas(left - 2, remaining.get(left - 1));
+        }
+        return Optional.of(changed);
+    }
+
     /** Commits the file's new chain under the next XLoc version (checked by ReplicaChain's rules). */
     static InodeRecord commit(Namespace namespace, Transaction transaction, Volume volume, InodeRecord record,
             XLocSet.Builder changed) {

@@ -25,7 +25,8 @@ import org.xtreemfs.mrc.metadata.Transaction;
  * <ul>
  * <li>the caller's XLoc version is the file's current one (a report against an older XLoc was already handled
  * or is moot: the current XLoc is answered and the caller retries with it);</li>
- * <li>the current XLoc names the OSD and keeps at least one replica without it;</li>
+ * <li>the current XLoc names the OSD and keeps at least one replica without it that is not being filled (a
+ * filling replica left last moves before the new tail, as for every removal);</li>
  * <li>the DIR, asked fresh in prepare, does not show the OSD AVAILABLE: its last heartbeat is older than the
  * DIR's {@code dir.heartbeat.timeoutMs}, or it said goodbye. One client's failed call alone removes nothing:
  * that could be a partition between that client and the OSD, and the DIR is the one authority on liveness.</li>
@@ -92,7 +93,13 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, XLoc
         if (replica < 0 || current.getReplicasCount() == 1) {
             return current;
         }
-        XLocSet reformed = current.toBuilder().removeReplicas(replica).setVersion(current.getVersion() + 1).build();
+        // Not when only replicas still being filled would be left (they lack the file's older data); a filling
+        // replica left last moves before the new tail (ReplicaChanges.withoutReplica, the rule of every removal).
+        Optional<XLocSet.Builder> without = ReplicaChanges.withoutReplica(current, replica);
+        if (without.isEmpty()) {
+            return current;
+        }
+        XLocSet reformed = without.get().setVersion(current.getVersion() + 1).build();
         namespace.putInode(transaction, volumeId, record.withXlocs(reformed));
         transaction.commit();
         LOG.info("file {}: removed OSD {} (replica {} of {}) from its chain, the DIR shows it dead; XLoc version {} -> {}",

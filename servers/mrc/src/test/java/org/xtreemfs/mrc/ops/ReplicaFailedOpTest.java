@@ -84,6 +84,39 @@ class ReplicaFailedOpTest {
         assertThat(two.getReplicasCount()).isEqualTo(2);
     }
 
+    /** Marks replica {@code filling} of the file as being filled, under version 2 (as MRC_ADD_REPLICA would). */
+    private XLocSet withFillingReplica(int filling) throws Exception {
+        XLocSet.Builder changed = placed.toBuilder().setVersion(2);
+        changed.setReplicas(filling, placed.getReplicas(filling).toBuilder().setFilling(true));
+        var transaction = fixture.namespace.begin();
+        var record = fixture.namespace.inodeOf(transaction, volumeId, inode);
+        fixture.namespace.putInode(transaction, volumeId, record.withXlocs(changed.build()));
+        transaction.commit();
+        return changed.build();
+    }
+
+    @Test
+    void aFillingReplicaLeftLastWhenTheTailDiesMovesBeforeTheNewTail() throws Exception {
+        // head, filling middle, tail: the tail dies; the filling replica must not become the tail.
+        withFillingReplica(1);
+        XLocSet reformed = report(2, member(2), false);
+        assertThat(reformed.getVersion()).isEqualTo(3);
+        assertThat(ReplicaChain.of(reformed).chainAt(0)).containsExactly(member(1), member(0));
+        assertThat(reformed.getReplicas(0).getFilling()).isTrue();
+        assertThat(reformed.getReplicas(1).getFilling()).isFalse();
+    }
+
+    @Test
+    void aDeadMemberIsKeptWhenOnlyFillingReplicasWouldBeLeft() throws Exception {
+        // head, filling middle, tail, after the head was removed: the filling replica and the tail are left; the
+        // tail then dies, and the filling replica alone lacks the file's older data, so the chain is kept.
+        withFillingReplica(1);
+        XLocSet twoLeft = report(2, member(0), false);
+        assertThat(ReplicaChain.of(twoLeft).chainAt(0)).containsExactly(member(1), member(2));
+        assertThat(report(3, member(2), false)).isEqualTo(twoLeft);
+        assertThat(stored()).isEqualTo(twoLeft);
+    }
+
     @Test
     void withoutAnOsdTheCurrentXLocIsAnswered() throws Exception {
         assertThat(report(1, "", false)).isEqualTo(placed);
