@@ -32,8 +32,8 @@ check "a plain tool is refused with 'speaks TLS only'" \
 mkdir -p "$state/mnt/plain" "$state/mnt/anonymous"
 check "a plain mount is refused with 'speaks TLS only'" \
   refused_saying "speaks TLS only" "$cpp_build/mount.xtreemfs" --retry-window-ms 0 "$volume_url" "$state/mnt/plain"
-check "a TLS mount without a client certificate is refused (the DIR's TLS answers 'bad certificate')" \
-  refused_saying "bad certificate" "$cpp_build/mount.xtreemfs" --retry-window-ms 0 --timeout-ms 3000 \
+check "a TLS mount without a client certificate is refused (the DIR's TLS answers 'certificate required')" \
+  refused_saying "certificate required" "$cpp_build/mount.xtreemfs" --retry-window-ms 0 --timeout-ms 3000 \
   --tls-ca "$tls_ca" "pbrpcs://127.0.0.1:$dir_port/secure" "$state/mnt/anonymous"
 check "a mount that does not trust the CA is refused naming the certificate check" \
   refused_saying "certificate verify failed" "$cpp_build/mount.xtreemfs" --retry-window-ms 0 \

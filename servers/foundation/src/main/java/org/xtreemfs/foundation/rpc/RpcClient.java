@@ -227,7 +227,7 @@ public final class RpcClient implements AutoCloseable {
                 ByteBuf encoded = RecordEncoder.encode(channel.alloc(), header, request, data);
                 channel.writeAndFlush(encoded).addListener(written -> {
                     if (!written.isSuccess()) {
-                        fail(callId, "cannot send to " + address + ": " + written.cause());
+                        fail(callId, "cannot send to " + address + ": " + reason(written.cause()));
                     }
                 });
             });
@@ -265,7 +265,25 @@ public final class RpcClient implements AutoCloseable {
 
         private void failAllClosed() {
             Throwable cause = closeCause;
-            failAll("connection to " + address + " closed" + (cause == null ? "" : ": " + cause.getMessage()));
+            failAll("connection to " + address + " closed" + (cause == null ? "" : ": " + reason(cause)));
+        }
+
+        /**
+         * The failure and every distinct message of its causes: BoringSSL's engine reports a refused certificate as
+         * "General OpenSslEngine problem" and keeps the reason (the trust manager's, e.g. no matching subject
+         * alternative name) in its cause, and an error must name why.
+         */
+        private static String reason(Throwable failure) {
+            StringBuilder text = new StringBuilder(String.valueOf(failure));
+            int depth = 0;
+            for (Throwable cause = failure.getCause(); cause != null && cause != failure && depth < 8;
+                    cause = cause.getCause(), depth++) {
+                String message = cause.getMessage();
+                if (message != null && text.indexOf(message) < 0) {
+                    text.append(" (because: ").append(message).append(')');
+                }
+            }
+            return text.toString();
         }
 
         private void forget() {

@@ -2,9 +2,11 @@ package org.xtreemfs.foundation.rpc;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -15,7 +17,8 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 
 /**
- * TLS for the RPC ports, from PEM files (Netty's {@code SslHandler} on the JDK's TLS). A server presents its
+ * TLS for the RPC ports, from PEM files (Netty's {@code SslHandler} on BoringSSL through netty-tcnative, or on the
+ * JDK's TLS where the native library does not load: {@link #provider()}). A server presents its
  * certificate chain; a client trusts the certificates of one file (the cluster's CA) and checks that the
  * server's certificate names the address it connects to (the certificate's subject alternative names must hold
  * the host name or IP address that clients use), so a certificate of another host of the same CA is refused.
@@ -81,9 +84,18 @@ public final class RpcTls {
         return handler;
     }
 
+    /**
+     * BoringSSL when its native library loads, else the JDK's TLS. Why: the servers run C1-only (bin/xtreemfs-osd),
+     * and C1 does not use the JDK's AES-GCM intrinsics, so the JDK's TLS held a striped volume's throughput through
+     * a mount at 0.13-0.21 of plain (tests/bench/tls/tls_speed.sh on a quiet machine).
+     */
+    public static SslProvider provider() {
+        return OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+    }
+
     private static SslContext build(SslContextBuilder builder, Path file) throws IOException {
         try {
-            return builder.build();
+            return builder.sslProvider(provider()).build();
         } catch (SSLException | IllegalArgumentException e) {
             throw new IOException("TLS files around " + file + " unusable: " + e.getMessage(), e);
         }
