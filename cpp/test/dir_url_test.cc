@@ -27,6 +27,35 @@ TEST(DirUrlTest, SchemeAndPortAreOptional) {
   EXPECT_EQ(ParseDirUrl("127.0.0.1:1/v").port, 1);
 }
 
+TEST(DirUrlTest, TheSchemeSaysWhetherTheDirSpeaksTls) {
+  // pbrpcs:// is TLS, pbrpc:// plain (any case); without a scheme the mount decides.
+  EXPECT_EQ(ParseDirUrl("pbrpcs://h:7/v").scheme, rpc::Scheme::kTls);
+  EXPECT_EQ(ParseDirUrl("PBRPCS://h:7/v").scheme, rpc::Scheme::kTls);
+  EXPECT_EQ(ParseDirUrl("pbrpc://h:7/v").scheme, rpc::Scheme::kPlain);
+  EXPECT_FALSE(ParseDirUrl("h:7/v").scheme.has_value());
+  EXPECT_EQ(ParseDirUrl("pbrpcs://h:7/v").host, "h");
+  try {
+    ParseDirUrl("pbrpcg://h/v");
+    ADD_FAILURE() << "accepted pbrpcg";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), EINVAL);
+    EXPECT_NE(std::string(error.what()).find("not supported"), std::string::npos) << error.what();
+  }
+}
+
+TEST(DirUrlTest, SchemeNamesAndMappingProtocols) {
+  // The one table of scheme names: each parses back to itself; mappings without a protocol are
+  // plain; protocols this transport does not speak are none.
+  for (rpc::Scheme scheme : {rpc::Scheme::kPlain, rpc::Scheme::kTls}) {
+    EXPECT_EQ(rpc::ParseScheme(rpc::SchemeName(scheme)), scheme);
+  }
+  EXPECT_EQ(rpc::SchemeOfMapping(""), rpc::Scheme::kPlain);
+  EXPECT_EQ(rpc::SchemeOfMapping("pbrpcs"), rpc::Scheme::kTls);
+  EXPECT_FALSE(rpc::SchemeOfMapping("pbrpcg").has_value());
+  EXPECT_FALSE(rpc::SchemeOfMapping("http").has_value());
+  EXPECT_THROW(rpc::ParseScheme("https"), rpc::RpcError);
+}
+
 TEST(DirUrlTest, BracketedIpv6LiteralWithAndWithoutPort) {
   // IPv6 literals are bracketed so their colons are not taken for the port separator.
   DirUrl with_port = ParseDirUrl("[::1]:4000/vol");

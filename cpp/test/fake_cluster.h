@@ -115,6 +115,8 @@ class FakeCluster : public rpc::Transport {
   // OSDs that give no answer (killed); the fake DIR shows them dead, so MRC_REPLICA_FAILED removes
   // them from a chain as the MRC does (ReplicaFailedOp).
   std::set<std::string> dead_osds;
+  // The protocol the fake DIR's mapping of a service UUID names (default "pbrpc"); set before use.
+  std::map<std::string, std::string> mapping_protocols;
   int replica_reports = 0;
   int fsyncs = 0;
   std::uint32_t xloc_version_of(const std::string& path) { return files_.at(path).xloc_version; }
@@ -174,7 +176,8 @@ class FakeCluster : public rpc::Transport {
       if (get.uuid() == "mrc-1" || get.uuid().rfind("osd-", 0) == 0) {
         auto* mapping = set.add_mappings();
         mapping->set_uuid(get.uuid());
-        mapping->set_protocol("pbrpc");
+        const auto protocol = mapping_protocols.find(get.uuid());
+        mapping->set_protocol(protocol == mapping_protocols.end() ? "pbrpc" : protocol->second);
         mapping->set_address(get.uuid() == "mrc-1" ? "mrc-host" : get.uuid());
         mapping->set_port(PortOf(get.uuid()));
       }

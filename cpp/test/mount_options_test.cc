@@ -67,6 +67,12 @@ TEST(MountOptionsTest, TlsOptionsNameTheCaAndAClientCertificateAndPbrpcsAsksForT
   EXPECT_EQ(tls.tls.private_key_file, "/t/me.key");
   EXPECT_EQ(tls.url.host, "h");
   EXPECT_EQ(tls.url.port, 7);
+  EXPECT_EQ(tls.url.scheme, rpc::Scheme::kTls);
+  // Without a scheme the DIR is spoken to as the options say; pbrpc:// keeps it plain with a CA.
+  EXPECT_EQ(plain.url.scheme, rpc::Scheme::kPlain);
+  EXPECT_EQ(ParseMountOptions({"--tls-ca", "/t/ca.pem", "h/v", "/m"}).url.scheme, rpc::Scheme::kTls);
+  EXPECT_EQ(ParseMountOptions({"--tls-ca", "/t/ca.pem", "pbrpc://h/v", "/m"}).url.scheme,
+            rpc::Scheme::kPlain);
   const std::vector<std::vector<std::string>> bad_lines = {
       {"pbrpcs://h/v", "/m"},                                    // TLS URL without the CA
       {"--tls-cert", "/t/me.pem", "--tls-key", "/t/k", "h/v", "/m"},  // certificate without a CA

@@ -269,6 +269,29 @@ TEST(RpcClientTest, UnusableTlsFilesAreNamedAtConstruction) {
   }
 }
 
+TEST(RpcClientTest, ATlsServerCalledWithoutTlsOptionsIsRefusedAtOnceNamingIt) {
+  // The scheme says the server speaks TLS and this client has no CA: kAuthFailed (not transient,
+  // so no retry waits on it) naming the server and the reason, with nothing sent.
+  FakeRpcServer server(Echo);
+  RpcClient client;
+  ServiceAddress tls_address = server.address();
+  tls_address.scheme = Scheme::kTls;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    client.Call(tls_address, RequestWith(nullptr, ""), TimeoutOf(30000));
+    FAIL() << "a TLS server was called without TLS options";
+  } catch (const RpcError& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::kAuthFailed);
+    EXPECT_FALSE(error.IsTransient());
+    EXPECT_NE(std::string(error.what()).find(tls_address.ToUrl()), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("no TLS configuration"), std::string::npos) << error.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(5000));
+  EXPECT_EQ(client.ConnectionsOpened(), 0u);
+  // The same server by its plain scheme is served.
+  EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "x"), TimeoutOf(5000)).data, "x");
+}
+
 TEST(RpcClientTest, OversizedRequestDataIsRejectedLocally) {
   // Data larger than the frame limit would be rejected by the server; the client refuses it with EINVAL.
   RpcClientOptions options;

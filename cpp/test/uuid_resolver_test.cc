@@ -43,6 +43,27 @@ TEST_F(UuidResolverTest, AsksTheDirAgainAfterTheTtlOrAnInvalidation) {
   EXPECT_EQ(DirLookups(), 3);
 }
 
+TEST_F(UuidResolverTest, TheAddressCarriesTheSchemeTheServerRegistered) {
+  // A TLS server registers pbrpcs: its address says so, and the RPC client speaks TLS to it; a
+  // mapping without a protocol is plain, and pbrpcg (not spoken here) is an error naming it.
+  cluster.mapping_protocols["osd-0"] = "pbrpcs";
+  cluster.mapping_protocols["osd-1"] = "";
+  cluster.mapping_protocols["mrc-1"] = "pbrpcg";
+  EXPECT_EQ(resolver.Resolve("osd-0"),
+            (rpc::ServiceAddress{"osd-0", FakeCluster::kOsdPort, rpc::Scheme::kTls}));
+  EXPECT_EQ(resolver.Resolve("osd-0").ToUrl(),
+            "pbrpcs://osd-0:" + std::to_string(FakeCluster::kOsdPort));
+  EXPECT_EQ(resolver.Resolve("osd-1").scheme, rpc::Scheme::kPlain);
+  try {
+    resolver.Resolve("mrc-1");
+    FAIL() << "expected an error";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), ENOENT);
+    EXPECT_NE(std::string(error.what()).find("mrc-1"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("pbrpcg"), std::string::npos);
+  }
+}
+
 TEST_F(UuidResolverTest, UnknownUuidIsEnoent) {
   // A UUID without any address mapping fails with ENOENT naming the UUID.
   try {

@@ -12,6 +12,7 @@
 #   kill_mrc [SIGNAL], start_mrc   the same for the MRC
 #   mount_volume VOLUME MOUNTPOINT [mount.xtreemfs options...]   mount (and unmount at exit)
 #   check DESCRIPTION COMMAND...   run COMMAND, print PASS/FAIL, count
+#   refused_saying TEXT COMMAND... COMMAND fails within 90 s and its output contains TEXT (case-insensitive)
 #   errno_is ERRNO PYTHON_CODE ARG...   pass only if the python code raises OSError with that errno
 #   system_finish                  print the summary line and exit 1 on any failure (or when nothing was checked)
 # $pids[] holds processes a script starts itself (e.g. a mount in the foreground); cleanup on exit stops them,
@@ -102,6 +103,12 @@ mount_volume() {
 check() {
   local what="$1"; shift
   if "$@"; then echo "PASS $what"; passes=$((passes + 1)); else echo "FAIL $what"; failures=$((failures + 1)); fi
+}
+
+refused_saying() {
+  local text="$1" output; shift
+  if output="$(timeout 90 "$@" 2>&1)"; then echo "succeeded, expected a refusal: $*" >&2; return 1; fi
+  grep -qi -- "$text" <<<"$output" || { echo "refused without saying '$text': $output" >&2; return 1; }
 }
 
 # Errno values checked by number (not by message text): errno_is ERRNO CODE ARG... runs CODE (python;

@@ -11,7 +11,7 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 system_setup "$1" "$2"
 start_typed_cluster --osds 2 --tls-client-certificates
 tls=(--tls-ca "$tls_ca" --tls-cert "$tls_cert" --tls-key "$tls_key")
-volume_url="pbrpc://127.0.0.1:$dir_port/secure"
+volume_url="pbrpcs://127.0.0.1:$dir_port/secure"  # the DIR speaks TLS: pbrpcs (see mixed_tls_e2e.sh)
 m="$state/mnt/secure"
 
 check "the launcher made a CA and gave every server a certificate" \
@@ -22,16 +22,12 @@ check "the OSDs registered at the DIR over TLS (lsfs.xtreemfs --osds lists both)
 check "mkfs.xtreemfs over TLS creates a volume striped over both OSDs" \
   "$repository/bin/mkfs.xtreemfs" "${tls[@]}" -w 2 "127.0.0.1:$dir_port/secure"
 
-refused_saying() {  # refused_saying TEXT COMMAND...: COMMAND fails and its output contains TEXT
-  local text="$1" output; shift
-  if output="$("$@" 2>&1)"; then echo "succeeded, expected a refusal: $*" >&2; return 1; fi
-  grep -qi -- "$text" <<<"$output" || { echo "refused without saying '$text': $output" >&2; return 1; }
-}
 check "a plain tool is refused with 'speaks TLS only'" \
   refused_saying "speaks TLS only" "$repository/bin/lsfs.xtreemfs" --retry-window-ms 0 "127.0.0.1:$dir_port"
 mkdir -p "$state/mnt/plain" "$state/mnt/anonymous"
-check "a plain mount is refused with 'speaks TLS only'" \
-  refused_saying "speaks TLS only" "$cpp_build/mount.xtreemfs" --retry-window-ms 0 "$volume_url" "$state/mnt/plain"
+check "a plain mount that dials the TLS DIR as pbrpc:// is refused with 'speaks TLS only'" \
+  refused_saying "speaks TLS only" "$cpp_build/mount.xtreemfs" --retry-window-ms 0 \
+  "pbrpc://127.0.0.1:$dir_port/secure" "$state/mnt/plain"
 check "a TLS mount without a client certificate is refused (the DIR's TLS answers 'certificate required')" \
   refused_saying "certificate required" "$cpp_build/mount.xtreemfs" --retry-window-ms 0 --timeout-ms 3000 \
   --tls-ca "$tls_ca" "pbrpcs://127.0.0.1:$dir_port/secure" "$state/mnt/anonymous"

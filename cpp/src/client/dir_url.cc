@@ -9,7 +9,7 @@ namespace {
 
 [[noreturn]] void Reject(const std::string& url, const std::string& reason) {
   throw rpc::RpcError::Errno(EINVAL, "bad volume URL '" + url + "': " + reason +
-                                         " (expected [pbrpc://]host[:port]/volume)");
+                                         " (expected [pbrpc[s]://]host[:port]/volume)");
 }
 
 std::uint16_t ParsePort(const std::string& url, const std::string& text) {
@@ -26,15 +26,13 @@ std::uint16_t ParsePort(const std::string& url, const std::string& text) {
 }  // namespace
 
 DirUrl ParseDirUrl(const std::string& url) {
-  std::string rest = url;
-  const std::size_t scheme_end = rest.find("://");
-  if (scheme_end != std::string::npos) {
-    const std::string scheme = rest.substr(0, scheme_end);
-    if (scheme != "pbrpc") {
-      Reject(url, "unsupported scheme '" + scheme + "'");
-    }
-    rest = rest.substr(scheme_end + 3);
+  rpc::SchemeSplit split;
+  try {
+    split = rpc::SplitScheme(url);
+  } catch (const rpc::RpcError& error) {
+    Reject(url, error.message());
   }
+  const std::string rest = split.rest;
   const std::size_t slash = rest.find('/');
   if (slash == std::string::npos) {
     Reject(url, "no volume name");
@@ -53,6 +51,7 @@ DirUrl ParseDirUrl(const std::string& url) {
 
   DirUrl parsed;
   parsed.volume_name = volume_name;
+  parsed.scheme = split.scheme;
   if (!authority.empty() && authority[0] == '[') {
     const std::size_t bracket_end = authority.find(']');
     if (bracket_end == std::string::npos) {

@@ -1,6 +1,7 @@
 #include "client/uuid_resolver.h"
 
 #include <cerrno>
+#include <optional>
 
 #include "dir.pb.h"
 
@@ -44,16 +45,22 @@ rpc::ServiceAddress UuidResolver::Resolve(const std::string& uuid) {
   const auto mappings = rpc::ParseResponse<xtreemfs::dir::AddressMappingSet>(
       transport_.Call(dir_address_, call, options));
   const xtreemfs::dir::AddressMapping* chosen = nullptr;
+  std::optional<rpc::Scheme> scheme;
+  std::string protocols;
   for (const auto& mapping : mappings.mappings()) {
-    if (mapping.protocol() == "pbrpc" || mapping.protocol().empty()) {
+    protocols += (protocols.empty() ? "" : ", ") + mapping.protocol();
+    scheme = rpc::SchemeOfMapping(mapping.protocol());
+    if (scheme.has_value()) {
       chosen = &mapping;
       break;
     }
   }
   if (chosen == nullptr || chosen->port() == 0 || chosen->port() > 65535) {
-    throw rpc::RpcError::Errno(ENOENT, "no pbrpc address known for service UUID '" + uuid + "'");
+    throw rpc::RpcError::Errno(
+        ENOENT, "no pbrpc or pbrpcs address known for service UUID '" + uuid + "'" +
+                    (protocols.empty() ? "" : " (it has: " + protocols + ")"));
   }
-  rpc::ServiceAddress address{chosen->address(), static_cast<std::uint16_t>(chosen->port())};
+  rpc::ServiceAddress address{chosen->address(), static_cast<std::uint16_t>(chosen->port()), *scheme};
   std::lock_guard<std::mutex> lock(mutex_);
   if (cache_.size() >= kCacheEntriesMax) {
     const std::int64_t now_ms = clock_.MonotonicMs();

@@ -20,8 +20,9 @@ class UuidResolver {
   UuidResolver(rpc::Transport& transport, rpc::ServiceAddress dir_address, std::uint32_t cache_ttl_ms,
                Clock& clock, rpc::CallOptions call_options);
 
-  // The address of `uuid`, preferring a "pbrpc" mapping. Throws RpcError(ENOENT) naming the UUID
-  // when the DIR knows no mapping for it, or the DIR's error.
+  // The address of `uuid` from its first mapping of a scheme RpcClient speaks (pbrpc or pbrpcs),
+  // with that scheme. Throws RpcError(ENOENT) naming the UUID when the DIR knows no such mapping
+  // for it, or the DIR's error.
   rpc::ServiceAddress Resolve(const std::string& uuid);
   // Forgets a cached address, e.g. after a connection to it failed.
   void Invalidate(const std::string& uuid);

@@ -41,7 +41,7 @@ constexpr std::uint32_t kOpenFlagsForwarded = O_ACCMODE | O_CREAT | O_EXCL | O_T
 
 std::unique_ptr<Volume> Volume::Open(rpc::Transport& transport, const DirUrl& url, Clock& clock,
                                      VolumeOptions options) {
-  const rpc::ServiceAddress dir_address{url.host, url.port};
+  const rpc::ServiceAddress dir_address{url.host, url.port, url.scheme.value_or(rpc::Scheme::kPlain)};
   rpc::CallOptions call_options;
   call_options.timeout_ms = options.timeout_ms;
   call_options.idempotent = true;
@@ -66,7 +66,7 @@ std::unique_ptr<Volume> Volume::Open(rpc::Transport& transport, const DirUrl& ur
   auto volume = std::unique_ptr<Volume>(new Volume(transport, clock, options, url.volume_name,
                                                    registration.volume_id(), registration.mrc_uuid(),
                                                    std::move(resolver)));
-  volume->url_ = "pbrpc://" + url.host + ":" + std::to_string(url.port) + "/" + url.volume_name;
+  volume->url_ = dir_address.ToUrl() + "/" + url.volume_name;
   return volume;
 }
 

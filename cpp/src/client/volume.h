@@ -78,7 +78,7 @@ class Volume {
   const std::string& volume_id() const { return volume_id_; }
   // The MRC's UUID; its address is looked up through the UUID cache before every attempt of a call.
   const std::string& mrc_uuid() const { return mrc_uuid_; }
-  // pbrpc://dir-host:port/volume, the value of xtreemfs.url.
+  // pbrpc[s]://dir-host:port/volume (the DIR's scheme), the value of xtreemfs.url.
   const std::string& url() const { return url_; }
   MetadataCache& metadata_cache() { return metadata_cache_; }
 

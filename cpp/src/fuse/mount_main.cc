@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "fuse/fuse_operations.h"
 
 namespace {
@@ -31,6 +33,13 @@ void OpenVolume(MountContext& context) {
   volume_options.chain_retry_window_ms = context.options.retry_window_ms;
   context.volume = xtreemfs::client::Volume::Open(*context.transport, context.options.url,
                                                   context.clock, volume_options);
+  // The MRC is asked once too (statvfs as this process's user), so a mount that cannot speak to it
+  // (unreachable, or a TLS MRC and no --tls-ca) fails here, on the terminal, naming it.
+  xtreemfs::client::UserCredentials user;
+  user.set_uid(getuid());
+  user.set_gid(getgid());
+  user.set_username(std::to_string(getuid()));
+  context.volume->Statvfs(user);
   xtreemfs::client::LockClientOptions lock_options;
   lock_options.warn = [&context](const std::string& message) {
     context.log.Log(LogLevel::kWarn, message);
@@ -60,9 +69,12 @@ int RunMount(MountContext& context, const std::string& program_name) {
 
   std::vector<std::string> fuse_arguments{program_name};
   if (context.options.fuse_debug) fuse_arguments.push_back("-d");
-  std::string option_list = "fsname=xtreemfs@" + context.options.url.host + ":" +
-                            std::to_string(context.options.url.port) + "/" +
-                            context.options.url.volume_name + ",subtype=xtreemfs";
+  // The source names the DIR with its scheme (xtreemfs@pbrpcs://host:port/volume), so tools that find
+  // the volume from a path in the mount (xtfsutil) speak to the DIR as the mount does.
+  const xtreemfs::rpc::ServiceAddress dir{context.options.url.host, context.options.url.port,
+                                          context.options.url.scheme.value_or(xtreemfs::rpc::Scheme::kPlain)};
+  std::string option_list =
+      "fsname=xtreemfs@" + dir.ToUrl() + "/" + context.options.url.volume_name + ",subtype=xtreemfs";
   // The kernel checks every caller against the modes it caches (default_permissions): without it, an
   // entry or attributes cached after one user's lookup answer another user who lacks search
   // permission on the directory, for the cache's lifetime. The rules are the MRC's too (POSIX modes,

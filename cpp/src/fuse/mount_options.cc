@@ -141,18 +141,18 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     throw UsageError("expected a volume URL and a mount point, got " +
                      std::to_string(positional.size()) + " arguments");
   }
-  std::string url = positional[0];
-  // pbrpcs:// (XtreemFS's scheme for TLS) says the cluster speaks TLS: the CA must then be given.
-  if (url.compare(0, 9, "pbrpcs://") == 0) {
-    if (!options.tls.enabled()) {
-      throw UsageError("a pbrpcs:// URL needs --tls-ca (the cluster's CA certificate)");
-    }
-    url = url.substr(9);
-  }
   try {
-    options.url = client::ParseDirUrl(url);
+    options.url = client::ParseDirUrl(positional[0]);
   } catch (const rpc::RpcError& error) {
     throw UsageError(error.what());
+  }
+  // pbrpcs:// (XtreemFS's scheme for TLS) says the DIR speaks TLS: the CA must then be given. Without a
+  // scheme the DIR is spoken to as the options say (TLS with --tls-ca); other servers by their scheme.
+  if (options.url.scheme == rpc::Scheme::kTls && !options.tls.enabled()) {
+    throw UsageError("a pbrpcs:// URL needs --tls-ca (the cluster's CA certificate)");
+  }
+  if (!options.url.scheme.has_value()) {
+    options.url.scheme = options.tls.enabled() ? rpc::Scheme::kTls : rpc::Scheme::kPlain;
   }
   options.mount_point = positional[1];
   return options;
@@ -205,10 +205,11 @@ std::string MountUsage(const std::string& program_name) {
          "  --no-read-ahead      the same as --read-ahead-bytes 0\n"
          "  --io-buffer-bytes N  write-behind and read-ahead memory of all files together; writers\n"
          "                       wait when it is used up (default 67108864, at least 1048576)\n"
-         "  --tls-ca FILE        speak TLS to every server, trusting the CA certificate(s) in FILE\n"
-         "                       (PEM); each server's certificate must name the address dialled.\n"
-         "                       Needed for a cluster whose servers set *.tls.certificateFile\n"
-         "                       (a pbrpcs:// URL asks for it)\n"
+         "  --tls-ca FILE        trust the CA certificate(s) in FILE (PEM) for the servers that speak\n"
+         "                       TLS: those registered as pbrpcs at the DIR (their *.tls.certificateFile\n"
+         "                       is set), and the DIR itself when the URL says pbrpcs:// or gives no\n"
+         "                       scheme; plain (pbrpc) servers are still spoken to plainly. Each TLS\n"
+         "                       server's certificate must name the address dialled\n"
          "  --tls-cert FILE      with --tls-ca: present this client certificate (PEM), for servers\n"
          "                       that require one; an MRC with mrc.identity.fromCertificate takes\n"
          "                       every caller of this mount to be the certificate's user\n"

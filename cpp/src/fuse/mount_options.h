@@ -1,5 +1,6 @@
-// Command line of mount.xtreemfs: `mount.xtreemfs [options] [pbrpc://]host[:port]/volume MOUNTPOINT`
-// (pbrpcs:// for a TLS cluster, which needs --tls-ca).
+// Command line of mount.xtreemfs: `mount.xtreemfs [options] [pbrpc[s]://]host[:port]/volume MOUNTPOINT`
+// (pbrpcs:// for a TLS DIR, which needs --tls-ca; without a scheme, TLS when --tls-ca is given). The
+// other servers are spoken to by the scheme each registered at the DIR.
 // Options may also follow the positional arguments, as mount(8) passes `-o ...` last.
 #pragma once
 

@@ -22,6 +22,10 @@ std::string ServiceAddress::ToString() const {
   return host + ":" + std::to_string(port);
 }
 
+std::string ServiceAddress::ToUrl() const {
+  return std::string(SchemeName(scheme)) + "://" + ToString();
+}
+
 namespace {
 
 // One caller waiting for its answer. Completed at most once; later completions are ignored.
@@ -459,7 +463,8 @@ std::shared_ptr<Connection> RpcClient::ConnectionTo(const ServiceAddress& addres
   if (found != connections_.end() && !found->second->IsClosed()) {
     return found->second;
   }
-  auto connection = std::make_shared<Connection>(*io_context_, address, options_, tls_context_.get());
+  auto connection = std::make_shared<Connection>(
+      *io_context_, address, options_, address.scheme == Scheme::kTls ? tls_context_.get() : nullptr);
   connections_[address] = connection;
   connections_opened_.fetch_add(1);
   return connection;
@@ -467,6 +472,13 @@ std::shared_ptr<Connection> RpcClient::ConnectionTo(const ServiceAddress& addres
 
 CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& request,
                              const CallOptions& options) {
+  if (address.scheme == Scheme::kTls && tls_context_ == nullptr) {
+    // Not a transport failure (no retry could help): the client lacks what the server requires.
+    throw RpcError::Of(ErrorKind::kAuthFailed,
+                       "the server at " + address.ToUrl() +
+                           " speaks TLS but this client has no TLS configuration; give it the "
+                           "cluster's CA (--tls-ca)");
+  }
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
   const std::uint64_t call_id = next_call_id_.fetch_add(1);

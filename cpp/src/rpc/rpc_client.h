@@ -1,6 +1,8 @@
 // RPC client over TCP, or TLS (OpenSSL through asio's ssl::stream), with the record framing of
-// record.h. One connection per server address, shared by all calls and threads; a closed
-// connection is replaced on the next call. Calls are synchronous for the caller; one io thread
+// record.h. TLS or plain TCP per server, by the address's scheme (what the server registered at the
+// DIR, or the volume URL gave); a TLS server called by a client without TLS options fails at once
+// with kAuthFailed naming the server. One connection per server address and scheme, shared by all
+// calls and threads; a closed connection is replaced on the next call. Calls are synchronous for the caller; one io thread
 // runs all socket work.
 #pragma once
 
@@ -62,7 +64,7 @@ class RpcClient : public Transport {
   std::shared_ptr<Connection> ConnectionTo(const ServiceAddress& address);
 
   RpcClientOptions options_;
-  std::unique_ptr<asio::ssl::context> tls_context_;  // null: plain TCP
+  std::unique_ptr<asio::ssl::context> tls_context_;  // null: no TLS options, plain TCP only
   std::unique_ptr<asio::io_context> io_context_;
   std::thread io_thread_;
   std::atomic<std::uint64_t> next_call_id_{1};

@@ -6,24 +6,31 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include <google/protobuf/message_lite.h>
 
 #include "rpc.pb.h"
 #include "rpc/rpc_error.h"
+#include "rpc/scheme.h"
 
 namespace xtreemfs::rpc {
 
+// A server's RPC address and the scheme its port speaks (from its DIR mapping or the volume URL).
 struct ServiceAddress {
   std::string host;
   std::uint16_t port = 0;
+  Scheme scheme = Scheme::kPlain;
 
+  // "host:port" ("[v6]:port").
   std::string ToString() const;
+  // "scheme://host:port", e.g. "pbrpcs://10.0.0.2:32640".
+  std::string ToUrl() const;
   bool operator==(const ServiceAddress& other) const {
-    return host == other.host && port == other.port;
+    return host == other.host && port == other.port && scheme == other.scheme;
   }
   bool operator<(const ServiceAddress& other) const {
-    return host < other.host || (host == other.host && port < other.port);
+    return std::tie(host, port, scheme) < std::tie(other.host, other.port, other.scheme);
   }
 };
 

@@ -22,20 +22,21 @@ cleanup() {
 }
 trap cleanup EXIT
 echo "load before: $(uptime)"
-declare -A dir_port tls_options
+declare -A dir_port dir_url tls_options
 for kind in plain tls; do
   flags=(); [ "$kind" = tls ] && flags=(--tls)
   "$repository/bin/xtreemfs-cluster" start --state "$work/$kind" --osds 2 "${flags[@]}" >/dev/null
   eval "$("$repository/bin/xtreemfs-cluster" status --state "$work/$kind" --shell)"
   dir_port[$kind]="$dir_port"
+  dir_url[$kind]="$dir_scheme://127.0.0.1:$dir_port"  # pbrpcs for the TLS cluster's DIR
   tls_options[$kind]=""
   [ "$kind" = tls ] && tls_options[$kind]="--tls-ca $tls_ca --tls-cert $tls_cert --tls-key $tls_key"
   # shellcheck disable=SC2086
-  "$repository/bin/mkfs.xtreemfs" ${tls_options[$kind]} -w 2 "127.0.0.1:${dir_port[$kind]}/v" >/dev/null
+  "$repository/bin/mkfs.xtreemfs" ${tls_options[$kind]} -w 2 "${dir_url[$kind]}/v" >/dev/null
   mkdir -p "$work/$kind/mnt/v"
 done
 mount_kind() {  # shellcheck disable=SC2086
-  "$mount_binary" ${tls_options[$1]} "pbrpc://127.0.0.1:${dir_port[$1]}/v" "$work/$1/mnt/v"
+  "$mount_binary" ${tls_options[$1]} "${dir_url[$1]}/v" "$work/$1/mnt/v"
 }
 unmount_kind() { fusermount3 -u "$work/$1/mnt/v"; }
 mib_per_second() { /usr/bin/python3 -c "import sys; print('%.1f' % ($size_mib / (float(sys.argv[2]) - float(sys.argv[1]))))" "$1" "$2"; }

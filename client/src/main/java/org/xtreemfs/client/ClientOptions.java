@@ -25,8 +25,9 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
  * @param readdirPageEntries entries requested per readdir page
  * @param userCredentials the identity sent with every request (an MRC with mrc.identity.fromCertificate ignores
  *     it and takes the client certificate's)
- * @param tls TLS to every server ({@link RpcTls#client}: the cluster's CA, optionally a client certificate); null:
- *     plain TCP. A cluster's servers all speak TLS or none does.
+ * @param tls TLS for the servers that speak it ({@link RpcTls#client}: the cluster's CA, optionally a client
+ *     certificate): those registered as pbrpcs, and a DIR given without a scheme; null: plain TCP only (a TLS
+ *     server is then refused at once, naming it).
  */
 public record ClientOptions(long requestTimeoutMs, int connectTimeoutMs, int retryAttemptsMax,
         long retryBackoffInitialMs, long retryBackoffMaxMs, long retryWindowMs, long metadataCacheTtlMs, int metadataCacheEntriesMax,

@@ -1,20 +1,39 @@
 package org.xtreemfs.client;
 
 import java.net.InetSocketAddress;
-import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Pattern;
+import org.xtreemfs.foundation.rpc.RpcScheme;
+import org.xtreemfs.foundation.rpc.ServiceAddress;
 
 /**
- * A location in XtreemFS as tools and users write it: {@code [pbrpc://]host[:port][/volume[/path/in/volume]]}.
- * The host and port are the DIR's (default port {@value #DEFAULT_DIR_PORT}). This is the one place URLs are
- * parsed; every error names the whole bad URL and what is wrong with it.
+ * A location in XtreemFS as tools and users write it: {@code [pbrpc[s]://]host[:port][/volume[/path/in/volume]]}.
+ * The host and port are the DIR's (default port {@value #DEFAULT_DIR_PORT}); the scheme (parsed by {@link RpcScheme})
+ * says whether the DIR speaks TLS (pbrpcs) or plain TCP (pbrpc); without one the client speaks TLS when it has a TLS
+ * configuration (--tls-ca). This is the one place URLs are parsed; every error names the whole bad URL and what is
+ * wrong with it.
  *
  * @param volumeName empty when the URL names only a DIR
  * @param path the volume-relative path, normalised as by {@link VolumePath#normalize}; "/" when none given
+ * @param scheme the scheme the URL gives, if it gives one
  */
-public record VolumeUrl(String host, int port, String volumeName, String path) {
+public record VolumeUrl(String host, int port, String volumeName, String path, Optional<RpcScheme> scheme) {
     public static final int DEFAULT_DIR_PORT = 32638;
-    public static final String SCHEME = "pbrpc";
+
+    /** A URL without a scheme. */
+    public VolumeUrl(String host, int port, String volumeName, String path) {
+        this(host, port, volumeName, path, Optional.empty());
+    }
+
+    /** The same DIR and volume (and scheme) at another path. */
+    public VolumeUrl withPath(String newPath) {
+        return new VolumeUrl(host, port, volumeName, newPath, scheme);
+    }
+
+    /** Whether {@code text} starts with a scheme ({@code ...://}), which makes it a URL rather than a local path. */
+    public static boolean hasScheme(String text) {
+        return text.contains("://");
+    }
     /** Volume names are what the MRC accepts and what is safe in a URL: letters, digits, '.', '_', '-'. */
     private static final Pattern VOLUME_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
     private static final Pattern HOST_NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?");
@@ -23,7 +42,7 @@ public record VolumeUrl(String host, int port, String volumeName, String path) {
     public static VolumeUrl parse(String url) {
         VolumeUrl parsed = parseAny(url);
         if (parsed.volumeName().isEmpty()) {
-            throw invalid(url, "names no volume; expected [pbrpc://]host[:port]/volume");
+            throw invalid(url, "names no volume; expected [pbrpc[s]://]host[:port]/volume");
         }
         return parsed;
     }
@@ -32,7 +51,7 @@ public record VolumeUrl(String host, int port, String volumeName, String path) {
     public static VolumeUrl parseDirectoryService(String url) {
         VolumeUrl parsed = parseAny(url);
         if (!parsed.volumeName().isEmpty()) {
-            throw invalid(url, "names volume '" + parsed.volumeName() + "'; expected only [pbrpc://]host[:port]");
+            throw invalid(url, "names volume '" + parsed.volumeName() + "'; expected only [pbrpc[s]://]host[:port]");
         }
         return parsed;
     }
@@ -46,31 +65,31 @@ public record VolumeUrl(String host, int port, String volumeName, String path) {
         return name;
     }
 
+    /** The DIR: a {@link ServiceAddress} of the URL's scheme, or (none given) one the client's default speaks. */
     public InetSocketAddress dirAddress() {
-        return new InetSocketAddress(host, port);
+        return scheme.<InetSocketAddress>map(given -> new ServiceAddress(given, host, port))
+                .orElseGet(() -> new InetSocketAddress(host, port));
     }
 
-    /** The URL in canonical form, with scheme and port. */
+    /** The URL in canonical form, with scheme (pbrpc when none was given) and port. */
     @Override
     public String toString() {
         String hostPart = host.contains(":") ? "[" + host + "]" : host;
         String suffix = volumeName.isEmpty() ? "" : "/" + volumeName + ("/".equals(path) ? "" : path);
-        return SCHEME + "://" + hostPart + ":" + port + suffix;
+        return scheme.orElse(RpcScheme.PBRPC).url(hostPart + ":" + port + suffix);
     }
 
     private static VolumeUrl parseAny(String url) {
         if (url == null || url.isBlank()) {
-            throw new IllegalArgumentException("empty URL; expected [pbrpc://]host[:port]/volume");
+            throw new IllegalArgumentException("empty URL; expected [pbrpc[s]://]host[:port]/volume");
         }
-        String rest = url.trim();
-        int schemeEnd = rest.indexOf("://");
-        if (schemeEnd >= 0) {
-            String scheme = rest.substring(0, schemeEnd).toLowerCase(Locale.ROOT);
-            if (!SCHEME.equals(scheme)) {
-                throw invalid(url, "has the unsupported scheme '" + rest.substring(0, schemeEnd) + "'; only pbrpc");
-            }
-            rest = rest.substring(schemeEnd + 3);
+        RpcScheme.Split split;
+        try {
+            split = RpcScheme.split(url.trim());
+        } catch (IllegalArgumentException e) {
+            throw invalid(url, e.getMessage());
         }
+        String rest = split.rest();
         int slash = rest.indexOf('/');
         String authority = slash < 0 ? rest : rest.substring(0, slash);
         String pathPart = slash < 0 ? "" : rest.substring(slash + 1);
@@ -131,7 +150,7 @@ public record VolumeUrl(String host, int port, String volumeName, String path) {
                 }
             }
         }
-        return new VolumeUrl(host, port, volumeName, path);
+        return new VolumeUrl(host, port, volumeName, path, split.scheme());
     }
 
     private static IllegalArgumentException invalid(String url, String problem) {

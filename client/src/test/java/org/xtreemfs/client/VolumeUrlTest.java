@@ -3,7 +3,10 @@ package org.xtreemfs.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.rpc.RpcScheme;
+import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,7 +23,22 @@ class VolumeUrlTest {
     @Test
     void parsesFullUrlWithPath() {
         VolumeUrl url = VolumeUrl.parse("pbrpc://dir.example.org:1234/db/a//b/./c/");
-        assertThat(url).isEqualTo(new VolumeUrl("dir.example.org", 1234, "db", "/a/b/c"));
+        assertThat(url).isEqualTo(new VolumeUrl("dir.example.org", 1234, "db", "/a/b/c", Optional.of(RpcScheme.PBRPC)));
+    }
+
+    // pbrpcs:// says the DIR speaks TLS: the DIR's address carries it; without a scheme the client's default applies.
+    @Test
+    void theSchemeIsKeptAndReachesTheDirAddress() {
+        VolumeUrl tls = VolumeUrl.parse("PBRPCS://127.0.0.1:1234/db/f");
+        assertThat(tls.scheme()).contains(RpcScheme.PBRPCS);
+        assertThat(tls.toString()).isEqualTo("pbrpcs://127.0.0.1:1234/db/f");
+        assertThat(tls.withPath("/g").toString()).isEqualTo("pbrpcs://127.0.0.1:1234/db/g");
+        assertThat(tls.dirAddress()).isInstanceOfSatisfying(ServiceAddress.class,
+                address -> assertThat(address.scheme()).isEqualTo(RpcScheme.PBRPCS));
+        assertThat(VolumeUrl.parse("127.0.0.1:1234/db").dirAddress()).isNotInstanceOf(ServiceAddress.class);
+        assertThatThrownBy(() -> VolumeUrl.parse("pbrpcg://h/v")).hasMessageContaining("'pbrpcg://h/v'")
+                .hasMessageContaining("not supported");
+        assertThatThrownBy(() -> VolumeUrl.parse("http://h/v")).hasMessageContaining("unknown scheme 'http'");
     }
 
     // IPv6 literals are written in brackets.

@@ -27,9 +27,10 @@ public final class ConnectionOptions {
     long retryWindowMs;
 
     @Option(names = "--tls-ca", paramLabel = "FILE",
-            description = "Speak TLS to every server, trusting the CA certificate(s) in FILE (PEM); the servers'"
-                    + " certificates must name the addresses connected to. Needed for a cluster whose servers set"
-                    + " *.tls.certificateFile.")
+            description = "Trust the CA certificate(s) in FILE (PEM) for the servers that speak TLS: those registered"
+                    + " as pbrpcs at the DIR (their *.tls.certificateFile is set), and the DIR when its URL says"
+                    + " pbrpcs:// or gives no scheme; pbrpc servers are still spoken to plainly. Their certificates"
+                    + " must name the addresses connected to.")
     Path tlsAuthority;
 
     @Option(names = "--tls-cert", paramLabel = "FILE",

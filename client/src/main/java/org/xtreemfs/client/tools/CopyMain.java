@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "xtfscp", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Copies a file between the local file system and a volume through the Java client.",
-                "URL is [pbrpc://]host[:port]/volume/path; host:port is the DIR's (default port 32638)."},
+                "URL is [pbrpc[s]://]host[:port]/volume/path; host:port is the DIR's (default port 32638)."},
         subcommands = {CopyMain.Put.class, CopyMain.Get.class},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:copied", "1:the servers refused or could not be reached, or a local I/O error",
@@ -54,7 +54,7 @@ public final class CopyMain implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "LOCAL", description = "Local file to read, or - for standard input.")
         String local;
 
-        @Parameters(index = "1", paramLabel = "URL", description = "[pbrpc://]host[:port]/volume/path to write.")
+        @Parameters(index = "1", paramLabel = "URL", description = "[pbrpc[s]://]host[:port]/volume/path to write.")
         VolumeUrl url;
 
         @Option(names = "--mode", paramLabel = "OCTAL", defaultValue = "644",
@@ -97,7 +97,7 @@ public final class CopyMain implements Callable<Integer> {
     @Command(name = "get", mixinStandardHelpOptions = true,
             description = "Copies URL to LOCAL (a file, replaced if it exists, or - for standard output).")
     static final class Get implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "URL", description = "[pbrpc://]host[:port]/volume/path to read.")
+        @Parameters(index = "0", paramLabel = "URL", description = "[pbrpc[s]://]host[:port]/volume/path to read.")
         VolumeUrl url;
 
         @Parameters(index = "1", paramLabel = "LOCAL", description = "Local file to write, or - for standard output.")
@@ -169,7 +169,7 @@ public final class CopyMain implements Callable<Integer> {
     static void requireFilePath(VolumeUrl url) {
         if ("/".equals(url.path())) {
             throw new IllegalArgumentException("URL: '" + url + "' names a volume, not a file in it;"
-                    + " give [pbrpc://]host[:port]/volume/path");
+                    + " give [pbrpc[s]://]host[:port]/volume/path");
         }
     }
 

@@ -28,12 +28,12 @@ import picocli.CommandLine.Spec;
                 "sequential throughput at 1 stream and at its current stream count, random IOPS), availability,",
                 "and what is reserved and free on each (capacity, throughput, IOPS), from the MRC's reservation",
                 "ledger and the DIR. Sizes and rates are rounded down, so a figure shown free is admissible.",
-                "DIR_URL is [pbrpc://]host[:port] (default port 32638)."},
+                "DIR_URL is [pbrpc[s]://]host[:port] (default port 32638)."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:listed (possibly no volumes)", "1:the servers could not be reached",
                 "2:a bad option or value"})
 public final class LsfsMain implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "DIR_URL", description = "The DIR: [pbrpc://]host[:port].")
+    @Parameters(index = "0", paramLabel = "DIR_URL", description = "The DIR: [pbrpc[s]://]host[:port].")
     String dirUrl;
 
     @Option(names = "--osds", description = "List the OSDs with their type, profile, reservations and free resources.")

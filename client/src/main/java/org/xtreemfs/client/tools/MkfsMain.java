@@ -25,7 +25,7 @@ import org.xtreemfs.qos.model.Units;
  */
 @Command(name = "mkfs.xtreemfs", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Creates a volume on the MRC the DIR lists.",
-                "URL is [pbrpc://]host[:port]/volume; host:port is the DIR's (default port 32638).",
+                "URL is [pbrpc[s]://]host[:port]/volume; host:port is the DIR's (default port 32638).",
                 "Sizes and rates use binary units only: B, KiB, MiB, GiB, TiB (e.g. 128KiB, 200GiB, 150MiB/s).",
                 "QoS: sequential needs --capacity and --throughput; random needs --capacity and --iops;",
                 "cold needs --capacity; best-effort takes an optional --capacity. Without --qos: no reservation.",
@@ -39,7 +39,7 @@ import org.xtreemfs.qos.model.Units;
         exitCodeList = {"0:the volume was created", "1:the servers refused or could not be reached",
                 "2:a bad option or value"})
 public final class MkfsMain implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "URL", description = "The volume to create: [pbrpc://]host[:port]/volume.")
+    @Parameters(index = "0", paramLabel = "URL", description = "The volume to create: [pbrpc[s]://]host[:port]/volume.")
     VolumeUrl url;
 
     @Option(names = {"-m", "--mode"}, paramLabel = "OCTAL", defaultValue = "0777",
@@ -128,7 +128,7 @@ public final class MkfsMain implements Callable<Integer> {
         Volume.Builder volume = Volume.newBuilder().setName(url.volumeName());
         if (!"/".equals(url.path())) {
             throw new IllegalArgumentException("URL: '" + url + "' names a path inside the volume; give only"
-                    + " [pbrpc://]host[:port]/volume");
+                    + " [pbrpc[s]://]host[:port]/volume");
         }
         volume.setMode(parseMode(mode));
         if (ownerUsername != null) {

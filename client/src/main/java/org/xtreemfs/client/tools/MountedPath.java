@@ -12,7 +12,8 @@ import org.xtreemfs.client.VolumeUrl;
 /**
  * Maps a local path inside a {@code mount.xtreemfs} mount to the volume URL and the path inside the volume,
  * from the kernel's mount table ({@code /proc/self/mountinfo}): mount.xtreemfs mounts with file system type
- * {@code fuse.xtreemfs} and source {@code xtreemfs@host:port/volume}, the DIR and volume it was given.
+ * {@code fuse.xtreemfs} and source {@code xtreemfs@scheme://host:port/volume}, the DIR (with the scheme the mount
+ * speaks to it, pbrpc or pbrpcs; older mounts wrote none) and volume it was given.
  *
  * <p>Why the mount table and not the mount's {@code xtreemfs.url} xattr: Java reads only {@code user.*}
  * attributes, so the xattr would need a {@code getfattr} process; the mount table is one file read, works
@@ -30,7 +31,7 @@ final class MountedPath {
 
     /** Whether {@code argument} names an existing local file (or link), so it is a path, not a URL. */
     static boolean isLocalPath(String argument) {
-        if (argument.startsWith(VolumeUrl.SCHEME + "://")) {
+        if (VolumeUrl.hasScheme(argument)) {
             return false;
         }
         try {
@@ -68,11 +69,11 @@ final class MountedPath {
         if (best == null || !FILE_SYSTEM_TYPE.equals(best.type()) || !best.source().startsWith(SOURCE_PREFIX)) {
             String where = best == null ? "" : " (it is on " + best.mountPoint() + ", type " + best.type() + ")";
             throw new IllegalArgumentException("'" + localPath + "' is not on an XtreemFS mount" + where
-                    + "; give a mounted path or a URL [pbrpc://]host[:port]/volume[/path]");
+                    + "; give a mounted path or a URL [pbrpc[s]://]host[:port]/volume[/path]");
         }
-        VolumeUrl volume = VolumeUrl.parse(VolumeUrl.SCHEME + "://" + best.source().substring(SOURCE_PREFIX.length()));
+        VolumeUrl volume = VolumeUrl.parse(best.source().substring(SOURCE_PREFIX.length()));
         String inside = "/" + best.mountPoint().relativize(real).toString();
-        return new VolumeUrl(volume.host(), volume.port(), volume.volumeName(), VolumePath.normalize(inside));
+        return volume.withPath(VolumePath.normalize(inside));
     }
 
     private static Path realPathKeepingLastName(Path localPath) {

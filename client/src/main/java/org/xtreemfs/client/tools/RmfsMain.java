@@ -12,12 +12,12 @@ import picocli.CommandLine.Spec;
 /** rmfs.xtreemfs: deletes a volume through the MRC that serves it. */
 @Command(name = "rmfs.xtreemfs", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Deletes a volume and its namespace.",
-                "URL is [pbrpc://]host[:port]/volume; host:port is the DIR's (default port 32638)."},
+                "URL is [pbrpc[s]://]host[:port]/volume; host:port is the DIR's (default port 32638)."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the volume was deleted", "1:the servers refused (e.g. unknown volume) or could not be"
                 + " reached", "2:a bad option or value"})
 public final class RmfsMain implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "URL", description = "The volume to delete: [pbrpc://]host[:port]/volume.")
+    @Parameters(index = "0", paramLabel = "URL", description = "The volume to delete: [pbrpc[s]://]host[:port]/volume.")
     VolumeUrl url;
 
     @Mixin
@@ -34,7 +34,7 @@ public final class RmfsMain implements Callable<Integer> {
     public Integer call() throws Exception {
         if (!"/".equals(url.path())) {
             throw new IllegalArgumentException("URL: '" + url + "' names a path inside the volume; give only"
-                    + " [pbrpc://]host[:port]/volume");
+                    + " [pbrpc[s]://]host[:port]/volume");
         }
         try (Client client = connection.connect(url)) {
             client.deleteVolume(url.volumeName());

@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "xtfsutil", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Shows the layout of a file or directory in XtreemFS: volume, striping, OSDs, and the",
                 "volume's QoS reservation with its placement (each OSD's share, OSDs unavailable now).",
-                "PATH is [pbrpc://]host[:port]/volume[/path/in/volume]; host:port is the DIR's (default 32638),",
+                "PATH is [pbrpc[s]://]host[:port]/volume[/path/in/volume]; host:port is the DIR's (default 32638),",
                 "or an existing local path inside a mount.xtreemfs mount (found in /proc/self/mountinfo;",
                 "a name that exists locally is taken as a local path, pbrpc:// forces a URL).",
                 "It also prints the volume's current attainment, summed by its MRC from its OSDs' heartbeats (at",
@@ -64,8 +64,8 @@ public final class XtfsutilMain implements Callable<Integer> {
     private static final int S_IFMT = 0170000;
 
     @Parameters(index = "0", paramLabel = "PATH",
-            description = "[pbrpc://]host[:port]/volume[/path/in/volume] or a path in a mounted volume"
-                    + " (with --free: the DIR, [pbrpc://]host[:port])")
+            description = "[pbrpc[s]://]host[:port]/volume[/path/in/volume] or a path in a mounted volume"
+                    + " (with --free: the DIR, [pbrpc[s]://]host[:port])")
     String target;
 
     @Option(names = "--set-reservation", description = "Change the reservation of PATH's volume to the figures given.")

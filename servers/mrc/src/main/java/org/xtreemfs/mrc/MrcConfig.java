@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.Properties;
 import org.xtreemfs.foundation.capability.CapabilitySecret;
 import org.xtreemfs.foundation.rpc.RpcTls;
+import org.xtreemfs.foundation.rpc.RpcUrl;
+import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.xtreemfs.foundation.rpc.RpcTlsSettings;
 import org.xtreemfs.foundation.status.StatusPageServer;
 import org.xtreemfs.foundation.status.StatusPageSettings;
@@ -40,8 +42,9 @@ public final class MrcConfig {
             Path.of("/var/lib/xtreemfs/mrc/database"), "folder of the MRC's RocksDB database");
     public static final Setting<Boolean> DATABASE_SYNC_WRITES = Setting.bool("mrc.database.syncWrites", false,
             "fsync the database log before answering each change (survives power loss, slower)");
-    public static final Setting<HostPort> DIR_ADDRESS = Setting.hostPort("mrc.dir.address",
-            new HostPort("localhost", 32638), "host:port of the DIR service");
+    public static final Setting<RpcUrl> DIR_ADDRESS = new Setting<>("mrc.dir.address", RpcUrl.SETTING_TYPE,
+            RpcUrl.of(new HostPort("localhost", 32638)), "the DIR service: host:port, or pbrpcs://host:port for a"
+                    + " TLS DIR and pbrpc://host:port for a plain one (without a scheme: as this MRC's own RPC port)");
     public static final Setting<Long> DIR_TIMEOUT_MS = Setting.longInteger("mrc.dir.timeoutMs", 10_000, 100,
             600_000, "timeout of each call to the DIR, in milliseconds");
     public static final Setting<Long> HEARTBEAT_PERIOD_MS = Setting.longInteger("mrc.heartbeat.periodMs", 5_000, 10,
@@ -145,8 +148,13 @@ public final class MrcConfig {
         return settings.get(DATABASE_SYNC_WRITES);
     }
 
-    public HostPort dirAddress() {
+    public RpcUrl dirAddress() {
         return settings.get(DIR_ADDRESS);
+    }
+
+    /** The DIR to call, by the scheme its address gives or else by this server's own port's scheme. */
+    public ServiceAddress dirServiceAddress() {
+        return dirAddress().socketAddress(TLS_SETTINGS.scheme(settings));
     }
 
     public long dirTimeoutMs() {
@@ -170,7 +178,7 @@ public final class MrcConfig {
         return TLS_SETTINGS.server(settings);
     }
 
-    /** The TLS of the MRC's own calls (to the DIR, the OSDs), when mrc.tls.* sets a certificate. */
+    /** The TLS of the MRC's own calls to TLS servers (the DIR, the OSDs), when mrc.tls.* sets a CA. */
     public Optional<RpcTls> outgoingTls() {
         return TLS_SETTINGS.client(settings);
     }

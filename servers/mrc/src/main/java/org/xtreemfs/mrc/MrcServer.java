@@ -149,7 +149,7 @@ public final class MrcServer implements RunningServer {
             RpcClient rpcClient = new RpcClient("mrc-" + uuid.substring(0, Math.min(8, uuid.length())),
                     FrameLimits.DEFAULT, RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, config.outgoingTls().orElse(null));
             started.add(rpcClient);
-            DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
+            DirServiceClient dir = new DirServiceClient(rpcClient, config.dirServiceAddress(),
                     config.dirTimeoutMs());
             osdDirectory = new OsdDirectory(dir, clock, config.placementOsdCacheTtlMs());
             CapabilityIssuer capabilities = new CapabilityIssuer(new XCapSigner(config.capabilitySecret()), clock,
@@ -159,7 +159,7 @@ public final class MrcServer implements RunningServer {
             rpcServer = buildRpcServer(capabilities);
             address = rpcServer.start();
             started.add(rpcServer);
-            dirRegistration.start(advertisedHost(), address.getPort(), namespace.listVolumes());
+            dirRegistration.start(rpcServer.scheme(), advertisedHost(), address.getPort(), namespace.listVolumes());
             started.add(dirRegistration);
             volumeAttainment = new VolumeAttainmentMetrics(this::sumVolumeAttainment, clock::monotonicNanos);
             PrometheusRegistry metrics = new PrometheusRegistry();

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Optional;
 import org.xtreemfs.foundation.capability.CapabilitySecret;
 import org.xtreemfs.foundation.rpc.RpcTls;
+import org.xtreemfs.foundation.rpc.RpcUrl;
+import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.xtreemfs.foundation.rpc.RpcTlsSettings;
 import org.xtreemfs.foundation.status.StatusPageServer;
 import org.xtreemfs.foundation.status.StatusPageSettings;
@@ -38,8 +40,10 @@ public final class OsdConfig {
     public static final Setting<Integer> PORT = Setting.port("osd.port", 32640, "RPC port (0: any free port)");
     public static final Setting<Integer> STATUS_PORT = Setting.port("osd.status.port", 30640,
             "HTTP status page port (0: any free port)");
-    public static final Setting<HostPort> DIR_ADDRESS = Setting.hostPort("osd.dir.address",
-            new HostPort("localhost", 32638), "the DIR this OSD registers at and sends heartbeats to");
+    public static final Setting<RpcUrl> DIR_ADDRESS = new Setting<>("osd.dir.address", RpcUrl.SETTING_TYPE,
+            RpcUrl.of(new HostPort("localhost", 32638)), "the DIR this OSD registers at and sends heartbeats to:"
+                    + " host:port, or pbrpcs://host:port for a TLS DIR and pbrpc://host:port for a plain one (without a"
+                    + " scheme: as this OSD's own RPC port)");
     public static final Setting<Path> OBJECT_PATH = Setting.path("osd.object.path", Path.of("/var/lib/xtreemfs/osd"),
             "data folder: objects, the metadata store (with the deletion queue) and the generated UUID");
     public static final Setting<Long> OBJECT_CAPACITY_BYTES = Setting.byteSize("osd.object.capacityBytes", 0, 0,
@@ -174,7 +178,7 @@ public final class OsdConfig {
         return TLS_SETTINGS.server(settings);
     }
 
-    /** The TLS of the OSD's own calls (heartbeats to the DIR), when osd.tls.* sets a certificate. */
+    /** The TLS of the OSD's own calls to TLS servers (the DIR, the MRC, other OSDs), when osd.tls.* sets a CA. */
     public Optional<RpcTls> outgoingTls() {
         return TLS_SETTINGS.client(settings);
     }
@@ -205,8 +209,13 @@ public final class OsdConfig {
         return settings.get(STATUS_PORT);
     }
 
-    public HostPort dirAddress() {
+    public RpcUrl dirAddress() {
         return settings.get(DIR_ADDRESS);
+    }
+
+    /** The DIR to call, by the scheme its address gives or else by this server's own port's scheme. */
+    public ServiceAddress dirServiceAddress() {
+        return dirAddress().socketAddress(TLS_SETTINGS.scheme(settings));
     }
 
     public Path objectPath() {

@@ -24,6 +24,7 @@ import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcServer;
+import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.status.StatusPageServer;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
@@ -203,7 +204,7 @@ public final class OsdServer implements RunningServer {
 
         RpcClient rpcClient = started(new RpcClient("osd-" + uuid, FrameLimits.DEFAULT,
                 RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, config.outgoingTls().orElse(null)));
-        DirServiceClient dir = new DirServiceClient(rpcClient, config.dirAddress().toUnresolvedAddress(),
+        DirServiceClient dir = new DirServiceClient(rpcClient, config.dirServiceAddress(),
                 DIR_CALL_TIMEOUT_MS);
         UuidResolver successorAddresses = new UuidResolver(dir, SUCCESSOR_ADDRESS_CACHE_MS, clock::monotonicNanos);
         chainForwarder = new ChainForwarder(new OsdServiceClient(rpcClient, ChainForwarder.FORWARD_TIMEOUT_MS),
@@ -264,10 +265,11 @@ public final class OsdServer implements RunningServer {
                 .build());
         InetSocketAddress rpcAddress = rpcServer.start();
         // A fill's copies go to this OSD itself, over loopback (the bind address may be the wildcard).
-        selfAddress = new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), rpcAddress.getPort());
+        selfAddress = new ServiceAddress(rpcServer.scheme(), java.net.InetAddress.getLoopbackAddress().getHostAddress(),
+                rpcAddress.getPort());
         deletionScheduler.start();
 
-        AddressMapping mapping = AddressMapping.newBuilder().setUuid(uuid).setProtocol("pbrpc")
+        AddressMapping mapping = AddressMapping.newBuilder().setUuid(uuid).setProtocol(rpcServer.scheme().schemeName())
                 .setAddress(advertisedHost()).setPort(rpcAddress.getPort()).setMatchNetwork("*")
                 .setTtlS(ADDRESS_MAPPING_TTL_S).build();
         reaper = new VolumeReaper(store, deletions, config.deletedVolumeFilesPerHeartbeat());

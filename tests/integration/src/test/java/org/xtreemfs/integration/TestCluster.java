@@ -97,8 +97,18 @@ final class TestCluster implements AutoCloseable {
      */
     static TestCluster startTls(int osdCount, ClusterDescription.Tls tls, Map<String, String> mrcOverrides)
             throws Exception {
-        return start(java.util.Collections.nCopies(osdCount, Map.of()), mrcOverrides, new InProcessRunner(), false,
-                tls);
+        return start(java.util.Collections.nCopies(osdCount, Map.of()), mrcOverrides, Map.of(), new InProcessRunner(),
+                false, tls, java.util.Set.of());
+    }
+
+    /**
+     * A mixed cluster (in this JVM): TLS (without client certificates) on every RPC port but those of
+     * {@code plainServers} (names: "dir", "mrc", "osd0", ...), which stay plain and trust the test CA for their calls
+     * to the TLS servers.
+     */
+    static TestCluster startMixedTls(int osdCount, java.util.Set<String> plainServers) throws Exception {
+        return start(java.util.Collections.nCopies(osdCount, Map.of()), Map.of(), Map.of(), new InProcessRunner(),
+                false, ClusterDescription.Tls.ON, plainServers);
     }
 
     /** The same as {@link #start(int)} with every server in its own process (OsdMain etc., test classpath). */
@@ -117,18 +127,18 @@ final class TestCluster implements AutoCloseable {
             Map<String, String> dirOverrides) throws Exception {
         return start(perOsdOverrides, mrcOverrides, dirOverrides,
                 ProcessRunner.classpath(System.getProperty("java.class.path"), PROCESS_JVM_OPTIONS), true,
-                ClusterDescription.Tls.OFF);
+                ClusterDescription.Tls.OFF, java.util.Set.of());
     }
 
     /** @param statusPorts whether the status pages get ports chosen now (processes: read them from status()) */
     private static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides,
             ServerRunner runner, boolean statusPorts, ClusterDescription.Tls tls) throws Exception {
-        return start(perOsdOverrides, mrcOverrides, Map.of(), runner, statusPorts, tls);
+        return start(perOsdOverrides, mrcOverrides, Map.of(), runner, statusPorts, tls, java.util.Set.of());
     }
 
     private static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides,
-            Map<String, String> dirOverrides, ServerRunner runner, boolean statusPorts, ClusterDescription.Tls tls)
-            throws Exception {
+            Map<String, String> dirOverrides, ServerRunner runner, boolean statusPorts, ClusterDescription.Tls tls,
+            java.util.Set<String> plainServers) throws Exception {
         List<OsdDescription> osds = new ArrayList<>();
         for (Map<String, String> overrides : perOsdOverrides) {
             Map<String, String> settings = new HashMap<>(Map.of("osd.heartbeat.periodMs", HEARTBEAT_PERIOD_MS,
@@ -140,9 +150,8 @@ final class TestCluster implements AutoCloseable {
         mrcSettings.putAll(mrcOverrides);
         Path root = Files.createTempDirectory("xtreemfs-it-");
         try {
-            return new TestCluster(root, LocalCluster.start(new ClusterDescription(osds, dirOverrides, mrcSettings, statusPorts,
-                    tls),
-                    root, runner));
+            return new TestCluster(root, LocalCluster.start(new ClusterDescription(osds, dirOverrides, mrcSettings,
+                    statusPorts, tls, Map.of(), plainServers), root, runner));
         } catch (RuntimeException | Error e) {
             deleteRecursively(root);
             throw e;
@@ -244,9 +253,9 @@ final class TestCluster implements AutoCloseable {
         return cluster.dirSocketAddress();
     }
 
-    /** The DIR as a tool URL, without a volume: "pbrpc://127.0.0.1:PORT". */
+    /** The DIR as a tool URL, without a volume: "pbrpc://127.0.0.1:PORT" (pbrpcs:// for a TLS DIR). */
     String dirUrl() {
-        return "pbrpc://" + hostPort(dirAddress());
+        return cluster.dirUrl();
     }
 
     List<String> osdUuids() {

@@ -3,6 +3,7 @@ package org.xtreemfs.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -57,10 +58,23 @@ class TlsClusterTest {
             }
             assertThat(Arrays.equals(read, written)).as("the bytes read back over TLS are those written").isTrue();
 
-            try (Client plain = Client.connect(cluster.dirAddress(), ClientOptions.builder().retryWindowMs(0)
+            // A plain client that dials the TLS DIR as plain (no scheme) is told so by the server ...
+            InetSocketAddress dirWithoutScheme = new InetSocketAddress(cluster.dirAddress().getHostString(),
+                    cluster.dirAddress().getPort());
+            try (Client plain = Client.connect(dirWithoutScheme, ClientOptions.builder().retryWindowMs(0)
                     .build())) {
                 assertThatThrownBy(plain::listVolumes).isInstanceOf(XtreemFSException.class)
                         .hasMessageContaining("speaks TLS only")
+                        .satisfies(error -> assertThat(((XtreemFSException) error).errorType())
+                                .isEqualTo(ErrorType.AUTH_FAILED));
+            }
+            // ... and one that knows the DIR speaks TLS (pbrpcs) fails at once, naming the DIR and what it lacks.
+            try (Client plain = Client.connect(cluster.dirAddress(), ClientOptions.builder().retryWindowMs(0)
+                    .build())) {
+                assertThat(cluster.dirAddress().toString()).startsWith("pbrpcs://");
+                assertThatThrownBy(plain::listVolumes).isInstanceOf(XtreemFSException.class)
+                        .hasMessageContaining(cluster.dirAddress().toString())
+                        .hasMessageContaining("no TLS configuration")
                         .satisfies(error -> assertThat(((XtreemFSException) error).errorType())
                                 .isEqualTo(ErrorType.AUTH_FAILED));
             }

@@ -9,13 +9,16 @@ import java.util.Set;
 /**
  * What a local cluster is made of: one DIR, one MRC and these OSDs, each server with settings on top of the
  * launcher's defaults. {@code statusPorts}: give every status page a port chosen now (so status can show
- * it) instead of letting the server pick one nobody learns. {@code tls}: whether every RPC port speaks TLS, with
- * certificates from a test CA the launcher makes in the state folder. {@code hosts}: each server's own network
+ * it) instead of letting the server pick one nobody learns. {@code tls}: whether the RPC ports speak TLS, with
+ * certificates from a test CA the launcher makes in the state folder; {@code plainServers}: the servers (by name)
+ * whose ports stay plain in a TLS cluster (a mixed cluster: they trust the CA for their calls to the TLS servers,
+ * and every server registers the scheme it speaks). {@code hosts}: each server's own network
  * namespace and address ({@link NetworkHost}) by server name, for every server or for none (empty: every server on
  * the launcher's loopback); a server on loopback could not reach a DIR in another namespace, nor be reached there.
  */
 public record ClusterDescription(List<OsdDescription> osds, Map<String, String> dirSettings,
-        Map<String, String> mrcSettings, boolean statusPorts, Tls tls, Map<String, NetworkHost> hosts) {
+        Map<String, String> mrcSettings, boolean statusPorts, Tls tls, Map<String, NetworkHost> hosts,
+        Set<String> plainServers) {
 
     /** TLS across the cluster. */
     public enum Tls {
@@ -43,7 +46,22 @@ public record ClusterDescription(List<OsdDescription> osds, Map<String, String> 
             }
         }
         hosts = Map.copyOf(hosts);
+        plainServers = Set.copyOf(plainServers);
         names.addAll(List.of("dir", "mrc"));
+        for (String name : plainServers) {
+            if (!names.contains(name)) {
+                throw new IllegalArgumentException("'" + name + "' is to stay plain but is no server of the cluster ("
+                        + String.join(", ", new java.util.TreeSet<>(names)) + ")");
+            }
+        }
+        if (!plainServers.isEmpty() && !tls.enabled()) {
+            throw new IllegalArgumentException("plain servers (" + String.join(", ", new java.util.TreeSet<>(
+                    plainServers)) + ") are given, but the cluster has no TLS: every server is plain already");
+        }
+        if (!plainServers.isEmpty() && tls == Tls.CLIENT_CERTIFICATES) {
+            throw new IllegalArgumentException("plain servers have no certificate to present to TLS servers that"
+                    + " require client certificates; use TLS without client certificates for a mixed cluster");
+        }
         for (String name : hosts.keySet()) {
             if (!names.contains(name)) {
                 throw new IllegalArgumentException("a network host is given for '" + name + "', which is no server of"
@@ -56,6 +74,17 @@ public record ClusterDescription(List<OsdDescription> osds, Map<String, String> 
             throw new IllegalArgumentException("network hosts are given for some servers but not for "
                     + String.join(", ", missing) + ": give every server one or none");
         }
+    }
+
+    /** Every server of the cluster speaks TLS when {@code tls} is on. */
+    public ClusterDescription(List<OsdDescription> osds, Map<String, String> dirSettings,
+            Map<String, String> mrcSettings, boolean statusPorts, Tls tls, Map<String, NetworkHost> hosts) {
+        this(osds, dirSettings, mrcSettings, statusPorts, tls, hosts, Set.of());
+    }
+
+    /** Whether server {@code name}'s RPC port speaks TLS. */
+    public boolean tlsPort(String name) {
+        return tls.enabled() && !plainServers.contains(name);
     }
 
     /** A cluster on the launcher's loopback. */

@@ -61,8 +61,8 @@ final class ClusterLayout {
     }
 
     /**
-     * The launcher's settings for one server; {@code dirAddress} is "host:port" (unused for the DIR); {@code ownHost}:
-     * the server runs in a network namespace of its own ({@link NetworkHost}).
+     * The launcher's settings for one server; {@code dirAddress} is "scheme://host:port" (unused for the DIR);
+     * {@code ownHost}: the server runs in a network namespace of its own ({@link NetworkHost}).
      */
     static Map<String, String> defaults(ServerKind kind, Path state, String name, String uuid, String dirAddress,
             String secretFile, int statusPort, boolean ownHost) {

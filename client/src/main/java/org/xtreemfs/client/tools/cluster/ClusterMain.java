@@ -98,7 +98,7 @@ public final class ClusterMain implements Callable<Integer> {
         for (ServerStatus server : cluster.status()) {
             out.printf("%-11s %-7s %-11s %-21s %-24s %-18s %-36s %s%n", server.name(),
                     server.running() ? "running" : "stopped", server.running() ? "pid " + server.pid() : "",
-                    (cluster.tls().enabled() ? "pbrpcs://" : "pbrpc://") + server.address() + ":" + server.port(),
+                    server.scheme().url(server.address() + ":" + server.port()),
                     server.statusPort() > 0 ? "http://" + server.address() + ":" + server.statusPort() + "/" : "",
                     server.uuid().isEmpty() ? "-" : server.uuid(), server.summary(), server.log());
         }
@@ -116,8 +116,8 @@ public final class ClusterMain implements Callable<Integer> {
         List<String> osdAddresses = new ArrayList<>();
         for (ServerStatus server : cluster.status()) {
             switch (server.kind()) {
-                case DIR -> out.printf("dir_port=%d%ndir_pid=%d%ndir_address=%s%n", server.port(), server.pid(),
-                        server.address());
+                case DIR -> out.printf("dir_port=%d%ndir_pid=%d%ndir_address=%s%ndir_scheme=%s%n", server.port(),
+                        server.pid(), server.address(), server.scheme().schemeName());
                 case MRC -> out.printf("mrc_port=%d%nmrc_pid=%d%nmrc_uuid=%s%nmrc_address=%s%n", server.port(),
                         server.pid(), server.uuid(), server.address());
                 case OSD -> {
@@ -179,6 +179,13 @@ public final class ClusterMain implements Callable<Integer> {
                 + "certificate signed by the test CA (make users' with 'xtreemfs-cluster certificate').")
         boolean tlsClientCertificates;
 
+        @Option(names = "--plain-server", paramLabel = "NAME", description = {"With --tls: server NAME (dir, mrc or an"
+                + " OSD's name; repeatable) keeps a plain RPC port, a mixed cluster. Every server registers the scheme"
+                + " it speaks (pbrpcs or pbrpc) and clients speak each server's; plain servers trust the test CA for"
+                + " their calls to TLS servers. Not with --tls-client-certificates (plain servers have no"
+                + " certificate)."})
+        List<String> plainServers = new ArrayList<>();
+
         @Option(names = "--netns", paramLabel = "NAME=NAMESPACE@ADDRESS", description = {"Run server NAME (dir, mrc or "
                 + "an OSD's name) on a host of its own: in the network namespace NAMESPACE (/run/netns/NAMESPACE, made "
                 + "with ip netns add; entered with nsenter --net, so files and mounts stay this machine's), bound to "
@@ -218,14 +225,15 @@ public final class ClusterMain implements Callable<Integer> {
             ClusterDescription description = new ClusterDescription(described,
                     parseSettings(dirSettings, "--dir-setting"), parseSettings(mrcSettings, "--mrc-setting"), statusPorts,
                     tlsClientCertificates ? ClusterDescription.Tls.CLIENT_CERTIFICATES
-                            : tls ? ClusterDescription.Tls.ON : ClusterDescription.Tls.OFF, hosts);
+                            : tls ? ClusterDescription.Tls.ON : ClusterDescription.Tls.OFF, hosts,
+                    new java.util.HashSet<>(plainServers));
             LocalCluster cluster;
             if (fresh) {
                 LocalCluster.wipe(parent.state, runner);
             }
             if (LocalCluster.exists(parent.state)) {
                 if (!described.isEmpty() || !dirSettings.isEmpty() || !mrcSettings.isEmpty() || statusPorts || tls
-                        || tlsClientCertificates || !netns.isEmpty()) {
+                        || tlsClientCertificates || !netns.isEmpty() || !plainServers.isEmpty()) {
                     throw new IllegalArgumentException(parent.state + " holds a cluster already: start it again "
                             + "without describing servers, or describe a new one with --fresh");
                 }

@@ -22,7 +22,9 @@ import java.util.TreeMap;
 import org.xtreemfs.client.tools.cluster.ServerRunner.RunningServer;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
+import org.xtreemfs.foundation.rpc.RpcScheme;
 import org.xtreemfs.foundation.rpc.RpcTls;
+import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.foundation.files.PrivateFiles;
 import org.xtreemfs.interfaces.dir.AddressMapping;
@@ -80,6 +82,12 @@ public final class LocalCluster implements AutoCloseable {
         String address() {
             return host == null ? ClusterLayout.LOOPBACK : host.address();
         }
+
+        /** The scheme its RPC port speaks: pbrpcs when its settings give it a certificate. */
+        RpcScheme scheme() {
+            return RpcScheme.forTls(!spec.settings().getOrDefault(spec.kind().shortName() + ".tls.certificateFile", "")
+                    .isEmpty());
+        }
     }
 
     /**
@@ -87,7 +95,7 @@ public final class LocalCluster implements AutoCloseable {
      * is reached, {@code networkNamespace} empty for the launcher's own.
      */
     public record ServerStatus(String name, ServerKind kind, boolean running, long pid, String address, int port,
-            int statusPort, String uuid, String summary, Path log, String networkNamespace) {
+            int statusPort, String uuid, String summary, Path log, String networkNamespace, RpcScheme scheme) {
     }
 
     private LocalCluster(Path state, ServerRunner runner, String clusterId, ClusterDescription.Tls tls) {
@@ -124,18 +132,18 @@ public final class LocalCluster implements AutoCloseable {
             String secretFile = writeSecretFile(state, HexFormat.of().formatHex(secretBytes())).toString();
             Map<String, NetworkHost> hosts = description.hosts();
             cluster.add("dir", ServerKind.DIR, "", secretFile, description.dirSettings(), description.statusPorts(), "",
-                    hosts.get("dir"));
+                    hosts.get("dir"), description.tlsPort("dir"));
             cluster.startAndAwait(List.of("dir"));
-            String dirAddress = cluster.dirAddress();
+            String dirAddress = cluster.dirUrl();
             cluster.add("mrc", ServerKind.MRC, dirAddress, secretFile, description.mrcSettings(), description.statusPorts(),
-                    "", hosts.get("mrc"));
+                    "", hosts.get("mrc"), description.tlsPort("mrc"));
             List<String> names = new ArrayList<>(List.of("mrc"));
             String capacityEach = Long.toString(sharedCapacityBytesEach(state, description.osds().size()));
             for (OsdDescription osd : description.osds()) {
                 Map<String, String> settings = new HashMap<>(osd.settings());
                 settings.putIfAbsent(OsdDescription.CAPACITY_KEY, capacityEach);
                 cluster.add(osd.name(), ServerKind.OSD, dirAddress, secretFile, settings, description.statusPorts(),
-                        osd.summary(), hosts.get(osd.name()));
+                        osd.summary(), hosts.get(osd.name()), description.tlsPort(osd.name()));
                 names.add(osd.name());
             }
             cluster.startAndAwait(names);
@@ -178,11 +186,15 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private void add(String name, ServerKind kind, String dirAddress, String secretFile, Map<String, String> overrides,
-            boolean statusPorts, String summary, NetworkHost host) throws IOException {
+            boolean statusPorts, String summary, NetworkHost host, boolean tlsPort) throws IOException {
         String uuid = kind == ServerKind.DIR ? "" : name + "-" + clusterId;
         Map<String, String> settings = ClusterLayout.defaults(kind, state, name, uuid, dirAddress, secretFile,
                 statusPorts ? freePort() : 0, host != null);
-        if (tls.enabled()) {
+        if (tls.enabled() && !tlsPort) {
+            // A plain server of a mixed cluster: its port stays plain; it trusts the CA for its calls to TLS servers.
+            settings.put(kind.shortName() + ".tls.authorityFile",
+                    TestAuthority.open(ClusterLayout.tlsFolder(state)).authorityFile().toString());
+        } else if (tls.enabled()) {
             // Each server its own certificate, naming the loopback address and, on a host of its own, its address.
             TestAuthority authority = TestAuthority.open(ClusterLayout.tlsFolder(state));
             List<String> names = new ArrayList<>(List.of("IP:" + ClusterLayout.LOOPBACK, "DNS:localhost"));
@@ -463,8 +475,14 @@ public final class LocalCluster implements AutoCloseable {
         return member("dir").address() + ":" + member("dir").port();
     }
 
+    /** The DIR's URL with the scheme its port speaks, e.g. "pbrpcs://127.0.0.1:PORT" (what the servers are given). */
+    public String dirUrl() {
+        return member("dir").scheme().url(dirAddress());
+    }
+
+    /** The DIR's address with the scheme its port speaks. */
     public InetSocketAddress dirSocketAddress() {
-        return new InetSocketAddress(member("dir").address(), member("dir").port());
+        return new ServiceAddress(member("dir").scheme(), member("dir").address(), member("dir").port());
     }
 
     /** Every server's name: dir, mrc, then the OSDs in description order. */
@@ -559,7 +577,7 @@ public final class LocalCluster implements AutoCloseable {
             boolean running = member.running != null && member.running.alive();
             lines.add(new ServerStatus(name, member.spec.kind(), running, running ? member.pid : -1, member.address(),
                     member.port(), Integer.parseInt(member.spec.settings().get(member.spec.kind().statusPortKey())),
-                    member.uuid, member.summary, member.spec.log(), member.spec.networkNamespace()));
+                    member.uuid, member.summary, member.spec.log(), member.spec.networkNamespace(), member.scheme()));
         });
         return lines;
     }

@@ -9,6 +9,7 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.client.tools.ToolRunner;
 
@@ -46,6 +47,26 @@ class ClusterDescriptionTest {
         OsdDescription a = new OsdDescription("a", Map.of());
         assertThatThrownBy(() -> new ClusterDescription(List.of(a, a), Map.of(), Map.of(), false))
                 .hasMessageContaining("two OSDs are named 'a'");
+    }
+
+    // A mixed cluster: named servers keep plain ports in a TLS cluster; unknown names, plain servers without TLS and
+    // plain servers where client certificates are required (they have none to present) are refused.
+    @Test
+    void plainServersOfAMixedClusterAreNamedServersOfATlsCluster() {
+        List<OsdDescription> osds = List.of(new OsdDescription("osd0", Map.of()), new OsdDescription("osd1", Map.of()));
+        ClusterDescription mixed = new ClusterDescription(osds, Map.of(), Map.of(), false, ClusterDescription.Tls.ON,
+                Map.of(), Set.of("mrc", "osd1"));
+        assertThat(List.of("dir", "mrc", "osd0", "osd1").stream().filter(mixed::tlsPort).toList())
+                .containsExactly("dir", "osd0");
+        assertThatThrownBy(() -> new ClusterDescription(osds, Map.of(), Map.of(), false, ClusterDescription.Tls.ON,
+                Map.of(), Set.of("osd7"))).hasMessageContaining("'osd7'");
+        assertThatThrownBy(() -> new ClusterDescription(osds, Map.of(), Map.of(), false, ClusterDescription.Tls.OFF,
+                Map.of(), Set.of("mrc"))).hasMessageContaining("no TLS");
+        assertThatThrownBy(() -> new ClusterDescription(osds, Map.of(), Map.of(), false,
+                ClusterDescription.Tls.CLIENT_CERTIFICATES, Map.of(), Set.of("mrc")))
+                .hasMessageContaining("client certificates");
+        assertThat(new ClusterDescription(osds, Map.of(), Map.of(), false, ClusterDescription.Tls.OFF).tlsPort("dir"))
+                .isFalse();
     }
 
     @Test

@@ -17,6 +17,7 @@ import org.xtreemfs.foundation.kv.KvException;
 import org.xtreemfs.foundation.kv.KvIterator;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
+import org.xtreemfs.foundation.rpc.RpcScheme;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.AddressMappingSet;
 import org.xtreemfs.interfaces.dir.Service;
@@ -203,7 +204,7 @@ public final class ServiceRegistry {
             }
             AddressMapping.Builder builder = mapping.toBuilder();
             if (builder.getProtocol().isEmpty()) {
-                builder.setProtocol("pbrpc");
+                builder.setProtocol(RpcScheme.PBRPC.schemeName()); // what a mapping without one was: plain
             }
             if (builder.getMatchNetwork().isEmpty()) {
                 builder.setMatchNetwork("*");

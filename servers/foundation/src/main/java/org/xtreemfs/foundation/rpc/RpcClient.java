@@ -31,9 +31,14 @@ import org.xtreemfs.interfaces.rpc.RpcHeader;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
 
 /**
- * Calls remote procedures. One connection per server address, shared by all calls and re-established on
+ * Calls remote procedures. One connection per server address and scheme, shared by all calls and re-established on
  * the next call after it closes. Invariant: every returned future completes exactly once, at the latest
  * when the call's timeout expires.
+ *
+ * <p>TLS or plain TCP is chosen per server: a {@link ServiceAddress} (what UUID resolution and URLs with a scheme
+ * give) is spoken by its scheme; a plain {@link InetSocketAddress} by this client's default, TLS when it was given a
+ * TLS configuration, else plain TCP. A TLS server called by a client without a TLS configuration fails at once with
+ * AUTH_FAILED naming the server and why.
  */
 public final class RpcClient implements AutoCloseable {
     private final String name;
@@ -42,7 +47,7 @@ public final class RpcClient implements AutoCloseable {
     private final RpcTls tls;
     private final EventLoopGroup group;
     private final AtomicLong nextCallId = new AtomicLong(1);
-    private final Map<InetSocketAddress, Connection> connections = new ConcurrentHashMap<>();
+    private final Map<Target, Connection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** How long opening a connection may take unless a client says otherwise. */
@@ -56,7 +61,10 @@ public final class RpcClient implements AutoCloseable {
         this(name, frameLimits, connectTimeoutMs, null);
     }
 
-    /** A client that speaks TLS ({@link RpcTls#client}) to every server it calls; null: plain TCP. */
+    /**
+     * A client that can speak TLS ({@link RpcTls#client}): to servers whose scheme is pbrpcs, and to plain socket
+     * addresses; null: no TLS configuration, plain TCP only.
+     */
     public RpcClient(String name, FrameLimits frameLimits, int connectTimeoutMs, RpcTls tls) {
         this.tls = tls;
         this.name = name;
@@ -99,7 +107,15 @@ public final class RpcClient implements AutoCloseable {
                         .setClientId(requestNumber == 0 ? "" : clientId)
                         .setRequestNumber(requestNumber))
                 .build();
-        Connection connection = connections.computeIfAbsent(address, this::connect);
+        Target target = new Target(schemeOf(address), address);
+        if (target.scheme().tls() && tls == null) {
+            RpcRecord.releaseQuietly(data);
+            result.completeExceptionally(RpcException.authFailed(name + ": the server at " + address + " speaks TLS ("
+                    + target.scheme().schemeName() + ") but this client has no TLS configuration; give it the"
+                    + " cluster's CA (--tls-ca, or *.tls.authorityFile for a server)"));
+            return result;
+        }
+        Connection connection = connections.computeIfAbsent(target, Connection::new);
         connection.send(callId, header, request, data, result, timeoutMs);
         return result;
     }
@@ -154,22 +170,31 @@ public final class RpcClient implements AutoCloseable {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     }
 
-    private Connection connect(InetSocketAddress address) {
-        return new Connection(address);
+    /** The scheme this client speaks to {@code address}: its own, or this client's default (see the class doc). */
+    public RpcScheme schemeOf(InetSocketAddress address) {
+        if (address instanceof ServiceAddress service) {
+            return service.scheme();
+        }
+        return RpcScheme.forTls(tls != null);
     }
+
+    /** Connections are per address and scheme (a server that moved from plain to TLS gets a new one). */
+    private record Target(RpcScheme scheme, InetSocketAddress address) {}
 
     private record PendingCall(CompletableFuture<RpcResponse> result, ScheduledFuture<?> timeout) {}
 
-    /** One TCP connection and the calls waiting on it. */
+    /** One TCP connection (TLS over it when the target's scheme says so) and the calls waiting on it. */
     private final class Connection {
+        private final Target target;
         private final InetSocketAddress address;
         private final ChannelFuture channelFuture;
         private final Map<Long, PendingCall> pending = new ConcurrentHashMap<>();
         /** Why the connection closed, when an error closed it; set on the event loop before the close. */
         private volatile Throwable closeCause;
 
-        Connection(InetSocketAddress address) {
-            this.address = address;
+        Connection(Target target) {
+            this.target = target;
+            this.address = target.address();
             Bootstrap bootstrap = new Bootstrap()
                     .group(group)
                     .channel(NioSocketChannel.class)
@@ -178,14 +203,16 @@ public final class RpcClient implements AutoCloseable {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
-                            if (tls != null) {
+                            if (target.scheme().tls()) {
                                 channel.pipeline().addLast(tls.newHandler(channel.alloc(), address));
                             }
                             channel.pipeline().addLast(new RecordDecoder(frameLimits));
                             channel.pipeline().addLast(new ResponseHandler(Connection.this));
                         }
                     });
-            this.channelFuture = bootstrap.connect(address);
+            // A ServiceAddress was resolved when it was made; connecting by name re-resolves it, so DNS changes are seen.
+            this.channelFuture = bootstrap.connect(address instanceof ServiceAddress
+                    ? InetSocketAddress.createUnresolved(address.getHostString(), address.getPort()) : address);
             channelFuture.addListener(future -> {
                 if (!future.isSuccess()) {
                     forget();
@@ -287,7 +314,7 @@ public final class RpcClient implements AutoCloseable {
         }
 
         private void forget() {
-            connections.remove(address, this);
+            connections.remove(target, this);
         }
 
         void close() {

@@ -127,6 +127,11 @@ public final class RpcServer implements AutoCloseable {
         return readPauses.get();
     }
 
+    /** The scheme this port speaks, which the server registers at the DIR for others to call it by. */
+    public RpcScheme scheme() {
+        return RpcScheme.forTls(tls != null);
+    }
+
     /** Connections refused because they spoke plain TCP to this TLS port. */
     public long plainClientsRefused() {
         return plainClientsRefused.get();

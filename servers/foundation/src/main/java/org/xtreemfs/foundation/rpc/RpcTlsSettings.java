@@ -10,11 +10,12 @@ import org.xtreemfs.foundation.config.SettingsSchema;
 
 /**
  * The TLS settings of one server, declared once under its key prefix ({@code dir.tls.*}, {@code mrc.tls.*},
- * {@code osd.tls.*}); add {@link #schema()} to the service schema. TLS is off unless a certificate is set; with it
- * the server's RPC port speaks TLS only (a plain client is answered AUTH_FAILED saying so), and the server's own
- * calls to other servers (heartbeats and registrations at the DIR, the MRC's calls to the DIR) speak TLS too,
- * trusting {@code tls.authorityFile} and presenting the same certificate as a client certificate. So within one
- * cluster either every server has TLS or none has: a client speaks one or the other to all servers.
+ * {@code osd.tls.*}); add {@link #schema()} to the service schema. The RPC port speaks TLS only when a certificate is
+ * set (a plain client is answered AUTH_FAILED saying so); the server then registers as pbrpcs at the DIR. The
+ * server's own calls to other servers (the DIR, the MRC, other OSDs) speak to each server by the scheme it
+ * registered; for TLS ones they trust {@code tls.authorityFile} and present the certificate, if set, as a client
+ * certificate. So a plain server of a mixed cluster sets only {@code tls.authorityFile} (it then reaches TLS servers
+ * that do not require client certificates).
  */
 public final class RpcTlsSettings {
     private final String keyPrefix;
@@ -32,8 +33,9 @@ public final class RpcTlsSettings {
         privateKeyFile = optionalFile(keyPrefix + ".tls.privateKeyFile",
                 "PEM private key (PKCS#8, unencrypted) of tls.certificateFile; readable only by the service's user.");
         authorityFile = optionalFile(keyPrefix + ".tls.authorityFile",
-                "PEM certificate(s) of the CA this server trusts: for the servers it calls, and for client"
-                        + " certificates when tls.requireClientCertificate is on. Needed with tls.certificateFile.");
+                "PEM certificate(s) of the CA this server trusts: for the TLS servers it calls, and for client"
+                        + " certificates when tls.requireClientCertificate is on. Needed with tls.certificateFile;"
+                        + " alone, the RPC port stays plain and only calls to TLS (pbrpcs) servers use it.");
         requireClientCertificate = Setting.bool(keyPrefix + ".tls.requireClientCertificate", false,
                 "Refuse TLS clients that present no certificate signed by tls.authorityFile.");
     }
@@ -51,6 +53,11 @@ public final class RpcTlsSettings {
         return !settings.get(certificateFile).isEmpty();
     }
 
+    /** The scheme of the server's RPC port: pbrpcs when a certificate is set. */
+    public RpcScheme scheme(Settings settings) {
+        return RpcScheme.forTls(enabled(settings));
+    }
+
     public boolean requireClientCertificate(Settings settings) {
         return enabled(settings) && settings.get(requireClientCertificate);
     }
@@ -63,7 +70,6 @@ public final class RpcTlsSettings {
     public Optional<RpcTls> server(Settings settings) {
         if (!enabled(settings)) {
             requireUnset(settings, privateKeyFile);
-            requireUnset(settings, authorityFile);
             if (settings.get(requireClientCertificate)) {
                 throw new IllegalArgumentException(requireClientCertificate.key() + " is on but "
                         + certificateFile.key() + " is not set (client certificates need TLS)");
@@ -82,10 +88,21 @@ public final class RpcTlsSettings {
         }
     }
 
-    /** The side of this server's own calls to other servers, when enabled: trusts the CA, presents its certificate. */
+    /**
+     * The TLS of this server's own calls to TLS servers, when a CA is set: trusts the CA and presents the server's
+     * certificate when it has one.
+     */
     public Optional<RpcTls> client(Settings settings) {
         if (!enabled(settings)) {
-            return Optional.empty();
+            if (settings.get(authorityFile).isEmpty()) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.of(RpcTls.client(Path.of(settings.get(authorityFile)), Optional.empty(),
+                        Optional.empty()));
+            } catch (IOException e) {
+                throw new IllegalArgumentException(keyPrefix + ".tls: " + e.getMessage(), e);
+            }
         }
         requireSet(settings, privateKeyFile);
         requireSet(settings, authorityFile);

@@ -39,6 +39,16 @@ class RpcTlsSettingsTest {
                 .hasMessageContaining("svc.tls.requireClientCertificate");
     }
 
+    // A plain server of a mixed cluster: the CA alone keeps the port plain and is used for calls to TLS servers.
+    @Test
+    void theAuthorityAloneKeepsThePortPlainAndServesOutgoingCalls() throws Exception {
+        Settings authorityOnly = settings(Map.of("svc.tls.authorityFile", "/nonexistent/ca.pem"));
+        assertThat(TLS.enabled(authorityOnly)).isFalse();
+        assertThat(TLS.server(authorityOnly)).isEmpty();
+        assertThatThrownBy(() -> TLS.client(authorityOnly)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("svc.tls").hasMessageContaining("/nonexistent/ca.pem");
+    }
+
     @Test
     void aMissingFileIsNamed() {
         assertThatThrownBy(() -> TLS.server(settings(Map.of("svc.tls.certificateFile", "/nonexistent/cert.pem",

@@ -142,6 +142,41 @@ class RpcTlsTest {
         }
     }
 
+    private static RpcServer plainEchoServer() {
+        return RpcServer.builder("plain-echo", new InetSocketAddress("127.0.0.1", 0))
+                .handle(INTERFACE, ECHO, call -> call.respond(call.request(UserCredentials.parser()))).build();
+    }
+
+    // A mixed cluster: one client speaks TLS to the pbrpcs server and plain TCP to the pbrpc one, by their schemes.
+    @Test
+    void oneClientSpeaksEachServersSchemeAndAClientWithoutTlsIsToldWhy() throws Exception {
+        RpcServer tlsServer = echoServer(RpcTls.server(file("server.pem"), file("server.key"), Optional.empty()));
+        RpcServer plainServer = plainEchoServer();
+        try (tlsServer; plainServer;
+                RpcClient withTls = client(RpcTls.client(file("ca.pem"), Optional.empty(), Optional.empty()));
+                RpcClient withoutTls = new RpcClient("no-tls")) {
+            assertThat(tlsServer.scheme()).isEqualTo(RpcScheme.PBRPCS);
+            assertThat(plainServer.scheme()).isEqualTo(RpcScheme.PBRPC);
+            InetSocketAddress tlsAddress = new ServiceAddress(tlsServer.scheme(), "127.0.0.1",
+                    tlsServer.start().getPort());
+            InetSocketAddress plainAddress = new ServiceAddress(plainServer.scheme(), "127.0.0.1",
+                    plainServer.start().getPort());
+            assertThat(echo(withTls, tlsAddress, "alice")).isEqualTo("alice");
+            assertThat(echo(withTls, plainAddress, "bob")).isEqualTo("bob");
+            assertThat(tlsServer.plainClientsRefused()).isZero();
+            assertThat(echo(withoutTls, plainAddress, "carol")).isEqualTo("carol");
+            long startNanos = System.nanoTime();
+            assertThatThrownBy(() -> echo(withoutTls, tlsAddress, "dave"))
+                    .isInstanceOfSatisfying(RpcException.class, error -> assertThat(error.errorType())
+                            .isEqualTo(ErrorType.AUTH_FAILED))
+                    .hasMessageContaining("pbrpcs://127.0.0.1:" + tlsAddress.getPort())
+                    .hasMessageContaining("no TLS configuration");
+            assertThat(System.nanoTime() - startNanos).as("refused at once, not after a timeout")
+                    .isLessThan(java.util.concurrent.TimeUnit.SECONDS.toNanos(5));
+            assertThat(tlsServer.plainClientsRefused()).as("nothing was sent to the TLS port").isZero();
+        }
+    }
+
     @Test
     void missingFilesAreNamed() {
         assertThatThrownBy(() -> RpcTls.server(file("none.pem"), file("server.key"), Optional.empty()))

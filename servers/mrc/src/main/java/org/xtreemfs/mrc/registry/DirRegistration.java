@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.rpc.RpcScheme;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.AddressMappingSet;
@@ -29,6 +30,7 @@ public final class DirRegistration implements AutoCloseable {
     private final DirServiceClient dir;
     private final String uuid;
     private final String serviceName;
+    private RpcScheme scheme;
     private String advertisedHost;
     private int advertisedPort;
     private final long heartbeatPeriodMs;
@@ -44,10 +46,12 @@ public final class DirRegistration implements AutoCloseable {
     }
 
     /**
-     * Registers once with the address clients should use, registers the given volumes, and starts the
-     * heartbeat. The returned future completes when the first round is done (failures are logged).
+     * Registers once with the address clients should use and the scheme the MRC's port speaks, registers the given
+     * volumes, and starts the heartbeat. The returned future completes when the first round is done (failures are
+     * logged).
      */
-    public synchronized CompletableFuture<Void> start(String host, int port, List<Volume> volumes) {
+    public synchronized CompletableFuture<Void> start(RpcScheme scheme, String host, int port, List<Volume> volumes) {
+        this.scheme = scheme;
         this.advertisedHost = host;
         this.advertisedPort = port;
         scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -74,7 +78,7 @@ public final class DirRegistration implements AutoCloseable {
                 .setStatus(ServiceStatus.SERVICE_STATUS_AVAILABLE)
                 .build();
         AddressMappingSet mappings = AddressMappingSet.newBuilder().addMappings(AddressMapping.newBuilder()
-                .setUuid(uuid).setProtocol("pbrpc").setAddress(advertisedHost).setPort(advertisedPort)
+                .setUuid(uuid).setProtocol(scheme.schemeName()).setAddress(advertisedHost).setPort(advertisedPort)
                 .setMatchNetwork("*").setTtlS(3600)).build();
         return dir.serviceRegister(service)
                 .thenCompose(registered -> dir.addressMappingsSet(mappings))

@@ -35,7 +35,7 @@ public final class CoreBenchmark implements Callable<Integer> {
     private static final int MIB = 1024 * 1024;
 
     @Option(names = "--volume", required = true,
-            description = "Volume URL [pbrpc://]host[:port]/volume of an existing, empty-enough volume.")
+            description = "Volume URL [pbrpc[s]://]host[:port]/volume of an existing, empty-enough volume.")
     private String volumeUrl;
 
     @Option(names = "--raw-dir", required = true,

@@ -90,7 +90,7 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
             long elapsedNanos, long[] latenciesNanos) {}
 
     @Option(names = "--volume", required = true, paramLabel = "URL",
-            description = "The volume's URL [pbrpc://]host[:port]/volume, e.g. 127.0.0.1:32638/overhead; its files"
+            description = "The volume's URL [pbrpc[s]://]host[:port]/volume, e.g. 127.0.0.1:32638/overhead; its files"
                     + " must lie on the one OSD whose policy --policy-url switches.")
     private String volumeUrl;
 

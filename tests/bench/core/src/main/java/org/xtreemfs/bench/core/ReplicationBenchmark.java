@@ -32,7 +32,7 @@ public final class ReplicationBenchmark implements Callable<Integer> {
     private static final int MIB = 1024 * 1024;
 
     @Option(names = "--replicated-volume", required = true,
-            description = "Volume URL [pbrpc://]host[:port]/volume of the replicated volume.")
+            description = "Volume URL [pbrpc[s]://]host[:port]/volume of the replicated volume.")
     private String replicatedUrl;
 
     @Option(names = "--unreplicated-volume", required = true,
