@@ -94,69 +94,82 @@ class ReplicaRecoveryTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> writer.acknowledged() >= KILL_AFTER_PIECES || writer.done());
         long killedNanos = System.nanoTime();
         cluster.kill(victimName, "KILL");
-        assertThat(writer.join(90_000)).isTrue();
-        assertThat(writer.failure()).as("the writer's failure").isNull();
-        assertThat(writer.acknowledged()).isEqualTo(PIECES);
+        boolean restarted = false;
+        try {
+            assertThat(writer.join(90_000)).isTrue();
+            assertThat(writer.failure()).as("the writer's failure").isNull();
+            assertThat(writer.acknowledged()).isEqualTo(PIECES);
+            file.fsync(); // reports the size to the MRC; the handle stays open (below)
 
-        // The chain returns to three replicas: the survivors in their order with the spare before the new tail,
-        // filled (no replica marked filling) under the version after the re-formation's.
-        AtomicReference<XLocSet> current = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            current.set(volume.fileLayout(path).getXlocs());
-            return current.get().getReplicasCount() == 3
-                    && current.get().getReplicasList().stream().noneMatch(Replica::getFilling);
-        });
-        long recoveredAfterMs = (System.nanoTime() - killedNanos) / 1_000_000L;
-        List<String> expectedChain = new ArrayList<>(chain);
-        expectedChain.remove(victim);
-        expectedChain.add(1, spare);
-        assertThat(ReplicaChain.of(current.get()).chainAt(0)).as("survivors, with the spare before the new tail")
-                .containsExactlyElementsOf(expectedChain);
-        assertThat(current.get().getVersion()).as("re-formed with the replacement (2), then filled (3)").isEqualTo(3);
-        System.out.printf("ReplicaRecoveryTest: replica %d (%s) killed; three filled replicas again %d ms later"
-                + " (DIR heartbeat timeout %d ms, fill rate %d B/s), load %s%n", victimIndex, victim, recoveredAfterMs,
-                DIR_HEARTBEAT_TIMEOUT_MS, FILL_BYTES_PER_SECOND, ChainRuns.loadAverage());
+            // The chain returns to three replicas: the survivors in their order with the spare before the new tail,
+            // filled (no replica marked filling) under the version after the re-formation's.
+            AtomicReference<XLocSet> current = new AtomicReference<>();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                current.set(volume.fileLayout(path).getXlocs());
+                return current.get().getReplicasCount() == 3
+                        && current.get().getReplicasList().stream().noneMatch(Replica::getFilling);
+            });
+            long recoveredAfterMs = (System.nanoTime() - killedNanos) / 1_000_000L;
+            List<String> expectedChain = new ArrayList<>(chain);
+            expectedChain.remove(victim);
+            expectedChain.add(1, spare);
+            assertThat(ReplicaChain.of(current.get()).chainAt(0))
+                    .as("survivors, with the spare before the new tail")
+                    .containsExactlyElementsOf(expectedChain);
+            assertThat(current.get().getVersion()).as("re-formed with the replacement (2), then filled (3)")
+                    .isEqualTo(3);
+            System.out.printf("ReplicaRecoveryTest: replica %d (%s) killed; three filled replicas again %d ms later"
+                    + " (DIR heartbeat timeout %d ms, fill rate %d B/s), load %s%n", victimIndex, victim,
+                    recoveredAfterMs,
+                    DIR_HEARTBEAT_TIMEOUT_MS, FILL_BYTES_PER_SECOND, ChainRuns.loadAverage());
 
-        byte[] expected = new byte[PIECES * PIECE_BYTES];
-        for (int piece = 0; piece < PIECES; piece++) {
-            System.arraycopy(ChainRuns.piece(seed, piece, PIECE_BYTES), 0, expected, piece * PIECE_BYTES, PIECE_BYTES);
-        }
-        try (Client fresh = cluster.client();
-                FileHandle reader = fresh.openVolume("recovery").open(path, OpenFlags.O_RDONLY, 0)) {
-            Bytes.assertSameBytes(reader.read(0, expected.length), expected);
-            FileCredentials recovered = reader.credentials();
-            assertThat(recovered.getXlocs().getVersion()).isEqualTo(3);
-            long objects = (expected.length + Volumes.OBJECT_SIZE_BYTES - 1) / Volumes.OBJECT_SIZE_BYTES;
-            // Each member's own copy (the tail's in its log), the replacement's included: byte-equal to what was
-            // written, so byte-equal to each other.
-            for (String member : expectedChain) {
-                Map<Long, byte[]> stored = Replicas.objectsReadAt(client, recovered, member, objects);
-                byte[] rebuilt = new byte[expected.length];
-                stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt,
-                        (int) (number * Volumes.OBJECT_SIZE_BYTES), bytes.length));
-                assertThat(stored).as("objects on %s", member).hasSize((int) objects);
-                Bytes.assertSameBytes(rebuilt, expected);
+            // The killed OSD comes back on its stale copy: it serves nothing of the file to the old XLoc.
+            servers.restart(victimName);
+            restarted = true;
+            servers.assertRefusesOutdated(victimName, before, PIECE_BYTES);
+
+            byte[] expected = new byte[PIECES * PIECE_BYTES];
+            for (int piece = 0; piece < PIECES; piece++) {
+                System.arraycopy(ChainRuns.piece(seed, piece, PIECE_BYTES), 0, expected, piece * PIECE_BYTES,
+                        PIECE_BYTES);
+            }
+            try (Client fresh = cluster.client();
+                    FileHandle reader = fresh.openVolume("recovery").open(path, OpenFlags.O_RDONLY, 0)) {
+                Bytes.assertSameBytes(reader.read(0, expected.length), expected);
+                FileCredentials recovered = reader.credentials();
+                assertThat(recovered.getXlocs().getVersion()).isEqualTo(3);
+                long objects = (expected.length + Volumes.OBJECT_SIZE_BYTES - 1) / Volumes.OBJECT_SIZE_BYTES;
+                // Each member's own copy (the tail's in its log), the replacement's included: byte-equal to what was
+                // written, so byte-equal to each other.
+                for (String member : expectedChain) {
+                    Map<Long, byte[]> stored = Replicas.objectsReadAt(client, recovered, member, objects);
+                    byte[] rebuilt = new byte[expected.length];
+                    stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt,
+                            (int) (number * Volumes.OBJECT_SIZE_BYTES), bytes.length));
+                    assertThat(stored).as("objects on %s", member).hasSize((int) objects);
+                    Bytes.assertSameBytes(rebuilt, expected);
+                }
+            }
+            // The writer's handle still holds the re-formation's version 2, and every member has now seen
+            // version 3 (the reads above): its next write is refused XLOC_OUTDATED (the OSD's one version check,
+            // XLocVersions) and follows to version 3, reaching all three members.
+            assertThat(file.credentials().getXlocs().getVersion()).isEqualTo(2);
+            byte[] rewritten = ChainRuns.piece(seed + 1, 0, PIECE_BYTES);
+            file.write(0, rewritten);
+            assertThat(file.credentials().getXlocs().getVersion()).isEqualTo(3);
+            file.close();
+            System.arraycopy(rewritten, 0, expected, 0, PIECE_BYTES);
+            try (Client fresh = cluster.client();
+                    FileHandle reader = fresh.openVolume("recovery").open(path, OpenFlags.O_RDONLY, 0)) {
+                for (String member : expectedChain) {
+                    Bytes.assertSameBytes(Replicas.objectsReadAt(client, reader.credentials(), member, 1).get(0L),
+                            java.util.Arrays.copyOf(expected, Volumes.OBJECT_SIZE_BYTES));
+                }
+            }
+        } finally {
+            if (!restarted) {
+                servers.restart(victimName); // the class's other tests want four OSDs
             }
         }
-        // The writer's handle still holds the re-formation's version 2, and every member has now seen version 3 (the
-        // reads above): its next write is refused XLOC_OUTDATED (the OSD's one version check, XLocVersions) and
-        // follows to version 3, reaching all three members.
-        assertThat(file.credentials().getXlocs().getVersion()).isEqualTo(2);
-        byte[] rewritten = ChainRuns.piece(seed + 1, 0, PIECE_BYTES);
-        file.write(0, rewritten);
-        assertThat(file.credentials().getXlocs().getVersion()).isEqualTo(3);
-        file.close();
-        System.arraycopy(rewritten, 0, expected, 0, PIECE_BYTES);
-        try (Client fresh = cluster.client();
-                FileHandle reader = fresh.openVolume("recovery").open(path, OpenFlags.O_RDONLY, 0)) {
-            for (String member : expectedChain) {
-                Bytes.assertSameBytes(Replicas.objectsReadAt(client, reader.credentials(), member, 1).get(0L),
-                        java.util.Arrays.copyOf(expected, Volumes.OBJECT_SIZE_BYTES));
-            }
-        }
-
-        // The killed OSD comes back on its stale copy: it serves nothing of the file to the old XLoc.
-        servers.restart(victimName);
-        servers.assertRefusesOutdated(victimName, before, PIECE_BYTES);
     }
 }
