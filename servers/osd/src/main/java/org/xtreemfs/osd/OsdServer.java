@@ -33,6 +33,7 @@ import org.xtreemfs.osd.replication.ChainForwarder;
 import org.xtreemfs.osd.replication.MrcXLocSource;
 import org.xtreemfs.osd.replication.XLocConfirmations;
 import org.xtreemfs.osd.replication.XLocVersions;
+import org.xtreemfs.osd.stages.StorageHealth;
 import org.xtreemfs.foundation.stubs.MrcServiceClient;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.OsdAttributes;
@@ -141,6 +142,7 @@ public final class OsdServer implements RunningServer {
     /** Loopback and the bound RPC port: where a fill sends its copies; null before the port is bound. */
     private volatile InetSocketAddress selfAddress;
     private XLocConfirmations xlocConfirmations;
+    private StorageHealth storageHealth;
     private QosStage qos;
     private VolumeMetrics volumeMetrics;
     private VolumeHistory volumeHistory;
@@ -215,6 +217,7 @@ public final class OsdServer implements RunningServer {
         // The one record of each file's current XLoc version (checked on the storage lane, raised by requests and
         // by the MRC's confirmations).
         XLocVersions xlocVersions = new XLocVersions(store.metadataStore());
+        storageHealth = new StorageHealth(uuid, config.healthStorageFailuresMax(), clock::monotonicNanos);
         xlocConfirmations = new XLocConfirmations(uuid, new MrcXLocSource(dir, successorAddresses,
                 new MrcServiceClient(rpcClient, MRC_CALL_TIMEOUT_MS)), xlocVersions, clock::monotonicNanos,
                 (request, error) -> request.request().call().fail(error),
@@ -224,7 +227,8 @@ public final class OsdServer implements RunningServer {
         // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
         storage = started(new StorageStage(store, deletions, config.storageThreads(),
                 (inFlightMax + 64) * config.storageThreads(), config.storageConcurrentWithinFile(), clock,
-                request -> qos.completed(request), chainForwarder, () -> qos.queueLength(), xlocVersions));
+                request -> qos.completed(request), chainForwarder, () -> qos.queueLength(), xlocVersions,
+                storageHealth));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         shareRule = ShareRule.forOsd(baseProfile);
         qosPolicyKind = config.qosPolicy();
@@ -280,7 +284,7 @@ public final class OsdServer implements RunningServer {
                     xlocConfirmations.heartbeatAccepted();
                     reapDeletedVolumes(deletedVolumeIds);
                 },
-                config.heartbeatPeriodMs()));
+                config.heartbeatPeriodMs(), storageHealth::failing));
         heartbeat.start();
         PrometheusRegistry metrics = new PrometheusRegistry();
         volumeMetrics.register(metrics);
@@ -508,6 +512,8 @@ public final class OsdServer implements RunningServer {
         status.put("storageLogLiveBytes", log == null ? 0 : log.statistics().liveBytes());
         // Read routing and consistent reads at chain members (README "Consistent reads").
         status.put("storageReadsServed", storage.readsServed());
+        status.put("storageFailures", storageHealth.failures());
+        status.put("storageFailing", storageHealth.failing());
         status.put("replicationReadsPassedDown", chainForwarder.readsPassedDownCount());
         status.put("replicationDirtyFiles", storage.replicationDirtyFiles());
         status.put("deletionsPending", deletions.pendingCount());

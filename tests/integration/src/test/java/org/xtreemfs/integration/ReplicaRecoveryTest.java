@@ -44,7 +44,8 @@ class ReplicaRecoveryTest {
     @BeforeAll
     static void startCluster() throws Exception {
         servers = new ChainRuns.KillCluster(4,
-                Map.of("osd.replication.fillBytesPerSecond", Long.toString(FILL_BYTES_PER_SECOND)),
+                Map.of("osd.replication.fillBytesPerSecond", Long.toString(FILL_BYTES_PER_SECOND),
+                        "osd.health.storageFailuresMax", "2"),
                 Map.of("mrc.placement.osdCacheTtlMs", "100", "mrc.recovery.fillRetryDelayMs", "200"),
                 DIR_HEARTBEAT_TIMEOUT_MS, "recovery", 3);
         cluster = servers.cluster;
@@ -71,6 +72,79 @@ class ReplicaRecoveryTest {
     @Test
     void aDeadTailIsReplacedByTheSpareOsd() throws Exception {
         killDuringWritesAndRecover(2, 777L);
+    }
+
+    // A member whose disk fails keeps heartbeating, so the DIR alone never shows it dead: it counts its storage
+    // failures (osd.health.storageFailuresMax, 2 here), answers each CHAIN_MEMBER_UNREACHABLE naming itself (passed
+    // back by the head), and once failing registers as TO_BE_REMOVED; the writer reports it, and the MRC removes and
+    // replaces it as it does a dead member, while its process still runs.
+    @Test
+    void aMiddleWhoseDiskFailsIsRemovedAndReplacedWhileItStillHeartbeats() throws Exception {
+        cluster.awaitServicesAvailable();
+        long seed = 99L;
+        String path = "/disk-failure";
+        org.xtreemfs.client.Volume volume = client.openVolume("recovery");
+        FileHandle file = ChainRuns.openWhenPlaceable(volume, path);
+        FileCredentials before = file.credentials();
+        List<String> chain = ReplicaChain.of(before.getXlocs()).chainAt(0);
+        List<String> spares = new ArrayList<>(cluster.osdUuids());
+        spares.removeAll(chain);
+        String victim = chain.get(1);
+        String victimName = "osd" + cluster.osdUuids().indexOf(victim);
+        byte[] expected = new byte[PIECES * PIECE_BYTES];
+        for (int piece = 0; piece < PIECES; piece++) {
+            System.arraycopy(ChainRuns.piece(seed, piece, PIECE_BYTES), 0, expected, piece * PIECE_BYTES,
+                    PIECE_BYTES);
+        }
+        int firstPieces = 2 * Volumes.OBJECT_SIZE_BYTES / PIECE_BYTES;
+        file.write(0, java.util.Arrays.copyOf(expected, firstPieces * PIECE_BYTES));
+        // From now on the middle's disk fails for this file: its folder becomes a regular file, so every object the
+        // middle has not opened yet cannot be created (root ignores permissions, so they cannot make it fail).
+        String[] hash = org.xtreemfs.osd.storage.FileIds.hashFolders(before.getXcap().getFileId());
+        java.nio.file.Path folder = cluster.osdDataFolder(cluster.osdUuids().indexOf(victim)).resolve(hash[0])
+                .resolve(hash[1]).resolve(org.xtreemfs.osd.storage.FileIds.escape(before.getXcap().getFileId()));
+        java.nio.file.Path moved = folder.resolveSibling(folder.getFileName() + ".moved");
+        java.nio.file.Files.move(folder, moved);
+        java.nio.file.Files.writeString(folder, "not a folder: the injected disk failure");
+        long failedNanos = System.nanoTime();
+        file.write((long) firstPieces * PIECE_BYTES, java.util.Arrays.copyOfRange(expected,
+                firstPieces * PIECE_BYTES, expected.length));
+        file.close();
+
+        AtomicReference<XLocSet> current = new AtomicReference<>();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            current.set(volume.fileLayout(path).getXlocs());
+            return current.get().getReplicasCount() == 3
+                    && current.get().getReplicasList().stream().noneMatch(Replica::getFilling);
+        });
+        System.out.printf("ReplicaRecoveryTest: the middle's (%s) disk failed; three filled replicas again %d ms"
+                + " later, load %s%n", victim, (System.nanoTime() - failedNanos) / 1_000_000L,
+                ChainRuns.loadAverage());
+        assertThat(ReplicaChain.of(current.get()).chainAt(0)).as("the failing middle replaced by the spare")
+                .containsExactly(chain.get(0), spares.get(0), chain.get(2));
+        assertThat(cluster.launcher().status()).as("the failing OSD still runs").anySatisfy(server -> {
+            assertThat(server.name()).isEqualTo(victimName);
+            assertThat(server.running()).isTrue();
+        });
+        try (Client fresh = cluster.client();
+                FileHandle reader = fresh.openVolume("recovery").open(path, OpenFlags.O_RDONLY, 0)) {
+            Bytes.assertSameBytes(reader.read(0, expected.length), expected);
+            long objects = expected.length / Volumes.OBJECT_SIZE_BYTES;
+            for (String member : ReplicaChain.of(current.get()).chainAt(0)) {
+                Map<Long, byte[]> stored = Replicas.objectsReadAt(client, reader.credentials(), member, objects);
+                byte[] rebuilt = new byte[expected.length];
+                stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt,
+                        (int) (number * Volumes.OBJECT_SIZE_BYTES), bytes.length));
+                Bytes.assertSameBytes(rebuilt, expected);
+            }
+        }
+
+        // The disk is "repaired" and the OSD restarted (failing lasts until a restart): the class's other tests
+        // want four usable OSDs.
+        java.nio.file.Files.delete(folder);
+        java.nio.file.Files.move(moved, folder);
+        cluster.kill(victimName, "KILL");
+        servers.restart(victimName);
     }
 
     private void killDuringWritesAndRecover(int victimIndex, long seed) throws Exception {

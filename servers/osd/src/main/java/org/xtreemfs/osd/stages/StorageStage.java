@@ -65,6 +65,8 @@ public final class StorageStage implements AutoCloseable {
     private final AtomicLong expiredCount = new AtomicLong();
     /** Whether a request's XLoc version is current: older ones are refused (XLOC_OUTDATED). */
     private final XLocVersions xlocVersions;
+    /** Storage I/O failures of requests, and whether they make this OSD leave its chains. */
+    private final StorageHealth health;
     /** Objects of files being filled here that were copied from the fill source already. */
     private final FillProgress fillProgress = new FillProgress();
     private final AtomicLong objectsCopied = new AtomicLong();
@@ -90,10 +92,12 @@ public final class StorageStage implements AutoCloseable {
      * @param queuedRequests this OSD's load as every read answer reports it (ReadResponse.queued_requests): the
      *     requests waiting in the QoS stage
      * @param xlocVersions the OSD's one record of each file's current XLoc version, checked here on the file's lane
+     * @param health counts the storage I/O failures of requests and answers them
      */
     public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
             boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
-            ChainForwarder forwarder, IntSupplier queuedRequests, XLocVersions xlocVersions) {
+            ChainForwarder forwarder, IntSupplier queuedRequests, XLocVersions xlocVersions, StorageHealth health) {
+        this.health = health;
         this.forwarder = forwarder;
         this.queuedRequests = queuedRequests;
         this.store = store;
@@ -216,8 +220,15 @@ public final class StorageStage implements AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 LOG.error("storage: {} of file {} failed", authorized.request().getClass().getSimpleName(),
                         authorized.fileId(), e);
-                authorized.request().call().fail(RpcException.internal("storage I/O failed on file "
-                        + authorized.fileId() + ": " + e));
+                if (e instanceof IOException || e instanceof java.io.UncheckedIOException) {
+                    // The storage failed: counted (StorageHealth), a member whose disk keeps failing leaves its chains.
+                    authorized.request().call().fail(health.failed(authorized.fileId(),
+                            authorized.request().getClass().getSimpleName(),
+                            authorized.chain().role() != org.xtreemfs.osd.storage.ReplicaRole.SOLE, e));
+                } else {
+                    authorized.request().call().fail(RpcException.internal("storage failed on file "
+                            + authorized.fileId() + ": " + e));
+                }
             } finally {
                 onRequestCompleted.accept(authorized);
             }
