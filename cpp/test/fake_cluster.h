@@ -112,6 +112,15 @@ class FakeCluster : public rpc::Transport {
     std::lock_guard<std::mutex> lock(mutex_);
     replicas_ = replicas;
   }
+  // A replica added as the head of a file's chain (as MRC_ADD_REPLICA does for a file with one
+  // replica), under the next XLoc version: the OSDs then refuse the older one (XLOC_OUTDATED).
+  void AddHeadReplicaForTest(const std::string& path, std::vector<std::string> osds) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    File& file = files_.at(path);
+    if (file.chain.empty()) file.chain.emplace_back(osd_uuids_.begin(), osd_uuids_.begin() + stripe_width_);
+    file.chain.insert(file.chain.begin(), std::move(osds));
+    ++file.xloc_version;
+  }
   // OSDs that give no answer (killed); the fake DIR shows them dead, so MRC_REPLICA_FAILED removes
   // them from a chain as the MRC does (ReplicaFailedOp).
   std::set<std::string> dead_osds;

@@ -423,5 +423,24 @@ TEST(FileHandleChainTest, AReplicatedFileFollowsItsChainThroughDeadMembersAndNev
   old_reader->Close();
 }
 
+TEST(FileHandleChainTest, AHandleOpenedWithOneReplicaFollowsXLocOutdatedAfterAReplicaWasAdded) {
+  // servers/osd "XLoc versions at the OSD": an OSD that saw a newer XLoc version of a file refuses
+  // an older one with XLOC_OUTDATED, unreplicated files included; the handle fetches the current
+  // XLoc and writes through the new head, which forwards to the old replica.
+  FakeClock clock;
+  FakeCluster cluster{clock, 3, 1, kObjectSizeBytes};
+  auto volume = Volume::Open(cluster, ParseDirUrl("dir/demo"), clock);
+  UserCredentials user;
+  auto file = volume->OpenFile(user, "/one", O_CREAT | O_RDWR, 0644);
+  file->DisableBuffering();
+  file->Write(0, PatternOf(kObjectSizeBytes, 1));
+  cluster.AddHeadReplicaForTest("/one", {"osd-1"});
+  const int reports = cluster.replica_reports;
+  file->Write(kObjectSizeBytes, PatternOf(kObjectSizeBytes, 2));
+  EXPECT_EQ(cluster.replica_reports, reports + 1);  // one MRC_REPLICA_FAILED without an OSD
+  EXPECT_TRUE(cluster.placement_violations.empty());
+  file->Close();
+}
+
 }  // namespace
 }  // namespace xtreemfs::client

@@ -132,6 +132,7 @@ bool FileHandle::FollowChain(std::uint32_t used_version, const std::string& fail
   *credentials_.mutable_xlocs() = current;
   osd_uuids_ = chains.head_osd_uuids;
   chains_ = std::move(chains);  // reads are routed over the re-formed chain's members from now on
+  replicated_ = chains_.replica_count > 1;
   // Only a writer can fsync (OSD_FSYNC needs write access); the new tail may hold buffered data.
   fsync_after_reformation_ = (reopen_flags_ & O_ACCMODE) != O_RDONLY;
   return true;
@@ -145,11 +146,12 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
   // A replicated file's call is not repeated by the transport: an OSD that gives no answer is
   // reported to the MRC here (servers/osd README, "Chain replication"), and every retry takes the
   // chain as it is then. Updates are idempotent by offset, size and epoch, so a re-sent one is safe.
-  const bool following = replicated_;
   const std::int64_t start_ms = volume_.clock_.MonotonicMs();
   std::uint32_t backoff_ms = volume_.options_.chain_backoff_initial_ms;
   bool renewed = false;
   for (;;) {
+    // Per attempt: a newer XLoc adopted by FollowChain may have added replicas to a file that had one.
+    const bool following = replicated_.load();
     xtreemfs::common::FileCredentials used = FreshCredentials();
     std::string osd_uuid;
     std::vector<std::string> heads;
@@ -205,8 +207,12 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
                                  error.kind() == rpc::ErrorKind::kTimeout ||
                                  error.kind() == rpc::ErrorKind::kChainMemberUnreachable ||
                                  error.kind() == rpc::ErrorKind::kXLocOutdated;
-      if (!following || elapsed_ms >= static_cast<std::int64_t>(volume_.options_.chain_retry_window_ms) ||
-          (!chain_failure && error.kind() != rpc::ErrorKind::kOverloaded)) {
+      // XLOC_OUTDATED is followed for every file (an OSD saw a newer XLoc version, servers/osd "XLoc versions at
+      // the OSD"); the other chain failures and OVERLOADED only for a replicated one.
+      const bool xloc_outdated = error.kind() == rpc::ErrorKind::kXLocOutdated;
+      if (elapsed_ms >= static_cast<std::int64_t>(volume_.options_.chain_retry_window_ms) ||
+          (!following && !xloc_outdated) ||
+          (following && !chain_failure && error.kind() != rpc::ErrorKind::kOverloaded)) {
         throw;
       }
       bool taken = false;

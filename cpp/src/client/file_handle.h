@@ -176,7 +176,7 @@ class FileHandle {
   // Guarded by credentials_mutex_ (a re-formed chain replaces them, see FollowChain):
   std::vector<std::string> osd_uuids_;  // replicas[0] (the head); position i holds objects n with n mod width == i
   ReplicaChains chains_;  // every replica: reads go to the one ReadOsdFor picks (replica_chain.h)
-  bool replicated_ = false;             // placed with more than one replica (const after construction)
+  std::atomic<bool> replicated_{false};  // more than one replica in the XLoc held (FollowChain may change it)
   bool fsync_after_reformation_ = false;  // a re-formed chain was taken: fsync it before the next update
   std::mutex route_mutex_;
   StreamClassifier read_classifier_;  // guarded by route_mutex_

@@ -61,7 +61,8 @@ public final class FileHandle implements AutoCloseable {
     private final String fileId;
     private final StripeLayout layout;
     /** Placed with more than one replica: failed chain members are reported and the chain followed (below). */
-    private final boolean replicated;
+    /** Whether the handle's XLoc has more than one replica (it may change when a newer XLoc is adopted). */
+    private volatile boolean replicated;
     /** Where updates go: the head replica's OSDs (the only replica of an unreplicated file). Guarded by this. */
     private List<String> stripeOsdUuids;
     /** The file's chains (the adopted XLoc's), for read routing and the tails. Guarded by this. */
@@ -491,7 +492,8 @@ public final class FileHandle implements AutoCloseable {
      * Runs {@code attempt} and, for a replicated file, follows its chain through failures (servers/osd README,
      * "Chain replication"): an OSD that gives no answer, or that a chain member names as unreachable
      * (CHAIN_MEMBER_UNREACHABLE), is reported to the MRC (MRC_REPLICA_FAILED with the XLoc version used), and an
-     * XLOC_OUTDATED refusal asks the MRC for the current XLoc. A newer XLoc from the MRC is adopted and the whole
+     * XLOC_OUTDATED refusal (of any file: an OSD saw a newer XLoc version, servers/osd "XLoc versions at the OSD")
+     * asks the MRC for the current XLoc. A newer XLoc from the MRC is adopted and the whole
      * attempt runs again with it (every piece: updates are idempotent by offset, size and epoch); while the MRC keeps
      * the XLoc (the DIR still shows the member alive) the attempt is repeated after a backoff. Bounded by the
      * client's retry window from the first attempt; then the last failure is thrown. After adopting a re-formed chain
@@ -525,8 +527,10 @@ public final class FileHandle implements AutoCloseable {
             } catch (XtreemFSException failure) {
                 ErrorType type = failure.errorType();
                 long elapsedMs = (System.nanoTime() - startNanos) / 1_000_000L;
-                if (!replicated || (type != ErrorType.CHAIN_MEMBER_UNREACHABLE && type != ErrorType.XLOC_OUTDATED)
-                        || elapsedMs >= client.options().retryWindowMs()) {
+                // XLOC_OUTDATED is followed for every file: a replica may have been added to a file that had one.
+                boolean follows = type == ErrorType.XLOC_OUTDATED
+                        || (replicated && type == ErrorType.CHAIN_MEMBER_UNREACHABLE);
+                if (!follows || elapsedMs >= client.options().retryWindowMs()) {
                     throw failure;
                 }
                 String failedOsd = type == ErrorType.CHAIN_MEMBER_UNREACHABLE
@@ -559,6 +563,7 @@ public final class FileHandle implements AutoCloseable {
         credentials = credentials.toBuilder().setXlocs(xlocs).build();
         stripeOsdUuids = chain.headOsds();
         this.chain = chain;
+        replicated = chain.length() > 1;
         readRoute = null; // routed again over the re-formed chain's members
         // Only a writer can (OSD_FSYNC needs write access); a reader has nothing of its own to make durable.
         fsyncAfterReformation = OpenFlags.canWrite(flags);

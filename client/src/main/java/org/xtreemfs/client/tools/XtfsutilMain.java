@@ -160,8 +160,16 @@ public final class XtfsutilMain implements Callable<Integer> {
                     }
                 }
             }
-            volumeRecord(client, volume.name()).ifPresent(record -> out.printf("%-17s %s%n", "replication:",
-                    Describe.replication(record.getDefaultReplicationPolicy())));
+            int replicasHeld = layout.getXlocs().getReplicasCount();
+            volumeRecord(client, volume.name()).ifPresent(record -> {
+                out.printf("%-17s %s%n", "replication:", Describe.replication(record.getDefaultReplicationPolicy()));
+                int policy = ReplicationRules.replicas(record.getDefaultReplicationPolicy());
+                if (replicasHeld > 0 && replicasHeld < policy) {
+                    // A dead member the MRC could not replace (servers/mrc README, "Chain re-formation"), or lowered.
+                    out.printf("%-17s the file has %d of the policy's %d replicas (a dead member not replaced, or"
+                            + " lowered with --set-replication)%n", "replicas short:", replicasHeld, policy);
+                }
+            });
             out.printf("%-17s %s%n", "reservation:", Describe.reservation(layout.getReservation()));
             printPlacement(out, client, layout.getPlacement());
             Describe.attainment(client.volumeAttainment(volume.name()), System.currentTimeMillis())

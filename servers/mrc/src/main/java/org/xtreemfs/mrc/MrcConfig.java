@@ -62,6 +62,14 @@ public final class MrcConfig {
     public static final Setting<Long> OUTCOMES_RECORDS_MAX = Setting.longInteger("mrc.outcomes.recordsMax",
             1_000_000, 1_000, 100_000_000, "most outcomes kept at once (the oldest go first, even inside their"
                     + " retention); a repeat whose outcome is gone is applied again");
+    public static final Setting<Long> RECOVERY_FILL_TIMEOUT_MS = Setting.longInteger("mrc.recovery.fillTimeoutMs",
+            3_600_000, 1_000, 86_400_000, "how long the MRC waits for an OSD to fill a dead chain member's replacement"
+                    + " (one OSD_FILL_REPLICA), in milliseconds; give it the largest file's size over the OSDs'"
+                    + " osd.replication.fillBytesPerSecond and some (servers/mrc/README.md, \"Chain re-formation\")");
+    public static final Setting<Long> RECOVERY_FILL_RETRY_DELAY_MS = Setting.longInteger(
+            "mrc.recovery.fillRetryDelayMs", 5_000, 10, 3_600_000, "the wait before a failed fill of a replacement"
+                    + " replica is tried again, in milliseconds (at most 10 attempts; then it stays filling until"
+                    + " xtfsutil --set-replication finishes it)");
     public static final Setting<Long> PLACEMENT_FREE_SPACE_MIN_BYTES = Setting.byteSize(
             "mrc.placement.freeSpaceMinBytes", 64L << 20, 0, Long.MAX_VALUE,
             "OSDs with less free space are not chosen for new files (OSDs not reporting space are)");
@@ -86,7 +94,7 @@ public final class MrcConfig {
     public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, BIND_ADDRESS, PORT,
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
             HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CapabilitySecret.INLINE, CapabilitySecret.FILE, METADATA_QUEUE_CAPACITY,
-            OUTCOMES_RETENTION_MS, OUTCOMES_RECORDS_MAX,
+            OUTCOMES_RETENTION_MS, OUTCOMES_RECORDS_MAX, RECOVERY_FILL_TIMEOUT_MS, RECOVERY_FILL_RETRY_DELAY_MS,
             PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS, ATIME_POLICY,
             IDENTITY_FROM_CERTIFICATE).plus(TLS_SETTINGS.schema()).plus(STATUS_SETTINGS.schema());
 
@@ -220,6 +228,14 @@ public final class MrcConfig {
 
     public long placementFreeSpaceMinBytes() {
         return settings.get(PLACEMENT_FREE_SPACE_MIN_BYTES);
+    }
+
+    public long recoveryFillTimeoutMs() {
+        return settings.get(RECOVERY_FILL_TIMEOUT_MS);
+    }
+
+    public long recoveryFillRetryDelayMs() {
+        return settings.get(RECOVERY_FILL_RETRY_DELAY_MS);
     }
 
     public long placementOsdCacheTtlMs() {

@@ -27,6 +27,8 @@ import org.xtreemfs.foundation.rpc.RpcHandler;
 import org.xtreemfs.foundation.rpc.RpcServer;
 import org.xtreemfs.foundation.status.StatusPageServer;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
+import org.xtreemfs.foundation.stubs.OsdServiceClient;
+import org.xtreemfs.foundation.stubs.UuidResolver;
 import org.xtreemfs.interfaces.mrc.MrcInterface;
 import org.xtreemfs.interfaces.mrc.MrcProcedure;
 import org.xtreemfs.interfaces.mrc.Volume;
@@ -41,6 +43,7 @@ import org.xtreemfs.mrc.ops.AccessOp;
 import org.xtreemfs.mrc.ops.CallerIdentity;
 import org.xtreemfs.mrc.ops.FtruncateOp;
 import org.xtreemfs.mrc.ops.ReplicaFailedOp;
+import org.xtreemfs.mrc.ops.ReplacementFills;
 import org.xtreemfs.mrc.ops.GetFileLayoutOp;
 import org.xtreemfs.mrc.ops.GetattrOp;
 import org.xtreemfs.mrc.ops.GetxattrOp;
@@ -88,6 +91,8 @@ import org.xtreemfs.qos.scheduler.ReservationScheduler;
 public final class MrcServer implements RunningServer {
     private static final Logger LOG = LoggerFactory.getLogger(MrcServer.class);
     static final String UUID_KEY = "mrc.uuid";
+    /** How long an OSD's address from the DIR is reused by the replacement fills. */
+    private static final long OSD_ADDRESS_CACHE_MS = 10_000;
 
     private final MrcConfig config;
     private final Clock clock;
@@ -103,6 +108,7 @@ public final class MrcServer implements RunningServer {
     private DirRegistration dirRegistration;
     private OsdDirectory osdDirectory;
     private OperationCounters counters;
+    private ReplacementFills replacementFills;
     private String uuid;
     private InetSocketAddress address;
     private StatusPageServer statusPage;
@@ -156,6 +162,11 @@ public final class MrcServer implements RunningServer {
                     config.capabilityTimeoutMs());
             counters = new OperationCounters();
             dirRegistration = new DirRegistration(dir, uuid, config.name(), config.heartbeatPeriodMs());
+            // A dead chain member's replacement is filled from here (ReplicaFailedOp, ReplacementFills).
+            replacementFills = new ReplacementFills(namespace, ledger, metadataStage, capabilities,
+                    new UuidResolver(dir, OSD_ADDRESS_CACHE_MS, clock::monotonicNanos),
+                    new OsdServiceClient(rpcClient, config.recoveryFillTimeoutMs()), config.recoveryFillRetryDelayMs());
+            started.add(replacementFills);
             rpcServer = buildRpcServer(capabilities);
             address = rpcServer.start();
             started.add(rpcServer);
@@ -214,7 +225,7 @@ public final class MrcServer implements RunningServer {
         register(builder, MrcProcedure.MRC_REPLICA_FILLED, new ReplicaFilledOp(services));
         register(builder, MrcProcedure.MRC_REMOVE_REPLICA, new RemoveReplicaOp(services));
         register(builder, MrcProcedure.MRC_QOS_STATUS, new QosStatusOp(services));
-        register(builder, MrcProcedure.MRC_REPLICA_FAILED, new ReplicaFailedOp(services));
+        register(builder, MrcProcedure.MRC_REPLICA_FAILED, new ReplicaFailedOp(services, replacementFills));
         return builder.build();
     }
 
@@ -254,6 +265,10 @@ public final class MrcServer implements RunningServer {
 
     MetadataStage metadataStage() {
         return metadataStage;
+    }
+
+    ReplacementFills replacementFills() {
+        return replacementFills;
     }
 
     OperationCounters counters() {

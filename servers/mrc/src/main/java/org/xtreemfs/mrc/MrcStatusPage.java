@@ -4,6 +4,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.status.StatusPageServer;
@@ -38,6 +39,12 @@ final class MrcStatusPage {
         values.put("metadataRejected", metadata.rejectedCount());
         values.put("outcomesRecorded", server.outcomes().records());
         values.put("outcomesReplayed", server.outcomes().replays());
+        List<Long> replacements = server.replacementFills().counters();
+        values.put("replacementsStarted", replacements.get(0));
+        values.put("replacementsFilled", replacements.get(1));
+        values.put("replacementsFailed", replacements.get(2));
+        values.put("chainsLeftShort", replacements.get(3));
+        values.put("replacementsFilling", replacements.get(4));
         Map<String, Object> operations = new LinkedHashMap<>();
         server.counters().snapshot().forEach((procedure, counts) -> operations.put(procedure,
                 Map.of("calls", counts[0], "errors", counts[1])));

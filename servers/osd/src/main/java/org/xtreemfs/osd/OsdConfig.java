@@ -132,6 +132,11 @@ public final class OsdConfig {
                     + " best-effort flow of the fair queue");
     public static final Setting<Integer> REPLICATION_FILLS_MAX = Setting.integer("osd.replication.fillsMax", 4, 1,
             256, "replica fills this OSD runs at once (as many more wait); more are refused with OVERLOADED");
+    public static final Setting<Integer> HEALTH_STORAGE_FAILURES_MAX = Setting.integer(
+            "osd.health.storageFailuresMax", 5, 0, 1_000_000, "storage I/O failures of requests within 60 s after which"
+                    + " this OSD's storage counts as failing until it restarts: it registers at the DIR as"
+                    + " TO_BE_REMOVED and leaves its chains (servers/osd/README.md, \"Failure and re-formation\");"
+                    + " 0: never");
     private static final RpcTlsSettings TLS_SETTINGS = new RpcTlsSettings("osd");
     private static final StatusPageSettings STATUS_SETTINGS = new StatusPageSettings("osd");
 
@@ -143,7 +148,7 @@ public final class OsdConfig {
             DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION, STORAGE_LAYOUT, STORAGE_OPEN_FILES_MAX,
             STORAGE_LOG_SEGMENT_BYTES, STORAGE_LOG_DEAD_PERCENT_MAX, STORAGE_LOG_COMPACTION_BYTES_PER_SECOND,
             PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX, REPLICATION_FILL_BYTES_PER_SECOND,
-            REPLICATION_FILLS_MAX,
+            REPLICATION_FILLS_MAX, HEALTH_STORAGE_FAILURES_MAX,
             CapabilitySecret.INLINE, CapabilitySecret.FILE)).plus(TLS_SETTINGS.schema())
             .plus(STATUS_SETTINGS.schema());
 
@@ -357,6 +362,10 @@ public final class OsdConfig {
 
     public int replicationFillsMax() {
         return settings.get(REPLICATION_FILLS_MAX);
+    }
+
+    public int healthStorageFailuresMax() {
+        return settings.get(HEALTH_STORAGE_FAILURES_MAX);
     }
 
     public int locksMax() {

@@ -32,7 +32,9 @@ import org.xtreemfs.foundation.stubs.OsdServiceClient;
 import org.xtreemfs.foundation.stubs.UuidResolver;
 import org.xtreemfs.osd.replication.ChainForwarder;
 import org.xtreemfs.osd.replication.MrcXLocSource;
-import org.xtreemfs.osd.replication.XLocViews;
+import org.xtreemfs.osd.replication.XLocConfirmations;
+import org.xtreemfs.osd.replication.XLocVersions;
+import org.xtreemfs.osd.stages.StorageHealth;
 import org.xtreemfs.foundation.stubs.MrcServiceClient;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.OsdAttributes;
@@ -140,7 +142,8 @@ public final class OsdServer implements RunningServer {
     private ReplicaFiller replicaFiller;
     /** Loopback and the bound RPC port: where a fill sends its copies; null before the port is bound. */
     private volatile InetSocketAddress selfAddress;
-    private XLocViews xlocViews;
+    private XLocConfirmations xlocConfirmations;
+    private StorageHealth storageHealth;
     private QosStage qos;
     private VolumeMetrics volumeMetrics;
     private VolumeHistory volumeHistory;
@@ -212,15 +215,21 @@ public final class OsdServer implements RunningServer {
         // Doubt every file's chain view after twice the heartbeat period without a heartbeat the DIR accepted: the
         // DIR declares an OSD dead only after dir.heartbeat.timeoutMs (keep it above that), so the MRC cannot have
         // removed this OSD from a chain without this OSD asking again (servers/osd README, "Chain replication").
-        xlocViews = new XLocViews(uuid, new MrcXLocSource(dir, successorAddresses, new MrcServiceClient(rpcClient,
-                MRC_CALL_TIMEOUT_MS)), clock::monotonicNanos, (request, error) -> request.request().call().fail(error),
+        // The one record of each file's current XLoc version (checked on the storage lane, raised by requests and
+        // by the MRC's confirmations).
+        XLocVersions xlocVersions = new XLocVersions(store.metadataStore());
+        storageHealth = new StorageHealth(uuid, config.healthStorageFailuresMax(), clock::monotonicNanos);
+        xlocConfirmations = new XLocConfirmations(uuid, new MrcXLocSource(dir, successorAddresses,
+                new MrcServiceClient(rpcClient, MRC_CALL_TIMEOUT_MS)), xlocVersions, clock::monotonicNanos,
+                (request, error) -> request.request().call().fail(error),
                 2 * config.heartbeatPeriodMs(), XLOC_VIEWS_MAX, XLOC_WAITING_PER_FILE_MAX);
 
         int inFlightMax = config.qosInFlightMax();
         // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
         storage = started(new StorageStage(store, deletions, config.storageThreads(),
                 (inFlightMax + 64) * config.storageThreads(), config.storageConcurrentWithinFile(), clock,
-                request -> qos.completed(request), chainForwarder, () -> qos.queueLength()));
+                request -> qos.completed(request), chainForwarder, () -> qos.queueLength(), xlocVersions,
+                storageHealth));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         shareRule = ShareRule.forOsd(baseProfile);
         qosPolicyKind = config.qosPolicy();
@@ -240,7 +249,7 @@ public final class OsdServer implements RunningServer {
                 config.replicationFillsMax()));
         preprocessing = started(new PreprocessingStage(uuid, new XCapSigner(config.capabilitySecret()), clock,
                 config.preprocessingThreads(), config.preprocessingQueueCapacity(),
-                xlocViews.gate(replicaFiller.routing(lockService.routing(qos::submit)))));
+                xlocConfirmations.gate(replicaFiller.routing(lockService.routing(qos::submit)))));
         DeletionScheduler deletionScheduler = started(new DeletionScheduler(deletions, storage,
                 Math.max(DELETION_POLL_MS_MIN, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
 
@@ -274,10 +283,10 @@ public final class OsdServer implements RunningServer {
                 .setTtlS(ADDRESS_MAPPING_TTL_S).build();
         reaper = new VolumeReaper(store, deletions, config.deletedVolumeFilesPerHeartbeat());
         heartbeat = started(new DirHeartbeat(dir, uuid, mapping, this::attributes, deletedVolumeIds -> {
-                    xlocViews.heartbeatAccepted();
+                    xlocConfirmations.heartbeatAccepted();
                     reapDeletedVolumes(deletedVolumeIds);
                 },
-                config.heartbeatPeriodMs()));
+                config.heartbeatPeriodMs(), storageHealth::failing));
         heartbeat.start();
         PrometheusRegistry metrics = new PrometheusRegistry();
         volumeMetrics.register(metrics);
@@ -505,6 +514,8 @@ public final class OsdServer implements RunningServer {
         status.put("storageLogLiveBytes", log == null ? 0 : log.statistics().liveBytes());
         // Read routing and consistent reads at chain members (README "Consistent reads").
         status.put("storageReadsServed", storage.readsServed());
+        status.put("storageFailures", storageHealth.failures());
+        status.put("storageFailing", storageHealth.failing());
         status.put("replicationReadsPassedDown", chainForwarder.readsPassedDownCount());
         status.put("replicationDirtyFiles", storage.replicationDirtyFiles());
         status.put("deletionsPending", deletions.pendingCount());

@@ -9,30 +9,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.client.Client;
-import org.xtreemfs.client.ClientOptions;
 import org.xtreemfs.client.FileHandle;
 import org.xtreemfs.client.OpenFlags;
-import org.xtreemfs.client.tools.cluster.LocalCluster;
+import org.xtreemfs.client.tools.XtfsutilMain;
 import org.xtreemfs.foundation.replication.ReplicaChain;
-import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.stubs.OsdServiceClient;
 import org.xtreemfs.interfaces.common.FileCredentials;
-import org.xtreemfs.interfaces.common.ReplicationPolicy;
-import org.xtreemfs.interfaces.common.StripingPolicy;
-import org.xtreemfs.interfaces.common.StripingPolicyType;
 import org.xtreemfs.interfaces.common.XLocSet;
-import org.xtreemfs.interfaces.mrc.Volume;
-import org.xtreemfs.interfaces.osd.ReadRequest;
 import org.xtreemfs.interfaces.osd.WriteRequest;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
@@ -53,41 +42,24 @@ class ChainFailoverTest {
     private static final long DIR_HEARTBEAT_TIMEOUT_MS = 1_500;
     private static final long[] SEEDS = {20261127L, 4242L};
 
+    private static ChainRuns.KillCluster servers;
     private static TestCluster cluster;
     private static Client client;
     private static RpcClient rpc;
-    /** Every server process this class started (restarts included), to show none is left at the end. */
-    private static final Set<Long> serverPids = ConcurrentHashMap.newKeySet();
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = TestCluster.startProcesses(java.util.Collections.nCopies(3, Map.of()),
-                Map.of("mrc.placement.osdCacheTtlMs", "100"),
-                Map.of("dir.heartbeat.timeoutMs", Long.toString(DIR_HEARTBEAT_TIMEOUT_MS)));
-        notePids();
-        client = cluster.client(ClientOptions.builder().retryWindowMs(60_000));
-        client.createVolume(Volume.newBuilder().setName("chains").setMode(0777)
-                .setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
-                        .setObjectSizeBytes(Volumes.OBJECT_SIZE_BYTES).setWidth(1))
-                .setDefaultReplicationPolicy(ReplicationPolicy.newBuilder().setReplicas(3)).build());
-        rpc = new RpcClient("chain-failover-test", FrameLimits.DEFAULT, RpcClient.CONNECT_TIMEOUT_MS_DEFAULT, null);
+        servers = new ChainRuns.KillCluster(3, Map.of(), Map.of("mrc.placement.osdCacheTtlMs", "100"),
+                DIR_HEARTBEAT_TIMEOUT_MS, "chains", 3);
+        cluster = servers.cluster;
+        client = servers.client;
+        rpc = servers.rpc;
     }
 
     @AfterAll
     static void stopCluster() {
-        try {
-            if (client != null) {
-                client.close();
-            }
-            if (rpc != null) {
-                rpc.close();
-            }
-        } finally {
-            notePids();
-            cluster.close();
-            // No server of this class may outlive it (a leak here once left OSDs running with parent 1).
-            await().atMost(Duration.ofSeconds(30)).until(() -> serverPids.stream()
-                    .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
+        if (servers != null) {
+            servers.close();
         }
     }
 
@@ -116,7 +88,7 @@ class ChainFailoverTest {
         cluster.awaitServicesAvailable();
         String path = "/replica" + victimIndex + "-" + seed;
         org.xtreemfs.client.Volume volume = client.openVolume("chains");
-        FileHandle file = openWhenPlaceable(volume, path);
+        FileHandle file = ChainRuns.openWhenPlaceable(volume, path);
         FileCredentials before = file.credentials();
         assertThat(before.getXlocs().getVersion()).isEqualTo(1);
         List<String> chain = ReplicaChain.of(before.getXlocs()).chainAt(0);
@@ -124,11 +96,12 @@ class ChainFailoverTest {
         String victim = chain.get(victimIndex);
         String victimName = "osd" + cluster.osdUuids().indexOf(victim);
         // A reader that opened before the kill keeps the old XLoc until an OSD refuses it (it knows one piece).
-        file.write(0, piece(seed + 1, 0));
+        file.write(0, ChainRuns.piece(seed + 1, 0, PIECE_BYTES));
         file.fsync();
         FileHandle oldReader = volume.open(path, OpenFlags.O_RDONLY, 0);
 
-        PieceWriter writer = PieceWriter.start(file, PIECES, PIECE_BYTES, number -> piece(seed, number),
+        PieceWriter writer = PieceWriter.start(file, PIECES, PIECE_BYTES,
+                number -> ChainRuns.piece(seed, number, PIECE_BYTES),
                 "writer-" + victimIndex + "-" + seed);
         await().atMost(Duration.ofSeconds(60)).until(() -> writer.acknowledged() >= KILL_AFTER_PIECES || writer.done());
         long killedNanos = System.nanoTime();
@@ -145,7 +118,7 @@ class ChainFailoverTest {
         System.out.printf("ChainFailoverTest: replica %d (%s) killed, chain re-formed %d ms later (DIR heartbeat"
                 + " timeout %d ms), all %d pieces written %d ms after the kill (%d before it), load %s%n", victimIndex,
                 victim, reformedAfterMs, DIR_HEARTBEAT_TIMEOUT_MS, PIECES, writtenAfterMs, KILL_AFTER_PIECES,
-                loadAverage());
+                ChainRuns.loadAverage());
         file.close();
 
         XLocSet reformed = volume.fileLayout(path).getXlocs();
@@ -154,11 +127,16 @@ class ChainFailoverTest {
         survivors.remove(victim);
         assertThat(ReplicaChain.of(reformed).chainAt(0)).as("the chain without the killed member, order kept")
                 .containsExactlyElementsOf(survivors);
+        // Three OSDs, one dead: no OSD outside the chain for a replacement, so the chain stays short, visibly.
+        ToolRun shown = ToolRun.of(new XtfsutilMain(), cluster.dirUrl() + "/chains" + path);
+        assertThat(shown.exitCode()).as(shown.err()).isZero();
+        assertThat(shown.out()).contains("version 2, 2 replica(s)").contains("replicas short:")
+                .contains("2 of the policy's 3 replicas");
 
         try (Client fresh = cluster.client();
                 FileHandle reader = fresh.openVolume("chains").open(path, OpenFlags.O_RDONLY, 0)) {
             for (int piece = 0; piece < PIECES; piece++) {
-                Bytes.assertSameBytes(reader.read((long) piece * PIECE_BYTES, PIECE_BYTES), piece(seed, piece));
+                Bytes.assertSameBytes(reader.read((long) piece * PIECE_BYTES, PIECE_BYTES), ChainRuns.piece(seed, piece, PIECE_BYTES));
             }
         }
         String fileId = file.fileId();
@@ -172,18 +150,15 @@ class ChainFailoverTest {
 
         // The killed OSD comes back on its stale data: it is not in the current XLoc, so it serves nothing of the file.
         long restartNanos = System.nanoTime();
-        cluster.restart(victimName);
-        notePids();
+        servers.restart(victimName);
         System.out.printf("ChainFailoverTest: %s restarted in %d ms%n", victimName,
                 (System.nanoTime() - restartNanos) / 1_000_000L);
-        InetSocketAddress victimAddress = new InetSocketAddress("127.0.0.1", cluster.launcher().port(victimName));
-        OsdServiceClient osd = new OsdServiceClient(rpc, 10_000);
-        UserCredentials user = UserCredentials.newBuilder().setUsername("root").build();
-        assertThatThrownBy(() -> RpcClient.await(osd.read(victimAddress, user, ReadRequest.newBuilder()
-                .setCredentials(before).setFileId(fileId).setObjectNumber(0).setLength(PIECE_BYTES).build())))
-                .isInstanceOfSatisfying(RpcException.class,
-                        refused -> assertThat(refused.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED));
+        servers.assertRefusesOutdated(victimName, before, PIECE_BYTES);
         if (victimIndex == 0) {
+            InetSocketAddress victimAddress = new InetSocketAddress("127.0.0.1",
+                    cluster.launcher().port(victimName));
+            OsdServiceClient osd = new OsdServiceClient(rpc, 10_000);
+            UserCredentials user = UserCredentials.newBuilder().setUsername("root").build();
             assertThatThrownBy(() -> RpcClient.await(osd.write(victimAddress, user, WriteRequest.newBuilder()
                     .setCredentials(before).setFileId(fileId).setObjectNumber(0).build(),
                     io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {1}))))
@@ -191,45 +166,12 @@ class ChainFailoverTest {
                             refused -> assertThat(refused.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED));
         }
         // A reader holding the old XLoc reads the last data (from the new tail), never the came-back OSD's copy.
-        byte[] rewritten = piece(seed + 2, 0);
+        byte[] rewritten = ChainRuns.piece(seed + 2, 0, PIECE_BYTES);
         try (FileHandle rewriter = volume.open(path, OpenFlags.O_RDWR, 0)) {
             rewriter.write(0, rewritten);
         }
         Bytes.assertSameBytes(oldReader.read(0, PIECE_BYTES), rewritten);
         assertThat(oldReader.credentials().getXlocs().getVersion()).isEqualTo(2);
         oldReader.close();
-    }
-
-    /** Opens (creates) the file once the MRC's OSD list shows all three OSDs again after a restart. */
-    private static FileHandle openWhenPlaceable(org.xtreemfs.client.Volume volume, String path) {
-        AtomicReference<FileHandle> opened = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(() -> {
-            opened.set(volume.open(path, OpenFlags.O_CREAT | OpenFlags.O_RDWR, 0644));
-            return true;
-        });
-        return opened.get();
-    }
-
-    private static void notePids() {
-        for (LocalCluster.ServerStatus server : cluster.launcher().status()) {
-            if (server.running()) {
-                serverPids.add(server.pid());
-            }
-        }
-    }
-
-    private static String loadAverage() {
-        try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
-        } catch (java.io.IOException e) {
-            return "unknown";
-        }
-    }
-
-    /** The bytes of piece n of a run: the same for every run with that seed. */
-    private static byte[] piece(long seed, int number) {
-        byte[] bytes = new byte[PIECE_BYTES];
-        new Random(seed * 1_000 + number).nextBytes(bytes);
-        return bytes;
     }
 }

@@ -20,7 +20,6 @@ import org.xtreemfs.client.OpenFlags;
 import org.xtreemfs.client.Volume;
 import org.xtreemfs.client.XtreemFSException;
 import org.xtreemfs.client.tools.XtfsutilMain;
-import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.ReplicationPolicy;
@@ -66,7 +65,7 @@ class ReplicaFillTest {
 
     // 64 objects (8 MiB) on a two-OSD chain; a third replica joins before the tail and is filled at 4 MiB/s (about
     // 2 s) while a writer overwrites pieces through the new chain, into objects not copied yet and past the old end.
-    // The old chain's handle is refused once the fill has begun. Afterwards all three replicas hold exactly what was
+    // The old chain's handle is refused (XLOC_OUTDATED) once the fill has begun and follows to the new chain. Afterwards all three replicas hold exactly what was
     // written, and the fill kept its rate: bytes copied over its duration at most the bound.
     @Test
     void aNewReplicaIsFilledAtItsRateWhileTheFileIsWritten() throws Exception {
@@ -134,7 +133,7 @@ class ReplicaFillTest {
         assertThat(copied).isLessThanOrEqualTo((long) (rate * seconds));
 
         // The old chain's handle: its head has seen the new chain and refuses version 1 (XLOC_OUTDATED, the OSD's
-        // XLocViews), so the write is not sent past the new member; the client takes the current XLoc from the MRC
+        // XLocVersions), so the write is not sent past the new member; the client takes the current XLoc from the MRC
         // and writes through the new chain, which reaches the new member too.
         old.write(0, new byte[] {1, 2, 3});
         assertThat(old.credentials().getXlocs().getVersion()).as("the old handle follows the chain").isEqualTo(2);
@@ -159,11 +158,11 @@ class ReplicaFillTest {
                 FileHandle reader = fresh.openVolume("fill").open("/filled", OpenFlags.O_RDONLY, 0)) {
             Bytes.assertSameBytes(reader.read(0, grownExpected.length), java.util.Arrays.copyOf(grownExpected, end));
         }
-        try {
-            old.close();
-        } catch (XtreemFSException stale) {
-            assertThat(stale.errno()).as(stale.getMessage()).isEqualTo(Errno.ESTALE);
-        }
+        // The members have seen version 3 (the reads above): the old handle, still on version 2, is refused
+        // XLOC_OUTDATED by the one version check (XLocVersions) and follows to version 3.
+        old.write(3, new byte[] {4});
+        assertThat(old.credentials().getXlocs().getVersion()).isEqualTo(3);
+        old.close();
     }
 
     // A file with one replica gets a second as its new head (the old replica stays the tail, serving reads): the
@@ -182,6 +181,7 @@ class ReplicaFillTest {
             file.write(0, expected);
             sole = file.stripeOsdUuids().get(0);
         }
+        FileHandle old = volume.open("/one", OpenFlags.O_RDWR, 0644); // holds XLoc version 1: one replica
         FileReplicas replicas = new FileReplicas(volume);
         ReplicaChangeResponse added = replicas.addReplica("/one");
         List<String> chain = Replicas.chainOf(added.getCredentials().getXlocs(), 0);
@@ -195,6 +195,14 @@ class ReplicaFillTest {
                 writer.write(object * OBJECT + 500L, data);
             }
         }
+        // The handle opened with one replica: the old replica, now the tail, has seen version 2 (the writes above)
+        // and refuses version 1 with XLOC_OUTDATED, which the handle follows to the new head like a replicated one.
+        byte[] late = new byte[777];
+        new Random(99).nextBytes(late);
+        old.write(2L * OBJECT + 100, late);
+        System.arraycopy(late, 0, expected, 2 * OBJECT + 100, late.length);
+        assertThat(old.credentials().getXlocs().getVersion()).as("the one-replica handle follows").isEqualTo(2);
+        old.close();
         replicas.fill("/one", added.getCredentials(), FileReplicas.fillingReplicaOf(added.getCredentials()
                 .getXlocs()), 0, 60_000);
         FileCredentials current = replicas.filled("/one", FileReplicas.fillingReplicaOf(added.getCredentials()

@@ -91,26 +91,58 @@ public final class AddReplicaOp extends MetadataOp<AddReplicaRequest, ReplicaCha
                     + " needs " + chain.width() + " distinct OSDs (one per stripe position) not yet in its chain "
                     + members);
         }
-        Replica added = Replica.newBuilder().addAllOsdUuids(stripe)
-                .setStripingPolicy(xlocs.getReplicas(0).getStripingPolicy()).setFilling(true).build();
-        XLocSet.Builder changed = xlocs.toBuilder();
-        changed.addReplicas(Math.max(0, xlocs.getReplicasCount() - 1), added);
-        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volume, record, changed);
+        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volume, record,
+                withFillingReplica(xlocs.toBuilder(), stripe));
         return new ReplicaChanges.Result(volume.getId(), updated, ledger.share(volume.getId()), Optional.empty());
+    }
+
+    /**
+     * {@code chain} with a filling replica on {@code stripe} inserted just before its tail (as the head of a chain
+     * of one): the one place of where a new replica joins, for this operation and for a dead member's replacement
+     * (ReplicaFailedOp). The version is left to the caller's commit.
+     */
+    static XLocSet.Builder withFillingReplica(XLocSet.Builder chain, List<String> stripe) {
+        Replica added = Replica.newBuilder().addAllOsdUuids(stripe)
+                .setStripingPolicy(chain.getReplicas(0).getStripingPolicy()).setFilling(true).build();
+        return chain.addReplicas(Math.max(0, chain.getReplicasCount() - 1), added);
+    }
+
+    /**
+     * The OSDs (one per stripe position) the volume's policy picks for a new replica among the online best-effort
+     * candidates outside the chain's {@code members}, spread over hosts as ChainPlacement does: the placement rule
+     * of this operation and of a dead member's replacement. NotEnoughOsdsException names what was found.
+     */
+    static List<String> pickReplica(OsdSelectionPolicies policies, List<OsdCandidate> online, Volume volume,
+            Set<String> members, int width, long inode) throws NotEnoughOsdsException {
+        OsdSelectionPolicy policy = policies.find(volume.getOsdSelectionPolicy()).orElseThrow(() ->
+                new IllegalStateException("volume '" + volume.getName() + "' names unknown OSD selection policy '"
+                        + volume.getOsdSelectionPolicy() + "'"));
+        List<OsdCandidate> candidates = policies.bestEffortCandidates(online).stream()
+                .filter(candidate -> !members.contains(candidate.uuid())).toList();
+        // Hosts first: a pick on hosts the chain does not use yet, when there are enough; else any distinct OSDs.
+        Set<String> memberHosts = new HashSet<>();
+        online.stream().filter(osd -> members.contains(osd.uuid())).forEach(osd -> memberHosts.add(osd.hostKey()));
+        List<OsdCandidate> elsewhere = candidates.stream()
+                .filter(candidate -> !memberHosts.contains(candidate.hostKey())).toList();
+        if (elsewhere.size() >= width && elsewhere.size() < candidates.size()) {
+            try {
+                return ChainPlacement.select(policy, elsewhere, width, 1, inode).get(0);
+            } catch (NotEnoughOsdsException tooFewElsewhere) {
+                // The policy refused some of them (space): any host then.
+            }
+        }
+        return ChainPlacement.select(policy, candidates, width, 1, inode).get(0);
     }
 
     private static List<String> pick(OsdSelectionPolicies policies, OperationContext context, Volume volume,
             Set<String> members, int width, long inode, String path) throws RpcException {
-        OsdSelectionPolicy policy = policies.find(volume.getOsdSelectionPolicy()).orElseThrow(() ->
-                RpcException.internal("volume '" + volume.getName() + "' names unknown OSD selection policy '"
-                        + volume.getOsdSelectionPolicy() + "'"));
-        List<OsdCandidate> candidates = policies.bestEffortCandidates(context.osds()).stream()
-                .filter(candidate -> !members.contains(candidate.uuid())).toList();
         try {
-            return ChainPlacement.select(policy, candidates, width, 1, inode).get(0);
+            return pickReplica(policies, context.osds(), volume, members, width, inode);
         } catch (NotEnoughOsdsException e) {
             throw RpcException.errno(Errno.ENOSPC, "cannot add a replica to '" + path + "': no " + width
                     + " online OSD(s) outside its chain " + members + ": " + e.getMessage());
+        } catch (IllegalStateException e) {
+            throw RpcException.internal(e.getMessage());
         }
     }
 }

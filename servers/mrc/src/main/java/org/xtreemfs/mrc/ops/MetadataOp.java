@@ -17,7 +17,10 @@ import org.xtreemfs.foundation.rpc.RpcHandler;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.rpc.RequestHeader;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.interfaces.dir.ServiceStatus;
+import org.xtreemfs.interfaces.dir.ServiceType;
 import org.xtreemfs.mrc.admission.OsdReport;
+import org.xtreemfs.mrc.placement.OsdCandidate;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 import org.xtreemfs.mrc.stages.MetadataStage;
@@ -154,6 +157,16 @@ public abstract class MetadataOp<R, T> implements RpcHandler {
     /** Same as {@link #prepare} for admissions: adds every OSD the DIR knows, fresh, with profile and liveness. */
     protected final CompletableFuture<OperationContext> withOsdReports(OperationContext context) {
         return services.osds().allForAdmission().thenApply(osds -> context.withOsdReports(OsdReport.of(osds)));
+    }
+
+    /**
+     * Same as {@link #prepare} for a chain's re-formation: one fresh DIR listing gives both every OSD's liveness
+     * (the reports) and the AVAILABLE ones as placement candidates for a replacement.
+     */
+    protected final CompletableFuture<OperationContext> withFreshOsds(OperationContext context) {
+        return services.osds().allForAdmission().thenApply(osds -> context.withOsdReports(OsdReport.of(osds))
+                .withOsds(osds.stream().filter(osd -> osd.getType() == ServiceType.SERVICE_TYPE_OSD
+                        && osd.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE).map(OsdCandidate::of).toList()));
     }
 
     /**

@@ -104,10 +104,15 @@ final class ReplicaChanges {
     /** Commits the file's new chain under the next XLoc version (checked by ReplicaChain's rules). */
     static InodeRecord commit(Namespace namespace, Transaction transaction, Volume volume, InodeRecord record,
             XLocSet.Builder changed) {
+        return commit(namespace, transaction, volume.getId(), record, changed);
+    }
+
+    static InodeRecord commit(Namespace namespace, Transaction transaction, String volumeId, InodeRecord record,
+            XLocSet.Builder changed) {
         XLocSet xlocs = changed.setVersion(record.xlocs().getVersion() + 1).build();
         ReplicaChain.of(xlocs); // the invariants every reader relies on
         InodeRecord updated = record.withXlocs(xlocs);
-        namespace.putInode(transaction, volume.getId(), updated);
+        namespace.putInode(transaction, volumeId, updated);
         transaction.commit();
         return updated;
     }

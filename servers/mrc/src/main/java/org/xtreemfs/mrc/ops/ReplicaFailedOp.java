@@ -1,21 +1,30 @@
 package org.xtreemfs.mrc.ops;
 
 import com.google.protobuf.MessageLite;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.mrc.ReplicaFailedRequest;
+import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.admission.OsdReport;
 import org.xtreemfs.mrc.metadata.FileIds;
 import org.xtreemfs.mrc.metadata.InodeRecord;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 import org.xtreemfs.mrc.metadata.Transaction;
+import org.xtreemfs.mrc.placement.NotEnoughOsdsException;
+import org.xtreemfs.mrc.placement.OsdCandidate;
+import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
 
 /**
  * MRC_REPLICA_FAILED: the one place of the chain re-formation rule (servers/mrc README, "Chain re-formation").
@@ -36,21 +45,41 @@ import org.xtreemfs.mrc.metadata.Transaction;
  * head, removing the tail makes its predecessor the tail (which from then on writes synced: the OSD's role comes
  * from the XLoc each request carries). Repeats are harmless: the second report names an older version. The
  * replica row goes as a whole (every OSD of that replica, for all stripe positions), since an XLoc's replicas
- * have equal widths; a replacement is filled later by the re-replication path (issue 12, "a replacement replica
- * is filled in the background"), which adds a replica as a further version.
+ * have equal widths.
+ *
+ * <p>Re-replication: in the same batch and version the MRC adds a <b>replacement</b> replica, marked filling, just
+ * before the new tail (AddReplicaOp's rule of where a replica joins and which OSDs it may use: online best-effort OSDs
+ * outside the chain, hosts the chain does not use yet first), when the volume has no reservation, no other replica
+ * of the file is filling, and such OSDs exist. {@link ReplacementFills} then fills it in the background and clears
+ * its mark. Otherwise the chain stays one replica short, which is logged (WARN, naming why) and counted
+ * ({@code chainsLeftShort} on the status page); xtfsutil shows the file's replica count beside its volume's policy.
  */
-public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, XLocSet> {
+public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, ReplicaFailedOp.Reformation> {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaFailedOp.class);
 
-    public ReplicaFailedOp(OpServices services) {
+    /**
+     * What a report left: the file's record afterwards (its XLoc is the answer) and the replacement replica added
+     * with the re-formation, if one was. {@code shortBy}: how many replicas the re-formed chain lacks (1 when a
+     * member was removed without a replacement, else 0).
+     */
+    public record Reformation(String volumeId, InodeRecord record, Optional<Replica> replacement, int shortBy) {
+        public XLocSet xlocs() {
+            return record.xlocs();
+        }
+    }
+
+    private final ReplacementFills replacementFills;
+
+    public ReplicaFailedOp(OpServices services, ReplacementFills replacementFills) {
         super(services, "MRC_REPLICA_FAILED", ReplicaFailedRequest.parser());
+        this.replacementFills = replacementFills;
     }
 
     @Override
     protected CompletableFuture<OperationContext> prepare(OperationContext context, ReplicaFailedRequest request) {
         return withVerifiedCapability(context, request.getXcap(), false).thenCompose(verified ->
                 request.getFailedOsdUuid().isEmpty() ? CompletableFuture.completedFuture(verified)
-                        : withOsdReports(verified));
+                        : withFreshOsds(verified));
     }
 
     @Override
@@ -59,53 +88,108 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, XLoc
     }
 
     @Override
-    protected XLocSet apply(OperationContext context, ReplicaFailedRequest request) throws RpcException {
+    protected Reformation apply(OperationContext context, ReplicaFailedRequest request) throws RpcException {
         FileIds.ParsedFileId file = FileIds.parse(request.getXcap().getFileId());
         Optional<OsdReport> report = context.osdReports().stream()
                 .filter(osd -> osd.uuid().equals(request.getFailedOsdUuid())).findFirst();
         // An OSD the DIR does not know at all is not alive either.
         boolean alive = report.map(OsdReport::available).orElse(false);
-        return replicaFailed(services.namespace(), file.volumeId(), file.inode(), request.getXlocVersion(),
-                request.getFailedOsdUuid(), alive);
+        return replicaFailed(services.namespace(), services.policies(), context.osds(), file.volumeId(),
+                file.inode(), request.getXlocVersion(), request.getFailedOsdUuid(), alive);
     }
 
     @Override
-    protected MessageLite answer(RpcCall call, XLocSet xlocs) {
-        return xlocs;
+    protected CompletableFuture<Reformation> afterCommit(ReplicaFailedRequest request, Reformation reformation) {
+        reformation.replacement().ifPresent(replacement -> replacementFills.fill(reformation.volumeId(),
+                reformation.record().inode(), replacement.getOsdUuidsList()));
+        if (reformation.shortBy() > 0) {
+            replacementFills.chainLeftShort();
+        }
+        return CompletableFuture.completedFuture(reformation);
+    }
+
+    @Override
+    protected MessageLite answer(RpcCall call, Reformation reformation) {
+        return reformation.xlocs();
     }
 
     /**
-     * The rule (see the class comment): returns the file's XLoc after the report, re-formed without
-     * {@code failedOsdUuid}'s replica if it applied. {@code failedOsdAlive}: whether the DIR shows it AVAILABLE.
+     * The rule (see the class comment): the file's XLoc after the report, re-formed without {@code failedOsdUuid}'s
+     * replica (and with a filling replacement on OSDs of {@code online}, when the rule finds some) if it applied.
+     * {@code failedOsdAlive}: whether the DIR shows it AVAILABLE; {@code online}: the OSDs the DIR shows AVAILABLE.
      */
-    public static XLocSet replicaFailed(Namespace namespace, String volumeId, long inode, int reportedVersion,
-            String failedOsdUuid, boolean failedOsdAlive) throws RpcException {
+    public static Reformation replicaFailed(Namespace namespace, OsdSelectionPolicies policies,
+            List<OsdCandidate> online, String volumeId, long inode, int reportedVersion, String failedOsdUuid,
+            boolean failedOsdAlive) throws RpcException {
         Transaction transaction = namespace.begin();
         InodeRecord record = namespace.inodeOf(transaction, volumeId, inode);
         if (!record.hasLayout()) {
             throw RpcException.errno(Errno.EINVAL, "file " + FileIds.fileId(volumeId, inode) + " has no XLoc yet");
         }
+        Reformation unchanged = new Reformation(volumeId, record, Optional.empty(), 0);
         XLocSet current = record.xlocs();
         if (failedOsdUuid.isEmpty() || reportedVersion != current.getVersion() || failedOsdAlive) {
-            return current;
+            return unchanged;
         }
         int replica = replicaOf(current, failedOsdUuid);
         if (replica < 0 || current.getReplicasCount() == 1) {
-            return current;
+            return unchanged;
         }
         // Not when only replicas still being filled would be left (they lack the file's older data); a filling
         // replica left last moves before the new tail (ReplicaChanges.withoutReplica, the rule of every removal).
         Optional<XLocSet.Builder> without = ReplicaChanges.withoutReplica(current, replica);
         if (without.isEmpty()) {
-            return current;
+            return unchanged;
         }
-        XLocSet reformed = without.get().setVersion(current.getVersion() + 1).build();
-        namespace.putInode(transaction, volumeId, record.withXlocs(reformed));
-        transaction.commit();
-        LOG.info("file {}: removed OSD {} (replica {} of {}) from its chain, the DIR shows it dead; XLoc version {} -> {}",
-                FileIds.fileId(volumeId, inode), failedOsdUuid, replica + 1, current.getReplicasCount(),
-                current.getVersion(), reformed.getVersion());
-        return reformed;
+        XLocSet.Builder reformed = without.get();
+        String fileId = FileIds.fileId(volumeId, inode);
+        String shortBecause = whyNoReplacement(namespace, volumeId, reformed);
+        Optional<Replica> replacement = Optional.empty();
+        if (shortBecause.isEmpty()) {
+            Set<String> members = new HashSet<>();
+            current.getReplicasList().forEach(member -> members.addAll(member.getOsdUuidsList()));
+            try {
+                List<String> stripe = AddReplicaOp.pickReplica(policies, online, namespace.volumeById(volumeId)
+                        .orElseThrow(), members, current.getReplicas(0).getOsdUuidsCount(), inode);
+                AddReplicaOp.withFillingReplica(reformed, stripe);
+                replacement = Optional.of(reformed.getReplicasList().stream()
+                        .filter(added -> added.getOsdUuidsList().equals(stripe)).findFirst().orElseThrow());
+            } catch (NotEnoughOsdsException | IllegalStateException noOsds) {
+                shortBecause = "no online OSDs outside the chain " + members + " to replace it: "
+                        + noOsds.getMessage();
+            }
+        }
+        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volumeId, record, reformed);
+        if (replacement.isPresent()) {
+            LOG.info("file {}: removed OSD {} (replica {} of {}) from its chain, the DIR shows it dead; added a"
+                    + " replacement on OSD(s) {}, filling in the background; XLoc version {} -> {}", fileId,
+                    failedOsdUuid, replica + 1, current.getReplicasCount(), replacement.get().getOsdUuidsList(),
+                    current.getVersion(), updated.xlocs().getVersion());
+            return new Reformation(volumeId, updated, replacement, 0);
+        }
+        LOG.warn("file {}: removed OSD {} (replica {} of {}) from its chain, the DIR shows it dead; XLoc version {}"
+                + " -> {}; the chain stays at {} replica(s), one short: {}", fileId, failedOsdUuid, replica + 1,
+                current.getReplicasCount(), current.getVersion(), updated.xlocs().getVersion(),
+                updated.xlocs().getReplicasCount(), shortBecause);
+        return new Reformation(volumeId, updated, Optional.empty(), 1);
+    }
+
+    /** Why the re-formed chain gets no replacement now (empty: it may get one, OSDs permitting). */
+    private static String whyNoReplacement(Namespace namespace, String volumeId, XLocSet.Builder reformed) {
+        Optional<Volume> volume = namespace.volumeById(volumeId);
+        if (volume.isEmpty()) {
+            return "its volume " + volumeId + " is gone";
+        }
+        if (volume.get().getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
+            return "volume '" + volume.get().getName() + "' has a reservation, whose copies are admitted on its"
+                    + " placement's OSDs; replacing one needs a re-admission, not supported yet";
+        }
+        for (int index = 0; index < reformed.getReplicasCount(); index++) {
+            if (reformed.getReplicas(index).getFilling()) {
+                return "replica " + (index + 1) + " is still being filled (one fill at a time per file)";
+            }
+        }
+        return "";
     }
 
     private static int replicaOf(XLocSet xlocs, String osdUuid) {

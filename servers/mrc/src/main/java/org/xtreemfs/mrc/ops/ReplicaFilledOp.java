@@ -11,6 +11,7 @@ import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.metadata.InodeRecord;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
+import org.xtreemfs.mrc.metadata.Transaction;
 
 /**
  * MRC_REPLICA_FILLED: a filling replica's OSDs answered OSD_FILL_REPLICA, so it holds everything its chain holds;
@@ -40,14 +41,37 @@ public final class ReplicaFilledOp extends MetadataOp<ReplicaFilledRequest, Repl
         ReplicaChanges.NamedReplica named = ReplicaChanges.namedReplica(namespace, context, volumeName, path, osdUuids,
                 "mark a replica filled of");
         String volumeId = named.volume().getId();
-        XLocSet xlocs = named.record().xlocs();
-        if (!xlocs.getReplicas(named.index()).getFilling()) {
-            return new ReplicaChanges.Result(volumeId, named.record(), ledger.share(volumeId), Optional.empty());
+        InodeRecord updated = markFilled(namespace, named.transaction(), volumeId, named.record(), named.index());
+        return new ReplicaChanges.Result(volumeId, updated, ledger.share(volumeId), Optional.empty());
+    }
+
+    /**
+     * The same for the MRC's own replacement of a dead member (ReplicaFailedOp), which names the file by its inode
+     * (there is no caller whose path and permissions to check): the file's XLoc afterwards, unchanged when the
+     * replica on {@code osdUuids} is gone from the chain meanwhile (removed, or itself replaced) or filled already.
+     */
+    public static XLocSet replacementFilled(Namespace namespace, String volumeId, long inode, List<String> osdUuids)
+            throws RpcException {
+        Transaction transaction = namespace.begin();
+        InodeRecord record = namespace.inodeOf(transaction, volumeId, inode);
+        XLocSet xlocs = record.xlocs();
+        for (int index = 0; index < xlocs.getReplicasCount(); index++) {
+            if (xlocs.getReplicas(index).getOsdUuidsList().equals(osdUuids)) {
+                return markFilled(namespace, transaction, volumeId, record, index).xlocs();
+            }
+        }
+        return xlocs;
+    }
+
+    /** The rule: a filling replica's mark goes under the next version; a filled one stays as it is. */
+    private static InodeRecord markFilled(Namespace namespace, Transaction transaction, String volumeId,
+            InodeRecord record, int index) {
+        XLocSet xlocs = record.xlocs();
+        if (!xlocs.getReplicas(index).getFilling()) {
+            return record;
         }
         XLocSet.Builder changed = xlocs.toBuilder();
-        changed.setReplicas(named.index(), xlocs.getReplicas(named.index()).toBuilder().setFilling(false));
-        InodeRecord updated = ReplicaChanges.commit(namespace, named.transaction(), named.volume(), named.record(),
-                changed);
-        return new ReplicaChanges.Result(volumeId, updated, ledger.share(volumeId), Optional.empty());
+        changed.setReplicas(index, xlocs.getReplicas(index).toBuilder().setFilling(false));
+        return ReplicaChanges.commit(namespace, transaction, volumeId, record, changed);
     }
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,8 @@ public final class DirHeartbeat implements AutoCloseable {
     private final Supplier<OsdAttributes> attributes;
     private final Consumer<List<String>> deletedVolumes;
     private final long periodMs;
+    /** True while this OSD should not be used (its storage is failing): it then registers as TO_BE_REMOVED. */
+    private final BooleanSupplier unusable;
     private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "osd-heartbeat");
         thread.setDaemon(true);
@@ -50,9 +53,15 @@ public final class DirHeartbeat implements AutoCloseable {
     private volatile boolean mappingRegistered;
     private volatile String lastError = "";
 
-    /** @param attributes sampled once per heartbeat (it may reset load counters) */
+    /**
+     * @param attributes sampled once per heartbeat (it may reset load counters)
+     * @param unusable asked once per heartbeat: true registers this OSD as TO_BE_REMOVED (placement skips it, and
+     *     the MRC removes it from a chain when a client reports it) instead of AVAILABLE
+     */
     public DirHeartbeat(DirServiceClient dir, String uuid, AddressMapping mapping,
-            Supplier<OsdAttributes> attributes, Consumer<List<String>> deletedVolumes, long periodMs) {
+            Supplier<OsdAttributes> attributes, Consumer<List<String>> deletedVolumes, long periodMs,
+            BooleanSupplier unusable) {
+        this.unusable = unusable;
         this.dir = dir;
         this.uuid = uuid;
         this.mapping = mapping;
@@ -92,7 +101,8 @@ public final class DirHeartbeat implements AutoCloseable {
                 .setName("OSD " + uuid)
                 // The host replicas are spread over (mrc.placement.ChainPlacement): the advertised address.
                 .addStaticAttributes(KeyValuePair.newBuilder().setKey(ReplicationRules.HOST_ATTRIBUTE).setValue(mapping.getAddress()))
-                .setStatus(ServiceStatus.SERVICE_STATUS_AVAILABLE)
+                .setStatus(unusable.getAsBoolean() ? ServiceStatus.SERVICE_STATUS_TO_BE_REMOVED
+                        : ServiceStatus.SERVICE_STATUS_AVAILABLE)
                 .setOsdAttributes(attributes.get())
                 .build();
     }

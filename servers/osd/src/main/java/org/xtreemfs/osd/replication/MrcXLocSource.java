@@ -20,7 +20,7 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
  * request carries (already verified here, and checked again by the MRC) and the caller's credentials. The MRC of a
  * volume comes from the DIR's volume registrations (cached per volume id; its address through the UUID resolver).
  */
-public final class MrcXLocSource implements XLocViews.XLocSource {
+public final class MrcXLocSource implements XLocConfirmations.XLocSource {
     private final DirServiceClient dir;
     private final UuidResolver resolver;
     private final MrcServiceClient mrc;

@@ -7,18 +7,25 @@ import java.util.Map;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
-import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcException;
 
 /**
- * The newest XLoc version this OSD has seen for each file, the fence that keeps a changed chain whole: every request
- * of a file (reads too) raises it to the version its XLoc carries, and an update carrying an older version is
- * refused with ERRNO ESTALE, so a client (or a predecessor) still holding the old chain cannot send an update past a
- * member that joined (the member's fill reads at its source raise the source's fence before they copy) or to a member
- * that was removed. The storage stage checks it on the file's lane, where the update is applied.
+ * The one authority on "is this request's XLoc version current on this OSD": the newest XLoc version this OSD has seen
+ * for each file. A chain changes only under a new XLoc version (a member removed by the MRC's re-formation, a replica
+ * added, filled or removed; common.proto XLocSet), so a request carrying an older version comes from a sender that
+ * holds a chain that is no longer current; it is refused with <b>XLOC_OUTDATED</b>, which both clients follow (they
+ * ask the MRC for the file's current XLoc and send again), as does a predecessor's forward (its refusal passes back
+ * to the client unchanged).
+ *
+ * <p>Who raises it: every request of a file (reads too) that carries a newer version ({@link #check}), and the
+ * MRC's answer when this OSD confirms a file's XLoc after a start or a heartbeat gap ({@link #confirmed}, from
+ * {@link XLocConfirmations}): then a request whose XLoc names this OSD but which the MRC has since re-formed without it is
+ * older than the MRC's version, so an OSD that comes back after it was removed never serves its stale copy. The
+ * storage stage checks on the file's lane, where updates are applied in order, so a fill's read of the size at its
+ * source (which raises the source's version) lets no old-chain update pass after it.
  *
  * <p>Durable: a raise is written to the metadata store with a synced WAL before the request that raised it goes on,
- * so a restarted OSD does not take old-version updates again. Version 1 (every file's first) is not stored. In
+ * so a restarted OSD does not take old-version requests again. Version 1 (every file's first) is not stored. In
  * memory, at most {@link #CACHED_FILES_MAX} files (least recently used dropped, read back from the store on demand).
  * The key is removed with the file's objects ({@link #removeWith}).
  */
@@ -39,33 +46,43 @@ public final class XLocVersions {
     }
 
     /**
-     * Records that a request of the file carries XLoc {@code version} and returns the newest version seen for it
-     * (at least {@code version}). An XLoc without a version (0) counts as version 1.
+     * Checks a request of the file carrying XLoc {@code version} (0, an XLoc without a version, counts as 1): refused
+     * with XLOC_OUTDATED when this OSD has seen a newer version of the file; otherwise the file's version is raised to
+     * it. {@code kind} names the request in the refusal.
      */
-    public int observe(String fileId, int version) {
+    public void check(String fileId, int version, String kind) throws RpcException {
         int carried = Math.max(1, version);
-        synchronized (cached) {
-            int newest = cached.computeIfAbsent(fileId, this::load);
-            if (Integer.compareUnsigned(carried, newest) <= 0) {
-                return newest;
-            }
-            store.write(new WriteBatch().put(key(fileId), Integer.toString(carried).getBytes(StandardCharsets.US_ASCII)),
-                    Durability.SYNC);
-            cached.put(fileId, carried);
-            return carried;
+        int newest = raise(fileId, carried);
+        if (Integer.compareUnsigned(carried, newest) < 0) {
+            throw RpcException.xlocOutdated(kind + " of file " + fileId + " carries XLoc version " + carried
+                    + ", older than version " + newest + " this OSD has seen: the file's chain changed; fetch the"
+                    + " current XLoc");
         }
     }
 
-    /**
-     * Refuses an update whose XLoc is older than the newest this OSD has seen for the file; otherwise raises the
-     * fence to the update's version.
-     */
-    public void checkUpdate(String fileId, int version, String kind) throws RpcException {
-        int newest = observe(fileId, version);
-        if (Integer.compareUnsigned(Math.max(1, version), newest) < 0) {
-            throw RpcException.errno(Errno.ESTALE, kind + " of file " + fileId + " carries XLoc version " + version
-                    + ", older than version " + newest + " this OSD has seen: the file's chain changed; open the file"
-                    + " again for its current XLoc");
+    /** The MRC confirmed {@code version} as the file's current XLoc version: raises the file's version to it. */
+    public void confirmed(String fileId, int version) {
+        raise(fileId, Math.max(1, version));
+    }
+
+    /** The newest version seen for the file (1 when none is recorded). */
+    public int newest(String fileId) {
+        synchronized (cached) {
+            return cached.computeIfAbsent(fileId, this::load);
+        }
+    }
+
+    /** Raises the file's version to {@code version} (stored before it returns); returns the newest afterwards. */
+    private int raise(String fileId, int version) {
+        synchronized (cached) {
+            int newest = cached.computeIfAbsent(fileId, this::load);
+            if (Integer.compareUnsigned(version, newest) <= 0) {
+                return newest;
+            }
+            store.write(new WriteBatch().put(key(fileId), Integer.toString(version).getBytes(StandardCharsets.US_ASCII)),
+                    Durability.SYNC);
+            cached.put(fileId, version);
+            return version;
         }
     }
 

@@ -63,8 +63,10 @@ public final class StorageStage implements AutoCloseable {
     private final AtomicLong bytesWritten = new AtomicLong();
     private final AtomicLong filesDeleted = new AtomicLong();
     private final AtomicLong expiredCount = new AtomicLong();
-    /** The chain-change fence: updates carrying an older XLoc version than seen are refused (ESTALE). */
+    /** Whether a request's XLoc version is current: older ones are refused (XLOC_OUTDATED). */
     private final XLocVersions xlocVersions;
+    /** Storage I/O failures of requests, and whether they make this OSD leave its chains. */
+    private final StorageHealth health;
     /** Objects of files being filled here that were copied from the fill source already. */
     private final FillProgress fillProgress = new FillProgress();
     private final AtomicLong objectsCopied = new AtomicLong();
@@ -85,34 +87,21 @@ public final class StorageStage implements AutoCloseable {
      * @param concurrentWithinFile false: one work of a file at a time, in arrival order (a device with one head;
      *     see {@link FileAccessOrder})
      * @param onRequestCompleted called once with each {@link AuthorizedRequest} after it is answered
-     */
-    public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
-            boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted) {
-        this(store, deletions, threads, queueCapacity, concurrentWithinFile, clock, onRequestCompleted, null);
-    }
-
-    /**
      * @param forwarder sends applied updates of replicated files down their chain; null: this OSD serves
      *     unreplicated files only (an update with a successor then fails)
-     */
-    public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
-            boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
-            ChainForwarder forwarder) {
-        this(store, deletions, threads, queueCapacity, concurrentWithinFile, clock, onRequestCompleted, forwarder,
-                () -> 0);
-    }
-
-    /**
      * @param queuedRequests this OSD's load as every read answer reports it (ReadResponse.queued_requests): the
      *     requests waiting in the QoS stage
+     * @param xlocVersions the OSD's one record of each file's current XLoc version, checked here on the file's lane
+     * @param health counts the storage I/O failures of requests and answers them
      */
     public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
             boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
-            ChainForwarder forwarder, IntSupplier queuedRequests) {
+            ChainForwarder forwarder, IntSupplier queuedRequests, XLocVersions xlocVersions, StorageHealth health) {
+        this.health = health;
         this.forwarder = forwarder;
         this.queuedRequests = queuedRequests;
         this.store = store;
-        this.xlocVersions = new XLocVersions(store.metadataStore());
+        this.xlocVersions = xlocVersions;
         this.deletions = deletions;
         this.onRequestCompleted = onRequestCompleted;
         this.order = new FileAccessOrder(queueCapacity, concurrentWithinFile);
@@ -231,8 +220,15 @@ public final class StorageStage implements AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 LOG.error("storage: {} of file {} failed", authorized.request().getClass().getSimpleName(),
                         authorized.fileId(), e);
-                authorized.request().call().fail(RpcException.internal("storage I/O failed on file "
-                        + authorized.fileId() + ": " + e));
+                if (e instanceof IOException || e instanceof java.io.UncheckedIOException) {
+                    // The storage failed: counted (StorageHealth), a member whose disk keeps failing leaves its chains.
+                    authorized.request().call().fail(health.failed(authorized.fileId(),
+                            authorized.request().getClass().getSimpleName(),
+                            authorized.chain().role() != org.xtreemfs.osd.storage.ReplicaRole.SOLE, e));
+                } else {
+                    authorized.request().call().fail(RpcException.internal("storage failed on file "
+                            + authorized.fileId() + ": " + e));
+                }
             } finally {
                 onRequestCompleted.accept(authorized);
             }
@@ -270,12 +266,9 @@ public final class StorageStage implements AutoCloseable {
         // With osd.storage.layout=role a file new here is placed by this OSD's role for it (the tail's in the log).
         ObjectStorage store = this.store.forRole(authorized.chain().role());
         ChainLink link = authorized.chain();
-        // The chain-change fence, on the file's lane where updates are applied (XLocVersions).
-        if (request.travelsTheChain() || request instanceof CopyObject) {
-            xlocVersions.checkUpdate(fileId, link.xlocVersion(), request.getClass().getSimpleName());
-        } else {
-            xlocVersions.observe(fileId, link.xlocVersion());
-        }
+        // Whether the request's XLoc is current, on the file's lane where updates are applied in order
+        // (XLocVersions, the one authority): an older version is XLOC_OUTDATED, a newer one is recorded.
+        xlocVersions.check(fileId, link.xlocVersion(), request.getClass().getSimpleName());
         if (!link.filling()) {
             fillProgress.forget(fileId);
         }

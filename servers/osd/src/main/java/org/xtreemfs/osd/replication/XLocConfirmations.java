@@ -18,25 +18,23 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
 import org.xtreemfs.osd.storage.ReplicaRole;
 
 /**
- * This OSD's view of each replicated file's XLoc version: the gate between preprocessing and the QoS stage that
- * keeps a re-formed chain consistent (servers/osd README, "Chain replication", "Failure and re-formation").
+ * Which replicated files' XLoc this OSD has confirmed at the MRC: the gate between preprocessing and the QoS stage
+ * that keeps a returning OSD from serving a stale copy (servers/osd README, "Chain replication", "Failure and
+ * re-formation"). Whether a request's XLoc version is current is decided in one place, {@link XLocVersions}, on the
+ * file's storage lane; this gate only feeds it the MRC's version where this OSD may have missed a re-formation.
  *
- * <p>Rules, per replicated file (unreplicated files pass untouched):
- * <ul>
- * <li>a request whose XLoc version is older than the newest this OSD has seen for the file is refused with
- * XLOC_OUTDATED: its sender holds a chain the MRC has re-formed since (clients fetch the current XLoc and
- * retry); a newer version is adopted;</li>
- * <li>the first request of a file after this OSD started, after a heartbeat gap (no heartbeat accepted by the
- * DIR for {@code doubtAfterMs}: the DIR may have declared this OSD dead and the MRC removed it meanwhile), or
- * after the view was evicted, waits until the MRC confirmed the file's current XLoc ({@link XLocSource}); if
- * that XLoc no longer names this OSD, every request carrying an XLoc that names it is XLOC_OUTDATED. So an
- * OSD that comes back after it was removed from a chain never serves its stale copy, even to a client that
- * still holds the old XLoc. Requests of a file that wait for the confirmation keep their order.</li>
- * </ul>
- * Bounded: at most {@code filesMax} views (least recently used ones are forgotten, which only costs a new
- * confirmation) and {@code waitingMax} requests waiting per file (more are OVERLOADED).
+ * <p>Rules, per replicated file (unreplicated files pass untouched): the first request of a file after this OSD
+ * started, after a heartbeat gap (no heartbeat accepted by the DIR for {@code doubtAfterMs}: the DIR may have declared
+ * this OSD dead and the MRC removed it meanwhile), or after the file was forgotten here, waits until the MRC confirmed
+ * the file's current XLoc ({@link XLocSource}); its version is then recorded in {@link XLocVersions} (raised, stored),
+ * and the waiting requests go on, in order, each through {@link XLocVersions#check} (as every request it passes: lock
+ * requests never reach a storage lane). A request whose XLoc names this OSD after the MRC re-formed the chain without
+ * it carries an older version than the MRC's, so it is refused XLOC_OUTDATED: an OSD that comes back after it was
+ * removed from a chain never serves its stale copy, even to a client that still holds the old XLoc.
+ * Bounded: at most {@code filesMax} files are remembered as confirmed (least recently used ones are forgotten, which
+ * only costs a new confirmation) and {@code waitingMax} requests wait per file (more are OVERLOADED).
  */
-public final class XLocViews {
+public final class XLocConfirmations {
     /** Where the current XLoc of a file comes from (the MRC, MRC_REPLICA_FAILED without an OSD). */
     @FunctionalInterface
     public interface XLocSource {
@@ -48,10 +46,6 @@ public final class XLocViews {
 
     private static final class View {
         State state = State.NEW;
-        /** The newest XLoc version seen for the file (confirmed by the MRC, or carried by an accepted request). */
-        int version;
-        /** The MRC's XLoc of {@link #version} does not name this OSD. */
-        boolean removed;
         final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
     }
 
@@ -59,6 +53,7 @@ public final class XLocViews {
 
     private final String ownUuid;
     private final XLocSource source;
+    private final XLocVersions versions;
     private final LongSupplier monotonicNanos;
     private final BiConsumer<AuthorizedRequest, RpcException> failer;
     private final long doubtAfterNanos;
@@ -66,16 +61,17 @@ public final class XLocViews {
     private final Map<String, View> views;
     private long lastHeartbeatNanos;
     private final AtomicLong confirmations = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
 
     /**
+     * @param versions the one record of each file's current XLoc version, which a confirmation raises
      * @param failer answers a request that waited for a confirmation with an error (its call's {@code fail})
-     * @param doubtAfterMs heartbeat silence after which every view is confirmed again
+     * @param doubtAfterMs heartbeat silence after which every file is confirmed again
      */
-    public XLocViews(String ownUuid, XLocSource source, LongSupplier monotonicNanos,
+    public XLocConfirmations(String ownUuid, XLocSource source, XLocVersions versions, LongSupplier monotonicNanos,
             BiConsumer<AuthorizedRequest, RpcException> failer, long doubtAfterMs, int filesMax, int waitingMax) {
         this.ownUuid = ownUuid;
         this.source = source;
+        this.versions = versions;
         this.monotonicNanos = monotonicNanos;
         this.failer = failer;
         this.doubtAfterNanos = doubtAfterMs * 1_000_000L;
@@ -105,11 +101,6 @@ public final class XLocViews {
         return confirmations.get();
     }
 
-    /** How many requests were refused as XLOC_OUTDATED. */
-    public long refused() {
-        return refused.get();
-    }
-
     private void accept(AuthorizedRequest request, PreprocessingStage.Next next) throws RpcException {
         if (request.chain().role() == ReplicaRole.SOLE) {
             next.accept(request);
@@ -121,9 +112,7 @@ public final class XLocViews {
             doubtIfSilentTooLong();
             View view = views.computeIfAbsent(request.fileId(), fileId -> new View());
             passes = view.state == State.CONFIRMED;
-            if (passes) {
-                check(view, request);
-            } else {
+            if (!passes) {
                 if (view.waiting.size() >= waitingMax) {
                     throw RpcException.overloaded("OSD " + ownUuid + ": " + waitingMax + " requests of file "
                             + request.fileId() + " already wait for its XLoc to be confirmed at the MRC; retry later");
@@ -137,7 +126,7 @@ public final class XLocViews {
         }
         if (passes) {
             // Handed on outside the monitor; one connection's requests (a predecessor's forwards) stay in order.
-            next.accept(request);
+            checkThenHandOn(request, next);
             return;
         }
         if (startConfirmation) {
@@ -152,26 +141,27 @@ public final class XLocViews {
         }
     }
 
-    /** The MRC answered the file's current XLoc (or failed): settle the view, then release who waited, in order. */
+    /** The MRC answered the file's current XLoc (or failed): record it, then release who waited, in order. */
     private void confirmed(String fileId, XLocSet xlocs, Throwable error) {
+        String problem = null;
+        if (error == null) {
+            try {
+                ReplicaChain.of(xlocs); // a malformed answer is not recorded
+                versions.confirmed(fileId, xlocs.getVersion());
+            } catch (RuntimeException malformedOrUnstored) {
+                problem = malformedOrUnstored.toString();
+            }
+        } else {
+            problem = String.valueOf(cause(error).getMessage());
+        }
         View view;
         List<Waiting> failed = new ArrayList<>();
-        String problem = null;
         synchronized (this) {
             view = views.get(fileId);
-            if (error == null) {
-                try {
-                    view.removed = ReplicaChain.of(xlocs).member(ownUuid).isEmpty();
-                    view.version = Math.max(view.version, xlocs.getVersion());
-                    view.state = State.DRAINING;
-                    confirmations.incrementAndGet();
-                } catch (IllegalArgumentException malformed) {
-                    problem = malformed.getMessage();
-                }
+            if (problem == null) {
+                view.state = State.DRAINING;
+                confirmations.incrementAndGet();
             } else {
-                problem = cause(error).getMessage();
-            }
-            if (problem != null) {
                 failed.addAll(view.waiting);
                 view.waiting.clear();
                 views.remove(fileId);
@@ -196,10 +186,7 @@ public final class XLocViews {
             }
             for (Waiting waiting : batch) {
                 try {
-                    synchronized (this) {
-                        check(view, waiting.request());
-                    }
-                    waiting.next().accept(waiting.request());
+                    checkThenHandOn(waiting.request(), waiting.next());
                 } catch (RpcException refusal) {
                     failer.accept(waiting.request(), refusal);
                 } catch (RuntimeException bug) {
@@ -210,28 +197,17 @@ public final class XLocViews {
         }
     }
 
-    /** Refuses a request whose XLoc is older than the view, or names this OSD after the MRC removed it. */
-    private void check(View view, AuthorizedRequest request) throws RpcException {
-        int version = request.request().credentials().getXlocs().getVersion();
-        if (view.removed && version <= view.version) {
-            refused.incrementAndGet();
-            throw RpcException.xlocOutdated("OSD " + ownUuid + " is no longer in the chain of file " + request.fileId()
-                    + ": the MRC's XLoc version " + view.version + " does not name it (the request carries version "
-                    + version + "); fetch the current XLoc");
-        }
-        if (version < view.version) {
-            refused.incrementAndGet();
-            throw RpcException.xlocOutdated("the request for file " + request.fileId() + " carries XLoc version "
-                    + version + ", older than version " + view.version + " OSD " + ownUuid
-                    + " has seen: its chain was re-formed; fetch the current XLoc");
-        }
-        if (version > view.version) {
-            view.version = version;
-            view.removed = false;
-        }
+    /**
+     * XLocVersions' check here too, before the QoS stage: lock requests never reach a storage lane, and an outdated
+     * request refused early costs no queueing. The storage lane checks again (the order that matters for updates).
+     */
+    private void checkThenHandOn(AuthorizedRequest request, PreprocessingStage.Next next) throws RpcException {
+        versions.check(request.fileId(), request.request().credentials().getXlocs().getVersion(),
+                request.request().getClass().getSimpleName());
+        next.accept(request);
     }
 
-    /** After a heartbeat gap every view is doubtful: the MRC may have removed this OSD meanwhile. */
+    /** After a heartbeat gap every confirmation is doubtful: the MRC may have removed this OSD meanwhile. */
     private void doubtIfSilentTooLong() {
         if (monotonicNanos.getAsLong() - lastHeartbeatNanos > doubtAfterNanos) {
             views.values().removeIf(view -> view.state == State.CONFIRMED);

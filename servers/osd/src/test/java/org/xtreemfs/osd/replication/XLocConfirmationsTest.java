@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.kv.InMemoryKvStore;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.common.Replica;
@@ -24,14 +25,17 @@ import org.xtreemfs.osd.storage.ReplicaRole;
 import org.xtreemfs.osd.storage.StripeLayout;
 import org.xtreemfs.qos.model.VolumeShare;
 
-class XLocViewsTest {
+/** The confirmation gate: which files wait for the MRC's XLoc, in order, and what it records in XLocVersions. */
+class XLocConfirmationsTest {
     private static final String SELF = "osd-b";
     private final AtomicLong nowNanos = new AtomicLong(1_000_000_000L);
     private final Map<String, CompletableFuture<XLocSet>> asked = new ConcurrentHashMap<>();
     private final List<AuthorizedRequest> passed = new ArrayList<>();
     private final List<RpcException> failures = new ArrayList<>();
-    private final XLocViews views = new XLocViews(SELF, request -> asked.computeIfAbsent(request.fileId(),
-            file -> new CompletableFuture<>()), nowNanos::get, (request, error) -> failures.add(error), 1_000, 2, 4);
+    private final XLocVersions versions = new XLocVersions(new InMemoryKvStore());
+    private final XLocConfirmations views = new XLocConfirmations(SELF, request -> asked.computeIfAbsent(
+            request.fileId(), file -> new CompletableFuture<>()), versions, nowNanos::get,
+            (request, error) -> failures.add(error), 1_000, 2, 4);
     private final PreprocessingStage.Next gate = views.gate(passed::add);
 
     private static XLocSet xloc(int version, String... chain) {
@@ -57,38 +61,48 @@ class XLocViewsTest {
     }
 
     @Test
-    void theFirstRequestsOfAFileWaitInOrderForTheMrcThenOlderVersionsAreRefused() throws RpcException {
-        AuthorizedRequest first = request("v:1", xloc(1, "osd-a", SELF, "osd-c"));
-        AuthorizedRequest second = request("v:1", xloc(1, "osd-a", SELF, "osd-c"));
+    void theFirstRequestsOfAFileWaitInOrderForTheMrcWhoseVersionIsRecorded() throws RpcException {
+        AuthorizedRequest first = request("v:1", xloc(2, "osd-a", SELF));
+        AuthorizedRequest second = request("v:1", xloc(2, "osd-a", SELF));
         gate.accept(first);
         gate.accept(second);
         assertThat(passed).isEmpty();
         assertThat(asked).containsOnlyKeys("v:1");
-        asked.get("v:1").complete(xloc(1, "osd-a", SELF, "osd-c"));
+        asked.get("v:1").complete(xloc(2, "osd-a", SELF));
         assertThat(passed).containsExactly(first, second);
+        assertThat(versions.newest("v:1")).as("the MRC's version, for the storage lane's check").isEqualTo(2);
+        assertThat(views.confirmations()).isEqualTo(1);
 
-        // The chain is re-formed (osd-c removed): a request with version 2 is adopted, version 1 is now refused.
-        gate.accept(request("v:1", xloc(2, "osd-a", SELF)));
+        // Confirmed: later requests pass without asking again; an older XLoc than recorded is refused.
+        gate.accept(request("v:1", xloc(3, "osd-a", SELF)));
         assertThat(passed).hasSize(3);
-        assertThatThrownBy(() -> gate.accept(request("v:1", xloc(1, "osd-a", SELF, "osd-c"))))
+        assertThat(asked).hasSize(1);
+        assertThatThrownBy(() -> gate.accept(request("v:1", xloc(2, "osd-a", SELF))))
                 .isInstanceOfSatisfying(RpcException.class,
-                        refused -> assertThat(refused.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED))
-                .hasMessageContaining("older than version 2");
-        assertThat(views.refused()).isEqualTo(1);
+                        refused -> assertThat(refused.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED));
     }
 
     @Test
-    void anOsdTheMrcRemovedRefusesTheOldXLocAfterItComesBack() throws RpcException {
+    void anOsdTheMrcRemovedRecordsTheVersionThatOutdatesTheOldXLocAfterItComesBack() throws RpcException {
         gate.accept(request("v:2", xloc(1, "osd-a", SELF)));
         asked.get("v:2").complete(xloc(2, "osd-a"));
         assertThat(passed).isEmpty();
-        assertThat(failures).singleElement().satisfies(refused -> {
-            assertThat(refused.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED);
-            assertThat(refused).hasMessageContaining("no longer in the chain");
-        });
+        assertThat(failures).singleElement().satisfies(refused ->
+                assertThat(refused.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED));
         assertThatThrownBy(() -> gate.accept(request("v:2", xloc(1, "osd-a", SELF))))
                 .isInstanceOfSatisfying(RpcException.class,
                         refused -> assertThat(refused.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED));
+        assertThat(versions.newest("v:2")).as("recorded in the one authority").isEqualTo(2);
+    }
+
+    @Test
+    void aMalformedAnswerRecordsNothingAndFailsTheWaitingRequests() throws RpcException {
+        gate.accept(request("v:6", xloc(1, "osd-a", SELF)));
+        asked.remove("v:6").complete(XLocSet.newBuilder().setVersion(9).build());
+        assertThat(passed).isEmpty();
+        assertThat(failures).singleElement().satisfies(error ->
+                assertThat(error.errorType()).isEqualTo(ErrorType.OVERLOADED));
+        assertThat(versions.newest("v:6")).isEqualTo(1);
     }
 
     @Test
