@@ -8,10 +8,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,7 +17,6 @@ import org.xtreemfs.client.Client;
 import org.xtreemfs.client.ClientOptions;
 import org.xtreemfs.client.FileHandle;
 import org.xtreemfs.client.OpenFlags;
-import org.xtreemfs.client.tools.cluster.LocalCluster;
 import org.xtreemfs.foundation.replication.ReplicaChain;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
@@ -56,15 +52,10 @@ class ChainFailoverTest {
     private static TestCluster cluster;
     private static Client client;
     private static RpcClient rpc;
-    /** Every server process this class started (restarts included), to show none is left at the end. */
-    private static final Set<Long> serverPids = ConcurrentHashMap.newKeySet();
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = TestCluster.startProcesses(java.util.Collections.nCopies(3, Map.of()),
-                Map.of("mrc.placement.osdCacheTtlMs", "100"),
-                Map.of("dir.heartbeat.timeoutMs", Long.toString(DIR_HEARTBEAT_TIMEOUT_MS)));
-        notePids();
+        cluster = TestCluster.startChainProcesses(DIR_HEARTBEAT_TIMEOUT_MS);
         client = cluster.client(ClientOptions.builder().retryWindowMs(60_000));
         client.createVolume(Volume.newBuilder().setName("chains").setMode(0777)
                 .setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
@@ -83,11 +74,7 @@ class ChainFailoverTest {
                 rpc.close();
             }
         } finally {
-            notePids();
-            cluster.close();
-            // No server of this class may outlive it (a leak here once left OSDs running with parent 1).
-            await().atMost(Duration.ofSeconds(30)).until(() -> serverPids.stream()
-                    .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
+            cluster.closeLeavingNoProcess();
         }
     }
 
@@ -173,7 +160,6 @@ class ChainFailoverTest {
         // The killed OSD comes back on its stale data: it is not in the current XLoc, so it serves nothing of the file.
         long restartNanos = System.nanoTime();
         cluster.restart(victimName);
-        notePids();
         System.out.printf("ChainFailoverTest: %s restarted in %d ms%n", victimName,
                 (System.nanoTime() - restartNanos) / 1_000_000L);
         InetSocketAddress victimAddress = new InetSocketAddress("127.0.0.1", cluster.launcher().port(victimName));
@@ -208,14 +194,6 @@ class ChainFailoverTest {
             return true;
         });
         return opened.get();
-    }
-
-    private static void notePids() {
-        for (LocalCluster.ServerStatus server : cluster.launcher().status()) {
-            if (server.running()) {
-                serverPids.add(server.pid());
-            }
-        }
     }
 
     private static String loadAverage() {
