@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
@@ -40,7 +41,6 @@ import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.FileMetadata;
 import org.xtreemfs.osd.replication.ChainForwarder;
 import org.xtreemfs.osd.replication.CleanVersions;
-import java.util.function.IntSupplier;
 import org.xtreemfs.osd.storage.ObjectStorage;
 
 /**
@@ -77,7 +77,7 @@ public final class StorageStage implements AutoCloseable {
     private final AtomicLong readsServed = new AtomicLong();
     /** Which of this OSD's files have updates its successors have not acknowledged (reads of them go down). */
     private final CleanVersions cleanVersions = new CleanVersions();
-    private final IntSupplier queuedRequests;
+    private final Supplier<ReadResponse> loadReport;
 
     /**
      * @param queueCapacity bound of the works admitted and not yet finished (running or waiting); the QoS stage
@@ -99,18 +99,18 @@ public final class StorageStage implements AutoCloseable {
             boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
             ChainForwarder forwarder) {
         this(store, deletions, threads, queueCapacity, concurrentWithinFile, clock, onRequestCompleted, forwarder,
-                () -> 0);
+                ReadResponse::getDefaultInstance);
     }
 
     /**
-     * @param queuedRequests this OSD's load as every read answer reports it (ReadResponse.queued_requests): the
-     *     requests waiting in the QoS stage
+     * @param loadReport this OSD's load as every read answer reports it (ReadResponse.queued_requests and
+     *     write_back_dirty_bytes), read when the answer is built
      */
     public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
             boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
-            ChainForwarder forwarder, IntSupplier queuedRequests) {
+            ChainForwarder forwarder, Supplier<ReadResponse> loadReport) {
         this.forwarder = forwarder;
-        this.queuedRequests = queuedRequests;
+        this.loadReport = loadReport;
         this.store = store;
         this.xlocVersions = new XLocVersions(store.metadataStore());
         this.deletions = deletions;
@@ -391,7 +391,7 @@ public final class StorageStage implements AutoCloseable {
 
     /** Every read answer carries this OSD's load, so clients route by it without asking (qos.routing). */
     private ReadResponse loadReport() {
-        return ReadResponse.newBuilder().setQueuedRequests(Math.max(0, queuedRequests.getAsInt())).build();
+        return loadReport.get();
     }
 
     /** The local part of an update; an RpcException means it changed nothing. */
