@@ -142,7 +142,7 @@ template <typename BuildRequest>
 std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                                       BuildRequest build_request, std::string_view data,
                                       bool idempotent, std::string* response_data,
-                                      const AccessPattern* read_pattern, std::string* called_osd_uuid) {
+                                      const StreamClassifier* read_stream, std::string* called_osd_uuid) {
   // A replicated file's call is not repeated by the transport: an OSD that gives no answer is
   // reported to the MRC here (servers/osd README, "Chain replication"), and every retry takes the
   // chain as it is then. Updates are idempotent by offset, size and epoch, so a re-sent one is safe.
@@ -164,10 +164,10 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
       heads = osd_uuids_;
       used = credentials_;
     }
-    if (read_pattern != nullptr) {
+    if (read_stream != nullptr) {
       // Any replica may serve a read: a member with an update its successor has not acknowledged
       // passes the read down the chain (servers/osd README, "Consistent reads").
-      osd_uuid = ReadOsdFor(stripe_position, *read_pattern);
+      osd_uuid = ReadOsdFor(stripe_position, *read_stream);
     }
     if (called_osd_uuid != nullptr) *called_osd_uuid = osd_uuid;
     try {
@@ -232,22 +232,22 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
   }
 }
 
-AccessPattern FileHandle::ObserveRead(std::uint64_t offset_bytes, std::uint64_t length_bytes) {
+StreamClassifier FileHandle::ObserveRead(std::uint64_t offset_bytes, std::uint64_t length_bytes) {
   std::lock_guard<std::mutex> lock(route_mutex_);
   if (read_stream_ordinal_ < 0) {
     read_stream_ordinal_ = volume_.next_read_stream_ordinal_.fetch_add(1) & 0x7fffffff;
   }
   read_classifier_ = read_classifier_.Observe(static_cast<std::int64_t>(offset_bytes),
                                               static_cast<std::int64_t>(length_bytes));
-  return read_classifier_.pattern;
+  return read_classifier_;
 }
 
-AccessPattern FileHandle::CurrentReadPattern() {
+StreamClassifier FileHandle::CurrentReadStream() {
   std::lock_guard<std::mutex> lock(route_mutex_);
-  return read_classifier_.pattern;
+  return read_classifier_;
 }
 
-std::string FileHandle::ReadOsdFor(std::uint32_t stripe_position, AccessPattern pattern) {
+std::string FileHandle::ReadOsdFor(std::uint32_t stripe_position, const StreamClassifier& stream) {
   std::vector<std::string> chain;
   xtreemfs::common::ReadRouting read_routing;
   {
@@ -261,16 +261,20 @@ std::string FileHandle::ReadOsdFor(std::uint32_t stripe_position, AccessPattern 
     return chain[0];
   }
   std::vector<int> queued;
+  std::vector<std::int64_t> dirty_bytes;
   queued.reserve(chain.size());
+  dirty_bytes.reserve(chain.size());
   for (const auto& osd_uuid : chain) {
-    queued.push_back(volume_.replica_loads_.QueuedRequests(osd_uuid));
+    const ReplicaLoads::Load load = volume_.replica_loads_.LoadOf(osd_uuid);
+    queued.push_back(load.queued_requests);
+    dirty_bytes.push_back(load.write_back_dirty_bytes);
   }
   int stream_ordinal;
   {
     std::lock_guard<std::mutex> lock(route_mutex_);
     stream_ordinal = std::max(0, read_stream_ordinal_);
   }
-  return chain[RouteRead(read_routing, stream_ordinal, pattern, queued, kStealQueuedReadsMinDefault)
+  return chain[RouteRead(read_routing, stream_ordinal, stream, queued, dirty_bytes, kStealQueuedReadsMinDefault)
                    .replica];
 }
 
@@ -298,7 +302,7 @@ void FileHandle::DisableBuffering() {
   read_ahead_.reset();
 }
 
-std::string FileHandle::FetchPiece(const ObjectPiece& piece, AccessPattern pattern) {
+std::string FileHandle::FetchPiece(const ObjectPiece& piece, const StreamClassifier& stream) {
   auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
     xtreemfs::osd::ReadRequest request;
     *request.mutable_credentials() = credentials;
@@ -312,8 +316,9 @@ std::string FileHandle::FetchPiece(const ObjectPiece& piece, AccessPattern patte
   std::string osd_uuid;  // the replica the read was routed to (its last attempt's)
   xtreemfs::osd::ReadResponse answer;
   if (answer.ParseFromString(CallStripeOsd(piece.stripe_position, xtreemfs::osd::OSD_READ, build, {}, true,
-                                           &data, &pattern, &osd_uuid))) {
-    volume_.replica_loads_.Reported(osd_uuid, static_cast<int>(answer.queued_requests()));
+                                           &data, &stream, &osd_uuid))) {
+    volume_.replica_loads_.Reported(osd_uuid, static_cast<int>(answer.queued_requests()),
+                                    static_cast<std::int64_t>(answer.write_back_dirty_bytes()));
   }
   if (data.size() > piece.length_bytes) {
     throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
@@ -338,7 +343,7 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
     std::lock_guard<std::mutex> lock(state_->mutex);
     data_generation = state_->data_generation;
   }
-  const AccessPattern pattern = ObserveRead(offset_bytes, clamped_length);
+  const StreamClassifier stream = ObserveRead(offset_bytes, clamped_length);
   const std::vector<ObjectPiece> pieces = SplitIntoObjectPieces(layout_, offset_bytes, clamped_length);
   std::vector<std::string> piece_data(pieces.size());
   std::vector<std::size_t> missing;  // indices of pieces read-ahead does not hold
@@ -357,7 +362,7 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
   }
   io_.pool.RunAll(missing.size(), [&](std::size_t missing_index) {
     const std::size_t index = missing[missing_index];
-    piece_data[index] = FetchPiece(pieces[index], pattern);
+    piece_data[index] = FetchPiece(pieces[index], stream);
   });
   std::string result;
   result.reserve(clamped_length);
@@ -408,7 +413,7 @@ void FileHandle::Prefetch(std::uint64_t object_number, std::uint64_t data_genera
     std::string data;
     bool ok = true;
     try {
-      data = FetchPiece(piece, CurrentReadPattern());
+      data = FetchPiece(piece, CurrentReadStream());
     } catch (...) {
       ok = false;  // the reader fetches the object itself and sees the error there
     }

@@ -125,20 +125,22 @@ class FileHandle {
   // expiry), the file is opened again by path, without create, exclusive or truncate, and the new
   // XCap is taken if it names the same file (EIO otherwise: the path now names another file).
   void RenewXCap();
-  // Calls an OSD of a stripe position: the head replica's for updates; for a read (`read_pattern`
+  // Calls an OSD of a stripe position: the head replica's for updates; for a read (`read_stream`
   // given) the replica ReadOsdFor picks, named in `called_osd_uuid`. After AUTH_FAILED renews the
   // XCap once and repeats the call; a replicated file's call follows its chain through failures.
   template <typename BuildRequest>
   std::string CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                             BuildRequest build_request, std::string_view data, bool idempotent,
-                            std::string* response_data, const AccessPattern* read_pattern = nullptr,
+                            std::string* response_data, const StreamClassifier* read_stream = nullptr,
                             std::string* called_osd_uuid = nullptr);
   // Read routing (read_routing.h, the port of qos.routing): feeds one read call to the stream's
-  // classifier and returns its pattern; the first call numbers the stream for round-robin binding.
-  AccessPattern ObserveRead(std::uint64_t offset_bytes, std::uint64_t length_bytes);
-  AccessPattern CurrentReadPattern();
-  // The OSD a read piece at `stripe_position` goes to, by the volume's policy and reported loads.
-  std::string ReadOsdFor(std::uint32_t stripe_position, AccessPattern pattern);
+  // classifier and returns the stream as classified with it (its pattern, and whether its reads may be
+  // stolen); the first call numbers the stream for round-robin binding.
+  StreamClassifier ObserveRead(std::uint64_t offset_bytes, std::uint64_t length_bytes);
+  StreamClassifier CurrentReadStream();
+  // The OSD a read piece at `stripe_position` of `stream` goes to, by the volume's policy and the
+  // replicas' reported loads.
+  std::string ReadOsdFor(std::uint32_t stripe_position, const StreamClassifier& stream);
   // MRC_UPDATE_FILE_SIZE when the size changed or this handle wrote since its last report; after
   // writes with close_file set, which makes the MRC set mtime and ctime even for an unchanged size.
   void ReportSize(bool close_file);
@@ -147,7 +149,7 @@ class FileHandle {
 
   // Synchronous paths (O_DIRECT, disabled buffering), per-object calls in parallel on the pool.
   void WriteThrough(std::uint64_t offset_bytes, std::string_view data);
-  std::string FetchPiece(const ObjectPiece& piece, AccessPattern pattern);
+  std::string FetchPiece(const ObjectPiece& piece, const StreamClassifier& stream);
   // OSD_WRITE of one object's bytes; returns the file size the OSD reported (0 if none).
   std::uint64_t SendObjectWrite(std::uint64_t object_number, std::uint32_t stripe_position,
                                 std::uint64_t offset_in_object_bytes, std::string_view data);

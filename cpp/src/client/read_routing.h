@@ -1,8 +1,9 @@
 // Read routing of replicated files: a port of the Java package org.xtreemfs.qos.routing (servers/qos), the
 // one definition of the rules. StreamClassifier, PatternAwareRouter, RoundRobinBindingRouter and ReadStealing
-// (victimFor, thiefFor, readReplica) are mirrored function by function; tests/vectors/read-routing.json, which
-// the Java code generates, holds their decisions and cpp/test/read_routing_test.cc replays it, so both clients
-// send the same reads to the same replicas. Change the rules in Java first, regenerate the vectors, then here.
+// (mayStealReadOf, thiefIdle, victimFor, thiefFor, readReplica) are mirrored function by function;
+// tests/vectors/read-routing.json, which the Java code generates, holds their decisions and
+// cpp/test/read_routing_test.cc replays it, so both clients send the same reads to the same replicas.
+// Change the rules in Java first, regenerate the vectors, then here.
 #pragma once
 
 #include <cstdint>
@@ -44,33 +45,48 @@ struct StreamClassifier {
 int PatternAwareReplica(AccessPattern pattern, int replica_count);
 // RoundRobinBindingRouter: stream_ordinal mod replica_count.
 int RoundRobinReplica(int stream_ordinal, int replica_count);
+// ReadStealing.mayStealReadOf: only a read of a stream confirmed random (confirm_requests jumps in a row).
+bool MayStealReadOf(const StreamClassifier& stream);
+// ReadStealing.thiefIdle: nothing queued and no write-back to flush.
+bool ThiefIdle(int own_queued_requests, std::int64_t own_dirty_bytes);
 // ReadStealing.victimFor: the replica an idle one takes a queued read from, if any.
 std::optional<int> StealVictim(int queued_reads_min, int idle_replica, const std::vector<int>& queued);
-// ReadStealing.thiefFor: the idle replica nearest the tail whose victim is `routed_replica`, if any.
-std::optional<int> StealThief(int queued_reads_min, int routed_replica, const std::vector<int>& queued);
+// ReadStealing.thiefFor: the idle replica (ThiefIdle with its reported queue and write-back) nearest the
+// tail whose victim is `routed_replica`, if any.
+std::optional<int> StealThief(int queued_reads_min, int routed_replica, const std::vector<int>& queued,
+                              const std::vector<std::int64_t>& dirty_bytes);
 
 struct RouteDecision {
   int routed_replica;  // the router's choice
   int replica;         // after stealing (pattern routing only)
 };
-// The policy's decision for one read: PATTERN (and UNSPECIFIED) routes by pattern with stealing,
-// ROUND_ROBIN binds by stream ordinal without.
-RouteDecision RouteRead(xtreemfs::common::ReadRouting routing, int stream_ordinal, AccessPattern pattern,
-                        const std::vector<int>& queued, int steal_queued_reads_min);
+// The policy's decision for one read of `stream` (as classified with this read): PATTERN (and
+// UNSPECIFIED) routes by its pattern, with stealing (ReadStealing.readReplica: only a read MayStealReadOf
+// allows, only by a ThiefIdle replica); ROUND_ROBIN binds by stream ordinal without. `queued` and
+// `dirty_bytes` are the replicas' reports, head first.
+RouteDecision RouteRead(xtreemfs::common::ReadRouting routing, int stream_ordinal, const StreamClassifier& stream,
+                        const std::vector<int>& queued, const std::vector<std::int64_t>& dirty_bytes,
+                        int steal_queued_reads_min);
 
-// The load each OSD reported with its last read answer (ReadResponse.queued_requests); a report older
-// than kLoadReportMaxAgeMs counts as idle (0), so a replica nobody reads is probed by a stolen read.
-// Bounded to kOsdsMax OSDs (the oldest report is forgotten). Thread-safe.
+// The load each OSD reported with its last read answer (ReadResponse.queued_requests and
+// write_back_dirty_bytes); a report older than kLoadReportMaxAgeMs counts as idle (0, 0), so a replica
+// nobody reads is probed by a stolen read. Bounded to kOsdsMax OSDs (the oldest report is forgotten).
+// Thread-safe.
 class ReplicaLoads {
  public:
   static constexpr std::size_t kOsdsMax = 4096;
+  struct Load {
+    int queued_requests = 0;
+    std::int64_t write_back_dirty_bytes = 0;
+  };
   explicit ReplicaLoads(std::function<std::int64_t()> monotonic_ms) : monotonic_ms_(std::move(monotonic_ms)) {}
-  void Reported(const std::string& osd_uuid, int queued_requests);
-  int QueuedRequests(const std::string& osd_uuid) const;
+  // Negative figures (a malformed report) count as 0.
+  void Reported(const std::string& osd_uuid, int queued_requests, std::int64_t write_back_dirty_bytes);
+  Load LoadOf(const std::string& osd_uuid) const;
 
  private:
   struct Report {
-    int queued_requests;
+    Load load;
     std::int64_t at_ms;
   };
   std::function<std::int64_t()> monotonic_ms_;

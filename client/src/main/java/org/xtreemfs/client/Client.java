@@ -243,10 +243,11 @@ public final class Client implements AutoCloseable {
         return nextReadStreamOrdinal.getAndIncrement() & Integer.MAX_VALUE;
     }
 
-    /** Records the load an OSD reported with a read answer (ReadResponse.queued_requests). */
+    /** Records the load an OSD reported with a read answer (ReadResponse.queued_requests, write_back_dirty_bytes). */
     void noteReadAnswer(String osdUuid, RpcResponse response) {
         try {
-            replicaLoads.reported(osdUuid, response.message(ReadResponse.parser()).getQueuedRequests());
+            ReadResponse answer = response.message(ReadResponse.parser());
+            replicaLoads.reported(osdUuid, answer.getQueuedRequests(), answer.getWriteBackDirtyBytes());
         } catch (RpcException malformed) {
             // The data is what the caller wants; an unreadable load report only leaves the last one in place.
         }

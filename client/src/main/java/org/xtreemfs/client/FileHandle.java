@@ -14,7 +14,7 @@ import org.xtreemfs.client.striping.ObjectSlice;
 import org.xtreemfs.client.striping.StripeLayout;
 import org.xtreemfs.foundation.replication.ReplicaChain;
 import org.xtreemfs.foundation.replication.ReplicationRules;
-import org.xtreemfs.qos.routing.AccessPattern;
+import org.xtreemfs.qos.routing.StreamClassifier;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcTransportException;
@@ -193,14 +193,14 @@ public final class FileHandle implements AutoCloseable {
         followingTheChain(operation, (used, heads) -> {
             List<CompletableFuture<?>> pieces = new ArrayList<>();
             ReadRoute route = readRoute();
-            AccessPattern pattern = route.observe(offset, readLength);
+            StreamClassifier stream = route.observe(offset, readLength);
             for (ObjectSlice slice : layout.slices(offset, readLength, REQUEST_DATA_BYTES_MAX)) {
                 // Any replica may serve a read: a member with an update its successor has not acknowledged passes
                 // the read down the chain (servers/osd README, "Consistent reads").
                 int target = bufferOffset + slice.offsetInRequest();
                 pieces.add(limited(operation, () -> {
                     // Routed when the piece may leave, with the loads reported up to then.
-                    String osdUuid = route.osdFor(layout.stripePosition(slice.objectNumber()), pattern);
+                    String osdUuid = route.osdFor(layout.stripePosition(slice.objectNumber()), stream);
                     return callOsd(osdUuid, address -> client.osd().read(
                             address, client.credentials(), ReadRequest.newBuilder().setCredentials(used)
                                     .setFileId(fileId).setObjectNumber(slice.objectNumber())

@@ -16,7 +16,8 @@ import org.xtreemfs.qos.routing.StreamClassifier;
  * One open file's read routing, with qos.routing's rules and defaults: each read call is classified (its
  * {@link StreamClassifier} sees the call's offset and length), then each object piece goes to the replica that the
  * volume's policy picks for the piece's stripe position with the loads its OSDs last reported — {@code pattern}:
- * {@link PatternAwareRouter} and {@link ReadStealing}; {@code round-robin}: {@link RoundRobinBindingRouter} by the
+ * {@link PatternAwareRouter} and {@link ReadStealing} (only reads of a confirmed random stream move, only to a
+ * replica with no queue and no write-back to flush); {@code round-robin}: {@link RoundRobinBindingRouter} by the
  * stream's ordinal. Thread-safe.
  */
 public final class ReadRoute {
@@ -41,25 +42,32 @@ public final class ReadRoute {
         this.stealing = pattern ? new ReadStealing(ReadStealing.QUEUED_READS_MIN_DEFAULT) : null;
     }
 
-    /** Feeds one read call to the stream's classifier; returns the pattern to route its pieces with. */
-    public synchronized org.xtreemfs.qos.routing.AccessPattern observe(long offsetBytes, long lengthBytes) {
+    /**
+     * Feeds one read call to the stream's classifier; returns the stream as classified with it, to route the call's
+     * pieces with (its pattern, and whether its reads may be stolen).
+     */
+    public synchronized StreamClassifier observe(long offsetBytes, long lengthBytes) {
         classifier = classifier.observe(offsetBytes, lengthBytes);
-        return classifier.pattern();
+        return classifier;
     }
 
-    /** The OSD a piece at {@code stripePosition} of a read classified as {@code pattern} goes to. */
-    public String osdFor(int stripePosition, org.xtreemfs.qos.routing.AccessPattern pattern) {
+    /** The OSD a piece at {@code stripePosition} of a read of {@code stream} (as {@link #observe} gave it) goes to. */
+    public String osdFor(int stripePosition, StreamClassifier stream) {
         // A replica being filled serves no reads (the OSD would redirect to the tail): route among the others.
         List<String> members = chain.readableChainAt(stripePosition);
         if (members.size() == 1) {
             return members.get(0);
         }
         List<Integer> queued = new ArrayList<>(members.size());
+        List<Long> dirtyBytes = new ArrayList<>(members.size());
         for (String osdUuid : members) {
-            queued.add(loads.queuedRequests(osdUuid));
+            ReplicaLoads.Load load = loads.load(osdUuid);
+            queued.add(load.queuedRequests());
+            dirtyBytes.add(load.writeBackDirtyBytes());
         }
-        ReadContext context = new ReadContext(streamOrdinal, pattern, queued);
-        int replica = stealing == null ? router.readReplica(context) : stealing.readReplica(router, context);
+        ReadContext context = new ReadContext(streamOrdinal, stream.pattern(), queued);
+        int replica = stealing == null ? router.readReplica(context)
+                : stealing.readReplica(router, context, stream, dirtyBytes);
         return members.get(replica);
     }
 }

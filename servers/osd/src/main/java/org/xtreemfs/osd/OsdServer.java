@@ -228,7 +228,7 @@ public final class OsdServer implements RunningServer {
         // The bound the former one-lane-per-thread stage had in all: what QoS releases plus deletions.
         storage = started(new StorageStage(store, deletions, config.storageThreads(),
                 (inFlightMax + 64) * config.storageThreads(), config.storageConcurrentWithinFile(), clock,
-                request -> qos.completed(request), chainForwarder, () -> qos.queueLength(), xlocVersions,
+                request -> qos.completed(request), chainForwarder, this::loadReport, xlocVersions,
                 storageHealth));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         shareRule = ShareRule.forOsd(baseProfile);
@@ -314,6 +314,22 @@ public final class OsdServer implements RunningServer {
                                     BufferedWritePacing.BURST_NANOS_DEFAULT)
                             : null);
         };
+    }
+
+    /**
+     * What every read answer reports of this OSD, so clients decide stealing without asking
+     * (qos.routing.ReadStealing): the requests waiting in the QoS stage, and the dirty bytes of the device's
+     * write-back while its background flusher works through them (at or above the background threshold). Below it
+     * the host leaves dirty data alone until it expires, so a stolen read delays no flush, which is what the
+     * simulator's "no dirty write-back" means (there an idle replica flushes before it steals). Seen only where the
+     * OSD models its device (emulation); 0 for the real disk, whose host page cache is shared with every other
+     * process (StorageDevice#writeBackLevel), so there the thief's condition is its queue alone.
+     */
+    private org.xtreemfs.interfaces.osd.ReadResponse loadReport() {
+        long flushingBytes = device.writeBackLevel().filter(level -> !level.belowBackground())
+                .map(level -> level.dirtyBytes()).orElse(0L);
+        return org.xtreemfs.interfaces.osd.ReadResponse.newBuilder().setQueuedRequests(Math.max(0, qos.queueLength()))
+                .setWriteBackDirtyBytes(flushingBytes).build();
     }
 
     private void releaseToStorage(AuthorizedRequest request) {

@@ -8,15 +8,12 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.xtreemfs.client.Client;
 import org.xtreemfs.client.ClientOptions;
 import org.xtreemfs.client.FileHandle;
 import org.xtreemfs.client.OpenFlags;
 import org.xtreemfs.client.Volume;
-import org.xtreemfs.client.tools.cluster.LocalCluster;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
@@ -68,13 +65,11 @@ final class ChainRuns {
         final TestCluster cluster;
         final Client client;
         final RpcClient rpc;
-        private final ServerPids serverPids = new ServerPids();
 
         KillCluster(int osds, Map<String, String> osdSettings, Map<String, String> mrcSettings,
                 long dirHeartbeatTimeoutMs, String volumeName, int replicas) throws Exception {
             cluster = TestCluster.startProcesses(java.util.Collections.nCopies(osds, osdSettings), mrcSettings,
                     Map.of("dir.heartbeat.timeoutMs", Long.toString(dirHeartbeatTimeoutMs)));
-            serverPids.note(cluster);
             client = cluster.client(ClientOptions.builder().retryWindowMs(60_000));
             client.createVolume(org.xtreemfs.interfaces.mrc.Volume.newBuilder().setName(volumeName).setMode(0777)
                     .setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
@@ -87,7 +82,6 @@ final class ChainRuns {
         /** Starts a killed server again on its data and port. */
         void restart(String name) {
             cluster.restart(name);
-            serverPids.note(cluster);
         }
 
         /** The OSD {@code name} refuses a read of the file carrying {@code old} credentials with XLOC_OUTDATED. */
@@ -108,30 +102,8 @@ final class ChainRuns {
                 client.close();
                 rpc.close();
             } finally {
-                serverPids.note(cluster);
-                cluster.close();
-                serverPids.awaitNoneAlive();
+                cluster.closeLeavingNoProcess();
             }
-        }
-    }
-
-    /** Every server process a test class's cluster ran (restarts included), to show that none outlives the class. */
-    private static final class ServerPids {
-        private final Set<Long> pids = ConcurrentHashMap.newKeySet();
-
-        /** Notes the cluster's running server processes (call after every start and restart). */
-        void note(TestCluster cluster) {
-            for (LocalCluster.ServerStatus server : cluster.launcher().status()) {
-                if (server.running()) {
-                    pids.add(server.pid());
-                }
-            }
-        }
-
-        /** After the cluster's close: none may be left (a leak here once left OSDs running with parent 1). */
-        void awaitNoneAlive() {
-            await().atMost(Duration.ofSeconds(30)).until(() -> pids.stream()
-                    .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
         }
     }
 }

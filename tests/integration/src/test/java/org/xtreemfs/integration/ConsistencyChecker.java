@@ -26,11 +26,23 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * </ul>
  * A read of an update the tail applied but had not acknowledged yet is allowed (chain replication commits at the
  * tail); were such an update lost (an OSD kill), a later read returning the older version would fail the third
- * rule, so the same check serves a test with kills. Thread-safe recording.
+ * rule, so the same check serves a test with kills. A write whose call failed ({@link #writeFailed}) has an unknown
+ * outcome: a read may return it, but it raises no floor; a read of it followed by a read of an older version is
+ * named as what it is, a read of uncommitted data. (A read of uncommitted data that nothing later contradicts is
+ * indistinguishable from a read of an update committed just after it, so no history check can find it.)
+ * Thread-safe recording.
  */
 final class ConsistencyChecker {
     /** One operation: a write of {@code version} or a read that returned {@code version}, with its interval. */
-    record Operation(boolean write, String client, int slot, long version, long invokedNanos, long completedNanos) {}
+    record Operation(boolean write, String client, int slot, long version, long invokedNanos, long completedNanos) {
+        /** A write whose call failed: it may or may not have been applied, and it was never acknowledged. */
+        boolean unacknowledged() {
+            return write && completedNanos == NEVER;
+        }
+    }
+
+    /** The completion time of a write that was never acknowledged: after every time of the history. */
+    private static final long NEVER = Long.MAX_VALUE;
 
     private final int slotBytes;
     private final ConcurrentLinkedQueue<Operation> history = new ConcurrentLinkedQueue<>();
@@ -53,20 +65,35 @@ final class ConsistencyChecker {
     }
 
     void wrote(String client, int slot, long version, long invokedNanos, long completedNanos) {
+        if (completedNanos == NEVER) {
+            throw new IllegalArgumentException("completedNanos " + NEVER + " is reserved for writeFailed");
+        }
         history.add(new Operation(true, client, slot, version, invokedNanos, completedNanos));
     }
 
-    /** Records a read of {@code slot} that returned {@code bytes}; a malformed content is recorded as a violation. */
-    void read(String client, int slot, byte[] bytes, long invokedNanos, long completedNanos) {
+    /**
+     * Records a write of {@code version} whose call failed: its outcome is unknown (the chain may have applied and
+     * even committed it), so a read may return it, but nothing must rely on it.
+     */
+    void writeFailed(String client, int slot, long version, long invokedNanos) {
+        history.add(new Operation(true, client, slot, version, invokedNanos, NEVER));
+    }
+
+    /**
+     * Records a read of {@code slot} that returned {@code bytes}; a malformed content is recorded as a violation.
+     * Returns the version read, -1 when malformed.
+     */
+    long read(String client, int slot, byte[] bytes, long invokedNanos, long completedNanos) {
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
         long storedSlot = bytes.length >= 16 ? buffer.getLong() : -1;
         long version = bytes.length >= 16 ? buffer.getLong() : -1;
         if (storedSlot != slot || version < 0 || !Arrays.equals(bytes, content(slot, version))) {
             malformed.add(client + " read slot " + slot + " and got " + bytes.length + " bytes naming slot "
                     + storedSlot + " version " + version + " that are not that version's content (torn or foreign)");
-            return;
+            return -1;
         }
         history.add(new Operation(false, client, slot, version, invokedNanos, completedNanos));
+        return version;
     }
 
     long reads() {
@@ -75,6 +102,23 @@ final class ConsistencyChecker {
 
     long writes() {
         return history.stream().filter(Operation::write).count();
+    }
+
+    /** Reads ({@code writes} false) or acknowledged writes invoked at or after {@code fromNanos}. */
+    long invokedFrom(boolean writes, long fromNanos) {
+        return history.stream().filter(operation -> operation.write() == writes && !operation.unacknowledged()
+                && operation.invokedNanos() >= fromNanos).count();
+    }
+
+    /** Writes whose call failed. */
+    long failedWrites() {
+        return history.stream().filter(Operation::unacknowledged).count();
+    }
+
+    /** The highest version of {@code slot} whose write was acknowledged; 0 (the initial fill) if none. */
+    long lastAcknowledgedVersion(int slot) {
+        return history.stream().filter(operation -> operation.write() && operation.slot() == slot
+                && !operation.unacknowledged()).mapToLong(Operation::version).max().orElse(0);
     }
 
     /** Every violation found, at most {@code limit}, each naming the slot, versions and clients; empty if none. */
@@ -134,10 +178,14 @@ final class ConsistencyChecker {
             int index = lastBefore(completedAt, read.invokedNanos());
             if (index >= 0 && versionFloor[index] > read.version()) {
                 Operation seen = floorOperation[index];
+                Operation seenWrite = writes.get(seen.version());
+                boolean uncommitted = !seen.write() && seenWrite != null && seenWrite.unacknowledged();
                 found.add(read.client() + " read version " + read.version() + " of slot " + slot + " after "
                         + (seen.write() ? "the write of version " + seen.version() + " by " + seen.client()
                                 + " was acknowledged" : seen.client() + " had read version " + seen.version())
-                        + " (older than seen)");
+                        + " (older than seen" + (uncommitted ? "; " + seen.client() + " read uncommitted data: the"
+                                + " write of version " + seen.version() + " was never acknowledged, and it was lost"
+                                : "") + ")");
             }
         }
     }

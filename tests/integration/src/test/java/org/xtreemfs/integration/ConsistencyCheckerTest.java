@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The checker of {@link ConsistentReadsTest} finds each kind of violation it claims to, and none in a valid history. */
+/**
+ * The checker of {@link ConsistentReadsTest} finds each kind of violation it claims to, and none in a valid history.
+ */
 class ConsistencyCheckerTest {
     private static final int SLOT = 64;
 
@@ -38,5 +40,53 @@ class ConsistencyCheckerTest {
                 .contains("older than seen")).anySatisfy(v -> assertThat(v).contains("back").contains("first had read"))
                 .anySatisfy(v -> assertThat(v).contains("future").contains("no write produced"))
                 .anySatisfy(v -> assertThat(v).contains("torn"));
+    }
+
+    /**
+     * What a kill may do to a history and what it must not: a write in flight across the kill is acknowledged late
+     * (the re-formed chain) and reads see it before that; a write that failed may be read if it stays. The same
+     * history with the uncommitted write lost, or with a read going back after the kill, is rejected.
+     */
+    @Test
+    void aKillShapedHistoryPassesAndItsCorruptionsAreRejected() {
+        ConsistencyChecker valid = killShapedHistory();
+        valid.read("r1", 0, valid.content(0, 3), 400, 410);   // the failed write of version 3 was applied after all
+        valid.read("final", 0, valid.content(0, 3), 500, 510);
+        assertThat(valid.violations(10)).isEmpty();
+        assertThat(valid.failedWrites()).isEqualTo(1);
+        assertThat(valid.lastAcknowledgedVersion(0)).isEqualTo(2);
+        assertThat(valid.invokedFrom(false, 300)).isEqualTo(2);
+        assertThat(valid.invokedFrom(true, 0)).isEqualTo(2);
+
+        ConsistencyChecker lost = killShapedHistory();
+        lost.read("r1", 0, lost.content(0, 3), 400, 410);    // uncommitted data, served by the killed member ...
+        lost.read("final", 0, lost.content(0, 2), 500, 510); // ... and lost with it
+        assertThat(lost.violations(10)).singleElement().satisfies(v -> assertThat(v).contains("final read version 2")
+                .contains("r1 had read version 3").contains("r1 read uncommitted data"));
+
+        ConsistencyChecker backwards = killShapedHistory();
+        backwards.read("r1", 0, backwards.content(0, 2), 400, 410);
+        backwards.read("r2", 0, backwards.content(0, 1), 420, 430); // the re-formed chain served an older copy
+        assertThat(backwards.violations(10)).singleElement().satisfies(v -> assertThat(v).contains("r2 read version 1")
+                .contains("after r2 had read version 2").doesNotContain("uncommitted"));
+
+        ConsistencyChecker lostAcknowledged = killShapedHistory();
+        lostAcknowledged.read("final", 0, lostAcknowledged.content(0, 1), 500, 510); // an acknowledged write lost
+        assertThat(lostAcknowledged.violations(10)).singleElement().satisfies(v -> assertThat(v)
+                .contains("final read version 1").contains("older than seen").doesNotContain("uncommitted"));
+    }
+
+    /**
+     * Version 1 acknowledged; version 2 in flight across a kill at 150 (acknowledged at 300, read at 200 before);
+     * version 3 failed.
+     */
+    private static ConsistencyChecker killShapedHistory() {
+        ConsistencyChecker checker = new ConsistencyChecker(SLOT);
+        checker.wrote("w", 0, 1, 10, 20);
+        checker.read("r1", 0, checker.content(0, 1), 30, 40);
+        checker.wrote("w", 0, 2, 100, 300);
+        checker.read("r2", 0, checker.content(0, 2), 200, 210); // the tail had it; the kill delayed the ack
+        checker.writeFailed("w", 0, 3, 310);
+        return checker;
     }
 }

@@ -51,6 +51,8 @@ final class TestCluster implements AutoCloseable {
     private final LocalCluster cluster;
     private final RpcClient probeRpc;
     private final DirServiceClient probe;
+    /** Every server process of this cluster seen running (restarts included), for {@link #closeLeavingNoProcess}. */
+    private final java.util.Set<Long> serverPids = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Clusters not closed yet. Servers run as processes in their own sessions (setsid), so they outlive a test JVM
@@ -72,6 +74,7 @@ final class TestCluster implements AutoCloseable {
         this.probeRpc = new RpcClient("test-cluster-probe", FrameLimits.DEFAULT, RpcClient.CONNECT_TIMEOUT_MS_DEFAULT,
                 cluster.clientTls());
         this.probe = new DirServiceClient(probeRpc, cluster.dirSocketAddress(), 5_000);
+        noteServerPids();
     }
 
     /** Starts a cluster with {@code osdCount} OSDs and waits until the DIR lists all of them and the MRC. */
@@ -120,6 +123,16 @@ final class TestCluster implements AutoCloseable {
     static TestCluster startProcesses(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides)
             throws Exception {
         return startProcesses(perOsdOverrides, mrcOverrides, Map.of());
+    }
+
+    /**
+     * Three OSD processes for chain failure tests: the DIR declares a server dead after
+     * {@code dirHeartbeatTimeoutMs} without a heartbeat (so the MRC removes a killed chain member soon), and the
+     * MRC's OSD list is refreshed every 100 ms (so a restarted OSD is placeable again soon).
+     */
+    static TestCluster startChainProcesses(long dirHeartbeatTimeoutMs) throws Exception {
+        return startProcesses(java.util.Collections.nCopies(3, Map.of()), Map.of("mrc.placement.osdCacheTtlMs", "100"),
+                Map.of("dir.heartbeat.timeoutMs", Long.toString(dirHeartbeatTimeoutMs)));
     }
 
     /** The same with the DIR's settings too (e.g. a short dir.heartbeat.timeoutMs). */
@@ -191,6 +204,26 @@ final class TestCluster implements AutoCloseable {
     /** Starts a (killed) server again on the same port and data and waits until it is registered. */
     void restart(String name) {
         cluster.restart(name);
+        noteServerPids();
+    }
+
+    private void noteServerPids() {
+        for (LocalCluster.ServerStatus server : cluster.status()) {
+            if (server.running() && server.pid() > 0 && server.pid() != ProcessHandle.current().pid()) {
+                serverPids.add(server.pid());
+            }
+        }
+    }
+
+    /**
+     * {@link #close}, then waits up to 30 s until no server process this cluster ever ran is alive, and fails if
+     * one is: a test that leaks servers is a bug (a leak once left OSDs running with parent 1).
+     */
+    void closeLeavingNoProcess() {
+        noteServerPids();
+        close();
+        await().atMost(Duration.ofSeconds(30)).until(() -> serverPids.stream()
+                .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
     }
 
     /** Stops the MRC and every OSD, starts them again on the same data and waits until the DIR lists them. */

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
@@ -40,7 +41,6 @@ import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.FileMetadata;
 import org.xtreemfs.osd.replication.ChainForwarder;
 import org.xtreemfs.osd.replication.CleanVersions;
-import java.util.function.IntSupplier;
 import org.xtreemfs.osd.storage.ObjectStorage;
 
 /**
@@ -79,7 +79,7 @@ public final class StorageStage implements AutoCloseable {
     private final AtomicLong readsServed = new AtomicLong();
     /** Which of this OSD's files have updates its successors have not acknowledged (reads of them go down). */
     private final CleanVersions cleanVersions = new CleanVersions();
-    private final IntSupplier queuedRequests;
+    private final Supplier<ReadResponse> loadReport;
 
     /**
      * @param queueCapacity bound of the works admitted and not yet finished (running or waiting); the QoS stage
@@ -89,17 +89,18 @@ public final class StorageStage implements AutoCloseable {
      * @param onRequestCompleted called once with each {@link AuthorizedRequest} after it is answered
      * @param forwarder sends applied updates of replicated files down their chain; null: this OSD serves
      *     unreplicated files only (an update with a successor then fails)
-     * @param queuedRequests this OSD's load as every read answer reports it (ReadResponse.queued_requests): the
-     *     requests waiting in the QoS stage
+     * @param loadReport this OSD's load as every read answer reports it (ReadResponse.queued_requests and
+     *     write_back_dirty_bytes), read when the answer is built
      * @param xlocVersions the OSD's one record of each file's current XLoc version, checked here on the file's lane
      * @param health counts the storage I/O failures of requests and answers them
      */
     public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
             boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
-            ChainForwarder forwarder, IntSupplier queuedRequests, XLocVersions xlocVersions, StorageHealth health) {
+            ChainForwarder forwarder, Supplier<ReadResponse> loadReport, XLocVersions xlocVersions,
+            StorageHealth health) {
         this.health = health;
         this.forwarder = forwarder;
-        this.queuedRequests = queuedRequests;
+        this.loadReport = loadReport;
         this.store = store;
         this.xlocVersions = xlocVersions;
         this.deletions = deletions;
@@ -384,7 +385,7 @@ public final class StorageStage implements AutoCloseable {
 
     /** Every read answer carries this OSD's load, so clients route by it without asking (qos.routing). */
     private ReadResponse loadReport() {
-        return ReadResponse.newBuilder().setQueuedRequests(Math.max(0, queuedRequests.getAsInt())).build();
+        return loadReport.get();
     }
 
     /** The local part of an update; an RpcException means it changed nothing. */

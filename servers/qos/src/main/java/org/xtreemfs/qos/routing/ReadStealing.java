@@ -72,20 +72,29 @@ public record ReadStealing(int queuedReadsMin) {
     }
 
     /**
-     * The same rule seen from a client, which routes each read itself with the queue lengths the replicas last
-     * reported: an idle replica (nothing queued) whose {@link #victimFor} is {@code routedReplica} takes the read,
-     * the one nearest the tail first; empty when none would. Nearest the tail, because under pattern routing the
-     * head serves the random reads and the next replica the sequential ones, while the tail (and any replica after
-     * the second) serves no routed reads: a read it takes delays no reader class, whereas a random read taken by
-     * the sequential replica breaks that replica's stream (FAST's "stealing must not hurt the class it steals
-     * from").
+     * The same rule seen from a client, which routes each read itself with what the replicas last reported: an idle
+     * replica ({@link #thiefIdle} with its reported queue and write-back) whose {@link #victimFor} is
+     * {@code routedReplica} takes the read, the one nearest the tail first; empty when none would. Nearest the tail,
+     * because under pattern routing the head serves the random reads and the next replica the sequential ones,
+     * while the tail (and any replica after the second) serves no routed reads: a read it takes delays no reader
+     * class, whereas a random read taken by the sequential replica breaks that replica's stream (FAST's "stealing
+     * must not hurt the class it steals from").
+     *
+     * @param queuedReadsPerReplica the replicas' reported queue lengths in chain order
+     * @param dirtyBytesPerReplica the replicas' reported write-back not yet flushed, in chain order
      */
-    public OptionalInt thiefFor(int routedReplica, List<Integer> queuedReadsPerReplica) {
+    public OptionalInt thiefFor(int routedReplica, List<Integer> queuedReadsPerReplica,
+            List<Long> dirtyBytesPerReplica) {
         if (routedReplica < 0 || routedReplica >= queuedReadsPerReplica.size()) {
             throw new IllegalArgumentException("routedReplica " + routedReplica + " is not in the group");
         }
+        if (dirtyBytesPerReplica.size() != queuedReadsPerReplica.size()) {
+            throw new IllegalArgumentException(dirtyBytesPerReplica.size() + " write-back reports for "
+                    + queuedReadsPerReplica.size() + " replicas");
+        }
         for (int replica = queuedReadsPerReplica.size() - 1; replica >= 0; replica--) {
-            if (replica != routedReplica && queuedReadsPerReplica.get(replica) == 0) {
+            if (replica != routedReplica
+                    && thiefIdle(queuedReadsPerReplica.get(replica), dirtyBytesPerReplica.get(replica))) {
                 OptionalInt victim = victimFor(replica, queuedReadsPerReplica);
                 if (victim.isPresent() && victim.getAsInt() == routedReplica) {
                     return OptionalInt.of(replica);
@@ -96,11 +105,22 @@ public record ReadStealing(int queuedReadsMin) {
     }
 
     /**
-     * Where a client sends a read: {@code router}'s replica, unless an idle replica steals it ({@link #thiefFor}
-     * with the context's loads as queued reads).
+     * Where a client sends a read of {@code stream}: {@code router}'s replica, unless the read may be stolen
+     * ({@link #mayStealReadOf}) and an idle replica steals it ({@link #thiefFor} with the context's loads as queued
+     * reads and the replicas' reported write-back).
+     *
+     * @param stream the read's stream as classified with this read; its pattern is the context's
      */
-    public int readReplica(ReplicaRouter router, ReadContext context) {
+    public int readReplica(ReplicaRouter router, ReadContext context, StreamClassifier stream,
+            List<Long> dirtyBytesPerReplica) {
+        if (stream.pattern() != context.pattern()) {
+            throw new IllegalArgumentException("the context's pattern " + context.pattern()
+                    + " is not the stream's " + stream.pattern());
+        }
         int routed = router.readReplica(context);
-        return thiefFor(routed, context.outstandingPerReplica()).orElse(routed);
+        if (!mayStealReadOf(stream)) {
+            return routed;
+        }
+        return thiefFor(routed, context.outstandingPerReplica(), dirtyBytesPerReplica).orElse(routed);
     }
 }

@@ -6,8 +6,9 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * The shared test vectors of read routing: inputs (a stream's reads and the replicas' reported queue lengths) and
- * what qos.routing decides for them (the stream's pattern, the router's replica, the replica after stealing).
+ * The shared test vectors of read routing: inputs (a stream's reads and the replicas' reported queue lengths and
+ * write-back) and what qos.routing decides for them (the stream's pattern, whether its read may be stolen, the
+ * router's replica, the replica after stealing).
  * Generated from this package's code, checked in as {@code tests/vectors/read-routing.json}, and
  * replayed by {@link ReadRoutingVectorsTest} (Java) and cpp/test/read_routing_test.cc (the C++ client's port), so
  * both clients route the same reads to the same replicas. A rule change regenerates the file:
@@ -20,7 +21,12 @@ final class ReadRoutingVectors {
     static final String ROUND_ROBIN = "round-robin";
     private static final long KIB = 1024;
 
-    private record Read(long offsetBytes, long lengthBytes, List<Integer> queued) {}
+    private record Read(long offsetBytes, long lengthBytes, List<Integer> queued, List<Long> dirtyBytes) {
+        /** A read with every replica's write-back clean. */
+        Read(long offsetBytes, long lengthBytes, List<Integer> queued) {
+            this(offsetBytes, lengthBytes, queued, java.util.Collections.nCopies(queued.size(), 0L));
+        }
+    }
 
     private ReadRoutingVectors() {}
 
@@ -46,8 +52,24 @@ final class ReadRoutingVectors {
                 window, confirm, steal, loadedHead));
         List<Read> loadedMiddle = new ArrayList<>(sequential(0, 128 * KIB, 4, List.of(1, 4, 0)));
         loadedMiddle.addAll(sequential(4 * 128 * KIB, 128 * KIB, 3, List.of(0, 4, 1)));
-        cases.add(routedCase("sequential reader, middle loaded: the idle tail steals, then the head", PATTERN, 3, 0,
+        cases.add(routedCase("sequential reader, middle loaded: a sequential read is never stolen", PATTERN, 3, 0,
                 window, confirm, steal, loadedMiddle));
+        cases.add(routedCase("new random stream, head loaded: its first read is not stolen, its second is", PATTERN,
+                3, 0, window, confirm, steal, randomReads(new SplittableRandom(5), 3, 4 * KIB, 1L << 30,
+                        List.of(6, 0, 0))));
+        List<Read> writeBack = new ArrayList<>();
+        for (Read read : randomReads(new SplittableRandom(6), 8, 4 * KIB, 1L << 30, List.of(6, 0, 0))) {
+            int phase = writeBack.size() / 2;
+            List<Long> dirty = List.of(List.of(0L, 0L, 0L), List.of(0L, 0L, 8 * KIB), List.of(0L, 4 * KIB, 8 * KIB),
+                    List.of(0L, 4 * KIB, 0L)).get(phase);
+            writeBack.add(new Read(read.offsetBytes(), read.lengthBytes(), read.queued(), dirty));
+        }
+        cases.add(routedCase("random reader, head loaded: a replica with dirty write-back does not steal (tail, then"
+                + " middle and tail, then middle)", PATTERN, 3, 0, window, confirm, steal, writeBack));
+        List<Read> turningRandom = new ArrayList<>(sequential(0, 64 * KIB, 4, List.of(5, 0, 0)));
+        turningRandom.addAll(randomReads(new SplittableRandom(7), 4, 64 * KIB, 1L << 32, List.of(5, 0, 0)));
+        cases.add(routedCase("sequential turning random, head loaded: stolen from the second jump on", PATTERN, 3, 0,
+                window, confirm, steal, turningRandom));
         cases.add(routedCase("sequential reader, loaded below the stealing bound: no steal", PATTERN, 3, 0, window,
                 confirm, steal, sequential(0, 128 * KIB, 6, List.of(0, 1, 0))));
         List<Read> turning = new ArrayList<>(sequential(0, 64 * KIB, 5, List.of(0, 0, 0)));
@@ -102,11 +124,13 @@ final class ReadRoutingVectors {
             classifier = classifier.observe(read.offsetBytes(), read.lengthBytes());
             ReadContext context = new ReadContext(streamOrdinal, classifier.pattern(), read.queued());
             int routed = router.readReplica(context);
-            int replica = stealing == null ? routed : stealing.readReplica(router, context);
+            int replica = stealing == null ? routed
+                    : stealing.readReplica(router, context, classifier, read.dirtyBytes());
             lines.add(String.format(Locale.ROOT, "\n      {\"offsetBytes\": %d, \"lengthBytes\": %d, \"queued\": %s,"
-                    + " \"pattern\": \"%s\", \"routedReplica\": %d, \"replica\": %d}", read.offsetBytes(),
-                    read.lengthBytes(), read.queued().toString().replace(" ", ""), classifier.pattern(), routed,
-                    replica));
+                    + " \"dirtyBytes\": %s, \"pattern\": \"%s\", \"stealable\": %b, \"routedReplica\": %d,"
+                    + " \"replica\": %d}", read.offsetBytes(), read.lengthBytes(),
+                    read.queued().toString().replace(" ", ""), read.dirtyBytes().toString().replace(" ", ""),
+                    classifier.pattern(), ReadStealing.mayStealReadOf(classifier), routed, replica));
         }
         return out.append(String.join(",", lines)).append("]}").toString();
     }
@@ -128,7 +152,10 @@ final class ReadRoutingVectors {
         return reads;
     }
 
-    /** Runs of sequential and random reads, with reordering inside the window and loads from 0 to 6. */
+    /**
+     * Runs of sequential and random reads, with reordering inside the window, loads from 0 to 6 and now and then a
+     * replica with write-back to flush.
+     */
     private static List<Read> mixed(SplittableRandom random, int replicas, int count) {
         List<Read> reads = new ArrayList<>();
         long next = 0;
@@ -140,10 +167,12 @@ final class ReadRoutingVectors {
                 default -> next + random.nextInt(3) * 16 * KIB;
             };
             List<Integer> queued = new ArrayList<>();
+            List<Long> dirty = new ArrayList<>();
             for (int replica = 0; replica < replicas; replica++) {
                 queued.add(random.nextInt(3) == 0 ? 0 : random.nextInt(7));
+                dirty.add(random.nextInt(4) == 0 ? (1 + random.nextInt(64)) * 4 * KIB : 0L);
             }
-            reads.add(new Read(offset, length, queued));
+            reads.add(new Read(offset, length, queued, dirty));
             next = offset + length;
         }
         return reads;

@@ -30,12 +30,17 @@ class ReadRoutingVectorsTest {
     @Test
     void theVectorsCoverEveryDecision() {
         String generated = ReadRoutingVectors.json();
-        // Both patterns, both policies, and reads that were stolen (replica differs from the router's).
+        // Both patterns, both policies, and reads that were stolen (replica differs from the router's) by the tail and
+        // by the middle.
         assertThat(generated).contains("\"pattern\": \"SEQUENTIAL\"", "\"pattern\": \"RANDOM\"",
                 "\"routing\": \"round-robin\"", "\"routing\": \"pattern\"");
         assertThat(generated).containsPattern("\"routedReplica\": 0, \"replica\": 1\\}");
-        assertThat(generated).containsPattern("\"routedReplica\": 1, \"replica\": 2\\}");
         assertThat(generated).containsPattern("\"routedReplica\": 0, \"replica\": 2\\}");
-        assertThat(generated).containsPattern("\"routedReplica\": 1, \"replica\": 0\\}");
+        // Only reads of confirmed random streams move, and a stealable read stays where a thief has write-back.
+        assertThat(generated)
+                .doesNotContainPattern("\"stealable\": false, \"routedReplica\": (\\d), \"replica\": (?!\\1)");
+        assertThat(generated).containsPattern("\"queued\": \\[6,0,0\\], \"dirtyBytes\": \\[0,4096,8192\\],"
+                + " \"pattern\": \"RANDOM\", \"stealable\": true, \"routedReplica\": 0, \"replica\": 0\\}");
+        assertThat(generated).containsPattern("\"stealable\": false, \"routedReplica\": 0, \"replica\": 0\\}");
     }
 }

@@ -46,19 +46,56 @@ class ReplicaRouterTest {
     void aClientSendsAReadToTheIdleReplicaThatWouldStealIt() {
         // The client-side view of the same rule: the routed replica keeps its read unless an idle one would take it.
         ReadStealing stealing = new ReadStealing(4);
-        assertThat(stealing.thiefFor(0, List.of(10, 3, 0))).hasValue(2);
-        assertThat(stealing.thiefFor(0, List.of(10, 0, 0))).hasValue(2);
-        assertThat(stealing.thiefFor(0, List.of(10, 0, 1))).hasValue(1);
-        assertThat(stealing.thiefFor(1, List.of(10, 5, 0))).isEmpty();
-        assertThat(stealing.thiefFor(0, List.of(3, 0, 0))).isEmpty();
-        assertThat(stealing.thiefFor(0, List.of(9))).isEmpty();
+        assertThat(stealing.thiefFor(0, List.of(10, 3, 0), CLEAN)).hasValue(2);
+        assertThat(stealing.thiefFor(0, List.of(10, 0, 0), CLEAN)).hasValue(2);
+        assertThat(stealing.thiefFor(0, List.of(10, 0, 1), CLEAN)).hasValue(1);
+        assertThat(stealing.thiefFor(1, List.of(10, 5, 0), CLEAN)).isEmpty();
+        assertThat(stealing.thiefFor(0, List.of(3, 0, 0), CLEAN)).isEmpty();
+        assertThat(stealing.thiefFor(0, List.of(9), List.of(0L))).isEmpty();
         PatternAwareRouter router = new PatternAwareRouter();
-        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.RANDOM, List.of(6, 0, 2)))).isEqualTo(1);
-        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.RANDOM, List.of(6, 0, 0)))).isEqualTo(2);
-        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.SEQUENTIAL, List.of(6, 0, 2))))
-                .isEqualTo(1);
-        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.SEQUENTIAL, List.of(0, 7, 2))))
-                .isZero();
+        StreamClassifier random = confirmedRandom();
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.RANDOM, List.of(6, 0, 2)), random,
+                CLEAN)).isEqualTo(1);
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.RANDOM, List.of(6, 0, 0)), random,
+                CLEAN)).isEqualTo(2);
+        StreamClassifier sequential = StreamClassifier.start(64 * 1024, 2).observe(0, 4096).observe(4096, 4096)
+                .observe(8192, 4096);
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.SEQUENTIAL, List.of(6, 0, 2)),
+                sequential, CLEAN)).isEqualTo(1);
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.SEQUENTIAL, List.of(0, 7, 2)),
+                sequential, CLEAN)).as("a sequential read is never stolen").isEqualTo(1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> stealing.readReplica(router,
+                new ReadContext(0, AccessPattern.SEQUENTIAL, IDLE), random, CLEAN))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SEQUENTIAL");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> stealing.thiefFor(0, IDLE, List.of(0L)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 write-back reports for 3");
+    }
+
+    @Test
+    void aClientStealsOnlyReadsOfConfirmedRandomStreamsAndOnlyToAReplicaWithoutWriteBack() {
+        // Proves the simulator's two conditions hold for a client's routing: the loaded head keeps the first reads
+        // of a new stream, and a replica with dirty write-back (though its queue is empty) steals nothing.
+        ReadStealing stealing = new ReadStealing(2);
+        PatternAwareRouter router = new PatternAwareRouter();
+        List<Integer> headLoaded = List.of(6, 0, 0);
+        StreamClassifier fresh = StreamClassifier.start(64 * 1024, 2).observe(1 << 20, 4096);
+        assertThat(fresh.pattern()).isEqualTo(AccessPattern.RANDOM);
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.RANDOM, headLoaded), fresh, CLEAN))
+                .as("a new stream's first read").isZero();
+        StreamClassifier random = confirmedRandom();
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.RANDOM, headLoaded), random,
+                List.of(0L, 0L, 8192L))).as("the tail flushes its write-back: the middle steals").isEqualTo(1);
+        assertThat(stealing.readReplica(router, new ReadContext(0, AccessPattern.RANDOM, headLoaded), random,
+                List.of(0L, 4096L, 8192L))).as("both flush: the head keeps the read").isZero();
+    }
+
+    private static final List<Long> CLEAN = List.of(0L, 0L, 0L);
+
+    /** A stream after two jumps in a row: random, confirmed. */
+    private static StreamClassifier confirmedRandom() {
+        StreamClassifier stream = StreamClassifier.start(64 * 1024, 2).observe(0, 4096).observe(10 << 20, 4096);
+        assertThat(ReadStealing.mayStealReadOf(stream)).isTrue();
+        return stream;
     }
 
     @Test
