@@ -447,11 +447,13 @@ class WindowMeasures:
     load_1min: Optional[float] = None
     runnable: Optional[float] = None
     cpu_busy_percent: Optional[float] = None
+    target: Optional[float] = None               # the reservation held for the window (its unit)
 
 
 def window_causes(measures: WindowMeasures) -> List[str]:
     """The causes these measures name for a missed window, most direct first; 'none recorded' if none applies.
 
+    - the OSD's own window shows >= 90 % of the reservation served: fio recorded less than the OSD did;
     - the OSD's JVM paused >= PAUSE_CAUSE_MS (a GC or other safepoint: no request was served meanwhile);
     - the OSD's, the mount's or fio's threads waited >= CPU_WAIT_CAUSE_MS for a CPU (starved by the machine);
     - nothing of the volume waited at the OSD at the window's end: its requests did not reach the OSD (the
@@ -459,6 +461,10 @@ def window_causes(measures: WindowMeasures) -> List[str]:
     - the volume had requests queued at the OSD and still got less: the OSD (queue or device) did not serve it.
     """
     causes = []
+    if measures.osd_served is not None and measures.target and measures.osd_served >= ATTAINED_FRACTION * measures.target:
+        # The OSD's own window says the volume got its reservation: fio (or the path back to it) fell behind.
+        causes.append("the OSD served it %.0f %% of its reservation: the shortfall is fio's (its completions "
+                      "late)" % (100 * measures.osd_served / measures.target))
     if (measures.osd_pause_ms or 0) >= PAUSE_CAUSE_MS:
         causes.append("OSD %s's JVM paused %.0f ms (%.0f ms of it GC)" % (measures.osd, measures.osd_pause_ms,
                                                                           measures.osd_gc_ms or 0))

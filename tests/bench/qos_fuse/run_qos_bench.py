@@ -292,11 +292,17 @@ class SecondSampler:
             self.osd_csv.write("%d,%s,%s,%.1f,%.0f,%.2f,%.0f,%d,%.0f\n" % (
                 second, name, status.get("qosQueueLength"), status.get("deviceWriteBackDirtyBytes", -1) / MIB,
                 delta[name + ".wait"] / 1e6, load, delta[name + ".cpu"] * tick_ms, runnable, busy_percent))
+        def figure(key: str, scale: float) -> str:
+            # Blank when a process of the tree ended in the interval (fio's jobs at the end): its counters left the
+            # sum, so the difference is not what the interval used.
+            value = delta.get(key, 0)
+            return "" if value < 0 else "%.0f" % (value * scale)
+
         for tenant in self.tenants:
-            self.tenant_csv.write("%d,%s,%s,%d,%.0f,%.0f,%.0f,%.0f\n" % (
+            self.tenant_csv.write("%d,%s,%s,%d,%s,%s,%s,%s\n" % (
                 second, tenant.name, tenant.osd, queued.get(tenant.volume_id, 0),
-                delta.get(tenant.name + ".mount.cpu", 0) * tick_ms, delta.get(tenant.name + ".mount.wait", 0) / 1e6,
-                delta.get(tenant.name + ".fio.cpu", 0) * tick_ms, delta.get(tenant.name + ".fio.wait", 0) / 1e6))
+                figure(tenant.name + ".mount.cpu", tick_ms), figure(tenant.name + ".mount.wait", 1e-6),
+                figure(tenant.name + ".fio.cpu", tick_ms), figure(tenant.name + ".fio.wait", 1e-6)))
         self.osd_csv.flush()
         self.tenant_csv.flush()
 
@@ -606,7 +612,7 @@ def measure(policy: str, outcome: Dict, options: argparse.Namespace) -> List[Vol
         for index, (value, target) in enumerate(zip(values, targets)):
             if target > 0 and value < ATTAINED_FRACTION * target:
                 window = options.warmup_s + index
-                measures = window_measures(outcome, tenant, window)
+                measures = window_measures(outcome, tenant, window, tenant.in_unit(target))
                 outcome.setdefault("misses", []).append((window_causes(measures), miss_lines(
                     "%s %s second %d" % (policy, tenant.name, window), tenant.in_unit(value), tenant.in_unit(target),
                     tenant.unit, measures)))
@@ -634,7 +640,7 @@ def number(row: Optional[Dict[str, str]], column: str) -> Optional[float]:
     return float(row[column])
 
 
-def window_measures(outcome: Dict, tenant: Tenant, window: int) -> WindowMeasures:
+def window_measures(outcome: Dict, tenant: Tenant, window: int, target: float) -> WindowMeasures:
     """Everything the run recorded about the tenant's part of the system in fio's window `window` (seconds since
     fio started): the sampler's rows for second window+1 (they cover (window, window+1]), the OSD JVM's pauses and
     the OSD's own windows laid on the same seconds through the wall clock (started_unix_ms)."""
@@ -675,7 +681,7 @@ def window_measures(outcome: Dict, tenant: Tenant, window: int) -> WindowMeasure
         mount_cpu_ms=number(tenant_row, "mount_cpu_ms"), mount_cpu_wait_ms=number(tenant_row, "mount_cpu_wait_ms"),
         fio_cpu_ms=number(tenant_row, "fio_cpu_ms"), fio_cpu_wait_ms=number(tenant_row, "fio_cpu_wait_ms"),
         load_1min=number(osd_row, "load_average_1min"), runnable=number(osd_row, "runnable"),
-        cpu_busy_percent=number(osd_row, "cpu_busy_percent"))
+        cpu_busy_percent=number(osd_row, "cpu_busy_percent"), target=target)
 
 
 def simulator_scenario(policy_outcome: Dict, osd: str, options: argparse.Namespace) -> str:

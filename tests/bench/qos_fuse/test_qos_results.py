@@ -269,6 +269,14 @@ class DiagnosisSourcesTest(unittest.TestCase):
 
 
 class CauseTest(unittest.TestCase):
+    def test_an_osd_that_served_the_reservation_puts_the_shortfall_on_fio(self):
+        causes = window_causes(WindowMeasures("seq0", osd_served=5.01, target=4.52, fio_cpu_wait_ms=725,
+                                              volume_queue=4))
+        self.assertEqual(causes, ["the OSD served it 111 % of its reservation: the shortfall is fio's (its completions "
+                                  "late)", "fio starved: waited 725 ms for a CPU"])
+        self.assertEqual(window_causes(WindowMeasures("seq0", osd_served=3.0, target=4.52, volume_queue=4)),
+                         ["the OSD did not serve it: 4 of its requests queued there"])
+
     def test_a_gc_pause_is_named_first(self):
         causes = window_causes(WindowMeasures("seq0", osd_pause_ms=250, osd_gc_ms=240, volume_queue=3))
         self.assertEqual(causes, ["OSD seq0's JVM paused 250 ms (240 ms of it GC)"])
