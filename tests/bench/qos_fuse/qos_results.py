@@ -271,3 +271,266 @@ def report_table(results: Sequence[VolumeResult]) -> str:
             "%.1f %%" % (100 * item.simulated_fraction_met) if reserved and item.simulated_fraction_met is not None
             else "-"))
     return "\n".join(lines) + "\n"
+
+
+# --- Explaining a missed window: what each part of the system did in that second --------------------------------
+#
+# The run records, per second: each OSD's QoS queue, CPU used and CPU waited (osd-seconds.csv); each tenant's
+# mount and fio CPU used and waited, and its requests queued at its OSD (tenant-seconds.csv); the machine's load;
+# each server JVM's stop-the-world pauses (its -Xlog:gc,safepoint file); and each OSD's own per-volume windows
+# (/qos/history.json). The functions below parse those sources and name the cause of a window below 90 %.
+
+@dataclass(frozen=True)
+class Pause:
+    """One stop-the-world pause of a JVM: when it ended (ms since the epoch), how long it took, and what it was
+    ('gc': a collection, 'safepoint': any stop-the-world operation, collections included)."""
+    end_unix_ms: float
+    duration_ms: float
+    kind: str
+
+
+# -Xlog:gc,safepoint:file=...:timemillis,tags lines, e.g.
+# [1764224293123ms][gc] GC(3) Pause Young (Allocation Failure) 10M->2M(40M) 1.234ms
+# [1764224293124ms][safepoint] Safepoint "GenCollectForAllocation", Time since last: 99 ns, Reaching safepoint:
+#   12345 ns, At safepoint: 1300000 ns, Total: 1312345 ns
+_LOG_TIME = re.compile(r"^\[(\d+)ms\]")
+_GC_PAUSE = re.compile(r"\bGC\(\d+\) Pause .* ([0-9]+(?:\.[0-9]+)?)ms\s*$")
+_SAFEPOINT = re.compile(r"\bSafepoint \"[^\"]*\".*\bTotal: ([0-9]+) ns")
+
+
+def parse_jvm_pauses(text: str, source: str = "JVM log") -> List[Pause]:
+    """The pauses of a unified JVM log written with the `timemillis` decorator (see run_qos_bench.py's
+    JVM_LOG_OPTION). Lines that are neither a GC pause nor a safepoint (heap sizes, phases) are skipped; a pause
+    line without the time decorator is an error naming the source and line, never a silent zero."""
+    pauses = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        gc = _GC_PAUSE.search(line)
+        safepoint = _SAFEPOINT.search(line)
+        if not gc and not safepoint:
+            continue
+        time_match = _LOG_TIME.match(line)
+        if time_match is None:
+            raise ResultError("%s line %d has no [<epoch ms>ms] decorator: %r" % (source, number, line))
+        end_ms = float(time_match.group(1))
+        if gc:
+            pauses.append(Pause(end_ms, float(gc.group(1)), "gc"))
+        else:
+            pauses.append(Pause(end_ms, int(safepoint.group(1)) / 1e6, "safepoint"))
+    return pauses
+
+
+def pause_ms_per_window(pauses: Iterable[Pause], kind: str, origin_unix_ms: float, window_count: int) -> List[float]:
+    """Milliseconds of `kind` pauses in each 1-s window [origin + w s, origin + (w+1) s), w = 0 .. window_count-1:
+    each pause spans [end - duration, end] and is split over the windows it overlaps."""
+    values = [0.0] * window_count
+    for pause in pauses:
+        if pause.kind != kind:
+            continue
+        start_s = (pause.end_unix_ms - pause.duration_ms - origin_unix_ms) / 1000.0
+        end_s = (pause.end_unix_ms - origin_unix_ms) / 1000.0
+        for window in range(max(0, int(math.floor(start_s))), min(window_count, int(math.floor(end_s)) + 1)):
+            overlap_s = min(end_s, window + 1) - max(start_s, window)
+            if overlap_s > 0:
+                values[window] += overlap_s * 1000.0
+    return values
+
+
+@dataclass(frozen=True)
+class ProcessCpu:
+    """A process as /proc/PID/stat shows it: its parent and the CPU it used so far (user + system, clock ticks)."""
+    pid: int
+    parent_pid: int
+    cpu_ticks: int
+
+
+def parse_proc_stat(text: str) -> ProcessCpu:
+    """/proc/PID/stat: 'pid (comm) state ppid ... utime stime ...' (fields 14 and 15). The command name may hold
+    spaces and parentheses, so the fields are counted from its last ')'."""
+    head, separator, rest = text.rpartition(")")
+    fields = rest.split()
+    try:
+        if not separator:
+            raise ValueError("no ')'")
+        return ProcessCpu(int(head.split("(", 1)[0]), int(fields[1]), int(fields[11]) + int(fields[12]))
+    except (IndexError, ValueError) as error:
+        raise ResultError("not a /proc/PID/stat line (%s): %r" % (error, text[:200]))
+
+
+def tree_cpu_ticks(processes: Dict[int, ProcessCpu], root: int) -> int:
+    """CPU ticks of `root` and every live descendant (fio runs each job in a child process)."""
+    children: Dict[int, List[int]] = {}
+    for process in processes.values():
+        children.setdefault(process.parent_pid, []).append(process.pid)
+    total, pending, seen = 0, [root], set()
+    while pending:
+        pid = pending.pop()
+        if pid in seen or pid not in processes:
+            continue
+        seen.add(pid)
+        total += processes[pid].cpu_ticks
+        pending.extend(children.get(pid, []))
+    return total
+
+
+def parse_cpu_busy_ticks(proc_stat_text: str) -> tuple:
+    """(busy, total) ticks of all CPUs from /proc/stat's first line 'cpu user nice system idle iowait irq softirq
+    steal ...'; idle and iowait are not busy."""
+    line = proc_stat_text.splitlines()[0] if proc_stat_text else ""
+    fields = line.split()
+    if len(fields) < 6 or fields[0] != "cpu":
+        raise ResultError("/proc/stat does not start with the 'cpu' line: %r" % line)
+    ticks = [int(value) for value in fields[1:9]]
+    total = sum(ticks)
+    return total - ticks[3] - ticks[4], total
+
+
+def parse_runnable(loadavg_text: str) -> int:
+    """Threads runnable now, from /proc/loadavg ('0.50 0.60 0.70 3/512 12345': 3)."""
+    fields = loadavg_text.split()
+    try:
+        return int(fields[3].split("/")[0])
+    except (IndexError, ValueError):
+        raise ResultError("not a /proc/loadavg line: %r" % loadavg_text)
+
+
+def volume_id_of(xtfsutil_output: str) -> str:
+    """The volume id in `xtfsutil PATH` output ('volume:           seq-a (id 5f0c..., MRC ...)')."""
+    match = re.search(r"^volume:\s+\S+ \(id ([^,)\s]+)", xtfsutil_output, re.MULTILINE)
+    if match is None:
+        raise ResultError("xtfsutil shows no volume id:\n" + xtfsutil_output)
+    return match.group(1)
+
+
+def osd_history_windows(history: Dict, origin_unix_ms: float, window_count: int) -> Dict[str, List[float]]:
+    """Per volume id: what the OSD completed for it (its cost unit per second) in each benchmark window
+    [origin + w s, origin + (w+1) s), from /qos/history.json (each volume's consecutive windows end at
+    newestWindowEndUnixMs; an OSD window overlapping two benchmark windows is split by time)."""
+    window_seconds = float(history.get("windowSeconds") or 1.0)
+    result = {}
+    for volume in history.get("volumes", []):
+        values = [0.0] * window_count
+        newest_end_ms = volume.get("newestWindowEndUnixMs")
+        achieved = volume.get("achievedCostPerSecond") or []
+        if newest_end_ms is not None:
+            for index, rate in enumerate(achieved):
+                end_s = (newest_end_ms - origin_unix_ms) / 1000.0 - (len(achieved) - 1 - index) * window_seconds
+                start_s = end_s - window_seconds
+                for window in range(max(0, int(math.floor(start_s))), min(window_count, int(math.floor(end_s)) + 1)):
+                    overlap_s = min(end_s, window + 1) - max(start_s, window)
+                    if overlap_s > 0:
+                        values[window] += rate * overlap_s
+        result[volume["volumeId"]] = values
+    return result
+
+
+# What counts as a cause in one second (the thresholds the report's "cause" applies; see README.md in this folder).
+PAUSE_CAUSE_MS = 100          # a JVM stopped this long in the window: a tenth of it without service
+CPU_WAIT_CAUSE_MS = 200       # a process's threads waited this long for a CPU (summed over threads)
+
+
+@dataclass(frozen=True)
+class WindowMeasures:
+    """What one reserved volume's part of the system did in one 1-s window (None where not recorded)."""
+    osd: str
+    osd_served: Optional[float] = None           # what the OSD completed for the volume (its unit)
+    osd_served_all: Optional[float] = None       # ... for every volume of that OSD
+    osd_queue: Optional[float] = None            # requests in the OSD's QoS queue, all volumes
+    volume_queue: Optional[float] = None         # requests of this volume in it
+    osd_pause_ms: Optional[float] = None         # stop-the-world time of the OSD's JVM (safepoints)
+    osd_gc_ms: Optional[float] = None            # ... of it in collections
+    osd_cpu_ms: Optional[float] = None
+    osd_cpu_wait_ms: Optional[float] = None
+    mount_cpu_ms: Optional[float] = None
+    mount_cpu_wait_ms: Optional[float] = None
+    fio_cpu_ms: Optional[float] = None
+    fio_cpu_wait_ms: Optional[float] = None
+    load_1min: Optional[float] = None
+    runnable: Optional[float] = None
+    cpu_busy_percent: Optional[float] = None
+    target: Optional[float] = None               # the reservation held for the window (its unit)
+
+
+def window_causes(measures: WindowMeasures) -> List[str]:
+    """The causes these measures name for a missed window, most direct first; 'none recorded' if none applies.
+
+    - the OSD's own window shows >= 90 % of the reservation served: fio recorded less than the OSD did;
+    - the OSD's JVM paused >= PAUSE_CAUSE_MS (a GC or other safepoint: no request was served meanwhile);
+    - the OSD's, the mount's or fio's threads waited >= CPU_WAIT_CAUSE_MS for a CPU (starved by the machine);
+    - nothing of the volume waited at the OSD at the window's end: its requests did not reach the OSD (the
+      mount or fio did not send them), so the queue had nothing of it to give;
+    - the volume had requests queued at the OSD and still got less: the OSD (queue or device) did not serve it.
+    """
+    causes = []
+    if measures.osd_served is not None and measures.target and measures.osd_served >= ATTAINED_FRACTION * measures.target:
+        # The OSD's own window says the volume got its reservation: fio (or the path back to it) fell behind.
+        causes.append("the OSD served it %.0f %% of its reservation: the shortfall is fio's (its completions "
+                      "late)" % (100 * measures.osd_served / measures.target))
+    if (measures.osd_pause_ms or 0) >= PAUSE_CAUSE_MS:
+        causes.append("OSD %s's JVM paused %.0f ms (%.0f ms of it GC)" % (measures.osd, measures.osd_pause_ms,
+                                                                          measures.osd_gc_ms or 0))
+    for who, wait in (("OSD " + measures.osd, measures.osd_cpu_wait_ms), ("mount", measures.mount_cpu_wait_ms),
+                      ("fio", measures.fio_cpu_wait_ms)):
+        if (wait or 0) >= CPU_WAIT_CAUSE_MS:
+            causes.append("%s starved: waited %.0f ms for a CPU" % (who, wait))
+    if measures.volume_queue is not None:
+        if measures.volume_queue == 0:
+            causes.append("requests not reaching the OSD (none of the volume queued there)")
+        elif not causes:
+            causes.append("the OSD did not serve it: %.0f of its requests queued there" % measures.volume_queue)
+    return causes or ["none recorded"]
+
+
+def miss_lines(label: str, achieved: float, target: float, unit: str, measures: WindowMeasures) -> List[str]:
+    """The report's lines for one missed window: the figure, everything recorded beside it, and the cause."""
+    def figure(value: Optional[float], form: str = "%.0f") -> str:
+        return "-" if value is None else form % value
+
+    served_form = "%.2f" if unit == "MiB/s" else "%.1f"
+    return [
+        "%s: %s of %s %s (%.0f %%)" % (label, served_form % achieved, served_form % target, unit,
+                                       100 * achieved / target if target else 0),
+        "    OSD %s: served it %s, all volumes %s %s; queue %s (of it %s); paused %s ms (GC %s ms); CPU %s ms, "
+        "waited %s ms" % (measures.osd, figure(measures.osd_served, served_form),
+                          figure(measures.osd_served_all, served_form), unit, figure(measures.osd_queue),
+                          figure(measures.volume_queue), figure(measures.osd_pause_ms), figure(measures.osd_gc_ms),
+                          figure(measures.osd_cpu_ms), figure(measures.osd_cpu_wait_ms)),
+        "    mount: CPU %s ms, waited %s ms; fio: CPU %s ms, waited %s ms; machine: load %s, %s runnable, %s %% busy"
+        % (figure(measures.mount_cpu_ms), figure(measures.mount_cpu_wait_ms), figure(measures.fio_cpu_ms),
+           figure(measures.fio_cpu_wait_ms), figure(measures.load_1min, "%.1f"), figure(measures.runnable),
+           figure(measures.cpu_busy_percent)),
+        "    cause: " + "; ".join(window_causes(measures)),
+    ]
+
+
+def cause_tally(causes_per_window: List[List[str]]) -> str:
+    """'mount starved: 3, requests not reaching the OSD: 2' (each window's causes by their kind, before ':' or '(')."""
+    counts: Dict[str, int] = {}
+    for causes in causes_per_window:
+        for cause in causes:
+            kind = re.split(r"[:(]| \d", cause, maxsplit=1)[0].strip()
+            counts[kind] = counts.get(kind, 0) + 1
+    return ", ".join("%s: %d" % item for item in sorted(counts.items(), key=lambda item: -item[1])) or "none"
+
+
+@dataclass(frozen=True)
+class IntervalPauses:
+    """A JVM's stop-the-world time within one measured interval: the sum, the count and the longest pause."""
+    total_ms: float
+    count: int
+    longest_ms: float
+
+
+def pauses_in_interval(pauses: Iterable[Pause], kind: str, start_unix_ms: float, end_unix_ms: float) -> IntervalPauses:
+    """The `kind` pauses overlapping [start, end) (each pause spans [end - duration, end]), clipped to it; used
+    by tests/bench/core/qos_overhead_pauses.py to lay the OSD's and the client's pauses on each policy's
+    intervals."""
+    total, count, longest = 0.0, 0, 0.0
+    for pause in pauses:
+        if pause.kind != kind:
+            continue
+        overlap = min(pause.end_unix_ms, end_unix_ms) - max(pause.end_unix_ms - pause.duration_ms, start_unix_ms)
+        if overlap > 0 or (pause.duration_ms == 0 and start_unix_ms <= pause.end_unix_ms < end_unix_ms):
+            total += max(0.0, overlap)
+            count += 1
+            longest = max(longest, pause.duration_ms)
+    return IntervalPauses(total, count, longest)

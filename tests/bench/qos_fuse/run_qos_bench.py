@@ -31,9 +31,11 @@ from typing import Dict, List, Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuse"))
 from cluster import Cluster, ClusterError, Mount  # noqa: E402  (the FUSE harness's cluster and mount helpers)
 
-from qos_results import (KIB, MIB, ResultError, VolumeResult, attainment, free_reservation,  # noqa: E402
-                         honoured_reservation, overload_ratio, parse_fio_log, parse_rate, parse_sim_tenants, report_table,
-                         slo_met, summary_rows, window_values)
+from qos_results import (ATTAINED_FRACTION, KIB, MIB, ProcessCpu, ResultError, VolumeResult,  # noqa: E402
+                         WindowMeasures, attainment, cause_tally, window_causes, free_reservation, honoured_reservation, miss_lines,
+                         osd_history_windows, overload_ratio, parse_cpu_busy_ticks, parse_fio_log, parse_jvm_pauses,
+                         parse_proc_stat, parse_rate, parse_runnable, parse_sim_tenants, pause_ms_per_window,
+                         report_table, slo_met, summary_rows, tree_cpu_ticks, volume_id_of, window_values)
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 POLICIES = ("fifo", "fair")
@@ -49,7 +51,16 @@ RANDOM_REQUEST_BYTES = 4 * KIB
 # after a slow request and is still a quarter of the aggressive tenants' depth.
 GENTLE_IODEPTH = 4
 RUN_FILE = "run.json"       # per policy: tenants, capacities, drop time, queue bounds
-OSD_SECONDS_FILE = "osd-seconds.csv"  # per policy: each OSD's queue, write-back and CPU wait per second
+OSD_SECONDS_FILE = "osd-seconds.csv"  # per policy: each OSD's queue, write-back and CPU per second, the machine's load
+TENANT_SECONDS_FILE = "tenant-seconds.csv"  # per policy: each tenant's mount and fio CPU, its requests at its OSD
+OSD_HISTORY_FILE = "osd-history-%s.json"   # per policy and OSD: its /qos/history.json at the end (1-s windows)
+MISSES_FILE = "qos-misses.txt"  # every reserved window below 90 %, with what was recorded beside it
+MISSES_SHOWN_MAX = 12           # in the report itself; more (FIFO's) only in MISSES_FILE
+JVM_LOG_FILE = "jvm-%p.log"     # per server JVM (%p: its pid): stop-the-world pauses, see JVM_LOG_OPTION
+# Each server JVM logs its collections and every safepoint (all stop-the-world pauses) with the epoch time in ms,
+# so a pause can be laid on the benchmark's 1-s windows (qos_results.parse_jvm_pauses).
+JVM_LOG_OPTION = "-Xlog:gc,safepoint:file=%s:timemillis,tags"
+CLOCK_TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 FIO_HANG_GUARD_S = 120          # beyond warm-up + measurement a hung mount fails the run instead of blocking it
 # With the host's write-back in the HDD model the emulated disks deliver far more than their two-stream profile for
 # this write-only load: FIFO got 52.7 MiB/s out of seq0 (profile 15.06 MiB/s for two volumes) and 106 IOPS out of
@@ -77,6 +88,7 @@ class Tenant:
     offered: float = 0      # fio's rate: bytes/s for sequential patterns, IOPS for random ones
     osd: str = ""           # the OSD the volume's files lie on (every volume has width 1)
     jobs: int = 1           # fio jobs, each with iodepth requests outstanding on a file of its own
+    volume_id: str = ""     # the volume's id, as the OSD's QoS accounting names it (from xtfsutil)
 
     @property
     def files(self) -> List[str]:
@@ -137,14 +149,27 @@ class TypedCluster(Cluster):
 
     def __init__(self, state: Path, policy: str):
         super().__init__(REPOSITORY, state, 0)
+        self.state = state
         self.policy = policy
         self.status_ports: Dict[str, int] = {}
 
     def start(self) -> None:
         self.started = True
         osd = "usage=%s,device=hdd,emulation=hdd7200,osd.qos.policy=" + self.policy
-        self._run("start", "--fresh", "--status-ports", "--mrc-setting", "mrc.placement.bestEffortOnTypedOsds=true",
-                  "--osd", "name=seq0," + osd % "sequential", "--osd", "name=rand0," + osd % "random")
+        java_options = os.environ.get("XTREEMFS_SERVER_JAVA_OPTS")
+        # beside the cluster's folder, which --fresh empties
+        self.state.mkdir(parents=True, exist_ok=True)
+        os.environ["XTREEMFS_SERVER_JAVA_OPTS"] = ((java_options or os.environ.get("JAVA_OPTS", "")) + " "
+                                                   + JVM_LOG_OPTION % (self.state / JVM_LOG_FILE)).strip()
+        try:
+            self._run("start", "--fresh", "--status-ports", "--mrc-setting",
+                      "mrc.placement.bestEffortOnTypedOsds=true",
+                      "--osd", "name=seq0," + osd % "sequential", "--osd", "name=rand0," + osd % "random")
+        finally:
+            if java_options is None:
+                del os.environ["XTREEMFS_SERVER_JAVA_OPTS"]
+            else:
+                os.environ["XTREEMFS_SERVER_JAVA_OPTS"] = java_options
         shell = self._run("status", "--shell")
         self.dir_port = int(next(line.split("=")[1] for line in shell.splitlines() if line.startswith("dir_port=")))
         self.pids = [int(pid) for line in shell.splitlines()
@@ -171,6 +196,11 @@ class TypedCluster(Cluster):
         with urllib.request.urlopen("http://127.0.0.1:%d/status.json" % self.status_ports[name], timeout=10) as page:
             return json.load(page)
 
+    def osd_history(self, name: str) -> dict:
+        with urllib.request.urlopen("http://127.0.0.1:%d/qos/history.json" % self.status_ports[name],
+                                    timeout=10) as page:
+            return json.load(page)
+
     def set_speed(self, name: str, fraction: float) -> str:
         request = urllib.request.Request("http://127.0.0.1:%d/device/speed" % self.status_ports[name],
                                          data=("%.6f" % fraction).encode(), method="POST")
@@ -178,17 +208,107 @@ class TypedCluster(Cluster):
             return answer.read().decode().strip()
 
 
-def osd_run_delay_ns(pid: Optional[int]) -> int:
-    """Nanoseconds the process's threads have waited for a CPU so far (/proc/PID/task/*/schedstat, 2nd field)."""
+def run_delay_ns(pids: List[int]) -> int:
+    """Nanoseconds the processes' threads have waited for a CPU so far (/proc/PID/task/*/schedstat, 2nd field)."""
     total = 0
-    if pid is None:
-        return 0
-    for stat in Path("/proc/%d/task" % pid).glob("*/schedstat"):
-        try:
-            total += int(stat.read_text().split()[1])
-        except (OSError, IndexError, ValueError):
-            pass  # a thread that ended meanwhile
+    for pid in pids:
+        for stat in Path("/proc/%d/task" % pid).glob("*/schedstat"):
+            try:
+                total += int(stat.read_text().split()[1])
+            except (OSError, IndexError, ValueError):
+                pass  # a thread that ended meanwhile
     return total
+
+
+def live_processes() -> Dict[int, ProcessCpu]:
+    """Every process's parent and CPU so far (/proc/PID/stat), to follow fio's job processes."""
+    processes = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            process = parse_proc_stat(stat.read_text())
+        except (OSError, ResultError):
+            continue  # ended meanwhile
+        processes[process.pid] = process
+    return processes
+
+
+def process_tree(processes: Dict[int, ProcessCpu], root: Optional[int]) -> List[int]:
+    """`root` and its live descendants."""
+    if root is None:
+        return []
+    tree, pending = [], [root]
+    while pending:
+        pid = pending.pop()
+        if pid in processes and pid not in tree:
+            tree.append(pid)
+            pending.extend(other.pid for other in processes.values() if other.parent_pid == pid)
+    return tree
+
+
+class SecondSampler:
+    """Once per second during the load: per OSD its QoS queue, write-back, CPU used and waited; per tenant its
+    mount's and fio's CPU used and waited (fio with its job processes) and its requests queued at its OSD; the
+    machine's load, runnable threads and busy CPU share. Row `second` s holds what happened in (s-1, s], i.e. in
+    the benchmark's window s-1 (qos_results.WindowMeasures)."""
+
+    def __init__(self, cluster: "TypedCluster", osd_pids: Dict[str, Optional[int]], tenants: List[Tenant],
+                 mount_pids: Dict[str, int], fio_pids: Dict[str, int], state: Path):
+        self.cluster, self.osd_pids, self.tenants = cluster, osd_pids, tenants
+        self.mount_pids, self.fio_pids = mount_pids, fio_pids
+        self.osd_csv = open(state / OSD_SECONDS_FILE, "w")
+        self.osd_csv.write("second,osd,queue_length,write_back_dirty_mib,cpu_wait_ms,load_average_1min,cpu_ms,"
+                           "runnable,cpu_busy_percent\n")
+        self.tenant_csv = open(state / TENANT_SECONDS_FILE, "w")
+        self.tenant_csv.write("second,tenant,osd,osd_queue_depth,mount_cpu_ms,mount_cpu_wait_ms,fio_cpu_ms,"
+                              "fio_cpu_wait_ms\n")
+        self.previous = self._counters()
+
+    def _counters(self) -> Dict[str, float]:
+        processes = live_processes()
+        counters = {"cpu_busy": 0.0, "cpu_total": 0.0}
+        counters["cpu_busy"], counters["cpu_total"] = parse_cpu_busy_ticks(Path("/proc/stat").read_text())
+        for name, pid in self.osd_pids.items():
+            counters[name + ".cpu"] = tree_cpu_ticks(processes, pid) if pid else 0
+            counters[name + ".wait"] = run_delay_ns(process_tree(processes, pid))
+        for role, pids in (("mount", self.mount_pids), ("fio", self.fio_pids)):
+            for tenant, pid in pids.items():
+                counters["%s.%s.cpu" % (tenant, role)] = tree_cpu_ticks(processes, pid)
+                counters["%s.%s.wait" % (tenant, role)] = run_delay_ns(process_tree(processes, pid))
+        return counters
+
+    def sample(self, second: int) -> None:
+        counters = self._counters()
+        delta = {key: value - self.previous.get(key, 0) for key, value in counters.items()}
+        self.previous = counters
+        tick_ms = 1000.0 / CLOCK_TICKS_PER_SECOND
+        busy_percent = 100.0 * delta["cpu_busy"] / delta["cpu_total"] if delta["cpu_total"] > 0 else float("nan")
+        runnable = parse_runnable(Path("/proc/loadavg").read_text())
+        load = os.getloadavg()[0]
+        queued: Dict[str, int] = {}
+        for name in self.osd_pids:
+            status = self.cluster.osd_status(name)
+            for row in status.get("qosVolumes", []):
+                queued[row.get("volumeId")] = row.get("queueDepthRequests", 0)
+            self.osd_csv.write("%d,%s,%s,%.1f,%.0f,%.2f,%.0f,%d,%.0f\n" % (
+                second, name, status.get("qosQueueLength"), status.get("deviceWriteBackDirtyBytes", -1) / MIB,
+                delta[name + ".wait"] / 1e6, load, delta[name + ".cpu"] * tick_ms, runnable, busy_percent))
+        def figure(key: str, scale: float) -> str:
+            # Blank when a process of the tree ended in the interval (fio's jobs at the end): its counters left the
+            # sum, so the difference is not what the interval used.
+            value = delta.get(key, 0)
+            return "" if value < 0 else "%.0f" % (value * scale)
+
+        for tenant in self.tenants:
+            self.tenant_csv.write("%d,%s,%s,%d,%s,%s,%s,%s\n" % (
+                second, tenant.name, tenant.osd, queued.get(tenant.volume_id, 0),
+                figure(tenant.name + ".mount.cpu", tick_ms), figure(tenant.name + ".mount.wait", 1e-6),
+                figure(tenant.name + ".fio.cpu", tick_ms), figure(tenant.name + ".fio.wait", 1e-6)))
+        self.osd_csv.flush()
+        self.tenant_csv.flush()
+
+    def close(self) -> None:
+        self.osd_csv.close()
+        self.tenant_csv.close()
 
 
 def raise_priority(pids: List[int], niceness: int) -> None:
@@ -363,6 +483,8 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
             mounts.append(mount)
             mount.mount()
             raise_priority([mount.process.pid], options.nice)
+            tenant.volume_id = volume_id_of(run([REPOSITORY / "bin" / "xtfsutil", mount.mount_point],
+                                                "xtfsutil " + str(mount.mount_point)))
         files = {tenant.name: place_files(cluster, tenant, state / "mnt" / tenant.name)
                  for tenant in tenants if tenant.kind == "best-effort"}
         if options.fill_mib > 0:
@@ -372,6 +494,7 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
         runtime_s = options.warmup_s + options.measure_s + 1
         load_before = os.getloadavg()
         started = time.monotonic()
+        started_unix_ms = time.time() * 1000  # the origin of the windows on the JVM logs' and OSDs' clocks
         for tenant in tenants:
             log_prefix = state / tenant.name
             command = fio_command(tenant, state / "mnt" / tenant.name, log_prefix, runtime_s)
@@ -386,24 +509,21 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
         next_sample_s = 1.0
         dropped_at: Optional[float] = None
         osd_pids = {name: cluster.osd_pid(name) for name in ("seq0", "rand0")}
-        run_delays = {name: osd_run_delay_ns(pid) for name, pid in osd_pids.items()}
-        seconds_csv = open(state / OSD_SECONDS_FILE, "w")
-        seconds_csv.write("second,osd,queue_length,write_back_dirty_mib,cpu_wait_ms,load_average_1min\n")
+        sampler = SecondSampler(cluster, osd_pids, tenants,
+                                {tenant.name: mount.process.pid for tenant, mount in zip(tenants, mounts)},
+                                {tenant.name: process.pid for tenant, process in zip(tenants, processes)}, state)
+        histories: Dict[str, dict] = {}
         while any(process.poll() is None for process in processes):
             elapsed = time.monotonic() - started
             if elapsed >= next_sample_s:
-                # Per second and OSD: what waits in its QoS queue, how full the emulated write-back is, and how long
-                # its threads waited for a CPU (a whole-OSD dip with a long wait is the machine's, not the queue's).
-                for name, pid in osd_pids.items():
-                    status = cluster.osd_status(name)
-                    delay = osd_run_delay_ns(pid)
-                    seconds_csv.write("%.0f,%s,%s,%.1f,%.0f,%.2f\n" % (
-                        elapsed, name, status.get("qosQueueLength"),
-                        status.get("deviceWriteBackDirtyBytes", -1) / MIB, (delay - run_delays[name]) / 1e6,
-                        os.getloadavg()[0]))
-                    run_delays[name] = delay
-                seconds_csv.flush()
+                # What explains a missed window: each OSD's queue, write-back and CPU, each tenant's mount and fio,
+                # the machine (a whole-OSD dip with a long CPU wait is the machine's, not the queue's).
+                sampler.sample(int(next_sample_s))
                 next_sample_s += 1
+            if not histories and elapsed >= runtime_s - 0.5:
+                # While the volumes are still busy: the accounting forgets a volume idle for 10 s, and the placement
+                # checks after the run take longer than that on a loaded machine.
+                histories = {name: cluster.osd_history(name) for name in ("seq0", "rand0")}
             if dropped_at is None and elapsed >= drop_at_s:
                 answer = cluster.set_speed(options.drop_osd, SPEED_AFTER_DROP)
                 dropped_at = elapsed
@@ -416,7 +536,7 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
             if elapsed > runtime_s + FIO_HANG_GUARD_S:
                 raise ClusterError("fio still runs %d s after its runtime: a mount hangs" % FIO_HANG_GUARD_S)
             time.sleep(0.2)
-        seconds_csv.close()
+        sampler.close()
         for tenant, process in zip(tenants, processes):
             if process.returncode != 0:
                 raise ClusterError("fio of %s failed (%d): %s" % (tenant.name, process.returncode,
@@ -428,8 +548,12 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
                         tenant.name, path, tenant.osd))
         statuses = {name: cluster.osd_status(name) for name in ("seq0", "rand0")}
         (state / "osd-status.json").write_text(json.dumps(statuses, indent=1))
+        for name in ("seq0", "rand0"):
+            (state / (OSD_HISTORY_FILE % name)).write_text(json.dumps(histories.get(name) or cluster.osd_history(name),
+                                                                      indent=1))
         outcome = {"tenants": [asdict(tenant) for tenant in tenants], "capacities": capacities,
-                   "dropped_at_s": dropped_at, "nice": options.nice,
+                   "dropped_at_s": dropped_at, "nice": options.nice, "started_unix_ms": started_unix_ms,
+                   "osd_pids": osd_pids,
                    "load_average": {"before": list(load_before), "after": list(os.getloadavg())}, "queue_capacity": statuses["seq0"].get("qosQueueCapacity"),
                    "volume_queue_capacity": statuses["seq0"].get("qosVolumeQueueCapacity")}
         (state / RUN_FILE).write_text(json.dumps(outcome, indent=1))
@@ -485,6 +609,13 @@ def measure(policy: str, outcome: Dict, options: argparse.Namespace) -> List[Vol
             reserved_total = sum(t.reservation for t in tenants if t.osd == tenant.osd)
             targets.append(honoured_reservation(tenant.reservation, capacity, reserved_total, speed))
         result = attainment([tenant.in_unit(v) for v in values], [tenant.in_unit(t) for t in targets])
+        for index, (value, target) in enumerate(zip(values, targets)):
+            if target > 0 and value < ATTAINED_FRACTION * target:
+                window = options.warmup_s + index
+                measures = window_measures(outcome, tenant, window, tenant.in_unit(target))
+                outcome.setdefault("misses", []).append((window_causes(measures), miss_lines(
+                    "%s %s second %d" % (policy, tenant.name, window), tenant.in_unit(value), tenant.in_unit(target),
+                    tenant.unit, measures)))
         results.append(VolumeResult(policy, tenant.name, tenant.kind, tenant.unit, tenant.in_unit(tenant.reservation),
                                     tenant.in_unit(tenant.offered), result))
         for index, (value, target) in enumerate(zip(values, targets)):
@@ -493,6 +624,64 @@ def measure(policy: str, outcome: Dict, options: argparse.Namespace) -> List[Vol
                                 "held_reservation": "%.3f" % tenant.in_unit(target) if target else ""})
     outcome["window_rows"] = window_rows
     return results
+
+
+def read_csv_rows(path: Path, *key_columns: str) -> Dict[tuple, Dict[str, str]]:
+    """The rows of a per-second CSV by their key columns; empty when the file is missing (an older run)."""
+    if not path.exists():
+        return {}
+    with open(path, newline="") as handle:
+        return {tuple(row[column] for column in key_columns): row for row in csv.DictReader(handle)}
+
+
+def number(row: Optional[Dict[str, str]], column: str) -> Optional[float]:
+    if not row or row.get(column) in (None, "", "None", "nan"):
+        return None
+    return float(row[column])
+
+
+def window_measures(outcome: Dict, tenant: Tenant, window: int, target: float) -> WindowMeasures:
+    """Everything the run recorded about the tenant's part of the system in fio's window `window` (seconds since
+    fio started): the sampler's rows for second window+1 (they cover (window, window+1]), the OSD JVM's pauses and
+    the OSD's own windows laid on the same seconds through the wall clock (started_unix_ms)."""
+    state: Path = outcome["state"]
+    cache = outcome.setdefault("_diagnosis", {})
+    if not cache:
+        cache["osd"] = read_csv_rows(state / OSD_SECONDS_FILE, "second", "osd")
+        cache["tenant"] = read_csv_rows(state / TENANT_SECONDS_FILE, "second", "tenant")
+        origin_ms = outcome.get("started_unix_ms")
+        count = max([int(second) for second, _ in cache["osd"]] + [0]) + 2
+        cache["pauses"], cache["served"] = {}, {}
+        for name, pid in (outcome.get("osd_pids") or {}).items():
+            log = state / JVM_LOG_FILE.replace("%p", str(pid))
+            if origin_ms is not None and log.exists():
+                pauses = parse_jvm_pauses(log.read_text(errors="replace"), str(log))
+                cache["pauses"][name] = (pause_ms_per_window(pauses, "safepoint", origin_ms, count),
+                                         pause_ms_per_window(pauses, "gc", origin_ms, count))
+            history = state / (OSD_HISTORY_FILE % name)
+            if origin_ms is not None and history.exists():
+                cache["served"][name] = osd_history_windows(json.loads(history.read_text()), origin_ms, count)
+    osd_row = cache["osd"].get((str(window + 1), tenant.osd))
+    tenant_row = cache["tenant"].get((str(window + 1), tenant.name))
+    pauses = cache["pauses"].get(tenant.osd)
+    served = cache["served"].get(tenant.osd)
+
+    def at(values: Optional[List[float]]) -> Optional[float]:
+        return values[window] if values is not None and 0 <= window < len(values) else None
+
+    served_volume = at(served.get(tenant.volume_id)) if served and tenant.volume_id in served else None
+    served_all = sum(at(values) or 0.0 for values in served.values()) if served else None
+    return WindowMeasures(
+        osd=tenant.osd,
+        osd_served=None if served_volume is None else tenant.in_unit(served_volume),
+        osd_served_all=None if served_all is None else tenant.in_unit(served_all),
+        osd_queue=number(osd_row, "queue_length"), volume_queue=number(tenant_row, "osd_queue_depth"),
+        osd_pause_ms=at(pauses[0]) if pauses else None, osd_gc_ms=at(pauses[1]) if pauses else None,
+        osd_cpu_ms=number(osd_row, "cpu_ms"), osd_cpu_wait_ms=number(osd_row, "cpu_wait_ms"),
+        mount_cpu_ms=number(tenant_row, "mount_cpu_ms"), mount_cpu_wait_ms=number(tenant_row, "mount_cpu_wait_ms"),
+        fio_cpu_ms=number(tenant_row, "fio_cpu_ms"), fio_cpu_wait_ms=number(tenant_row, "fio_cpu_wait_ms"),
+        load_1min=number(osd_row, "load_average_1min"), runnable=number(osd_row, "runnable"),
+        cpu_busy_percent=number(osd_row, "cpu_busy_percent"), target=target)
 
 
 def simulator_scenario(policy_outcome: Dict, osd: str, options: argparse.Namespace) -> str:
@@ -577,7 +766,7 @@ def simulate(outcome: Dict, out: Path, options: argparse.Namespace) -> Dict[str,
     return predictions
 
 
-def write_outputs(out: Path, results: List[VolumeResult], window_rows: List[Dict], text: str) -> None:
+def write_outputs(out: Path, results: List[VolumeResult], window_rows: List[Dict], text: str, outcomes: Dict) -> None:
     with open(out / "qos-summary.csv", "w", newline="") as handle:
         rows = summary_rows(results)
         writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
@@ -588,6 +777,8 @@ def write_outputs(out: Path, results: List[VolumeResult], window_rows: List[Dict
         writer.writeheader()
         writer.writerows(window_rows)
     (out / "qos-report.txt").write_text(text)
+    (out / MISSES_FILE).write_text("".join(line + "\n" for outcome in outcomes.values()
+                                           for _, window_lines in outcome.get("misses", []) for line in window_lines))
 
 
 def parse_arguments(arguments: List[str]) -> argparse.Namespace:
@@ -668,7 +859,7 @@ def main(arguments: List[str]) -> int:
     results = [VolumeResult(r.policy, r.volume, r.kind, r.unit, r.reservation, r.offered, r.result,
                             *predictions.get(r.policy, {}).get(r.volume, (None, None))) for r in results]
     text = report_text(results, outcomes, options)
-    write_outputs(out, results, window_rows, text)
+    write_outputs(out, results, window_rows, text, outcomes)
     plot = out / "qos-reservations.png"
     subprocess.run(["/usr/bin/python3", str(REPOSITORY / "contrib" / "bench" / "plot_qos_bench.py"),
                     "--windows", str(out / "qos-windows.csv"), "--out", str(plot),
@@ -717,7 +908,18 @@ def report_text(results: List[VolumeResult], outcomes: Dict, options: argparse.N
         met = slo_met(results, policy)
         lines.append("SLO (every reserved volume >= 90 %% of its reservation in >= 99.9 %% of 1-s windows) with %s: %s"
                      % (policy, "MET" if met else "MISSED"))
+    for policy, outcome in outcomes.items():
+        misses = outcome.get("misses", [])
+        lines.append("")
+        lines.append("%s: %d reserved windows below 90 %%; causes (README.md in tests/bench/qos_fuse, 'Explaining a "
+                     "missed window'): %s" % (policy, len(misses), cause_tally([causes for causes, _ in misses])))
+        if len(misses) <= MISSES_SHOWN_MAX:
+            for _, window_lines in misses:
+                lines += window_lines
+        else:
+            lines.append("    (more than %d: each with its figures in %s)" % (MISSES_SHOWN_MAX, MISSES_FILE))
     return "\n".join(lines) + "\n"
+
 
 
 if __name__ == "__main__":

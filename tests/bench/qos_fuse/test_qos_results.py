@@ -6,9 +6,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from qos_results import (KIB, MIB, Attainment, FioSample, ResultError, VolumeResult, attainment,  # noqa: E402
-                         free_reservation, honoured_reservation, overload_ratio, parse_fio_log, parse_rate, parse_sim_tenants,
-                         report_table, slo_met, summary_rows, window_values)
+from qos_results import (KIB, MIB, Attainment, FioSample, Pause, ProcessCpu, ResultError, VolumeResult,  # noqa: E402
+                         WindowMeasures, attainment, cause_tally, free_reservation, honoured_reservation, miss_lines,
+                         osd_history_windows, overload_ratio, pauses_in_interval, parse_cpu_busy_ticks, parse_fio_log, parse_jvm_pauses,
+                         parse_proc_stat, parse_rate, parse_runnable, parse_sim_tenants, pause_ms_per_window,
+                         report_table, slo_met, summary_rows, tree_cpu_ticks, volume_id_of, window_causes,
+                         window_values)
 
 FIO_BW_LOG = """1000, 40576, 1, 0, 0
 2001, 33664, 1, 0, 0
@@ -186,6 +189,123 @@ class ScenarioTest(unittest.TestCase):
         self.assertEqual(tenants["be-seq"].osd, "seq0")
         self.assertAlmostEqual(tenants["be-rand"].offered, 300)
         self.assertEqual(tenants["be-rand"].osd, "rand0")
+
+
+# What JDK 17 writes with -Xlog:gc,safepoint:file=...:timemillis,tags (run_qos_bench.JVM_LOG_OPTION).
+JVM_LOG = """[1764224290000ms][gc] Using Serial
+[1764224293050ms][safepoint] Safepoint "Cleanup", Time since last: 1000150862 ns, Reaching safepoint: 178153 ns, Cleanup: 1200 ns, At safepoint: 6003 ns, Total: 184156 ns
+[1764224294200ms][gc] GC(3) Pause Young (Allocation Failure) 10M->2M(40M) 300.500ms
+[1764224294200ms][safepoint] Safepoint "GenCollectForAllocation", Time since last: 99 ns, Reaching safepoint: 1000000 ns, Cleanup: 0 ns, At safepoint: 300500000 ns, Total: 301500000 ns
+"""
+
+
+class DiagnosisSourcesTest(unittest.TestCase):
+    def test_jvm_pauses_are_parsed_with_their_end_and_kind(self):
+        pauses = parse_jvm_pauses(JVM_LOG, "jvm-1.log")
+        self.assertEqual(pauses, [Pause(1764224293050, 0.184156, "safepoint"), Pause(1764224294200, 300.5, "gc"),
+                                  Pause(1764224294200, 301.5, "safepoint")])
+
+    def test_a_pause_line_without_its_time_is_an_error_naming_the_line(self):
+        with self.assertRaisesRegex(ResultError, "jvm-1.log line 1"):
+            parse_jvm_pauses("[gc] GC(3) Pause Young (Allocation Failure) 10M->2M(40M) 3.5ms\n", "jvm-1.log")
+
+    def test_pauses_are_split_over_the_windows_they_overlap(self):
+        origin = 1764224292000.0  # window 0 = [..292.0, ..293.0)
+        pauses = parse_jvm_pauses(JVM_LOG)
+        # the 301.5 ms safepoint ended at 294.2 s: 101.5 ms in window 1 ([293, 294)), 200 ms in window 2
+        safepoint = pause_ms_per_window(pauses, "safepoint", origin, 4)
+        self.assertAlmostEqual(safepoint[1], 0.184156 + 101.5, places=3)
+        self.assertAlmostEqual(safepoint[2], 200.0, places=3)
+        self.assertEqual(safepoint[0], 0)
+        self.assertEqual(safepoint[3], 0)
+        self.assertAlmostEqual(sum(pause_ms_per_window(pauses, "gc", origin, 4)), 300.5, places=3)
+        self.assertEqual(pause_ms_per_window(pauses, "gc", origin, 1), [0.0])  # windows beyond the count left out
+
+    def test_proc_stat_with_a_command_name_holding_spaces_and_parentheses(self):
+        line = "4242 (fio (job) 1) S 4200 4242 4200 0 -1 4194560 500 0 0 0 170 30 0 0 20 0 1 0 999 0 0"
+        self.assertEqual(parse_proc_stat(line), ProcessCpu(4242, 4200, 200))
+        with self.assertRaises(ResultError):
+            parse_proc_stat("4242 fio S")
+
+    def test_a_process_tree_sums_the_live_descendants_only(self):
+        processes = {pid: ProcessCpu(pid, parent, ticks) for pid, parent, ticks in
+                     ((10, 1, 5), (11, 10, 7), (12, 11, 3), (20, 1, 100))}
+        self.assertEqual(tree_cpu_ticks(processes, 10), 15)
+        self.assertEqual(tree_cpu_ticks(processes, 20), 100)
+        self.assertEqual(tree_cpu_ticks(processes, 99), 0)  # ended
+
+    def test_machine_busy_ticks_and_runnable_threads(self):
+        self.assertEqual(parse_cpu_busy_ticks("cpu  100 5 50 800 40 3 2 0 0 0\ncpu0 1 2 3 4\n"), (160, 1000))
+        self.assertEqual(parse_runnable("7.52 6.10 5.00 9/1304 88211\n"), 9)
+        with self.assertRaises(ResultError):
+            parse_cpu_busy_ticks("intr 1 2 3")
+        with self.assertRaises(ResultError):
+            parse_runnable("7.52")
+
+    def test_volume_id_from_xtfsutil(self):
+        shown = "path:             /mnt/seq-a\nvolume:           seq-a (id 5f0c-77, MRC mrc-1)\nfile id:          5f0c-77:1\n"
+        self.assertEqual(volume_id_of(shown), "5f0c-77")
+        with self.assertRaises(ResultError):
+            volume_id_of("path: x\n")
+
+    def test_osd_windows_are_laid_on_the_benchmark_windows_by_wall_clock(self):
+        # two OSD windows ending 1.5 s and 2.5 s after the origin: each half in two benchmark windows
+        history = {"windowSeconds": 1.0, "volumes": [
+            {"volumeId": "v1", "newestWindowEndUnixMs": 1000 + 2500, "achievedCostPerSecond": [10.0, 20.0]},
+            {"volumeId": "v2", "newestWindowEndUnixMs": None, "achievedCostPerSecond": []}]}
+        windows = osd_history_windows(history, 1000, 3)
+        self.assertEqual(windows["v1"], [5.0, 15.0, 10.0])
+        self.assertEqual(windows["v2"], [0.0, 0.0, 0.0])
+
+    def test_pauses_in_an_interval_are_clipped_to_it(self):
+        pauses = [Pause(1000, 50, "safepoint"), Pause(1500, 10, "safepoint"), Pause(2100, 200, "safepoint"),
+                  Pause(1500, 10, "gc")]
+        # [1000, 2000): 0 of the first (it ended at the start), all 10 ms of the second, 100 of the third's 200
+        figures = pauses_in_interval(pauses, "safepoint", 1000, 2000)
+        self.assertAlmostEqual(figures.total_ms, 110)
+        self.assertEqual(figures.count, 2)
+        self.assertEqual(figures.longest_ms, 200)
+        self.assertEqual(pauses_in_interval(pauses, "gc", 0, 1000).count, 0)
+
+
+class CauseTest(unittest.TestCase):
+    def test_an_osd_that_served_the_reservation_puts_the_shortfall_on_fio(self):
+        causes = window_causes(WindowMeasures("seq0", osd_served=5.01, target=4.52, fio_cpu_wait_ms=725,
+                                              volume_queue=4))
+        self.assertEqual(causes, ["the OSD served it 111 % of its reservation: the shortfall is fio's (its completions "
+                                  "late)", "fio starved: waited 725 ms for a CPU"])
+        self.assertEqual(window_causes(WindowMeasures("seq0", osd_served=3.0, target=4.52, volume_queue=4)),
+                         ["the OSD did not serve it: 4 of its requests queued there"])
+
+    def test_a_gc_pause_is_named_first(self):
+        causes = window_causes(WindowMeasures("seq0", osd_pause_ms=250, osd_gc_ms=240, volume_queue=3))
+        self.assertEqual(causes, ["OSD seq0's JVM paused 250 ms (240 ms of it GC)"])
+
+    def test_a_starved_mount_and_an_empty_queue_are_both_named(self):
+        causes = window_causes(WindowMeasures("seq0", osd_pause_ms=5, mount_cpu_wait_ms=450, volume_queue=0))
+        self.assertEqual(causes, ["mount starved: waited 450 ms for a CPU",
+                                  "requests not reaching the OSD (none of the volume queued there)"])
+
+    def test_requests_waiting_at_the_osd_without_other_cause_blame_the_osd(self):
+        causes = window_causes(WindowMeasures("rand0", osd_cpu_wait_ms=20, mount_cpu_wait_ms=10, volume_queue=6))
+        self.assertEqual(causes, ["the OSD did not serve it: 6 of its requests queued there"])
+        self.assertEqual(window_causes(WindowMeasures("rand0")), ["none recorded"])
+
+    def test_the_report_lines_carry_every_figure_and_the_tally_counts_kinds(self):
+        measures = WindowMeasures("seq0", osd_served=3.8, osd_served_all=12.0, osd_queue=64, volume_queue=0,
+                                  osd_pause_ms=0, osd_gc_ms=0, osd_cpu_ms=400, osd_cpu_wait_ms=30, mount_cpu_ms=90,
+                                  mount_cpu_wait_ms=320, fio_cpu_ms=5, fio_cpu_wait_ms=1, load_1min=7.5, runnable=6,
+                                  cpu_busy_percent=100)
+        lines = miss_lines("fair seq-b second 19", 3.75, 4.07, "MiB/s", measures)
+        self.assertEqual(lines[0], "fair seq-b second 19: 3.75 of 4.07 MiB/s (92 %)")
+        self.assertIn("served it 3.80, all volumes 12.00 MiB/s; queue 64 (of it 0)", lines[1])
+        self.assertIn("mount: CPU 90 ms, waited 320 ms", lines[2])
+        self.assertIn("load 7.5, 6 runnable, 100 % busy", lines[2])
+        self.assertEqual(lines[3], "    cause: mount starved: waited 320 ms for a CPU; requests not reaching the OSD "
+                                   "(none of the volume queued there)")
+        self.assertIn("queue - (of it -)", miss_lines("x", 1, 2, "IOPS", WindowMeasures("rand0"))[1])
+        self.assertEqual(cause_tally([window_causes(measures), ["mount starved: waited 250 ms for a CPU"]]),
+                         "mount starved: 2, requests not reaching the OSD: 1")
 
 
 if __name__ == "__main__":

@@ -88,6 +88,11 @@ public final class CalibrateCommand {
 
     /** Parses, calibrates and returns the exit code: 0 done, 1 cannot measure or failed, 2 bad usage or setting. */
     public static int run(String[] args, Clock clock, PrintStream out, PrintStream err) {
+        return run(args, CalibrationTiming.real(clock), out, err);
+    }
+
+    /** {@link #run(String[], Clock, PrintStream, PrintStream)} in the given time (a test's virtual clock). */
+    public static int run(String[] args, CalibrationTiming timing, PrintStream out, PrintStream err) {
         CalibrateCommand command = new CalibrateCommand();
         CommandLine commandLine = new CommandLine(command);
         try {
@@ -112,7 +117,7 @@ public final class CalibrateCommand {
             return ServerLauncher.reportSettingsError("xtreemfs-osd --calibrate", e, err);
         }
         try {
-            return command.calibrate(config, clock, out, err);
+            return command.calibrate(config, timing, out, err);
         } catch (IOException | RuntimeException e) {
             err.println("xtreemfs-osd --calibrate: failed: " + e.getMessage());
             return EXIT_FAILURE;
@@ -123,8 +128,9 @@ public final class CalibrateCommand {
         }
     }
 
-    private int calibrate(OsdConfig config, Clock clock, PrintStream out, PrintStream err)
+    private int calibrate(OsdConfig config, CalibrationTiming timing, PrintStream out, PrintStream err)
             throws IOException, InterruptedException {
+        Clock clock = timing.clock();
         CalibrationPattern pattern = quick ? CalibrationPattern.quick() : CalibrationPattern.standard();
         DeviceEmulation emulation = config.deviceEmulation();
         Path objectPath = config.objectPath();
@@ -171,7 +177,7 @@ public final class CalibrateCommand {
         Instant measuredAt = Instant.ofEpochMilli(clock.wallClockMillis());
         Calibration.Outcome outcome;
         try {
-            outcome = measure(work, emulation, directIo, pattern, clock, out);
+            outcome = measure(work, emulation, directIo, pattern, timing, out);
         } finally {
             deleteRecursively(work);
         }
@@ -197,10 +203,11 @@ public final class CalibrateCommand {
      * measured phases through the OSD's storage layer with the emulated device or the real disk.
      */
     public static Calibration.Outcome measure(Path work, DeviceEmulation emulation, boolean directIo,
-            CalibrationPattern pattern, Clock clock, PrintStream out) throws IOException, InterruptedException {
-        Calibration.Stores stores = (measured, arrivalOrder) -> ObjectStore.open(work,
-                arrivalOrder.apply(measured ? emulation.device(clock) : StorageDevice.NONE), directIo);
-        return new Calibration(stores, pattern, clock, out).run();
+            CalibrationPattern pattern, CalibrationTiming timing, PrintStream out)
+            throws IOException, InterruptedException {
+        Calibration.Stores stores = (measured, arrivalOrder) -> ObjectStore.open(work, arrivalOrder.apply(
+                measured ? emulation.device(timing.clock(), timing.waiter()) : StorageDevice.NONE), directIo);
+        return new Calibration(stores, pattern, timing.clock(), timing.threads(), out).run();
     }
 
     private static String mebibytes(long[] bytesPerSecond) {

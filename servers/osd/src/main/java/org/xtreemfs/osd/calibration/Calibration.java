@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
@@ -49,12 +50,20 @@ public final class Calibration {
     private final Stores stores;
     private final CalibrationPattern pattern;
     private final Clock clock;
+    private final ThreadFactory threads;
     private final PrintStream progress;
 
-    public Calibration(Stores stores, CalibrationPattern pattern, Clock clock, PrintStream progress) {
+    /**
+     * @param clock the time the phases' windows are measured on (the stores' device must wait on the same time)
+     * @param threads makes each phase's client threads (a virtual clock registers them, see {@link
+     *     CalibrationTiming})
+     */
+    public Calibration(Stores stores, CalibrationPattern pattern, Clock clock, ThreadFactory threads,
+            PrintStream progress) {
         this.stores = stores;
         this.pattern = pattern;
         this.clock = clock;
+        this.threads = threads;
         this.progress = progress;
     }
 
@@ -164,20 +173,25 @@ public final class Calibration {
         long windowEndNanos = windowStartNanos + pattern.windowNanos();
         long[] counted = new long[phase.clients()];
         AtomicReference<Exception> failure = new AtomicReference<>();
-        List<Thread> threads = new ArrayList<>();
+        List<Thread> clients = new ArrayList<>();
+        // Every client exists before any starts: a virtual clock (CalibrationTiming) must not move on while the
+        // first client waits for the device and the others are not made yet.
         for (int client = 0; client < phase.clients(); client++) {
             int id = client;
-            Thread thread = new Thread(() -> {
+            Thread thread = threads.newThread(() -> {
                 try {
                     counted[id] = runClient(target, phase, id, windowStartNanos, windowEndNanos);
                 } catch (Exception e) {
                     failure.compareAndSet(null, e);
                 }
-            }, "calibration-" + phase.name() + "-" + client);
-            threads.add(thread);
+            });
+            thread.setName("calibration-" + phase.name() + "-" + client);
+            clients.add(thread);
+        }
+        for (Thread thread : clients) {
             thread.start();
         }
-        for (Thread thread : threads) {
+        for (Thread thread : clients) {
             thread.join();
         }
         if (failure.get() != null) {

@@ -82,11 +82,19 @@ public enum DeviceEmulation {
 
     /** A storage device that behaves like the model on the real clock; {@link StorageDevice#NONE} for none. */
     public StorageDevice device(Clock clock) {
-        return emulated() ? emulatedDevice(model(), clock) : StorageDevice.NONE;
+        return device(clock, EmulatedDevice.parking(clock));
+    }
+
+    /**
+     * A storage device that behaves like the model on {@code clock}, its callers waiting with {@code waiter} (a
+     * test's virtual time moves both); {@link StorageDevice#NONE} for none.
+     */
+    public StorageDevice device(Clock clock, EmulatedDevice.Waiter waiter) {
+        return emulated() ? emulatedDevice(model(), clock, waiter) : StorageDevice.NONE;
     }
 
     private static <S extends org.xtreemfs.qos.device.DeviceState> StorageDevice emulatedDevice(DeviceModel<S> model,
-            Clock clock) {
-        return new EmulatedDevice<>(model, clock, EmulatedDevice.parking(clock));
+            Clock clock, EmulatedDevice.Waiter waiter) {
+        return new EmulatedDevice<>(model, clock, waiter);
     }
 }

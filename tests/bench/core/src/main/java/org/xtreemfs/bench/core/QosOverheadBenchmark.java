@@ -85,9 +85,12 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
         }
     }
 
-    /** What one (round, workload, policy) run measured; {@code latenciesNanos} of every request, for the pooled p99. */
+    /**
+     * What one (round, workload, policy) run measured; {@code latenciesNanos} of every request, for the pooled p99;
+     * {@code startUnixMs} when it began, so the OSD's and the client's JVM pauses can be laid on it (qos-overhead).
+     */
     record Sample(int round, Workload workload, String policy, double throughput, double p99Ms, long requests,
-            long elapsedNanos, long[] latenciesNanos) {}
+            long elapsedNanos, long[] latenciesNanos, long startUnixMs) {}
 
     @Option(names = "--volume", required = true, paramLabel = "URL",
             description = "The volume's URL [pbrpc[s]://]host[:port]/volume, e.g. 127.0.0.1:32638/overhead; its files"
@@ -258,6 +261,7 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
         long durationNanos = (long) (seconds * 1e9);
         long fileBytes = (long) fileMib * MIB;
         List<Future<long[]>> results = new ArrayList<>();
+        long startUnixMs = System.currentTimeMillis();
         long startNanos = System.nanoTime();
         long endNanos = startNanos + durationNanos;
         for (int client = 0; client < clients; client++) {
@@ -274,7 +278,7 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
         long[] all = concatenate(latencies);
         double p99Ms = percentile(all, 0.99) / 1e6;
         Sample sample = new Sample(round, workload, label, workload.throughput(all.length, elapsedNanos), p99Ms,
-                all.length, elapsedNanos, all);
+                all.length, elapsedNanos, all, startUnixMs);
         progress("  %-22s %-6s %10.1f %s  p99 %.3f ms", workload.label, label, sample.throughput(), workload.unit(), p99Ms);
         return sample;
     }
@@ -453,10 +457,12 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        StringBuilder csv = new StringBuilder("round,workload,policy,unit,throughput,p99_ms,requests\n");
+        StringBuilder csv = new StringBuilder(
+                "round,workload,policy,unit,throughput,p99_ms,requests,start_unix_ms,elapsed_ms\n");
         for (Sample sample : samples) {
-            csv.append(String.format(Locale.ROOT, "%d,%s,%s,%s,%.3f,%.4f,%d%n", sample.round(), sample.workload().label,
-                    sample.policy(), sample.workload().unit(), sample.throughput(), sample.p99Ms(), sample.requests()));
+            csv.append(String.format(Locale.ROOT, "%d,%s,%s,%s,%.3f,%.4f,%d,%d,%.3f%n", sample.round(),
+                    sample.workload().label, sample.policy(), sample.workload().unit(), sample.throughput(),
+                    sample.p99Ms(), sample.requests(), sample.startUnixMs(), sample.elapsedNanos() / 1e6));
         }
         Files.writeString(csvOutput, csv.toString(), StandardCharsets.UTF_8);
     }

@@ -71,6 +71,6 @@ class QosOverheadBenchmarkTest {
         long[] latencies = new long[(int) requests];
         java.util.Arrays.fill(latencies, latencyNanos);
         return new Sample(round, Workload.RANDOM_READ_4K, policy, requests / (elapsedNanos / 1e9),
-                latencyNanos / 1e6, requests, elapsedNanos, latencies);
+                latencyNanos / 1e6, requests, elapsedNanos, latencies, 0);
     }
 }
