@@ -4,13 +4,19 @@
 round), and the CPU time per request of the three OSD JVMs and of the mount from /proc/PID/stat, which the load of a
 shared machine moves far less than IOPS. Medians over the rounds at the end; every round in OUT/results.json.
 
+Workloads (--workloads, comma-separated): randread, randwrite (4 KiB QD32, libaio, O_DIRECT), read, write (1 MiB,
+buffered), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
+folder per round, listed in that order; create and unlink go together so that rounds stay independent). For those
+the MRC's CPU per operation is reported too ("mrc ... us/op"), and the OSDs' (the background OSD_UNLINKs, as far as
+they ran before the loop ended).
+
   ab_data_path.py --build M=/path/to/main --mount M=/path/to/main/mount.xtreemfs --build B=. --rounds 4 --out DIR
 
 A side is NAME=REPOSITORY (its bin/ and built servers; its cpp/build/mount.xtreemfs unless --mount NAME=PATH);
 --java-opts NAME=FLAGS gives that side's servers JVM flags (XTREEMFS_SERVER_JAVA_OPTS), so one build can run twice
 with different flags. --profile records round 0 (not counted in the medians): JFR and perf -g of the OSD JVMs
 (with JIT symbols from jcmd Compiler.perfmap; add -XX:+PreserveFramePointer for call stacks) and perf -g of the
-mount, under OUT/NAME/profile. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
+mount, under OUT/NAME/profile; for the metadata workloads JFR of the MRC and the OSDs instead. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
 """
 import argparse
 import json
@@ -22,6 +28,7 @@ import time
 from pathlib import Path
 
 TICKS = os.sysconf("SC_CLK_TCK")
+METADATA = ("create", "stat", "unlink")
 
 
 def cpu_ticks(pids):
@@ -61,6 +68,7 @@ class Side:
         self.cluster("start", "--osds", "3", *extra)
         shell = self.cluster("status", "--shell")
         self.dir_port = int(re.search(r"^dir_port=(\d+)$", shell, re.M).group(1))
+        self.mrc_pid = int(re.search(r"^mrc_pid=(\d+)$", shell, re.M).group(1))
         pids = re.search(r"^osd_pids=\(([^)]*)\)", shell, re.M)
         self.osd_pids = [int(p) for p in pids.group(1).split()] if pids else []
         if not self.osd_pids:
@@ -147,6 +155,45 @@ class Side:
                 "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
 
 
+def jfr_start(pids, name, path_of):
+    for pid in pids:
+        subprocess.run(["jcmd", str(pid), "JFR.start", "name=%s" % name, "settings=profile",
+                        "filename=%s" % path_of(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def jfr_stop(pids, name):
+    for pid in pids:
+        subprocess.run(["jcmd", str(pid), "JFR.stop", "name=%s" % name], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+
+
+def metadata(side, operation, folder, files, metadata_binary, profile=None):
+    """One metadata_ops phase on the side's mount; CPU per operation of the MRC, the OSDs and the mount."""
+    pids = {"mrc": [side.mrc_pid], "osd": side.osd_pids, "mount": [side.mount_process.pid]}
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+        jfr_start(pids["mrc"] + pids["osd"], "ab", lambda pid: profile / ("%s-%d-%s.jfr" % (
+            "mrc" if pid == side.mrc_pid else "osd", pid, operation)))
+    load_before = load()
+    before = {kind: cpu_ticks(kind_pids) for kind, kind_pids in pids.items()}
+    wall0 = time.monotonic()
+    output = subprocess.run([str(metadata_binary), operation, str(folder), str(files)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    wall1 = time.monotonic()
+    after = {kind: cpu_ticks(kind_pids) for kind, kind_pids in pids.items()}
+    if profile is not None:
+        jfr_stop(pids["mrc"] + pids["osd"], "ab")
+    if output.returncode != 0:
+        raise SystemExit("%s metadata_ops %s failed: %s" % (side.name, operation, output.stderr))
+    count = json.loads(output.stdout)["count"]
+    result = {"side": side.name, "rw": operation, "bs": "-", "iops": count / (wall1 - wall0), "mib_s": 0.0,
+              "ios": count, "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
+    for kind in pids:
+        result["%s_cpu_s" % kind] = (after[kind] - before[kind]) / TICKS
+        result["%s_us_per_io" % kind] = (after[kind] - before[kind]) / TICKS / max(count, 1) * 1e6
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", action="append", required=True, help="NAME=REPO")
@@ -158,7 +205,9 @@ def main():
     parser.add_argument("--runtime-s", type=int, default=8)
     parser.add_argument("--width", type=int, default=1)
     parser.add_argument("--size-mib", type=int, default=256)
-    parser.add_argument("--workloads", default="randread,randwrite")
+    parser.add_argument("--workloads", default="randread,randwrite",
+                        help="comma-separated: randread, randwrite, read, write, create, stat, unlink")
+    parser.add_argument("--files", type=int, default=2000, help="files per round of the metadata workloads")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--profile", action="store_true", help="JFR of the OSDs and perf of the mount and OSDs in round 0")
     options = parser.parse_args()
@@ -176,35 +225,57 @@ def main():
         sides.append(Side(name, repo, options.out / name, options.width, mount_args.get(name, "").split(),
                           osd_settings.get(name, []), java.get(name, ""), mounts.get(name)))
     results = []
+    metadata_binary = options.out / "metadata_ops"
+    workloads = options.workloads.split(",")
+    if any(workload in METADATA for workload in workloads):
+        if ("create" in workloads) != ("unlink" in workloads):
+            raise SystemExit("--workloads: create and unlink go together (each round creates and removes its files)")
+        subprocess.run(["cc", "-O2", "-Wall", "-o", str(metadata_binary),
+                        str(Path(__file__).resolve().parent / "metadata_ops.c")], check=True)
     try:
         for side in sides:
             side.start()
         for side in sides:  # prepare and warm up (untimed)
-            side.fio("write", "1M", 120, options.size_mib, direct=False, time_based=False, end_fsync=True)
-            side.fio("randread", "4k", 4, options.size_mib)
-            side.fio("randwrite", "4k", 4, options.size_mib)
+            if any(workload not in METADATA for workload in workloads):
+                side.fio("write", "1M", 120, options.size_mib, direct=False, time_based=False, end_fsync=True)
+                side.fio("randread", "4k", 4, options.size_mib)
+                side.fio("randwrite", "4k", 4, options.size_mib)
+            if metadata_binary.exists():
+                folder = side.mnt / "metadata-warm-up"
+                folder.mkdir()
+                for operation in ("create", "stat", "unlink"):
+                    metadata(side, operation, folder, options.files, metadata_binary)
+                folder.rmdir()
         for round_index in range(options.rounds):
             order = sides if round_index % 2 == 0 else list(reversed(sides))
-            for workload in options.workloads.split(","):
+            for workload in workloads:
                 for side in order:
-                    if workload in ("write", "read"):
+                    profile = options.out / side.name / "profile" if options.profile and round_index == 0 else None
+                    if workload in METADATA:
+                        folder = side.mnt / ("metadata-%d" % round_index)
+                        if workload == "create":
+                            folder.mkdir()
+                        result = metadata(side, workload, folder, options.files, metadata_binary, profile)
+                        if workload == "unlink":
+                            folder.rmdir()
+                    elif workload in ("write", "read"):
                         result = side.fio(workload, "1M", options.runtime_s, options.size_mib, direct=False,
                                           time_based=False, end_fsync=workload == "write", file="seq.dat")
                     else:
-                        result = side.fio(workload, "4k", options.runtime_s, options.size_mib,
-                                          profile=options.out / side.name / "profile" if options.profile and round_index == 0 else None)
+                        result = side.fio(workload, "4k", options.runtime_s, options.size_mib, profile=profile)
                     result["round"] = round_index
                     result["profiled"] = options.profile and round_index == 0
                     results.append(result)
                     print("%(round)d %(side)s %(rw)-9s %(iops)8.0f IOPS %(mib_s)7.1f MiB/s  osd %(osd_us_per_io)6.1f us/io"
-                          "  mount %(mount_us_per_io)6.1f us/io  load %(load_before).1f-%(load_after).1f" % result,
-                          flush=True)
+                          "  mount %(mount_us_per_io)6.1f us/io" % result
+                          + ("  mrc %.1f us/op" % result["mrc_us_per_io"] if "mrc_us_per_io" in result else "")
+                          + "  load %(load_before).1f-%(load_after).1f" % result, flush=True)
     finally:
         for side in sides:
             side.stop()
         (options.out / "results.json").write_text(json.dumps(results, indent=1))
     print("\nmedians:")
-    for workload in options.workloads.split(","):
+    for workload in workloads:
         for side in sides:
             rows = [r for r in results if r["side"] == side.name and r["rw"] == workload and not r["profiled"]]
             if not rows:
@@ -212,10 +283,10 @@ def main():
             def median(key):
                 values = sorted(r[key] for r in rows)
                 return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
-            print("%-6s %-9s %8.0f IOPS %7.1f MiB/s  osd %6.1f us/io  mount %6.1f us/io  (n=%d, load %.1f-%.1f)" % (
+            print("%-6s %-9s %8.0f IOPS %7.1f MiB/s  osd %6.1f us/io  mount %6.1f us/io%s  (n=%d, load %.1f-%.1f)" % (
                 side.name, workload, median("iops"), median("mib_s"), median("osd_us_per_io"),
-                median("mount_us_per_io"), len(rows), min(r["load_before"] for r in rows),
-                max(r["load_after"] for r in rows)))
+                median("mount_us_per_io"), "  mrc %6.1f us/op" % median("mrc_us_per_io") if workload in METADATA else "",
+                len(rows), min(r["load_before"] for r in rows), max(r["load_after"] for r in rows)))
 
 
 if __name__ == "__main__":
