@@ -4,24 +4,33 @@
 round), and the CPU time per request of the three OSD JVMs and of the mount from /proc/PID/stat, which the load of a
 shared machine moves far less than IOPS. Medians over the rounds at the end; every round in OUT/results.json.
 
+Workloads (--workloads, comma-separated): randread, randwrite (4 KiB QD32, libaio, O_DIRECT), read, write (1 MiB,
+buffered), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
+folder per round, listed in that order; create and unlink go together so that rounds stay independent). For those
+the MRC's CPU per operation is reported too ("mrc ... us/op"), and the OSDs' (the background OSD_UNLINKs, as far as
+they ran before the loop ended).
+
   ab_data_path.py --build M=/path/to/main --mount M=/path/to/main/mount.xtreemfs --build B=. --rounds 4 --out DIR
 
 A side is NAME=REPOSITORY (its bin/ and built servers; its cpp/build/mount.xtreemfs unless --mount NAME=PATH);
 --java-opts NAME=FLAGS gives that side's servers JVM flags (XTREEMFS_SERVER_JAVA_OPTS), so one build can run twice
-with different flags. --profile records round 0 (not counted in the medians): JFR and perf -g of the OSD JVMs
-(with JIT symbols from jcmd Compiler.perfmap; add -XX:+PreserveFramePointer for call stacks) and perf -g of the
-mount, under OUT/NAME/profile. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
+with different flags. --profile records round --profile-round (default 0; not counted in the medians): perf -g of
+the OSD JVMs (and of the MRC for the metadata workloads; JIT symbols from jcmd Compiler.perfmap; add
+-XX:+PreserveFramePointer for call stacks) and of the mount, under OUT/NAME/profile; --jfr adds JFR recordings. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
 """
 import argparse
+import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 TICKS = os.sysconf("SC_CLK_TCK")
+METADATA = ("create", "stat", "unlink")
 
 
 def cpu_ticks(pids):
@@ -45,6 +54,8 @@ class Side:
         self.name, self.repo, self.state, self.width = name, Path(repo), Path(state), width
         self.mount_args, self.osd_settings, self.java_opts = mount_args, osd_settings, java_opts
         self.mount_process = None
+        self.jfr = False
+        self.idle_cpu_per_s = {}
 
     def cluster(self, *args):
         env = dict(os.environ)
@@ -61,6 +72,7 @@ class Side:
         self.cluster("start", "--osds", "3", *extra)
         shell = self.cluster("status", "--shell")
         self.dir_port = int(re.search(r"^dir_port=(\d+)$", shell, re.M).group(1))
+        self.mrc_pid = int(re.search(r"^mrc_pid=(\d+)$", shell, re.M).group(1))
         pids = re.search(r"^osd_pids=\(([^)]*)\)", shell, re.M)
         self.osd_pids = [int(p) for p in pids.group(1).split()] if pids else []
         if not self.osd_pids:
@@ -112,39 +124,94 @@ class Side:
         pid_mount = [self.mount_process.pid]
         load_before = load()
         osd0, mount0, wall0 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
-        perf = None
-        if profile is not None:
-            profile.mkdir(parents=True, exist_ok=True)
-            for pid in pids_osd:
-                subprocess.run(["jcmd", str(pid), "JFR.start", "name=ab", "settings=profile",
-                                "filename=%s" % (profile / ("osd-%d-%s.jfr" % (pid, rw)))],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            perf = subprocess.Popen(["perf", "record", "-g", "-F", "999", "-o", str(profile / ("mount-%s.perf" % rw)),
-                                     "-p", str(pid_mount[0])], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            perf_osd = subprocess.Popen(["perf", "record", "-g", "-F", "999", "-o", str(profile / ("osd-%s.perf" % rw)),
-                                         "-p", ",".join(str(p) for p in pids_osd)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if profile is not None:
-            for process in (perf, perf_osd):
-                process.send_signal(2)
-                process.wait(60)
-            for pid in pids_osd:
-                subprocess.run(["jcmd", str(pid), "JFR.stop", "name=ab"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-                subprocess.run(["jcmd", str(pid), "Compiler.perfmap"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+        with profiling(profile, rw, {"osd": pids_osd}, pid_mount[0], self.jfr):
+            output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         osd1, mount1, wall1 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
         if output.returncode != 0:
             raise SystemExit("%s fio failed: %s" % (self.name, output.stderr))
         job = json.loads(output.stdout[output.stdout.index("{"):])["jobs"][0]
         side = job["read"] if rw in ("read", "randread") else job["write"]
         ios = side["total_ios"]
-        return {"side": self.name, "rw": rw, "bs": bs, "iops": side["iops"], "mib_s": side["bw_bytes"] / 2**20,
-                "ios": ios, "osd_cpu_s": (osd1 - osd0) / TICKS, "mount_cpu_s": (mount1 - mount0) / TICKS,
-                "osd_us_per_io": (osd1 - osd0) / TICKS / max(ios, 1) * 1e6,
-                "mount_us_per_io": (mount1 - mount0) / TICKS / max(ios, 1) * 1e6,
-                "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
+        result = {"side": self.name, "rw": rw, "bs": bs, "iops": side["iops"], "mib_s": side["bw_bytes"] / 2**20,
+                  "ios": ios, "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
+        self.per_io(result, "osd", (osd1 - osd0) / TICKS)
+        self.per_io(result, "mount", (mount1 - mount0) / TICKS)
+        return result
+
+    def processes(self):
+        return {"osd": self.osd_pids, "mrc": [self.mrc_pid], "mount": [self.mount_process.pid]}
+
+    def measure_idle(self, seconds):
+        """CPU seconds per second each kind of process spends with no load (heartbeats, timers, the JIT's leftovers):
+        at a few hundred operations per second that background is a large part of the CPU per operation, and it
+        accrues per second, not per operation, so a slower round would look dearer per operation."""
+        before = {kind: cpu_ticks(pids) for kind, pids in self.processes().items()}
+        time.sleep(seconds)
+        self.idle_cpu_per_s = {kind: (cpu_ticks(pids) - before[kind]) / TICKS / seconds
+                               for kind, pids in self.processes().items()}
+
+    def per_io(self, result, kind, cpu_s):
+        """CPU per operation of one kind of process, gross and net of its idle rate over the operation's wall time."""
+        ios = max(result["ios"], 1)
+        result["%s_cpu_s" % kind] = cpu_s
+        result["%s_us_per_io" % kind] = cpu_s / ios * 1e6
+        idle_s = self.idle_cpu_per_s.get(kind, 0.0) * result["wall_s"]
+        result["%s_net_us_per_io" % kind] = (cpu_s - idle_s) / ios * 1e6
+
+
+@contextlib.contextmanager
+def profiling(profile, label, jvms, mount_pid, jfr):
+    """perf record -g of each group of server JVMs ({"osd": pids, "mrc": [pid]}: PROFILE/GROUP-LABEL.perf, with JIT
+    symbols from jcmd Compiler.perfmap afterwards) and of the mount (PROFILE/mount-LABEL.perf) while the body runs;
+    with `jfr` also a JFR recording per JVM (PROFILE/GROUP-PID-LABEL.jfr; at a high load it holds few samples).
+    Nothing when `profile` is None."""
+    if profile is None:
+        yield
+        return
+    profile.mkdir(parents=True, exist_ok=True)
+    all_pids = [pid for pids in jvms.values() for pid in pids]
+    if jfr:
+        for group, pids in jvms.items():
+            for pid in pids:
+                subprocess.run(["jcmd", str(pid), "JFR.start", "name=ab", "settings=profile",
+                                "filename=%s" % (profile / ("%s-%d-%s.jfr" % (group, pid, label)))],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    recorders = [subprocess.Popen(["perf", "record", "-g", "-F", "999", "-o", str(profile / ("%s-%s.perf" % (name, label))),
+                                   "-p", ",".join(str(pid) for pid in pids)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 for name, pids in list(jvms.items()) + [("mount", [mount_pid])]]
+    try:
+        yield
+    finally:
+        for recorder in recorders:
+            recorder.send_signal(signal.SIGINT)
+            recorder.wait(60)
+        for pid in all_pids:
+            if jfr:
+                subprocess.run(["jcmd", str(pid), "JFR.stop", "name=ab"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+            subprocess.run(["jcmd", str(pid), "Compiler.perfmap"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def metadata(side, operation, folder, files, metadata_binary, profile=None):
+    """One metadata_ops phase on the side's mount; CPU per operation of the MRC, the OSDs and the mount."""
+    pids = {"mrc": [side.mrc_pid], "osd": side.osd_pids, "mount": [side.mount_process.pid]}
+    load_before = load()
+    before = {kind: cpu_ticks(kind_pids) for kind, kind_pids in pids.items()}
+    wall0 = time.monotonic()
+    with profiling(profile, operation, {"mrc": pids["mrc"], "osd": pids["osd"]}, pids["mount"][0], side.jfr):
+        output = subprocess.run([str(metadata_binary), operation, str(folder), str(files)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+    wall1 = time.monotonic()
+    after = {kind: cpu_ticks(kind_pids) for kind, kind_pids in pids.items()}
+    if output.returncode != 0:
+        raise SystemExit("%s metadata_ops %s failed: %s" % (side.name, operation, output.stderr))
+    count = json.loads(output.stdout)["count"]
+    result = {"side": side.name, "rw": operation, "bs": "-", "iops": count / (wall1 - wall0), "mib_s": 0.0,
+              "ios": count, "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
+    for kind in pids:
+        side.per_io(result, kind, (after[kind] - before[kind]) / TICKS)
+    return result
 
 
 def main():
@@ -158,9 +225,18 @@ def main():
     parser.add_argument("--runtime-s", type=int, default=8)
     parser.add_argument("--width", type=int, default=1)
     parser.add_argument("--size-mib", type=int, default=256)
-    parser.add_argument("--workloads", default="randread,randwrite")
+    parser.add_argument("--workloads", default="randread,randwrite",
+                        help="comma-separated: randread, randwrite, read, write, create, stat, unlink")
+    parser.add_argument("--files", type=int, default=2000, help="files per round of the metadata workloads")
+    parser.add_argument("--idle-s", type=float, default=10, metavar="S",
+                        help="after the warm-up, measure each side's CPU with no load for this long; the 'net' figures "
+                             "subtract that idle rate over each job's wall time (0: none)")
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--profile", action="store_true", help="JFR of the OSDs and perf of the mount and OSDs in round 0")
+    parser.add_argument("--profile", action="store_true",
+                        help="perf -g of the server JVMs and the mount in round --profile-round (not counted)")
+    parser.add_argument("--profile-round", type=int, default=0, metavar="N",
+                        help="the round --profile records (a later one sees the JIT settled)")
+    parser.add_argument("--jfr", action="store_true", help="with --profile, JFR recordings of the JVMs too")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     java = dict(item.split("=", 1) for item in options.java_opts)
@@ -175,36 +251,68 @@ def main():
         name, repo = item.split("=", 1)
         sides.append(Side(name, repo, options.out / name, options.width, mount_args.get(name, "").split(),
                           osd_settings.get(name, []), java.get(name, ""), mounts.get(name)))
+    for side in sides:
+        side.jfr = options.jfr
     results = []
+    metadata_binary = options.out / "metadata_ops"
+    workloads = options.workloads.split(",")
+    if any(workload in METADATA for workload in workloads):
+        if ("create" in workloads) != ("unlink" in workloads):
+            raise SystemExit("--workloads: create and unlink go together (each round creates and removes its files)")
+        subprocess.run(["cc", "-O2", "-Wall", "-o", str(metadata_binary),
+                        str(Path(__file__).resolve().parent / "metadata_ops.c")], check=True)
     try:
         for side in sides:
             side.start()
         for side in sides:  # prepare and warm up (untimed)
-            side.fio("write", "1M", 120, options.size_mib, direct=False, time_based=False, end_fsync=True)
-            side.fio("randread", "4k", 4, options.size_mib)
-            side.fio("randwrite", "4k", 4, options.size_mib)
+            if any(workload not in METADATA for workload in workloads):
+                side.fio("write", "1M", 120, options.size_mib, direct=False, time_based=False, end_fsync=True)
+                side.fio("randread", "4k", 4, options.size_mib)
+                side.fio("randwrite", "4k", 4, options.size_mib)
+            if metadata_binary.exists():
+                folder = side.mnt / "metadata-warm-up"
+                folder.mkdir()
+                for operation in ("create", "stat", "unlink"):
+                    metadata(side, operation, folder, options.files, metadata_binary)
+                folder.rmdir()
+        if options.idle_s > 0:
+            time.sleep(2)  # the warm-up's background deletions and compilations settle
+            for side in sides:
+                side.measure_idle(options.idle_s)
+                print("%s idle: %s CPU s/s (load %.1f)" % (side.name, ", ".join(
+                    "%s %.3f" % item for item in side.idle_cpu_per_s.items()), load()), flush=True)
         for round_index in range(options.rounds):
             order = sides if round_index % 2 == 0 else list(reversed(sides))
-            for workload in options.workloads.split(","):
+            for workload in workloads:
                 for side in order:
-                    if workload in ("write", "read"):
+                    profiled = options.profile and round_index == options.profile_round
+                    profile = options.out / side.name / "profile" if profiled else None
+                    if workload in METADATA:
+                        folder = side.mnt / ("metadata-%d" % round_index)
+                        if workload == "create":
+                            folder.mkdir()
+                        result = metadata(side, workload, folder, options.files, metadata_binary, profile)
+                        if workload == "unlink":
+                            folder.rmdir()
+                    elif workload in ("write", "read"):
                         result = side.fio(workload, "1M", options.runtime_s, options.size_mib, direct=False,
                                           time_based=False, end_fsync=workload == "write", file="seq.dat")
                     else:
-                        result = side.fio(workload, "4k", options.runtime_s, options.size_mib,
-                                          profile=options.out / side.name / "profile" if options.profile and round_index == 0 else None)
+                        result = side.fio(workload, "4k", options.runtime_s, options.size_mib, profile=profile)
                     result["round"] = round_index
-                    result["profiled"] = options.profile and round_index == 0
+                    result["profiled"] = profiled
                     results.append(result)
-                    print("%(round)d %(side)s %(rw)-9s %(iops)8.0f IOPS %(mib_s)7.1f MiB/s  osd %(osd_us_per_io)6.1f us/io"
-                          "  mount %(mount_us_per_io)6.1f us/io  load %(load_before).1f-%(load_after).1f" % result,
-                          flush=True)
+                    print("%(round)d %(side)s %(rw)-9s %(iops)8.0f IOPS %(mib_s)7.1f MiB/s  osd %(osd_us_per_io)6.1f"
+                          " (net %(osd_net_us_per_io)6.1f) us/io  mount %(mount_us_per_io)6.1f us/io" % result
+                          + ("  mrc %.1f (net %.1f) us/op" % (result["mrc_us_per_io"], result["mrc_net_us_per_io"])
+                             if "mrc_us_per_io" in result else "")
+                          + "  load %(load_before).1f-%(load_after).1f" % result, flush=True)
     finally:
         for side in sides:
             side.stop()
         (options.out / "results.json").write_text(json.dumps(results, indent=1))
     print("\nmedians:")
-    for workload in options.workloads.split(","):
+    for workload in workloads:
         for side in sides:
             rows = [r for r in results if r["side"] == side.name and r["rw"] == workload and not r["profiled"]]
             if not rows:
@@ -212,10 +320,13 @@ def main():
             def median(key):
                 values = sorted(r[key] for r in rows)
                 return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
-            print("%-6s %-9s %8.0f IOPS %7.1f MiB/s  osd %6.1f us/io  mount %6.1f us/io  (n=%d, load %.1f-%.1f)" % (
-                side.name, workload, median("iops"), median("mib_s"), median("osd_us_per_io"),
-                median("mount_us_per_io"), len(rows), min(r["load_before"] for r in rows),
-                max(r["load_after"] for r in rows)))
+            print("%-6s %-9s %8.0f IOPS %7.1f MiB/s  osd %6.1f (net %6.1f) us/io  mount %6.1f us/io%s  (n=%d, load "
+                  "%.1f-%.1f)" % (
+                      side.name, workload, median("iops"), median("mib_s"), median("osd_us_per_io"),
+                      median("osd_net_us_per_io"), median("mount_us_per_io"),
+                      "  mrc %6.1f (net %6.1f) us/op" % (median("mrc_us_per_io"), median("mrc_net_us_per_io"))
+                      if workload in METADATA else "",
+                      len(rows), min(r["load_before"] for r in rows), max(r["load_after"] for r in rows)))
 
 
 if __name__ == "__main__":

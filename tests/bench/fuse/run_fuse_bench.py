@@ -34,6 +34,9 @@ MOUNT, RAW, WIDE = "mount", "raw disk", "wide mount"
 # The workload groups, in the order a run does them (--workloads picks a subset).
 WORKLOADS = ("sequential", "random", "metadata")
 SEQUENTIAL_WRITE, SEQUENTIAL_READ = "sequential write 1 MiB", "sequential read 1 MiB"
+# The extra rows of the same jobs through the page cache (psync, write flushed by end_fsync): what applications
+# that do not open with O_DIRECT see, served by the client's write-behind and read-ahead.
+BUFFERED = ", buffered"
 RANDOM_WRITE, RANDOM_READ = "random write 4 KiB QD32", "random read 4 KiB QD32"
 
 
@@ -64,6 +67,12 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
     parser.add_argument("--random-size-mib", type=positive_int, metavar="MIB", default=256,
                         help="size of the file the random 4 KiB jobs work on, in MiB (written sequentially "
                              "first, untimed, so reads hit real data)")
+    parser.add_argument("--sequential-queue-depth", type=positive_int, metavar="N", default=8,
+                        help="requests in flight (libaio, O_DIRECT) of the sequential 1 MiB jobs, on the raw disk and "
+                             "the mount alike")
+    parser.add_argument("--buffered-sequential", action=argparse.BooleanOptionalAction, default=True,
+                        help="also run the sequential write and read buffered (psync, write flushed at the end), as "
+                             "extra rows labelled ', buffered'")
     parser.add_argument("--runtime-s", type=positive_int, metavar="S", default=15,
                         help="upper bound of every fio job in seconds; the random jobs run exactly this long")
     parser.add_argument("--warm-up-mib", type=int, metavar="MIB", default=256,
@@ -308,31 +317,20 @@ class FuseBenchmark:
             self.runs[target].pop("warm-up", None)
 
     def sequential(self, targets: Dict[str, Path]) -> None:
+        """The issue's sequential rows: 1 MiB requests with O_DIRECT (libaio, --sequential-queue-depth) on both
+        sides, the write flushed at the end, then one cold pass reading exactly what it wrote. Then the buffered
+        extra rows (width 1 only) and the N-job write."""
         options = self.options
-        written: Dict[str, FioResult] = {}
-        for target, folder in targets.items():
-            written[target] = self.fio(target, SEQUENTIAL_WRITE, "write", fio_command(
-                folder / "sequential.dat", "write", "1M", options.size_mib * MIB, options.runtime_s,
-                end_fsync=True))
-        self.rows.append(fio_row(SEQUENTIAL_WRITE, written[MOUNT], written[RAW]))
+        direct = {"direct": True, "queue_depth": options.sequential_queue_depth}
+        written, read = self.sequential_pair(targets, "", direct)
         if WIDE in targets:
-            self.rows.append(fio_row(self.wide_label(SEQUENTIAL_WRITE), written[WIDE], written[RAW]))
-        read: Dict[str, FioResult] = {}
-        for target, folder in targets.items():
-            self.cold_caches(self.mount_of(target))
-            # Only what the (possibly runtime-bounded) write produced: fio would otherwise extend the file.
-            read[target] = self.fio(target, SEQUENTIAL_READ, "read", fio_command(
-                folder / "sequential.dat", "read", "1M", written[target].io_bytes, options.runtime_s))
-        self.rows.append(fio_row(SEQUENTIAL_READ, read[MOUNT], read[RAW]))
-        if WIDE in targets:
-            self.rows.append(fio_row(self.wide_label(SEQUENTIAL_READ), read[WIDE], read[RAW]))
             for workload, results in ((SEQUENTIAL_WRITE, written), (SEQUENTIAL_READ, read)):
                 narrow, wide = results[MOUNT].bandwidth_mib_per_s, results[WIDE].bandwidth_mib_per_s
                 self.notes.append("%s: stripe width %d gives %.2fx the MiB/s of width %d (%s)" % (
                     workload, self.options.wide_stripe_width, wide / narrow if narrow else float("nan"),
                     self.options.stripe_width, "faster" if wide > narrow else "NOT faster"))
-        for folder in targets.values():
-            (folder / "sequential.dat").unlink()
+        if options.buffered_sequential:
+            self.sequential_pair({target: targets[target] for target in (MOUNT, RAW)}, BUFFERED, {})
         jobs = options.parallel_jobs
         if jobs > 1:
             parallel: Dict[str, FioResult] = {}
@@ -340,11 +338,38 @@ class FuseBenchmark:
             for target in (MOUNT, RAW):
                 parallel[target] = self.fio(target, label, "write", fio_command(
                     targets[target] / "sequential-parallel", "write", "1M", options.size_mib * MIB // jobs,
-                    options.runtime_s, end_fsync=True, jobs=jobs, file_per_job=True))
+                    options.runtime_s, end_fsync=True, jobs=jobs, file_per_job=True, **direct))
             self.rows.append(fio_row(label, parallel[MOUNT], parallel[RAW]))
             for target in (MOUNT, RAW):
                 for job in range(jobs):
                     (targets[target] / ("sequential-parallel.%d" % job)).unlink(missing_ok=True)
+
+    def sequential_pair(self, targets: Dict[str, Path], suffix: str,
+                        io: Dict[str, object]) -> Tuple[Dict[str, FioResult], Dict[str, FioResult]]:
+        """Writes the sequential file on every target (flushed at the end: the raw disk cannot win by leaving
+        data in its page cache, nor the mount by leaving it in the OSDs'), then, caches cold, reads it back once;
+        adds the rows (labels end in `suffix`) and removes the files. `io`: fio_command's direct/queue_depth."""
+        options = self.options
+        written: Dict[str, FioResult] = {}
+        write_label, read_label = SEQUENTIAL_WRITE + suffix, SEQUENTIAL_READ + suffix
+        for target, folder in targets.items():
+            written[target] = self.fio(target, write_label, "write", fio_command(
+                folder / "sequential.dat", "write", "1M", options.size_mib * MIB, options.runtime_s,
+                end_fsync=True, **io))
+        read: Dict[str, FioResult] = {}
+        for target, folder in targets.items():
+            self.cold_caches(self.mount_of(target))
+            # One pass over exactly what the (possibly runtime-bounded) write produced: fio would otherwise
+            # extend the file; the runtime bound is the hang guard only, so the pass is never cut short.
+            read[target] = self.fio(target, read_label, "read", fio_command(
+                folder / "sequential.dat", "read", "1M", written[target].io_bytes, FIO_HANG_GUARD_S, **io))
+        for label, results in ((write_label, written), (read_label, read)):
+            self.rows.append(fio_row(label, results[MOUNT], results[RAW]))
+            if WIDE in targets:
+                self.rows.append(fio_row(self.wide_label(label), results[WIDE], results[RAW]))
+        for folder in targets.values():
+            (folder / "sequential.dat").unlink()
+        return written, read
 
     def wide_label(self, workload: str) -> str:
         return "%s, width %d (not %d)" % (workload, self.options.wide_stripe_width, self.options.stripe_width)
@@ -452,6 +477,8 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
                 "metadata_limit_s": options.metadata_limit_s, "osds": options.osds,
                 "stripe_width": options.stripe_width, "wide_stripe_width": options.wide_stripe_width,
                 "parallel_jobs": options.parallel_jobs,
+                "sequential_queue_depth": options.sequential_queue_depth,
+                "buffered_sequential": options.buffered_sequential,
                 "mount_args": options.mount_args}
     host = {"cpus": os.cpu_count(), "kernel": platform.release(), "fio": fio_version(),
             "load_average_start": benchmark.load_average_start, "load_average_end": os.getloadavg()[0]}
@@ -466,14 +493,17 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
     paths["json"].write_text(json.dumps(report, indent=2) + "\n")
     lines = ["# FUSE benchmark, %s" % report["started_utc"], "",
              "mount.xtreemfs on a private cluster of %d OSDs (stripe width %d%s, all on loopback) against the "
-             "raw local disk, same run. Sequential: buffered 1 MiB requests, up to %d MiB written (at most %d s) "
-             "with fsync at the end, then read back, after an untimed warm-up of %d MiB written and read. Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
+             "raw local disk, same run. Sequential: 1 MiB requests, libaio, O_DIRECT, queue depth %d, up to %d MiB "
+             "written (at most %d s) with fsync at the end, then read back in one cold pass%s, after an untimed "
+             "warm-up of %d MiB written and read. Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
              "Rows ending in ', N jobs' ran N such fio jobs at once (summed; sequential: a file each). "
              "Metadata: up to %d files in one directory, at most %d s per operation. Caches are cold before every read and before stat. "
              "Host: %d CPUs, kernel %s, %s, load average %.1f at the start and %.1f at the end; duration %.0f s."
              % (options.osds, options.stripe_width,
                 ("; the sequential rows also on a volume of width %d" % options.wide_stripe_width
-                 if options.wide_stripe_width else ""), options.size_mib, options.runtime_s, options.warm_up_mib,
+                 if options.wide_stripe_width else ""), options.sequential_queue_depth, options.size_mib,
+                options.runtime_s, "; rows ending in ', buffered' ran the same two jobs through the page cache "
+                "(psync)" if options.buffered_sequential else "", options.warm_up_mib,
                 options.random_size_mib,
                 options.runtime_s, options.files, options.metadata_limit_s, host["cpus"], host["kernel"],
                 host["fio"], benchmark.load_average_start, host["load_average_end"], duration_s), "",

@@ -11,11 +11,14 @@ import unittest
 from pathlib import Path
 
 from fio_results import FioOutputError, Row, fio_row, format_ratio, markdown_table, parse_fio_json
-from run_fuse_bench import fio_command, parallel_label, parse_arguments, write_report
+from run_fuse_bench import (FuseBenchmark, MOUNT, RAW, WIDE, fio_command, parallel_label, parse_arguments,
+                             write_report)
 
 TESTDATA = Path(__file__).resolve().parent / "testdata"
 RANDOM_READ = (TESTDATA / "fio-randread-4k-qd32.json").read_text()
 SEQUENTIAL_WRITE = (TESTDATA / "fio-write-1m.json").read_text()
+# fio 3.33, --rw=read --bs=1M --ioengine=libaio --direct=1 --iodepth=8 of a 64 MiB file (the sequential rows' job).
+DIRECT_SEQUENTIAL_READ = (TESTDATA / "fio-read-1m-direct-qd8.json").read_text()
 
 
 class ParseFioJsonTest(unittest.TestCase):
@@ -33,6 +36,18 @@ class ParseFioJsonTest(unittest.TestCase):
         self.assertEqual(result.io_bytes, 64 * 1048576)
         self.assertEqual(result.bandwidth_bytes_per_s, 771366252)
         self.assertEqual(result.runtime_ms, 87)
+
+    def test_direct_sequential_read_figures(self):
+        result = parse_fio_json(DIRECT_SEQUENTIAL_READ, "read")
+        document = json.loads(DIRECT_SEQUENTIAL_READ)["jobs"][0]
+        self.assertEqual(document["job options"]["direct"], "1")
+        self.assertEqual(document["job options"]["iodepth"], "8")
+        self.assertEqual(result.io_bytes, 64 * 1048576)
+        self.assertEqual(result.bandwidth_bytes_per_s, document["read"]["bw_bytes"])
+        self.assertEqual(result.iops, document["read"]["iops"])
+        self.assertGreater(result.completion_latency_p99_us, 0)
+        with self.assertRaisesRegex(FioOutputError, "did not write any bytes"):
+            parse_fio_json(DIRECT_SEQUENTIAL_READ, "write")
 
     def test_warnings_before_the_document_are_skipped(self):
         noisy = "fio: file hash not empty on exit\nnote: both iodepth >= 1 and synchronous I/O engine\n" + RANDOM_READ
@@ -107,7 +122,7 @@ class CommandLineTest(unittest.TestCase):
                          "--filename=/m/random.dat"):
             self.assertIn(expected, command)
 
-    def test_sequential_write_is_buffered_and_flushed_at_the_end(self):
+    def test_buffered_write_uses_psync_and_is_flushed_at_the_end(self):
         command = fio_command(Path("/m/s.dat"), "write", "1M", 1 << 30, 15, end_fsync=True)
         self.assertIn("--ioengine=psync", command)
         self.assertIn("--end_fsync=1", command)
@@ -145,6 +160,10 @@ class CommandLineTest(unittest.TestCase):
         options = parse_arguments([])
         self.assertEqual((options.size_mib, options.random_size_mib, options.files, options.osds,
                           options.stripe_width, options.wide_stripe_width), (1024, 256, 10000, 3, 1, 3))
+        self.assertEqual((options.sequential_queue_depth, options.buffered_sequential), (8, True))
+        self.assertFalse(parse_arguments(["--no-buffered-sequential"]).buffered_sequential)
+        with self.assertRaises(SystemExit):
+            parse_arguments(["--sequential-queue-depth", "0"])
 
     def test_wide_rows_are_off_when_as_narrow_and_the_width_is_bounded_by_the_osds(self):
         self.assertEqual(parse_arguments(["--wide-stripe-width", "1"]).wide_stripe_width, 0)
@@ -161,6 +180,95 @@ class CommandLineTest(unittest.TestCase):
             parse_arguments(["--files", "0"])
 
 
+class RecordingBenchmark(FuseBenchmark):
+    """The benchmark's workload logic with fio and the caches replaced: records each fio command line and answers
+    with saved output (a write moves 64 MiB), so the rows and commands are checked without a cluster."""
+
+    def __init__(self, arguments):
+        super().__init__(parse_arguments(arguments), Path("/state"), types.SimpleNamespace(say=lambda text: None))
+        self.commands = []
+        self.cold = []
+
+    def fio(self, target, workload, direction, command):
+        self.commands.append((target, workload, command))
+        for argument in command:
+            if argument.startswith("--filename=") and direction == "write":
+                Path(argument[len("--filename="):]).touch()  # the benchmark removes what its jobs wrote
+        return parse_fio_json(SEQUENTIAL_WRITE if direction == "write" else DIRECT_SEQUENTIAL_READ, direction)
+
+    def cold_caches(self, remount):
+        self.cold.append(remount)
+
+
+class SequentialRowsTest(unittest.TestCase):
+    """The issue's acceptance line: the sequential rows are fio with O_DIRECT (libaio, 1 MiB) on both sides and a
+    cold single-pass read; buffered figures only as extra rows labelled so."""
+
+    def run_sequential(self, arguments, wide=False):
+        benchmark = RecordingBenchmark(arguments)
+        targets = {MOUNT: None, RAW: None}
+        if wide:
+            targets[WIDE] = None
+        with tempfile.TemporaryDirectory() as folder:
+            for name in list(targets):
+                targets[name] = Path(folder) / name.replace(" ", "-")
+                targets[name].mkdir()
+            benchmark.sequential(targets)
+            self.assertEqual([path.name for target in targets.values() for path in target.iterdir()], [],
+                             "the jobs' files are removed")
+        return benchmark
+
+    def test_sequential_rows_are_direct_with_the_queue_depth_on_both_sides(self):
+        benchmark = self.run_sequential(["--parallel-jobs", "0", "--no-buffered-sequential"])
+        self.assertEqual([row.operation for row in benchmark.rows],
+                         ["sequential write 1 MiB", "sequential read 1 MiB"])
+        self.assertEqual([(target, workload) for target, workload, _ in benchmark.commands], [
+            (MOUNT, "sequential write 1 MiB"), (RAW, "sequential write 1 MiB"),
+            (MOUNT, "sequential read 1 MiB"), (RAW, "sequential read 1 MiB")])
+        for _, _, command in benchmark.commands:
+            for expected in ("--direct=1", "--ioengine=libaio", "--iodepth=8", "--bs=1M"):
+                self.assertIn(expected, command)
+            self.assertNotIn("--time_based", command)
+
+    def test_read_is_one_cold_pass_over_what_was_written(self):
+        benchmark = self.run_sequential(["--parallel-jobs", "0", "--no-buffered-sequential",
+                                         "--sequential-queue-depth", "4"])
+        reads = [command for _, workload, command in benchmark.commands if workload == "sequential read 1 MiB"]
+        for command in reads:
+            self.assertIn("--size=%d" % (64 * 1048576), command)  # exactly the bytes the write moved
+            self.assertIn("--iodepth=4", command)
+            runtime = int(next(argument for argument in command if argument.startswith("--runtime="))[10:])
+            self.assertGreaterEqual(runtime, 900)  # the hang guard, not a bound that could cut the pass short
+        writes = [command for _, workload, command in benchmark.commands if workload == "sequential write 1 MiB"]
+        for command in writes:
+            self.assertIn("--end_fsync=1", command)
+        self.assertEqual(len(benchmark.cold), 2)  # before each side's read
+
+    def test_buffered_rows_are_extra_and_labelled(self):
+        benchmark = self.run_sequential(["--parallel-jobs", "0"])
+        self.assertEqual([row.operation for row in benchmark.rows], [
+            "sequential write 1 MiB", "sequential read 1 MiB",
+            "sequential write 1 MiB, buffered", "sequential read 1 MiB, buffered"])
+        for _, workload, command in benchmark.commands:
+            if workload.endswith(", buffered"):
+                self.assertIn("--ioengine=psync", command)
+                self.assertNotIn("--direct=1", command)
+            else:
+                self.assertIn("--direct=1", command)
+        self.assertTrue(all(row.unit == "MiB/s" for row in benchmark.rows))
+
+    def test_wide_and_parallel_rows_are_direct_too(self):
+        benchmark = self.run_sequential(["--parallel-jobs", "4", "--no-buffered-sequential"], wide=True)
+        self.assertEqual([row.operation for row in benchmark.rows], [
+            "sequential write 1 MiB", "sequential write 1 MiB, width 3 (not 1)",
+            "sequential read 1 MiB", "sequential read 1 MiB, width 3 (not 1)",
+            "sequential write 1 MiB, 4 jobs"])
+        for _, _, command in benchmark.commands:
+            self.assertIn("--direct=1", command)
+        self.assertIn("sequential read 1 MiB: stripe width 3 gives 1.00x the MiB/s of width 1 (NOT faster)",
+                      benchmark.notes)
+
+
 class ReportTest(unittest.TestCase):
     def test_markdown_and_json_files(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -175,10 +283,12 @@ class ReportTest(unittest.TestCase):
             self.assertEqual(report["rows"], [{"operation": "create, 500 files", "unit": "ops/s", "mount": 100.0,
                                                "raw_disk": 400.0, "ratio": 0.25}])
             self.assertEqual(report["settings"]["files"], 500)
+            self.assertEqual(report["settings"]["sequential_queue_depth"], 8)
             self.assertEqual(report["notes"], ["create on the mount stopped early"])
             markdown = paths["md"].read_text()
             self.assertIn("| create, 500 files | ops/s | 100.0 | 400.0 | 0.25 |", markdown)
             self.assertIn("- create on the mount stopped early", markdown)
+            self.assertIn("libaio, O_DIRECT, queue depth 8", markdown)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ public final class Transaction {
         if (held != null && (written = held.get(ByteBuffer.wrap(key))) != null) {
             return written;
         }
-        return namespace.store().get(key);
+        return namespace.committedValue(key);
     }
 
     void put(byte[] key, byte[] value) {

@@ -73,13 +73,16 @@ class NamespaceTest {
         AtomicInteger reads = new AtomicInteger();
         List<Thread> readers = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
+            // Reader 0 reads the store, reader 1 through the namespace's cache of committed values.
+            java.util.function.Function<byte[], java.util.Optional<byte[]>> get = r == 0 ? store::get
+                    : namespace::committedValue;
             Thread reader = new Thread(() -> {
                 while (writing.get()) {
                     try {
                         boolean same = namespace.read(() -> {
-                            String a = store.get(first).map(v -> new String(v, StandardCharsets.UTF_8)).orElse("");
+                            String a = get.apply(first).map(v -> new String(v, StandardCharsets.UTF_8)).orElse("");
                             Thread.yield();
-                            String b = store.get(second).map(v -> new String(v, StandardCharsets.UTF_8)).orElse("");
+                            String b = get.apply(second).map(v -> new String(v, StandardCharsets.UTF_8)).orElse("");
                             return a.equals(b);
                         });
                         reads.incrementAndGet();
@@ -110,6 +113,36 @@ class NamespaceTest {
         }
         assertThat(reads.get()).as("reads done").isPositive();
         assertThat(torn.get()).as("reads that saw part of a batch").isZero();
+    }
+
+    @Test
+    void cachedCommittedValuesFollowEveryCommittedChange() throws Exception {
+        // A lookup caches the name's absence; the create, the rename of the volume record and the delete that follow
+        // must each show at once through new transactions (the cache is updated by the commit, not only filled).
+        assertThat(namespace.lookup(namespace.begin(), VOLUME_ID, Namespace.ROOT_INODE, "y")).isEmpty();
+        Transaction create = namespace.begin();
+        namespace.putDentry(create, VOLUME_ID, Namespace.ROOT_INODE, "y", 7);
+        create.commit();
+        assertThat(namespace.lookup(namespace.begin(), VOLUME_ID, Namespace.ROOT_INODE, "y")).contains(7L);
+        assertThat(namespace.volume("vol").getOsdSelectionPolicy()).isEmpty();
+        Transaction change = namespace.begin();
+        namespace.putVolume(change, volume.toBuilder().setOsdSelectionPolicy("changed").build());
+        change.commit();
+        assertThat(namespace.volume("vol").getOsdSelectionPolicy()).isEqualTo("changed");
+        Transaction delete = namespace.begin();
+        namespace.deleteDentry(delete, VOLUME_ID, Namespace.ROOT_INODE, "y");
+        delete.commit();
+        assertThat(namespace.lookup(namespace.begin(), VOLUME_ID, Namespace.ROOT_INODE, "y")).isEmpty();
+        assertThat(store.get(KvLayout.dentry(VOLUME_ID, Namespace.ROOT_INODE, "y"))).isEmpty();
+    }
+
+    @Test
+    void theCacheOfCommittedValuesStaysBounded() throws Exception {
+        for (int i = 0; i < Namespace.COMMITTED_VALUES_KEPT_MAX + 10; i++) {
+            namespace.lookup(namespace.begin(), VOLUME_ID, Namespace.ROOT_INODE, "n" + i);
+            assertThat(namespace.committedValuesKept()).isLessThanOrEqualTo(Namespace.COMMITTED_VALUES_KEPT_MAX);
+        }
+        assertThat(namespace.lookup(namespace.begin(), VOLUME_ID, Namespace.ROOT_INODE, "d")).isPresent();
     }
 
     @Test

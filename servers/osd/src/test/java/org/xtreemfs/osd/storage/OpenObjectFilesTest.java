@@ -88,6 +88,29 @@ class OpenObjectFilesTest {
     }
 
     @Test
+    void forgettingAfterEvictionsDropsExactlyTheFilesRemainingChannels() throws IOException {
+        OpenObjectFiles files = new OpenObjectFiles(2);
+        files.release(files.acquire("f", 0, opener("a")));
+        files.release(files.acquire("f", 1, opener("b")));
+        files.release(files.acquire("g", 0, opener("c"))); // evicts object 0 of f
+        assertThat(openedChannels.get(0).isOpen()).isFalse();
+        files.forget("f");
+        assertThat(openedChannels.get(1).isOpen()).as("object 1 of f, still cached until forgotten").isFalse();
+        assertThat(openedChannels.get(2).isOpen()).isTrue();
+        assertThat(files.size()).isEqualTo(1);
+        files.forget("f"); // nothing of f left: a no-op
+        files.forget("never-seen");
+        assertThat(files.size()).isEqualTo(1);
+        files.release(files.acquire("f", 1, opener("b")));
+        assertThat(files.openedCount()).as("forgotten, so opened anew").isEqualTo(4);
+        files.forget("g");
+        assertThat(openedChannels.get(2).isOpen()).isFalse();
+        assertThat(files.size()).isEqualTo(1);
+        files.close();
+        assertThat(openedChannels).noneMatch(FileChannel::isOpen);
+    }
+
+    @Test
     void withCapacityZeroEveryReleaseCloses() throws IOException {
         OpenObjectFiles files = new OpenObjectFiles(0);
         OpenObjectFiles.Handle handle = files.acquire("f", 0, opener("a"));
