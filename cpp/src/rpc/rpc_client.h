@@ -1,7 +1,7 @@
 // RPC client over TCP, or TLS (OpenSSL through asio's ssl::stream), with the record framing of
 // record.h. One connection per server address, shared by all calls and threads; a closed
-// connection is replaced on the next call. Calls are synchronous for the caller; one io thread
-// runs all socket work.
+// connection is replaced on the next call. Calls are synchronous for the caller (CallServiceAsync:
+// completed on the io thread); one io thread runs all socket work.
 #pragma once
 
 #include <atomic>
@@ -50,6 +50,11 @@ class RpcClient : public Transport {
   CallResponse Call(const ServiceAddress& address, const CallRequest& request,
                     const CallOptions& options) override;
 
+  // Sends one request and returns; `done` runs on the io thread with the answer, the error or the
+  // timeout after options.timeout_ms (or on the calling thread when the request cannot be sent).
+  // The address is looked up once; does not retry.
+  void CallServiceAsync(const ServiceLookup& lookup, const CallRequest& request,
+                        const CallOptions& options, CallDone done) override;
   // Connections opened so far (including replaced ones); lets tests observe reuse and reconnects.
   std::uint64_t ConnectionsOpened() const { return connections_opened_.load(); }
   // Calls sent (their records queued for the io thread) and not yet answered, failed or timed out.
@@ -60,6 +65,9 @@ class RpcClient : public Transport {
 
  private:
   std::shared_ptr<Connection> ConnectionTo(const ServiceAddress& address);
+  // The encoded record of a request (call id `call_id`); throws EINVAL for oversized data.
+  std::shared_ptr<const std::string> EncodeCall(std::uint64_t call_id, const CallRequest& request,
+                                                const CallOptions& options) const;
 
   RpcClientOptions options_;
   std::unique_ptr<asio::ssl::context> tls_context_;  // null: plain TCP
