@@ -638,6 +638,9 @@ void Removexattr(fuse_req_t request, fuse_ino_t node, const char* name) {
 
 // --- directories ------------------------------------------------------------------------------
 
+// The d_ino of a listed name whose inode number is not known (libfuse's FUSE_UNKNOWN_INO).
+constexpr ino_t kUnknownInode = 0xffffffff;
+
 // One readdir answer of at most `size` bytes from `offset`; with `plus` every entry carries its
 // attributes and a node (one lookup each, except "." and "..", which the kernel does not count).
 void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset, bool plus) {
@@ -679,6 +682,9 @@ void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offse
           fuse_add_direntry_plus(request, buffer.data() + used, size - used, name.c_str(),
                                  &entry_param, entry_offset);
         } else {
+          // A names-only listing carries no inode number; d_ino 0 would mark a deleted entry, which
+          // readdir(3) skips, so an unknown one is named as libfuse's high-level API does.
+          if (entry_param.attr.st_ino == 0) entry_param.attr.st_ino = kUnknownInode;
           entry_bytes = fuse_add_direntry(request, buffer.data() + used, size - used, name.c_str(),
                                           &entry_param.attr, entry_offset);
           if (used + entry_bytes > size) {
