@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <random>
 
@@ -219,6 +220,63 @@ TEST_F(FileHandleTest, AuthFailedFromAnOsdRenewsOnceAndRetries) {
   } catch (const rpc::RpcError& error) {
     EXPECT_EQ(error.posix_errno(), EACCES);
   }
+}
+
+TEST_F(FileHandleTest, AsyncReadsAndWritesMatchTheSynchronousPathAndRepeatAFailedAttempt) {
+  // ReadAsync and WriteAsync (the FUSE adapter's read and write): within one object one
+  // asynchronous OSD call, across objects the synchronous path; a failed attempt is repeated
+  // synchronously (here: AUTH_FAILED, then the repeat's own renewal), and only an error of the
+  // repeat reaches `done`.
+  auto file = Create("/async");
+  file->DisableBuffering();
+  auto write = [&](std::uint64_t offset, const std::string& data) {
+    auto outcome = std::make_shared<std::promise<std::exception_ptr>>();
+    file->WriteAsync(offset, data, [outcome](std::exception_ptr error) { outcome->set_value(error); });
+    return outcome->get_future().get();
+  };
+  auto read = [&](std::uint64_t offset, std::uint64_t length) {
+    auto outcome = std::make_shared<std::promise<std::string>>();
+    file->ReadAsync(offset, length, [outcome](std::string data, std::exception_ptr error) {
+      if (error) {
+        outcome->set_exception(error);
+      } else {
+        outcome->set_value(std::move(data));
+      }
+    });
+    return outcome->get_future().get();
+  };
+  EXPECT_EQ(write(10, "abc"), nullptr);
+  EXPECT_EQ(file->KnownSizeBytes(), 13u);
+  EXPECT_EQ(read(0, 100), std::string(10, '\0') + "abc");  // a hole, clamped to the known size
+  EXPECT_EQ(read(13, 10), "");
+  const std::string data = PatternOf(2 * kObjectSizeBytes, 3);
+  EXPECT_EQ(write(kObjectSizeBytes - 5, data), nullptr);
+  EXPECT_EQ(read(kObjectSizeBytes - 5, data.size()), data);
+  EXPECT_EQ(file->Read(kObjectSizeBytes - 5, data.size()), data);
+
+  const auto renewals = [&] {
+    return cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY);
+  };
+  const int renewals_before = renewals();
+  cluster.auth_failures_to_inject = 2;  // the attempt and the repeat's first call
+  EXPECT_EQ(read(10, 3), "abc");
+  EXPECT_EQ(renewals(), renewals_before + 1);
+  cluster.auth_failures_to_inject = 2;
+  EXPECT_EQ(write(0, "xy"), nullptr);
+  EXPECT_EQ(renewals(), renewals_before + 2);
+  EXPECT_EQ(read(0, 2), "xy");
+  cluster.auth_failures_to_inject = 3;  // the repeat fails after its renewal too
+  try {
+    read(10, 3);
+    FAIL() << "expected an error";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), EACCES);
+  }
+  cluster.auth_failures_to_inject = 3;
+  std::exception_ptr failed = write(0, "zz");
+  ASSERT_NE(failed, nullptr);
+  EXPECT_THROW(std::rethrow_exception(failed), rpc::RpcError);
+  file->Close();
 }
 
 TEST_F(FileHandleTest, UnlinkOfTheLastLinkDeletesObjectsOnEveryOsdOfTheStripe) {

@@ -19,6 +19,17 @@ TEST(MountOptionsTest, UrlAndMountPointWithDefaults) {
   EXPECT_EQ(options.uuid_cache_ttl_ms, 60000u);
 }
 
+TEST(MountOptionsTest, NegativeCacheTtlFollowsTheMetadataTtlUnlessGiven) {
+  EXPECT_EQ(ParseMountOptions({"dir/v", "/m"}).NegativeCacheTtlMs(), 1000u);
+  EXPECT_EQ(ParseMountOptions({"--metadata-cache-ttl-ms", "250", "dir/v", "/m"}).NegativeCacheTtlMs(),
+            250u);
+  EXPECT_EQ(ParseMountOptions({"--metadata-cache-ttl-ms", "250", "--negative-cache-ttl-ms=0",
+                               "dir/v", "/m"})
+                .NegativeCacheTtlMs(),
+            0u);
+  EXPECT_THROW(ParseMountOptions({"--negative-cache-ttl-ms", "x", "dir/v", "/m"}), UsageError);
+}
+
 TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {
   // mount(8) passes -o last; -f, -o lists, log and timeout options work in any position.
   MountOptions options = ParseMountOptions({"-f", "--log-level=debug", "host/v", "/mnt",

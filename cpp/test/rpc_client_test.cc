@@ -132,6 +132,79 @@ TEST(RpcClientTest, LargeConcurrentCallsArriveWholeAndInOrderOfTheirBytes) {
   EXPECT_EQ(server.connections_accepted(), 1);
 }
 
+// The outcome of one CallServiceAsync, waited for by the test.
+struct AsyncOutcome {
+  std::promise<void> done;
+  CallResponse response;
+  std::exception_ptr error;
+  std::thread::id thread;
+  std::atomic<int> completions{0};
+};
+
+CallDone RecordInto(AsyncOutcome& outcome) {
+  return [&outcome](CallResponse response, std::exception_ptr error) {
+    outcome.response = std::move(response);
+    outcome.error = error;
+    outcome.thread = std::this_thread::get_id();
+    if (outcome.completions.fetch_add(1) == 0) outcome.done.set_value();
+  };
+}
+
+ServiceLookup LookupAt(const ServiceAddress& address) {
+  return ServiceLookup{[address] { return address; }, nullptr};
+}
+
+TEST(RpcClientTest, AsyncCallsCompleteOnTheIoThreadWithTheAnswerAnErrorOrATimeout) {
+  // An answer, a server error and no answer at all each complete the call exactly once, on the io
+  // thread (not the caller's), and nothing of the client waits meanwhile.
+  FakeRpcServer server([](const Record& request) {
+    if (request.data == "fail") return FakeReply::Fail(ERRNO, EROFS, "read-only");
+    if (request.data == "ignore") return FakeReply::Of(FakeReply::Action::kIgnore);
+    return Echo(request);
+  });
+  RpcClient client;
+  AsyncOutcome answered;
+  AsyncOutcome failed;
+  AsyncOutcome unanswered;
+  client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, "data"), TimeoutOf(5000),
+                          RecordInto(answered));
+  client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, "fail"), TimeoutOf(5000),
+                          RecordInto(failed));
+  const auto started = std::chrono::steady_clock::now();
+  client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, "ignore"), TimeoutOf(200),
+                          RecordInto(unanswered));
+  answered.done.get_future().wait();
+  failed.done.get_future().wait();
+  unanswered.done.get_future().wait();
+  const auto waited = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(answered.error, nullptr);
+  EXPECT_EQ(answered.response.data, "data");
+  EXPECT_EQ(ErrnoOf([&] { std::rethrow_exception(failed.error); }), EROFS);
+  EXPECT_EQ(ErrnoOf([&] { std::rethrow_exception(unanswered.error); }), ETIMEDOUT);
+  EXPECT_GE(waited, std::chrono::milliseconds(200));
+  EXPECT_NE(answered.thread, std::this_thread::get_id());
+  EXPECT_NE(unanswered.thread, std::this_thread::get_id());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(answered.completions.load() + failed.completions.load() + unanswered.completions.load(), 3);
+  EXPECT_EQ(client.CallsWaiting(), 0u);
+}
+
+TEST(RpcClientTest, AsyncCallToARefusedAddressFailsOnceWithATransportError) {
+  ServiceAddress unused;
+  {
+    FakeRpcServer server(Echo);
+    unused = server.address();
+  }
+  RpcClient client;
+  AsyncOutcome refused;
+  client.CallServiceAsync(LookupAt(unused), RequestWith(nullptr, ""), TimeoutOf(10000),
+                          RecordInto(refused));
+  ASSERT_EQ(refused.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(ErrnoOf([&] { std::rethrow_exception(refused.error); }), EIO);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(refused.completions.load(), 1);
+}
+
 TEST(RpcClientTest, ServerErrorsArriveAsRpcErrorWithErrno) {
   // An ERRNO answer throws RpcError carrying the server's errno and message.
   FakeRpcServer server([](const Record&) {

@@ -21,6 +21,8 @@ slow="$state/mnt3"    # another client with a TTL far beyond this test's run tim
 mount_volume meta "$m" --metadata-cache-ttl-ms "$ttl_ms"
 mount_volume meta "$other" --metadata-cache-ttl-ms "$ttl_ms"
 mount_volume meta "$slow" --metadata-cache-ttl-ms 600000
+nonegative="$state/mnt4"  # another client that keeps no negative entries
+mount_volume meta "$nonegative" --metadata-cache-ttl-ms "$ttl_ms" --negative-cache-ttl-ms 0
 
 echo "== xtreemfs.* attributes"
 head -c $((3 * object_size + 100)) /dev/urandom > "$m/f"   # objects on both OSDs
@@ -129,8 +131,18 @@ stat "$other/dir/new" > /dev/null
 rm "$m/dir/new"
 sleep "$bound_s"
 check "a name unlinked by another client is gone after 2 x TTL" bash -c "! stat '$other/dir/new' 2>/dev/null"
-check "a name created by another client is seen at once (no negative caching)" bash -c "
-  ! stat '$other/late' 2>/dev/null; echo z > '$m/late' && test \"\$(cat '$other/late')\" = z"
+# The kernel keeps "no such name" for the negative TTL (the metadata TTL unless set otherwise).
+check "a name created by another client is seen after at most the negative TTL" bash -c "
+  ! stat '$other/late' 2>/dev/null && echo z > '$m/late' && sleep $bound_s &&
+  test \"\$(cat '$other/late')\" = z"
+check "a missing name created through the same mount is seen at once (its negative entry replaced)" bash -c "
+  ! stat '$slow/late2' 2>/dev/null && echo z > '$slow/late2' && test \"\$(cat '$slow/late2')\" = z &&
+  ! stat '$slow/late3' 2>/dev/null && mkdir '$slow/late3' && test -d '$slow/late3' &&
+  ! stat '$slow/late4' 2>/dev/null && mv '$slow/late2' '$slow/late4' && test -f '$slow/late4' &&
+  ! stat '$slow/late5' 2>/dev/null && ln '$slow/late4' '$slow/late5' && test -f '$slow/late5' &&
+  ! stat '$slow/late6' 2>/dev/null && ln -s late4 '$slow/late6' && test -L '$slow/late6'"
+check "a mount with --negative-cache-ttl-ms 0 sees another client's new name at once" bash -c "
+  ! stat '$nonegative/late7' 2>/dev/null && echo z > '$m/late7' && test \"\$(cat '$nonegative/late7')\" = z"
 
 echo "== every name of a hard-linked file shows a change made through another name at once"
 # Through the mount with the 600 s TTL, so a stale kernel or client entry could not expire during the

@@ -777,6 +777,7 @@ std::optional<xtreemfs::mrc::Stat> FileHandle::TakeCreatedStat() {
 }
 
 void FileHandle::Close() {
+  WaitForAsyncCalls();
   {
     std::lock_guard<std::mutex> lock(credentials_mutex_);
     if (closed_) return;
@@ -794,6 +795,162 @@ void FileHandle::Close() {
   }
   ThrowIfWriteFailed();
   if (report_error) std::rethrow_exception(report_error);
+}
+
+namespace {
+
+// Runs a synchronous repeat of a failed asynchronous piece off the io thread: it may wait for the
+// whole retry window, and the io thread must keep serving every other call meanwhile. A thread of
+// its own, so neither the io thread nor the I/O pool (whose bounded queue may be full) waits;
+// their number is bounded by the kernel's requests in flight, and failures are the exception.
+template <typename Task>
+void RepeatSynchronously(Task task) {
+  std::thread(std::move(task)).detach();
+}
+
+}  // namespace
+
+std::shared_ptr<void> FileHandle::TrackAsync() {
+  {
+    std::lock_guard<std::mutex> lock(async_mutex_);
+    ++async_in_flight_;
+  }
+  return std::shared_ptr<void>(nullptr, [this](void*) {
+    std::lock_guard<std::mutex> lock(async_mutex_);
+    if (--async_in_flight_ == 0) async_idle_.notify_all();
+  });
+}
+
+void FileHandle::WaitForAsyncCalls() {
+  std::unique_lock<std::mutex> lock(async_mutex_);
+  async_idle_.wait(lock, [this] { return async_in_flight_ == 0; });
+}
+
+void FileHandle::ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_bytes, ReadDone done) {
+  const std::uint64_t size_bytes = KnownSizeBytes();
+  std::vector<ObjectPiece> pieces;
+  if (offset_bytes < size_bytes && length_bytes > 0) {
+    pieces = SplitIntoObjectPieces(layout_, offset_bytes,
+                                   std::min(length_bytes, size_bytes - offset_bytes));
+  }
+  if (pieces.size() != 1 || read_ahead_ || replicated_) {
+    std::string data;
+    try {
+      data = Read(offset_bytes, length_bytes);
+    } catch (...) {
+      done(std::string(), std::current_exception());
+      return;
+    }
+    done(std::move(data), nullptr);
+    return;
+  }
+  const ObjectPiece piece = pieces[0];
+  DrainWrites(nullptr, piece.file_offset_bytes, piece.file_offset_bytes + piece.length_bytes);
+  const StreamClassifier pattern = ObserveRead(piece.file_offset_bytes, piece.length_bytes);
+  xtreemfs::osd::ReadRequest request;
+  *request.mutable_credentials() = FreshCredentials();
+  request.set_file_id(file_id_);
+  request.set_object_number(piece.object_number);
+  request.set_offset(piece.offset_in_object_bytes);
+  request.set_length(piece.length_bytes);
+  const std::string osd_uuid = ReadOsdFor(piece.stripe_position, pattern);
+  volume_.CallOsdAsync(
+      osd_uuid, xtreemfs::osd::OSD_READ, user_, request, {},
+      [this, piece, pattern, osd_uuid, token = TrackAsync(), done = std::move(done)](
+          rpc::CallResponse response, std::exception_ptr error) mutable {
+        if (!error && response.data.size() <= piece.length_bytes) {
+          xtreemfs::osd::ReadResponse answer;
+          if (answer.ParseFromString(response.message_bytes)) {
+            volume_.replica_loads_.Reported(osd_uuid, static_cast<int>(answer.queued_requests()),
+                                            static_cast<std::int64_t>(answer.write_back_dirty_bytes()));
+          }
+          // The piece lies inside the known file size, so whatever the OSD does not store is a hole.
+          std::string data = std::move(response.data);
+          data.resize(piece.length_bytes, '\0');
+          done(std::move(data), nullptr);
+          return;
+        }
+        RepeatSynchronously([this, piece, pattern, token = std::move(token), done = std::move(done)] {
+          std::string data;
+          try {
+            data = FetchPiece(piece, pattern);
+          } catch (...) {
+            done(std::string(), std::current_exception());
+            return;
+          }
+          data.resize(piece.length_bytes, '\0');
+          done(std::move(data), nullptr);
+        });
+      });
+}
+
+void FileHandle::WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done) {
+  std::vector<ObjectPiece> pieces;
+  if (!data.empty()) pieces = SplitIntoObjectPieces(layout_, offset_bytes, data.size());
+  if (pieces.size() != 1 || WriteBehindEnabled() || replicated_) {
+    try {
+      Write(offset_bytes, data);
+    } catch (...) {
+      done(std::current_exception());
+      return;
+    }
+    done(nullptr);
+    return;
+  }
+  const ObjectPiece piece = pieces[0];
+  const std::uint64_t end_bytes = offset_bytes + data.size();
+  // As WriteThrough: older buffered bytes of other handles under this range go first.
+  DrainWrites(nullptr, offset_bytes, end_bytes);
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    ++state_->data_generation;
+  }
+  wrote_since_report_ = true;
+  xtreemfs::osd::WriteRequest request;
+  *request.mutable_credentials() = FreshCredentials();
+  request.set_file_id(file_id_);
+  request.set_object_number(piece.object_number);
+  request.set_offset(piece.offset_in_object_bytes);
+  std::string osd_uuid;
+  {
+    std::lock_guard<std::mutex> lock(credentials_mutex_);
+    osd_uuid = osd_uuids_[piece.stripe_position];
+  }
+  // The caller's buffer is gone once this returns; a repeat needs the bytes.
+  auto bytes = std::make_shared<const std::string>(data);
+  volume_.CallOsdAsync(
+      osd_uuid, xtreemfs::osd::OSD_WRITE, user_, request, *bytes,
+      [this, piece, end_bytes, bytes, token = TrackAsync(), done = std::move(done)](
+          rpc::CallResponse response, std::exception_ptr error) mutable {
+        xtreemfs::common::OsdWriteResponse answer;
+        if (!error && answer.ParseFromString(response.message_bytes)) {
+          const std::uint64_t reported =
+              answer.has_new_file_size() ? answer.new_file_size().size_bytes() : 0;
+          {
+            std::lock_guard<std::mutex> lock(state_->mutex);
+            GrowKnownSizeLocked(*state_, std::max(reported, end_bytes));
+          }
+          done(nullptr);
+          return;
+        }
+        // Writing the same bytes again leaves the same content, so the repeat is safe.
+        RepeatSynchronously([this, piece, end_bytes, bytes, token = std::move(token),
+                             done = std::move(done)] {
+          std::uint64_t reported = 0;
+          try {
+            reported = SendObjectWrite(piece.object_number, piece.stripe_position,
+                                       piece.offset_in_object_bytes, *bytes);
+          } catch (...) {
+            done(std::current_exception());
+            return;
+          }
+          {
+            std::lock_guard<std::mutex> lock(state_->mutex);
+            GrowKnownSizeLocked(*state_, std::max(reported, end_bytes));
+          }
+          done(nullptr);
+        });
+      });
 }
 
 }  // namespace xtreemfs::client

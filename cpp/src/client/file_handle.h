@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -75,6 +76,19 @@ class FileHandle {
   // earlier buffered write of this handle is thrown here, and by every later Write, Fsync and
   // Flush of the handle (sticky: those bytes are lost).
   void Write(std::uint64_t offset_bytes, std::string_view data);
+  // Read and Write whose answer may come from the transport's io thread, so no thread waits for the
+  // OSD (the FUSE adapter answers the kernel from `done`). Taken for a request inside one object of
+  // a file with one replica and neither read-ahead nor write-behind (O_DIRECT, or both turned off):
+  // one asynchronous OSD call; its failure (or an answer that needs checking) repeats the piece
+  // synchronously, with the retry window, XCap renewal and checks of Read and Write, on a thread of
+  // its own (never blocking the io thread). Every other request runs synchronously before the call
+  // returns. `done` runs exactly once, must not block and must not throw; when the call itself
+  // throws (before anything was sent), `done` never runs. The handle must live until `done` ran (the
+  // kernel sends no release while a request of the file is unanswered).
+  using ReadDone = std::function<void(std::string data, std::exception_ptr error)>;
+  void ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_bytes, ReadDone done);
+  using WriteDone = std::function<void(std::exception_ptr error)>;
+  void WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done);
   // Turns write-behind and read-ahead off for this handle (O_DIRECT): every read and write waits
   // for its OSD round trips. Call before the first read or write.
   void DisableBuffering();
@@ -101,9 +115,9 @@ class FileHandle {
   std::uint64_t KnownSizeBytes() const;
   const std::string& file_id() const { return file_id_; }
   // The Stat the MRC answered the creating open with (Volume::OpenFile keeps it for O_CREAT), once,
-  // and only while nothing was written through this process: right after create(2) libfuse asks
-  // for the new file's attributes, which that answer already holds, so asking the MRC again (a
-  // file open here bypasses the metadata cache) would cost a round trip for nothing.
+  // and only while nothing was written through this process: create(2) answers the kernel with the
+  // new file's attributes, which that answer already holds, so asking the MRC again (a file open
+  // here bypasses the metadata cache) would cost a round trip for nothing.
   std::optional<xtreemfs::mrc::Stat> TakeCreatedStat();
   void KeepCreatedStat(const xtreemfs::mrc::Stat& stat);
   // The current capability (renewed before expiry).
@@ -195,6 +209,15 @@ class FileHandle {
   // never share one exception object. Guarded by state_->mutex.
   std::optional<WriteFailure> write_error_;
   std::atomic<bool> wrote_since_report_{false};
+  // ReadAsync and WriteAsync calls whose completion has not finished: Close waits for none to be
+  // left, so a handle never goes away under a completion (the kernel may release the file as soon as
+  // the completion answered it).
+  std::mutex async_mutex_;
+  std::condition_variable async_idle_;
+  std::uint32_t async_in_flight_ = 0;  // guarded by async_mutex_
+  // Counts one asynchronous call; the last copy of the returned token ends it (its last use of this).
+  std::shared_ptr<void> TrackAsync();
+  void WaitForAsyncCalls();
   std::optional<xtreemfs::mrc::Stat> created_stat_;  // guarded by credentials_mutex_
   std::unique_ptr<ReadAheadCache> read_ahead_;     // null when read-ahead is off
 };

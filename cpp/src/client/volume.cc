@@ -125,20 +125,41 @@ template xtreemfs::mrc::OpenResponse Volume::CallMrc<xtreemfs::mrc::OpenResponse
 template xtreemfs::common::XLocSet Volume::CallMrc<xtreemfs::common::XLocSet>(
     std::uint32_t, const UserCredentials&, const google::protobuf::MessageLite&, bool);
 
-rpc::CallResponse Volume::CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
-                                  const UserCredentials& user,
-                                  const google::protobuf::MessageLite& request,
-                                  std::string_view data, bool idempotent) {
+namespace {
+
+// An OSD procedure call; the request and credentials must outlive it.
+rpc::CallRequest OsdCallOf(std::uint32_t procedure_id, const UserCredentials& user,
+                           const google::protobuf::MessageLite& request, std::string_view data) {
   rpc::CallRequest call;
   call.interface_id = xtreemfs::osd::OSD_INTERFACE_ID;
   call.procedure_id = procedure_id;
   call.credentials = &user;
   call.message = &request;
   call.data = data;
+  return call;
+}
+
+}  // namespace
+
+rpc::CallResponse Volume::CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
+                                  const UserCredentials& user,
+                                  const google::protobuf::MessageLite& request,
+                                  std::string_view data, bool idempotent) {
   rpc::CallOptions options;
   options.timeout_ms = options_.timeout_ms;
   options.idempotent = idempotent;
-  return transport_.CallService(LookupOf(osd_uuid), call, options);
+  return transport_.CallService(LookupOf(osd_uuid), OsdCallOf(procedure_id, user, request, data),
+                                options);
+}
+
+void Volume::CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_id,
+                          const UserCredentials& user, const google::protobuf::MessageLite& request,
+                          std::string_view data, rpc::CallDone done) {
+  rpc::CallOptions options;
+  options.timeout_ms = options_.timeout_ms;
+  options.idempotent = true;
+  transport_.CallServiceAsync(LookupOf(osd_uuid), OsdCallOf(procedure_id, user, request, data),
+                              options, std::move(done));
 }
 
 void Volume::DeleteObjects(const UserCredentials& user,

@@ -161,6 +161,11 @@ class Volume {
   rpc::CallResponse CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
                             const UserCredentials& user, const google::protobuf::MessageLite& request,
                             std::string_view data, bool idempotent);
+  // CallOsd as one asynchronous attempt (rpc::Transport::CallServiceAsync): `done` runs on the
+  // transport's io thread, or before this returns; the caller repeats a failed call synchronously.
+  void CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_id,
+                    const UserCredentials& user, const google::protobuf::MessageLite& request,
+                    std::string_view data, rpc::CallDone done);
   // Best effort OSD_UNLINK on every OSD of a deleted file, queued on the I/O pool without waiting;
   // failures are counted, not thrown, because the namespace change already happened.
   void DeleteObjects(const UserCredentials& user, const xtreemfs::common::FileCredentials& deleted);

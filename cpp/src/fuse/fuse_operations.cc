@@ -5,12 +5,14 @@
 #include <sys/file.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "client/file_handle.h"
 #include "fuse/posix_conversion.h"
@@ -21,50 +23,124 @@ namespace {
 constexpr int kSupplementaryGroupsMax = 64;
 // Entries asked from the MRC per readdir batch; the loop below is bounded by the directory size.
 constexpr std::uint32_t kReaddirBatchEntries = 1024;
+// An operation returns this when it has answered the kernel itself; any other value is an errno.
+constexpr int kAnswered = 0;
 
-MountContext& Context() { return *static_cast<MountContext*>(fuse_get_context()->private_data); }
+MountContext& ContextOf(fuse_req_t request) {
+  return *static_cast<MountContext*>(fuse_req_userdata(request));
+}
 
 // The calling process's identity, as the MRC checks permissions with it.
-client::UserCredentials CallerCredentials() {
-  const struct fuse_context* context = fuse_get_context();
+client::UserCredentials CallerCredentials(fuse_req_t request) {
+  const struct fuse_ctx* caller = fuse_req_ctx(request);
   client::UserCredentials user;
-  user.set_uid(context->uid);
-  user.set_gid(context->gid);
-  user.set_username(std::to_string(context->uid));
+  user.set_uid(caller->uid);
+  user.set_gid(caller->gid);
+  user.set_username(std::to_string(caller->uid));
   gid_t groups[kSupplementaryGroupsMax];
-  const int group_count = fuse_getgroups(kSupplementaryGroupsMax, groups);
+  const int group_count = fuse_req_getgroups(request, kSupplementaryGroupsMax, groups);
   for (int i = 0; i < group_count && i < kSupplementaryGroupsMax; ++i) {
     user.add_supplementary_gids(groups[i]);
   }
   return user;
 }
 
-// Runs one operation; RpcError becomes its errno, anything else EIO. Expected POSIX answers are
-// logged at debug level, failures of the system (I/O, timeouts, overload) at warn.
-template <typename Operation>
-int Run(const char* name, const char* path, Operation operation) {
-  MountContext& context = Context();
+// The errno to answer for the exception being handled: RpcError's own, anything else EIO. Expected
+// POSIX answers are logged at debug level, failures of the system (I/O, timeouts, overload) at warn.
+int ErrnoOfCurrentException(MountContext& context, const char* name, fuse_ino_t node) {
   try {
-    return operation(context);
-  } catch (const rpc::RpcError& error) {
-    const bool system_failure = error.kind() != rpc::ErrorKind::kErrno;
+    throw;
+  } catch (const rpc::RpcError& failure) {
+    const bool system_failure = failure.kind() != rpc::ErrorKind::kErrno;
     context.log.Log(system_failure ? LogLevel::kWarn : LogLevel::kDebug,
-                    std::string(name) + " " + (path == nullptr ? "" : path) + ": " + error.what());
-    return -error.posix_errno();
-  } catch (const std::exception& error) {
-    context.log.Log(LogLevel::kError, std::string(name) + " " + (path == nullptr ? "" : path) +
-                                          ": unexpected: " + error.what());
-    return -EIO;
+                    std::string(name) + " node " + std::to_string(node) + ": " + failure.what());
+    return failure.posix_errno();
+  } catch (const std::exception& failure) {
+    context.log.Log(LogLevel::kError, std::string(name) + " node " + std::to_string(node) +
+                                          ": unexpected: " + failure.what());
+  } catch (...) {
+    context.log.Log(LogLevel::kError, std::string(name) + " node " + std::to_string(node) +
+                                          ": unexpected exception");
   }
+  return EIO;
+}
+
+// Runs one operation, which answers the kernel itself (returning kAnswered) or returns an errno;
+// an exception is answered with ErrnoOfCurrentException.
+template <typename Operation>
+void Run(fuse_req_t request, const char* name, fuse_ino_t node, Operation operation) {
+  MountContext& context = ContextOf(request);
+  int error = EIO;
+  try {
+    error = operation(context);
+    if (error == kAnswered) return;
+  } catch (...) {
+    error = ErrnoOfCurrentException(context, name, node);
+  }
+  fuse_reply_err(request, error);
+}
+
+// The errno of an asynchronous operation's error (see ErrnoOfCurrentException).
+int ErrnoOf(MountContext& context, const char* name, fuse_ino_t node, std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (...) {
+    return ErrnoOfCurrentException(context, name, node);
+  }
+}
+
+int AnswerSuccess(fuse_req_t request) {
+  fuse_reply_err(request, 0);
+  return kAnswered;
+}
+
+// The path of a node, or ENOENT when the table has none (a name removed by another client and
+// forgotten since).
+std::string PathOf(MountContext& context, fuse_ino_t node) {
+  auto path = context.nodes.PathOf(node);
+  if (!path) throw rpc::RpcError::Errno(ENOENT, "node " + std::to_string(node) + " has no path");
+  return *path;
+}
+
+std::string PathOf(MountContext& context, fuse_ino_t parent, const char* name) {
+  auto path = context.nodes.PathOf(parent, name);
+  if (!path) throw rpc::RpcError::Errno(ENOENT, "directory node " + std::to_string(parent) + " has no path");
+  return *path;
+}
+
+double SecondsOf(std::uint32_t milliseconds) { return milliseconds / 1000.0; }
+
+// Hands the kernel (`parent`, `name`) naming the file of `stat` (one lookup of its node, dropped
+// again when the answer does not arrive). Attributes and the name are trusted for the metadata TTL.
+int AnswerEntry(fuse_req_t request, MountContext& context, fuse_ino_t parent, const char* name,
+                const xtreemfs::mrc::Stat& stat) {
+  struct fuse_entry_param entry;
+  std::memset(&entry, 0, sizeof entry);
+  entry.ino = context.nodes.Remember(parent, name, stat.inode(),
+                                     (stat.mode() & S_IFMT) == S_IFDIR, stat.nlink());
+  entry.generation = 1;  // node ids are never reused within a mount
+  StatToPosix(stat, &entry.attr);
+  entry.attr_timeout = SecondsOf(context.options.metadata_cache_ttl_ms);
+  entry.entry_timeout = entry.attr_timeout;
+  if (fuse_reply_entry(request, &entry) != 0) context.nodes.Forget(entry.ino, 1);
+  return kAnswered;
+}
+
+// The kernel keeps the attributes of `node` no longer (they changed at the MRC by a close, fsync
+// or truncate that the kernel did not see the result of); -ENOENT (not cached) is fine. Attributes
+// only: the page cache stays.
+void InvalidateAttributes(MountContext& context, fuse_ino_t node) {
+  if (context.session != nullptr) fuse_lowlevel_notify_inval_inode(context.session, node, -1, 0);
 }
 
 // Gives an opened handle to the kernel (info->fh) and keeps track of it until Release (or Destroy).
 // O_DIRECT: every read and write goes to the OSDs, bypassing the kernel's page cache and the
 // client's write-behind and read-ahead.
-void HandOver(MountContext& context, std::unique_ptr<client::FileHandle> handle,
+void HandOver(MountContext& context, fuse_ino_t node, std::unique_ptr<client::FileHandle> handle,
               struct fuse_file_info* info) {
   info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
   if (info->direct_io) handle->DisableBuffering();
+  context.nodes.Opened(node);
   std::lock_guard<std::mutex> lock(context.open_handles_mutex);
   context.open_handles.insert(handle.get());
   info->fh = reinterpret_cast<std::uintptr_t>(handle.release());
@@ -74,43 +150,13 @@ client::FileHandle* HandleOf(struct fuse_file_info* info) {
   return reinterpret_cast<client::FileHandle*>(static_cast<std::uintptr_t>(info->fh));
 }
 
-// Notes a name the kernel is given attributes of (see HardLinkNames).
-void NoteName(MountContext& context, const std::string& path, const xtreemfs::mrc::Stat& stat) {
-  context.hard_link_names.Note(path, stat.inode(), stat.nlink(), (stat.mode() & S_IFMT) == S_IFDIR);
-}
-
-// After a change through one name of a file (mode, owner, times, size or link count), its other names
-// show it at once: the client's cached Stats of the file and the kernel's attributes of each other name
-// (its own node in libfuse's high-level API) are dropped, so the next stat asks again.
-void RefreshOtherNames(MountContext& context,
-                       const std::optional<HardLinkNames::OtherNames>& others) {
-  if (!others || others->paths.empty()) return;
-  context.volume->metadata_cache().InvalidateInode(others->inode);
-  for (const std::string& other : others->paths) {
-    fuse_invalidate_path(fuse_get_context()->fuse, other.c_str());  // -ENOENT: not cached, fine
-  }
-}
-
-// The size and mtime of a file changed through `path` (its data was written and reported to the MRC,
-// or it was truncated): its other names show them at once, as after chmod.
-void RefreshOtherNamesOfFile(MountContext& context, const char* path) {
-  if (path != nullptr) RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
-}
-
-// The path of `name` in directory `directory`.
-std::string ChildPath(const char* directory, const std::string& name) {
-  const std::string parent(directory);
-  return parent == "/" ? "/" + name : parent + "/" + name;
-}
-
-// The kernel trusts attributes and names as long as the client's metadata cache does (so a change
-// by another client shows after at most twice the TTL: kernel entry plus cache entry). Negative
-// lookups are not cached, by the kernel or the client: a name created elsewhere is seen at once.
-void ApplyCacheTimeouts(struct fuse_config* config) {
-  const double ttl_seconds = Context().options.metadata_cache_ttl_ms / 1000.0;
-  config->attr_timeout = ttl_seconds;
-  config->entry_timeout = ttl_seconds;
-  config->negative_timeout = 0;
+// Takes a handle back from the kernel (release, or a create whose answer did not arrive).
+std::unique_ptr<client::FileHandle> TakeBack(MountContext& context, struct fuse_file_info* info) {
+  std::unique_ptr<client::FileHandle> handle(HandleOf(info));
+  info->fh = 0;
+  std::lock_guard<std::mutex> lock(context.open_handles_mutex);
+  context.open_handles.erase(handle.get());
+  return handle;
 }
 
 // Requests of up to 1 MiB (8 objects of the default 128 KiB) let one FUSE write or read reach every
@@ -119,11 +165,8 @@ constexpr unsigned kFuseRequestBytesMax = 1 << 20;
 // Kernel read-ahead and asynchronous direct I/O requests in flight (the kernel default is 12).
 constexpr unsigned kFuseBackgroundRequestsMax = 64;
 
-void* Init(struct fuse_conn_info* connection, struct fuse_config* config) {
-  // Inode numbers come from the MRC; permissions are checked by the MRC, not by the kernel.
-  config->use_ino = 1;
-  config->nullpath_ok = 0;
-  ApplyCacheTimeouts(config);
+void Init(void* private_data, struct fuse_conn_info* connection) {
+  MountContext& context = *static_cast<MountContext*>(private_data);
   connection->max_write = std::min(connection->max_write, kFuseRequestBytesMax);
   connection->max_background = kFuseBackgroundRequestsMax;
   connection->congestion_threshold = kFuseBackgroundRequestsMax * 3 / 4;
@@ -132,14 +175,12 @@ void* Init(struct fuse_conn_info* connection, struct fuse_config* config) {
   // No FUSE_CAP_WRITEBACK_CACHE: the kernel would then decide file sizes and batch writes itself,
   // which the client's size tracking and write-behind do not expect (see cpp/README.md).
   connection->want &= ~static_cast<unsigned>(FUSE_CAP_WRITEBACK_CACHE);
-  MountContext& context = *static_cast<MountContext*>(fuse_get_context()->private_data);
   context.log.Log(LogLevel::kInfo,
                   "fuse init: max_write=" + std::to_string(connection->max_write) +
                       " max_readahead=" + std::to_string(connection->max_readahead) +
                       " max_background=" + std::to_string(connection->max_background) +
                       " async_read=" +
                       std::to_string((connection->want & FUSE_CAP_ASYNC_READ) != 0 ? 1 : 0));
-  return fuse_get_context()->private_data;
 }
 
 // Called once after the request loop ended (unmount or a signal): handles the kernel never
@@ -162,154 +203,361 @@ void Destroy(void* private_data) {
   }
 }
 
-int Getattr(const char* path, struct stat* out, struct fuse_file_info* info) {
-  return Run("getattr", path, [&](MountContext& context) {
-    // Right after create libfuse asks with the new handle: the create's answer is that Stat.
-    std::optional<xtreemfs::mrc::Stat> known;
-    if (info != nullptr && info->fh != 0) known = HandleOf(info)->TakeCreatedStat();
+// --- names ------------------------------------------------------------------------------------
+
+// A name the MRC does not know is answered as a negative entry the kernel keeps for the negative
+// TTL (node id 0), so a second lookup of the same missing name (a create after its lookup, a
+// search path probed again) needs no round trip. Names created, linked or renamed through this
+// mount replace the kernel's negative entry at once; a name created by another client is seen after
+// at most the negative TTL.
+void Lookup(fuse_req_t request, fuse_ino_t parent, const char* name) {
+  Run(request, "lookup", parent, [&](MountContext& context) {
+    const std::string path = PathOf(context, parent, name);
     // The caller's credentials (its groups, read from /proc) only when the MRC is asked.
-    if (!known) known = context.volume->CachedStat(path);
-    const xtreemfs::mrc::Stat stat =
-        known ? *known : context.volume->Getattr(CallerCredentials(), path);
-    StatToPosix(stat, out);
-    NoteName(context, path, stat);
-    return 0;
-  });
-}
-
-int Readlink(const char* path, char* buffer, size_t size) {
-  return Run("readlink", path, [&](MountContext& context) {
-    if (size == 0) return -EINVAL;
-    const std::string target = context.volume->Readlink(CallerCredentials(), path);
-    // readlink(2) through FUSE wants a NUL-terminated string, truncated if needed.
-    const std::size_t copied = std::min(target.size(), size - 1);
-    std::memcpy(buffer, target.data(), copied);
-    buffer[copied] = '\0';
-    return 0;
-  });
-}
-
-int Mknod(const char* path, mode_t mode, dev_t rdev) {
-  return Run("mknod", path, [&](MountContext& context) {
-    context.volume->Mknod(CallerCredentials(), path, mode, rdev);
-    return 0;
-  });
-}
-
-int Mkdir(const char* path, mode_t mode) {
-  return Run("mkdir", path, [&](MountContext& context) {
-    context.volume->Mkdir(CallerCredentials(), path, mode);
-    return 0;
-  });
-}
-
-int Unlink(const char* path) {
-  return Run("unlink", path, [&](MountContext& context) {
-    const auto others = context.hard_link_names.OthersOf(path);
-    context.volume->Unlink(CallerCredentials(), path);
-    context.hard_link_names.Forget(path);
-    RefreshOtherNames(context, others);
-    return 0;
-  });
-}
-
-int Rmdir(const char* path) {
-  return Run("rmdir", path, [&](MountContext& context) {
-    context.volume->Rmdir(CallerCredentials(), path);
-    return 0;
-  });
-}
-
-int Symlink(const char* target, const char* link_path) {
-  return Run("symlink", link_path, [&](MountContext& context) {
-    context.volume->Symlink(CallerCredentials(), target, link_path);
-    return 0;
-  });
-}
-
-int Rename(const char* source_path, const char* target_path, unsigned int flags) {
-  return Run("rename", source_path, [&](MountContext& context) {
-    // A replaced target that was one name of a multiply-linked file: its other names lose a link.
-    const auto others = context.hard_link_names.OthersOf(target_path);
-    context.volume->Rename(CallerCredentials(), source_path, target_path, flags);
-    context.hard_link_names.Rename(source_path, target_path, (flags & RENAME_EXCHANGE) != 0);
-    if ((flags & RENAME_EXCHANGE) == 0) RefreshOtherNames(context, others);
-    return 0;
-  });
-}
-
-int Link(const char* existing_path, const char* link_path) {
-  return Run("link", link_path, [&](MountContext& context) {
-    context.volume->Link(CallerCredentials(), existing_path, link_path);
-    // The high-level API gives each path its own kernel inode, so the existing name's cached
-    // attributes (link count, ctime) would stay stale for attr_timeout; drop them now.
-    fuse_invalidate_path(fuse_get_context()->fuse, existing_path);
-    RefreshOtherNames(context, context.hard_link_names.OthersOf(existing_path));
-    return 0;
-  });
-}
-
-int Chmod(const char* path, mode_t mode, struct fuse_file_info*) {
-  return Run("chmod", path, [&](MountContext& context) {
-    xtreemfs::mrc::Stat stat;
-    stat.set_mode(mode);
-    context.volume->Setattr(CallerCredentials(), path, stat, xtreemfs::mrc::SETATTR_MODE);
-    RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
-    return 0;
-  });
-}
-
-int Chown(const char* path, uid_t uid, gid_t gid, struct fuse_file_info*) {
-  return Run("chown", path, [&](MountContext& context) {
-    xtreemfs::mrc::Stat stat;
-    std::uint32_t to_set = 0;
-    // (uid_t)-1 and (gid_t)-1 mean "leave unchanged", as in chown(2).
-    if (uid != static_cast<uid_t>(-1)) {
-      stat.set_uid(uid);
-      to_set |= xtreemfs::mrc::SETATTR_UID;
+    std::optional<xtreemfs::mrc::Stat> stat = context.volume->CachedStat(path);
+    if (!stat) {
+      try {
+        stat = context.volume->Getattr(CallerCredentials(request), path);
+      } catch (const rpc::RpcError& error) {
+        const std::uint32_t negative_ttl_ms = context.options.NegativeCacheTtlMs();
+        if (error.kind() != rpc::ErrorKind::kErrno || error.posix_errno() != ENOENT ||
+            negative_ttl_ms == 0) {
+          throw;
+        }
+        struct fuse_entry_param entry;
+        std::memset(&entry, 0, sizeof entry);
+        entry.entry_timeout = SecondsOf(negative_ttl_ms);
+        fuse_reply_entry(request, &entry);
+        return kAnswered;
+      }
     }
-    if (gid != static_cast<gid_t>(-1)) {
-      stat.set_gid(gid);
-      to_set |= xtreemfs::mrc::SETATTR_GID;
-    }
-    if (to_set != 0) context.volume->Setattr(CallerCredentials(), path, stat, to_set);
-    RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
-    return 0;
+    return AnswerEntry(request, context, parent, name, *stat);
   });
 }
 
-int Truncate(const char* path, off_t size, struct fuse_file_info* info) {
-  return Run("truncate", path, [&](MountContext& context) {
-    if (size < 0) return -EINVAL;
-    if (info != nullptr && info->fh != 0) {
-      HandleOf(info)->Truncate(static_cast<std::uint64_t>(size));
-    } else {
-      auto handle = context.volume->OpenFile(CallerCredentials(), path, O_WRONLY, 0);
-      handle->Truncate(static_cast<std::uint64_t>(size));
-      handle->Close();
-    }
-    RefreshOtherNamesOfFile(context, path);
-    return 0;
+void Forget(fuse_req_t request, fuse_ino_t node, uint64_t lookups) {
+  ContextOf(request).nodes.Forget(node, lookups);
+  fuse_reply_none(request);
+}
+
+void ForgetMulti(fuse_req_t request, size_t count, struct fuse_forget_data* forgets) {
+  MountContext& context = ContextOf(request);
+  for (size_t i = 0; i < count; ++i) context.nodes.Forget(forgets[i].ino, forgets[i].nlookup);
+  fuse_reply_none(request);
+}
+
+void Getattr(fuse_req_t request, fuse_ino_t node, struct fuse_file_info*) {
+  Run(request, "getattr", node, [&](MountContext& context) {
+    const std::string path = PathOf(context, node);
+    std::optional<xtreemfs::mrc::Stat> stat = context.volume->CachedStat(path);
+    if (!stat) stat = context.volume->Getattr(CallerCredentials(request), path);
+    struct stat attributes;
+    StatToPosix(*stat, &attributes);
+    fuse_reply_attr(request, &attributes, SecondsOf(context.options.metadata_cache_ttl_ms));
+    return kAnswered;
   });
 }
 
-int Open(const char* path, struct fuse_file_info* info) {
-  return Run("open", path, [&](MountContext& context) {
-    auto handle = context.volume->OpenFile(CallerCredentials(), path,
+void Readlink(fuse_req_t request, fuse_ino_t node) {
+  Run(request, "readlink", node, [&](MountContext& context) {
+    const std::string target = context.volume->Readlink(CallerCredentials(request), PathOf(context, node));
+    fuse_reply_readlink(request, target.c_str());
+    return kAnswered;
+  });
+}
+
+void Mknod(fuse_req_t request, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
+  Run(request, "mknod", parent, [&](MountContext& context) {
+    const auto stat = context.volume->Mknod(CallerCredentials(request), PathOf(context, parent, name),
+                                            mode, rdev);
+    return AnswerEntry(request, context, parent, name, stat);
+  });
+}
+
+void Mkdir(fuse_req_t request, fuse_ino_t parent, const char* name, mode_t mode) {
+  Run(request, "mkdir", parent, [&](MountContext& context) {
+    const auto stat = context.volume->Mkdir(CallerCredentials(request), PathOf(context, parent, name),
+                                            mode);
+    return AnswerEntry(request, context, parent, name, stat);
+  });
+}
+
+void Symlink(fuse_req_t request, const char* target, fuse_ino_t parent, const char* name) {
+  Run(request, "symlink", parent, [&](MountContext& context) {
+    const auto stat = context.volume->Symlink(CallerCredentials(request), target,
+                                              PathOf(context, parent, name));
+    return AnswerEntry(request, context, parent, name, stat);
+  });
+}
+
+void Link(fuse_req_t request, fuse_ino_t node, fuse_ino_t new_parent, const char* new_name) {
+  Run(request, "link", node, [&](MountContext& context) {
+    const auto stat = context.volume->Link(CallerCredentials(request), PathOf(context, node),
+                                           PathOf(context, new_parent, new_name));
+    return AnswerEntry(request, context, new_parent, new_name, stat);
+  });
+}
+
+// Unlinking the last name of a file open in this mount would let the MRC and OSDs delete it while
+// it is in use; like libfuse's high-level API, the name is renamed to a hidden one in the same
+// directory instead, which the last release unlinks.
+std::atomic<std::uint64_t> hidden_name_counter{0};
+
+// Renames (`parent`, `name`) to a fresh hidden name when it is the last name of a file open here;
+// returns whether it did.
+bool HideIfOpen(fuse_req_t request, MountContext& context, fuse_ino_t parent, const char* name) {
+  const std::uint64_t node = context.nodes.NodeNamed(parent, name);
+  if (node == 0 || !context.nodes.IsOpen(node) || context.nodes.HasOtherName(node, parent, name)) {
+    return false;
+  }
+  char hidden[64];
+  std::snprintf(hidden, sizeof hidden, ".fuse_hidden%016llx%08llx",
+                static_cast<unsigned long long>(context.nodes.InodeOf(node)),
+                static_cast<unsigned long long>(++hidden_name_counter));
+  context.volume->Rename(CallerCredentials(request), PathOf(context, parent, name),
+                         PathOf(context, parent, hidden), RENAME_NOREPLACE);
+  context.nodes.Rename(parent, name, parent, hidden, false);
+  context.nodes.MarkHidden(parent, hidden);
+  return true;
+}
+
+void Unlink(fuse_req_t request, fuse_ino_t parent, const char* name) {
+  Run(request, "unlink", parent, [&](MountContext& context) {
+    if (!HideIfOpen(request, context, parent, name)) {
+      context.volume->Unlink(CallerCredentials(request), PathOf(context, parent, name));
+      context.nodes.RemoveName(parent, name);
+    }
+    return AnswerSuccess(request);
+  });
+}
+
+void Rmdir(fuse_req_t request, fuse_ino_t parent, const char* name) {
+  Run(request, "rmdir", parent, [&](MountContext& context) {
+    context.volume->Rmdir(CallerCredentials(request), PathOf(context, parent, name));
+    context.nodes.RemoveName(parent, name);
+    return AnswerSuccess(request);
+  });
+}
+
+void Rename(fuse_req_t request, fuse_ino_t parent, const char* name, fuse_ino_t new_parent,
+            const char* new_name, unsigned int flags) {
+  Run(request, "rename", parent, [&](MountContext& context) {
+    const bool exchange = (flags & RENAME_EXCHANGE) != 0;
+    // A replaced file still open here keeps living under a hidden name until its last close.
+    if (!exchange && (flags & RENAME_NOREPLACE) == 0) HideIfOpen(request, context, new_parent, new_name);
+    context.volume->Rename(CallerCredentials(request), PathOf(context, parent, name),
+                           PathOf(context, new_parent, new_name), flags);
+    context.nodes.Rename(parent, name, new_parent, new_name, exchange);
+    return AnswerSuccess(request);
+  });
+}
+
+// --- attributes -------------------------------------------------------------------------------
+
+// chmod, chown, utimens and truncate in one request; answered with the file's new attributes, which
+// the kernel keeps for its one inode, so every name of a hard-linked file shows them at once.
+void Setattr(fuse_req_t request, fuse_ino_t node, struct stat* attributes, int to_set,
+             struct fuse_file_info* info) {
+  Run(request, "setattr", node, [&](MountContext& context) {
+    const std::string path = PathOf(context, node);
+    const client::UserCredentials user = CallerCredentials(request);
+    xtreemfs::mrc::Stat changes;
+    std::uint32_t mrc_to_set = 0;
+    if ((to_set & FUSE_SET_ATTR_MODE) != 0) {
+      changes.set_mode(attributes->st_mode);
+      mrc_to_set |= xtreemfs::mrc::SETATTR_MODE;
+    }
+    if ((to_set & FUSE_SET_ATTR_UID) != 0) {
+      changes.set_uid(attributes->st_uid);
+      mrc_to_set |= xtreemfs::mrc::SETATTR_UID;
+    }
+    if ((to_set & FUSE_SET_ATTR_GID) != 0) {
+      changes.set_gid(attributes->st_gid);
+      mrc_to_set |= xtreemfs::mrc::SETATTR_GID;
+    }
+    if (mrc_to_set != 0) context.volume->Setattr(user, path, changes, mrc_to_set);
+    if ((to_set & FUSE_SET_ATTR_SIZE) != 0) {
+      if (attributes->st_size < 0) return EINVAL;
+      const auto size = static_cast<std::uint64_t>(attributes->st_size);
+      if (info != nullptr && info->fh != 0) {
+        HandleOf(info)->Truncate(size);
+      } else {
+        auto handle = context.volume->OpenFile(user, path, O_WRONLY, 0);
+        handle->Truncate(size);
+        handle->Close();
+      }
+    }
+    struct timespec times[2] = {};
+    times[0].tv_nsec = times[1].tv_nsec = UTIME_OMIT;
+    if ((to_set & FUSE_SET_ATTR_ATIME_NOW) != 0) {
+      times[0].tv_nsec = UTIME_NOW;
+    } else if ((to_set & FUSE_SET_ATTR_ATIME) != 0) {
+      times[0] = attributes->st_atim;
+    }
+    if ((to_set & FUSE_SET_ATTR_MTIME_NOW) != 0) {
+      times[1].tv_nsec = UTIME_NOW;
+    } else if ((to_set & FUSE_SET_ATTR_MTIME) != 0) {
+      times[1] = attributes->st_mtim;
+    }
+    const TimesUpdate update = TimesUpdateOf(times);
+    if (update.to_set != 0) context.volume->Setattr(user, path, update.stat, update.to_set);
+    const xtreemfs::mrc::Stat stat = context.volume->Getattr(user, path);
+    struct stat answer;
+    StatToPosix(stat, &answer);
+    fuse_reply_attr(request, &answer, SecondsOf(context.options.metadata_cache_ttl_ms));
+    return kAnswered;
+  });
+}
+
+void Access(fuse_req_t request, fuse_ino_t node, int mode) {
+  Run(request, "access", node, [&](MountContext& context) {
+    context.volume->Access(CallerCredentials(request), PathOf(context, node),
+                           static_cast<std::uint32_t>(mode));
+    return AnswerSuccess(request);
+  });
+}
+
+void Statfs(fuse_req_t request, fuse_ino_t node) {
+  Run(request, "statfs", node, [&](MountContext& context) {
+    struct statvfs answer;
+    StatvfsToPosix(context.volume->Statvfs(CallerCredentials(request)), &answer);
+    fuse_reply_statfs(request, &answer);
+    return kAnswered;
+  });
+}
+
+// --- files ------------------------------------------------------------------------------------
+
+void Open(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info) {
+  Run(request, "open", node, [&](MountContext& context) {
+    auto handle = context.volume->OpenFile(CallerCredentials(request), PathOf(context, node),
                                            static_cast<std::uint32_t>(info->flags), 0);
-    HandOver(context, std::move(handle), info);
-    if ((info->flags & O_TRUNC) != 0) RefreshOtherNamesOfFile(context, path);
-    return 0;
+    HandOver(context, node, std::move(handle), info);
+    if (fuse_reply_open(request, info) != 0) {
+      // The opener was interrupted: the kernel never sees the handle, so nothing releases it.
+      TakeBack(context, info)->Close();
+      context.nodes.Released(node);
+    }
+    return kAnswered;
   });
 }
 
-int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
-  return Run("create", path, [&](MountContext& context) {
-    auto handle = context.volume->OpenFile(
-        CallerCredentials(), path, static_cast<std::uint32_t>(info->flags) | O_CREAT, mode);
-    HandOver(context, std::move(handle), info);
-    if ((info->flags & O_TRUNC) != 0) RefreshOtherNamesOfFile(context, path);
-    return 0;
+void Create(fuse_req_t request, fuse_ino_t parent, const char* name, mode_t mode,
+            struct fuse_file_info* info) {
+  Run(request, "create", parent, [&](MountContext& context) {
+    const std::string path = PathOf(context, parent, name);
+    const client::UserCredentials user = CallerCredentials(request);
+    auto handle = context.volume->OpenFile(user, path,
+                                           static_cast<std::uint32_t>(info->flags) | O_CREAT, mode);
+    // The creating open's answer is the new file's Stat: no getattr round trip.
+    std::optional<xtreemfs::mrc::Stat> stat = handle->TakeCreatedStat();
+    if (!stat) stat = context.volume->Getattr(user, path);
+    struct fuse_entry_param entry;
+    std::memset(&entry, 0, sizeof entry);
+    entry.ino = context.nodes.Remember(parent, name, stat->inode(), false, stat->nlink());
+    entry.generation = 1;
+    StatToPosix(*stat, &entry.attr);
+    entry.attr_timeout = SecondsOf(context.options.metadata_cache_ttl_ms);
+    entry.entry_timeout = entry.attr_timeout;
+    HandOver(context, entry.ino, std::move(handle), info);
+    if (fuse_reply_create(request, &entry, info) != 0) {
+      TakeBack(context, info)->Close();
+      context.nodes.Released(entry.ino);
+      context.nodes.Forget(entry.ino, 1);
+    }
+    return kAnswered;
+  });
+}
+
+// Reads and writes are answered from the client's io thread when the OSD answers (FileHandle's
+// ReadAsync and WriteAsync), so no FUSE worker waits for an OSD round trip on that path.
+void Read(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
+          struct fuse_file_info* info) {
+  Run(request, "read", node, [&](MountContext& context) {
+    if (offset < 0) return EINVAL;
+    HandleOf(info)->ReadAsync(
+        static_cast<std::uint64_t>(offset), size,
+        [request, node, &context](std::string data, std::exception_ptr error) {
+          if (error) {
+            fuse_reply_err(request, ErrnoOf(context, "read", node, error));
+          } else {
+            fuse_reply_buf(request, data.data(), data.size());
+          }
+        });
+    return kAnswered;
+  });
+}
+
+void Write(fuse_req_t request, fuse_ino_t node, const char* buffer, size_t size, off_t offset,
+           struct fuse_file_info* info) {
+  Run(request, "write", node, [&](MountContext& context) {
+    if (offset < 0) return EINVAL;
+    HandleOf(info)->WriteAsync(static_cast<std::uint64_t>(offset), std::string_view(buffer, size),
+                               [request, node, size, &context](std::exception_ptr error) {
+                                 if (error) {
+                                   fuse_reply_err(request, ErrnoOf(context, "write", node, error));
+                                 } else {
+                                   fuse_reply_write(request, size);
+                                 }
+                               });
+    return kAnswered;
+  });
+}
+
+// close(2) of a descriptor: buffered writes are sent and their errors returned here (release
+// cannot report errors to the application). POSIX also drops the closing process's record locks
+// of the file (the kernel names it by lock_owner).
+void Flush(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info) {
+  Run(request, "flush", node, [&](MountContext& context) {
+    client::FileHandle& file = *HandleOf(info);
+    std::exception_ptr flush_error;  // the locks go even when the data could not be stored
+    try {
+      file.Flush();
+    } catch (...) {
+      flush_error = std::current_exception();
+    }
+    // The MRC has the written size and mtime now (the size report of the flush).
+    InvalidateAttributes(context, node);
+    context.locks->Release(file, client::LockKind::kPosix, info->lock_owner);
+    if (flush_error) std::rethrow_exception(flush_error);
+    return AnswerSuccess(request);
+  });
+}
+
+void Release(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info) {
+  MountContext& context = ContextOf(request);
+  // The last close of an open file that used flock (the kernel marks it): its flock lock goes.
+  if (info->flock_release && info->fh != 0) {
+    try {
+      context.locks->Release(*HandleOf(info), client::LockKind::kFlock, info->lock_owner);
+    } catch (const std::exception& error) {
+      context.log.Log(LogLevel::kWarn, "release flock node " + std::to_string(node) + ": " +
+                                           error.what());
+    }
+  }
+  std::unique_ptr<client::FileHandle> handle = TakeBack(context, info);
+  Run(request, "release", node, [&](MountContext&) {
+    std::exception_ptr close_error;
+    try {
+      handle->Close();
+    } catch (...) {
+      close_error = std::current_exception();  // reported after the hidden name is gone
+    }
+    InvalidateAttributes(context, node);
+    // The last handle of a file unlinked while open: its hidden name goes now.
+    for (const std::string& hidden : context.nodes.Released(node)) {
+      context.volume->Unlink(CallerCredentials(request), hidden);
+    }
+    if (close_error) std::rethrow_exception(close_error);
+    return AnswerSuccess(request);
+  });
+}
+
+void Fsync(fuse_req_t request, fuse_ino_t node, int, struct fuse_file_info* info) {
+  Run(request, "fsync", node, [&](MountContext& context) {
+    HandleOf(info)->Fsync();
+    InvalidateAttributes(context, node);
+    return AnswerSuccess(request);
   });
 }
 
@@ -317,13 +565,14 @@ int Create(const char* path, mode_t mode, struct fuse_file_info* info) {
 // KEEP_SIZE alone does nothing; PUNCH_HOLE and ZERO_RANGE write real zeros, inside the file size
 // when KEEP_SIZE is set. Other modes (collapse, insert, unshare) are EOPNOTSUPP: Linux never forwards
 // them to FUSE, and shifting striped objects is not possible in place (cpp/README.md).
-int Fallocate(const char* path, int mode, off_t offset, off_t length, struct fuse_file_info* info) {
-  return Run("fallocate", path, [&](MountContext&) {
-    if (offset < 0 || length <= 0) return -EINVAL;
+void Fallocate(fuse_req_t request, fuse_ino_t node, int mode, off_t offset, off_t length,
+               struct fuse_file_info* info) {
+  Run(request, "fallocate", node, [&](MountContext&) {
+    if (offset < 0 || length <= 0) return EINVAL;
     const int supported = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
-    if ((mode & ~supported) != 0) return -EOPNOTSUPP;
+    if ((mode & ~supported) != 0) return EOPNOTSUPP;
     const bool keep_size = (mode & FALLOC_FL_KEEP_SIZE) != 0;
-    if ((mode & FALLOC_FL_PUNCH_HOLE) != 0 && !keep_size) return -EOPNOTSUPP;  // as in Linux
+    if ((mode & FALLOC_FL_PUNCH_HOLE) != 0 && !keep_size) return EOPNOTSUPP;  // as in Linux
     client::FileHandle* handle = HandleOf(info);
     const std::uint64_t start = static_cast<std::uint64_t>(offset);
     const std::uint64_t end = start + static_cast<std::uint64_t>(length);
@@ -331,180 +580,164 @@ int Fallocate(const char* path, int mode, off_t offset, off_t length, struct fus
     if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0) {
       const std::uint64_t zero_end = keep_size ? std::min(end, size) : end;
       if (zero_end > start) handle->WriteZeros(start, zero_end - start);
-      return 0;
+    } else if (!keep_size && end > size) {
+      handle->Truncate(end);
     }
-    if (!keep_size && end > size) handle->Truncate(end);
-    return 0;
+    return AnswerSuccess(request);
   });
 }
 
-int Read(const char* path, char* buffer, size_t size, off_t offset, struct fuse_file_info* info) {
-  return Run("read", path, [&](MountContext&) {
-    if (offset < 0) return -EINVAL;
-    const std::string data = HandleOf(info)->Read(static_cast<std::uint64_t>(offset), size);
-    std::memcpy(buffer, data.data(), data.size());
-    return static_cast<int>(data.size());
-  });
-}
+// --- extended attributes ---------------------------------------------------------------------
 
-int Write(const char* path, const char* buffer, size_t size, off_t offset,
-          struct fuse_file_info* info) {
-  return Run("write", path, [&](MountContext&) {
-    if (offset < 0) return -EINVAL;
-    HandleOf(info)->Write(static_cast<std::uint64_t>(offset), std::string_view(buffer, size));
-    return static_cast<int>(size);
-  });
-}
-
-int Statfs(const char* path, struct statvfs* out) {
-  return Run("statfs", path, [&](MountContext& context) {
-    StatvfsToPosix(context.volume->Statvfs(CallerCredentials()), out);
-    return 0;
-  });
-}
-
-// close(2) of a descriptor: buffered writes are sent and their errors returned here (release
-// cannot report errors to the application).
-int Flush(const char* path, struct fuse_file_info* info) {
-  return Run("flush", path, [&](MountContext& context) {
-    HandleOf(info)->Flush();
-    // The MRC has the written size and mtime now (the size report of the flush).
-    RefreshOtherNamesOfFile(context, path);
-    return 0;
-  });
-}
-
-void ReleaseFlockOfClosedFile(const char* path, struct fuse_file_info* info);
-
-int Release(const char* path, struct fuse_file_info* info) {
-  ReleaseFlockOfClosedFile(path, info);
-  std::unique_ptr<client::FileHandle> handle(HandleOf(info));
-  info->fh = 0;
-  {
-    MountContext& context = Context();
-    std::lock_guard<std::mutex> lock(context.open_handles_mutex);
-    context.open_handles.erase(handle.get());
+// getxattr/listxattr answers: size 0 asks for the length; a buffer too small is ERANGE.
+int AnswerXattr(fuse_req_t request, const std::string& value, size_t size) {
+  if (size == 0) {
+    fuse_reply_xattr(request, value.size());
+  } else if (size < value.size()) {
+    return ERANGE;
+  } else {
+    fuse_reply_buf(request, value.data(), value.size());
   }
-  return Run("release", path, [&](MountContext& context) {
-    handle->Close();
-    RefreshOtherNamesOfFile(context, path);
-    return 0;
+  return kAnswered;
+}
+
+void Setxattr(fuse_req_t request, fuse_ino_t node, const char* name, const char* value, size_t size,
+              int flags) {
+  Run(request, "setxattr", node, [&](MountContext& context) {
+    context.volume->Setxattr(CallerCredentials(request), PathOf(context, node), name,
+                             std::string(value, size), static_cast<std::uint32_t>(flags));
+    return AnswerSuccess(request);
   });
 }
 
-int Fsync(const char* path, int, struct fuse_file_info* info) {
-  return Run("fsync", path, [&](MountContext& context) {
-    HandleOf(info)->Fsync();
-    RefreshOtherNamesOfFile(context, path);
-    return 0;
-  });
-}
-
-int Setxattr(const char* path, const char* name, const char* value, size_t size, int flags) {
-  return Run("setxattr", path, [&](MountContext& context) {
-    context.volume->Setxattr(CallerCredentials(), path, name, std::string(value, size),
-                             static_cast<std::uint32_t>(flags));
-    return 0;
-  });
-}
-
-int Getxattr(const char* path, const char* name, char* buffer, size_t size) {
-  return Run("getxattr", path, [&](MountContext& context) {
+void Getxattr(fuse_req_t request, fuse_ino_t node, const char* name, size_t size) {
+  Run(request, "getxattr", node, [&](MountContext& context) {
     // The kernel asks security.capability before every write: answered without the caller's groups.
-    if (!client::Volume::MayHaveXattr(name)) return -ENODATA;
-    return CopyToXattrBuffer(context.volume->Getxattr(CallerCredentials(), path, name), buffer, size);
+    if (!client::Volume::MayHaveXattr(name)) return ENODATA;
+    return AnswerXattr(request,
+                       context.volume->Getxattr(CallerCredentials(request), PathOf(context, node), name),
+                       size);
   });
 }
 
-int Listxattr(const char* path, char* buffer, size_t size) {
-  return Run("listxattr", path, [&](MountContext& context) {
-    return CopyToXattrBuffer(JoinXattrNames(context.volume->Listxattr(CallerCredentials(), path)),
-                             buffer, size);
+void Listxattr(fuse_req_t request, fuse_ino_t node, size_t size) {
+  Run(request, "listxattr", node, [&](MountContext& context) {
+    return AnswerXattr(request,
+                       JoinXattrNames(context.volume->Listxattr(CallerCredentials(request),
+                                                                PathOf(context, node))),
+                       size);
   });
 }
 
-int Removexattr(const char* path, const char* name) {
-  return Run("removexattr", path, [&](MountContext& context) {
-    context.volume->Removexattr(CallerCredentials(), path, name);
-    return 0;
+void Removexattr(fuse_req_t request, fuse_ino_t node, const char* name) {
+  Run(request, "removexattr", node, [&](MountContext& context) {
+    context.volume->Removexattr(CallerCredentials(request), PathOf(context, node), name);
+    return AnswerSuccess(request);
   });
 }
 
-int Readdir(const char* path, void* buffer, fuse_fill_dir_t filler, off_t offset,
-            struct fuse_file_info*, enum fuse_readdir_flags flags) {
-  return Run("readdir", path, [&](MountContext& context) {
-    const bool plus = (flags & FUSE_READDIR_PLUS) != 0;
+// --- directories ------------------------------------------------------------------------------
+
+// The d_ino of a listed name whose inode number is not known (libfuse's FUSE_UNKNOWN_INO).
+constexpr ino_t kUnknownInode = 0xffffffff;
+
+// One readdir answer of at most `size` bytes from `offset`; with `plus` every entry carries its
+// attributes and a node (one lookup each, except "." and "..", which the kernel does not count).
+void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset, bool plus) {
+  Run(request, plus ? "readdirplus" : "readdir", node, [&](MountContext& context) {
+    const std::string path = PathOf(context, node);
+    std::vector<char> buffer(size);
+    std::size_t used = 0;
     std::uint64_t next_offset = static_cast<std::uint64_t>(offset);
+    bool buffer_full = false;  // the kernel asks again from the last offset it received
     // Each batch either makes progress or ends the loop, so it ends after at most
     // (entries / batch + 1) round trips.
     for (;;) {
       const std::uint64_t batch_start_offset = next_offset;
-      const auto batch = context.volume->Readdir(CallerCredentials(), path, next_offset,
+      const auto batch = context.volume->Readdir(CallerCredentials(request), path, next_offset,
                                                  kReaddirBatchEntries, !plus);
       for (const auto& entry : batch.entries()) {
-        struct stat entry_stat;
-        StatToPosix(entry.stat(), &entry_stat);
-        // readdirplus hands the kernel a name with attributes without a getattr of its own.
-        if (plus && entry.name() != "." && entry.name() != "..") {
-          NoteName(context, ChildPath(path, entry.name()), entry.stat());
+        const std::string& name = entry.name();
+        const bool dot = name == "." || name == "..";
+        struct fuse_entry_param entry_param;
+        std::memset(&entry_param, 0, sizeof entry_param);
+        StatToPosix(entry.stat(), &entry_param.attr);
+        const auto entry_offset = static_cast<off_t>(entry.next_offset());
+        std::size_t entry_bytes;
+        if (plus) {
+          entry_bytes = fuse_add_direntry_plus(request, nullptr, 0, name.c_str(), &entry_param,
+                                               entry_offset);
+          if (used + entry_bytes > size) {
+            buffer_full = true;
+            break;
+          }
+          if (!dot) {
+            entry_param.ino = context.nodes.Remember(node, name, entry.stat().inode(),
+                                                     (entry.stat().mode() & S_IFMT) == S_IFDIR,
+                                                     entry.stat().nlink());
+            entry_param.generation = 1;
+            entry_param.attr_timeout = SecondsOf(context.options.metadata_cache_ttl_ms);
+            entry_param.entry_timeout = entry_param.attr_timeout;
+          }
+          fuse_add_direntry_plus(request, buffer.data() + used, size - used, name.c_str(),
+                                 &entry_param, entry_offset);
+        } else {
+          // A names-only listing carries no inode number; d_ino 0 would mark a deleted entry, which
+          // readdir(3) skips, so an unknown one is named as libfuse's high-level API does.
+          if (entry_param.attr.st_ino == 0) entry_param.attr.st_ino = kUnknownInode;
+          entry_bytes = fuse_add_direntry(request, buffer.data() + used, size - used, name.c_str(),
+                                          &entry_param.attr, entry_offset);
+          if (used + entry_bytes > size) {
+            buffer_full = true;
+            break;
+          }
         }
-        const bool buffer_full =
-            filler(buffer, entry.name().c_str(), plus ? &entry_stat : nullptr,
-                   static_cast<off_t>(entry.next_offset()),
-                   plus ? FUSE_FILL_DIR_PLUS : static_cast<enum fuse_fill_dir_flags>(0)) != 0;
-        if (buffer_full) return 0;  // the kernel asks again from the last offset it received
+        used += entry_bytes;
         next_offset = entry.next_offset();
       }
-      if (batch.end_of_directory() || batch.entries_size() == 0) return 0;
+      if (buffer_full || batch.end_of_directory() || batch.entries_size() == 0) break;
       if (next_offset <= batch_start_offset) {
         throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
                                 "MRC readdir offsets do not advance past " +
                                     std::to_string(next_offset));
       }
     }
+    fuse_reply_buf(request, buffer.data(), used);
+    return kAnswered;
   });
 }
 
-int Access(const char* path, int mode) {
-  return Run("access", path, [&](MountContext& context) {
-    context.volume->Access(CallerCredentials(), path, static_cast<std::uint32_t>(mode));
-    return 0;
-  });
+void Readdir(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
+             struct fuse_file_info*) {
+  ReaddirCommon(request, node, size, offset, false);
 }
 
-int Utimens(const char* path, const struct timespec times[2], struct fuse_file_info*) {
-  return Run("utimens", path, [&](MountContext& context) {
-    const TimesUpdate update = TimesUpdateOf(times);
-    if (update.to_set != 0) {
-      context.volume->Setattr(CallerCredentials(), path, update.stat, update.to_set);
-      RefreshOtherNames(context, context.hard_link_names.OthersOf(path));
-    }
-    return 0;
-  });
+void Readdirplus(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
+                 struct fuse_file_info*) {
+  ReaddirCommon(request, node, size, offset, true);
 }
 
 // --- advisory locks across mounts (client::LockClient; the head OSD keeps the lock table) -------
 
-// F_GETLK, F_SETLK and F_SETLKW. libfuse's high-level layer also sends an unlock of the whole file
-// through here on every flush (close(2) of a descriptor): POSIX drops all of a process's locks on a
-// file when it closes any descriptor of it. The range arrives with l_whence = SEEK_SET.
-int Lock(const char* path, struct fuse_file_info* info, int command, struct flock* lock) {
-  return Run("lock", path, [&](MountContext& context) {
-    if (lock->l_start < 0 || lock->l_len < 0) return -EINVAL;
-    client::FileHandle& file = *HandleOf(info);
-    client::LockSpec spec;
-    spec.owner = info->lock_owner;
-    spec.pid = static_cast<std::uint32_t>(lock->l_pid > 0 ? lock->l_pid : fuse_get_context()->pid);
-    spec.offset_bytes = static_cast<std::uint64_t>(lock->l_start);
-    spec.length_bytes = static_cast<std::uint64_t>(lock->l_len);
-    spec.exclusive = lock->l_type == F_WRLCK;
-    spec.kind = client::LockKind::kPosix;
-    if (command == F_GETLK) {
-      const auto holder = context.locks->Check(file, spec);
-      if (!holder) {
-        lock->l_type = F_UNLCK;
-        return 0;
-      }
+client::LockSpec LockSpecOf(fuse_req_t request, struct fuse_file_info* info, const struct flock* lock) {
+  client::LockSpec spec;
+  spec.owner = info->lock_owner;
+  spec.pid = static_cast<std::uint32_t>(lock->l_pid > 0 ? lock->l_pid : fuse_req_ctx(request)->pid);
+  spec.offset_bytes = static_cast<std::uint64_t>(lock->l_start);
+  spec.length_bytes = static_cast<std::uint64_t>(lock->l_len);
+  spec.exclusive = lock->l_type == F_WRLCK;
+  spec.kind = client::LockKind::kPosix;
+  return spec;
+}
+
+// F_GETLK: the conflicting lock, from OSD_LOCK_CHECK. The range arrives with l_whence = SEEK_SET.
+void Getlk(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info, struct flock* lock) {
+  Run(request, "getlk", node, [&](MountContext& context) {
+    if (lock->l_start < 0 || lock->l_len < 0) return EINVAL;
+    const auto holder = context.locks->Check(*HandleOf(info), LockSpecOf(request, info, lock));
+    if (!holder) {
+      lock->l_type = F_UNLCK;
+    } else {
       // The holder's pid as its own client saw it: the kernel maps it into the caller's pid
       // namespace, so a holder on another host (or a pid unknown here) shows as 0.
       lock->l_type = holder->exclusive() ? F_WRLCK : F_RDLCK;
@@ -512,61 +745,67 @@ int Lock(const char* path, struct fuse_file_info* info, int command, struct floc
       lock->l_start = static_cast<off_t>(holder->offset_bytes());
       lock->l_len = static_cast<off_t>(holder->length_bytes());
       lock->l_pid = static_cast<pid_t>(holder->pid());
-      return 0;
     }
-    if (command != F_SETLK && command != F_SETLKW) return -EINVAL;
+    fuse_reply_lock(request, lock);
+    return kAnswered;
+  });
+}
+
+// F_SETLK and F_SETLKW (`sleep`); the unlock of every close(2) is Flush's.
+void Setlk(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info, struct flock* lock,
+           int sleep) {
+  Run(request, "setlk", node, [&](MountContext& context) {
+    if (lock->l_start < 0 || lock->l_len < 0) return EINVAL;
+    client::FileHandle& file = *HandleOf(info);
+    const client::LockSpec spec = LockSpecOf(request, info, lock);
     if (lock->l_type == F_UNLCK) {
       context.locks->Release(file, client::LockKind::kPosix, spec.owner, spec.offset_bytes,
                              spec.length_bytes);
-      return 0;
+    } else if (sleep != 0) {
+      context.locks->Acquire(file, spec, [request] { return fuse_req_interrupted(request) != 0; });
+    } else if (!context.locks->TryAcquire(file, spec)) {
+      return EAGAIN;
     }
-    if (command == F_SETLKW) {
-      context.locks->Acquire(file, spec, [] { return fuse_interrupted() != 0; });
-      return 0;
-    }
-    return context.locks->TryAcquire(file, spec) ? 0 : -EAGAIN;
+    return AnswerSuccess(request);
   });
 }
 
 // flock(2): LOCK_SH, LOCK_EX (waiting unless LOCK_NB) and LOCK_UN; the owner is the open file.
-int Flock(const char* path, struct fuse_file_info* info, int operation) {
-  return Run("flock", path, [&](MountContext& context) {
+void Flock(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info, int operation) {
+  Run(request, "flock", node, [&](MountContext& context) {
     client::FileHandle& file = *HandleOf(info);
     const int mode = operation & (LOCK_SH | LOCK_EX | LOCK_UN);
     if (mode == LOCK_UN) {
       context.locks->Release(file, client::LockKind::kFlock, info->lock_owner);
-      return 0;
+      return AnswerSuccess(request);
     }
-    if (mode != LOCK_SH && mode != LOCK_EX) return -EINVAL;
+    if (mode != LOCK_SH && mode != LOCK_EX) return EINVAL;
     client::LockSpec spec;
     spec.owner = info->lock_owner;
-    spec.pid = static_cast<std::uint32_t>(fuse_get_context()->pid);
+    spec.pid = static_cast<std::uint32_t>(fuse_req_ctx(request)->pid);
     spec.exclusive = mode == LOCK_EX;
     spec.kind = client::LockKind::kFlock;
-    if ((operation & LOCK_NB) != 0) return context.locks->TryAcquire(file, spec) ? 0 : -EWOULDBLOCK;
-    context.locks->Acquire(file, spec, [] { return fuse_interrupted() != 0; });
-    return 0;
-  });
-}
-
-// The last close of an open file that used flock: the kernel marks the release (flock_release),
-// and libfuse's high-level layer leaves the unlock to the file system.
-void ReleaseFlockOfClosedFile(const char* path, struct fuse_file_info* info) {
-  if (!info->flock_release || info->fh == 0) return;
-  Run("release flock", path, [&](MountContext& context) {
-    context.locks->Release(*HandleOf(info), client::LockKind::kFlock, info->lock_owner);
-    return 0;
+    if ((operation & LOCK_NB) != 0) {
+      if (!context.locks->TryAcquire(file, spec)) return EWOULDBLOCK;
+    } else {
+      context.locks->Acquire(file, spec, [request] { return fuse_req_interrupted(request) != 0; });
+    }
+    return AnswerSuccess(request);
   });
 }
 
 }  // namespace
 
-struct fuse_operations MakeFuseOperations() {
-  struct fuse_operations operations;
+struct fuse_lowlevel_ops MakeFuseOperations() {
+  struct fuse_lowlevel_ops operations;
   std::memset(&operations, 0, sizeof operations);
   operations.init = Init;
   operations.destroy = Destroy;
+  operations.lookup = Lookup;
+  operations.forget = Forget;
+  operations.forget_multi = ForgetMulti;
   operations.getattr = Getattr;
+  operations.setattr = Setattr;
   operations.readlink = Readlink;
   operations.mknod = Mknod;
   operations.mkdir = Mkdir;
@@ -575,26 +814,24 @@ struct fuse_operations MakeFuseOperations() {
   operations.symlink = Symlink;
   operations.rename = Rename;
   operations.link = Link;
-  operations.chmod = Chmod;
-  operations.chown = Chown;
-  operations.truncate = Truncate;
   operations.open = Open;
   operations.create = Create;
   operations.read = Read;
   operations.write = Write;
-  operations.statfs = Statfs;
   operations.flush = Flush;
   operations.release = Release;
   operations.fsync = Fsync;
+  operations.statfs = Statfs;
   operations.setxattr = Setxattr;
   operations.getxattr = Getxattr;
   operations.listxattr = Listxattr;
   operations.removexattr = Removexattr;
   operations.readdir = Readdir;
+  operations.readdirplus = Readdirplus;
   operations.access = Access;
-  operations.utimens = Utimens;
   operations.fallocate = Fallocate;
-  operations.lock = Lock;
+  operations.getlk = Getlk;
+  operations.setlk = Setlk;
   operations.flock = Flock;
   return operations;
 }

@@ -1,9 +1,10 @@
-// The libfuse3 high-level operations of mount.xtreemfs, each a thin translation onto client::Volume
-// and client::FileHandle; errors come back as -errno.
+// The libfuse3 low-level operations of mount.xtreemfs, each a thin translation of one kernel request
+// (by node id, NodeTable turns it into the MRC's path) onto client::Volume and client::FileHandle;
+// errors are answered with the errno of the client's RpcError.
 #pragma once
 
 #define FUSE_USE_VERSION 312
-#include <fuse.h>
+#include <fuse_lowlevel.h>
 
 #include <memory>
 #include <mutex>
@@ -12,15 +13,15 @@
 #include "client/clock.h"
 #include "client/lock_client.h"
 #include "client/volume.h"
-#include "fuse/hard_link_names.h"
 #include "fuse/log.h"
 #include "fuse/mount_options.h"
+#include "fuse/node_table.h"
 #include "rpc/retrying_transport.h"
 #include "rpc/rpc_client.h"
 
 namespace xtreemfs::fuse_adapter {
 
-// Everything the operations need, reachable from fuse_get_context()->private_data. The volume is
+// Everything the operations need, reachable from fuse_req_userdata(). The volume is
 // opened after the process daemonized (threads do not survive fork), before requests are served.
 struct MountContext {
   MountOptions options;
@@ -34,12 +35,12 @@ struct MountContext {
   std::mutex open_handles_mutex;
   std::set<client::FileHandle*> open_handles;  // guarded by open_handles_mutex
   std::unique_ptr<client::LockClient> locks;  // created with the volume, destroyed before it
-  // Names of multiply-linked files the kernel holds attributes of, so a change through one name
-  // refreshes the others at once (hard_link_names.h).
-  HardLinkNames hard_link_names{kHardLinkNamesMax};
-  static constexpr std::size_t kHardLinkNamesMax = 1 << 16;
+  // The kernel's node ids and the MRC's files and names behind them (node_table.h).
+  NodeTable nodes;
+  // For the kernel invalidations (fuse_lowlevel_notify_inval_*); set before the loop starts.
+  struct fuse_session* session = nullptr;
 };
 
-struct fuse_operations MakeFuseOperations();
+struct fuse_lowlevel_ops MakeFuseOperations();
 
 }  // namespace xtreemfs::fuse_adapter

@@ -87,28 +87,28 @@ int RunMount(MountContext& context, const std::string& program_name) {
   for (std::string& argument : fuse_arguments) argv.push_back(argument.data());
   struct fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
 
-  const struct fuse_operations operations = xtreemfs::fuse_adapter::MakeFuseOperations();
-  struct fuse* fuse = fuse_new(&args, &operations, sizeof operations, &context);
-  if (fuse == nullptr) {
+  const struct fuse_lowlevel_ops operations = xtreemfs::fuse_adapter::MakeFuseOperations();
+  struct fuse_session* session = fuse_session_new(&args, &operations, sizeof operations, &context);
+  if (session == nullptr) {
     std::fprintf(stderr, "%s: invalid FUSE options: %s\n", program_name.c_str(), option_list.c_str());
     return 1;
   }
   int exit_code = 1;
-  if (fuse_mount(fuse, context.options.mount_point.c_str()) != 0) {
+  if (fuse_session_mount(session, context.options.mount_point.c_str()) != 0) {
     std::fprintf(stderr, "%s: cannot mount on '%s'\n", program_name.c_str(),
                  context.options.mount_point.c_str());
   } else {
-    struct fuse_session* session = fuse_get_session(fuse);
     if (fuse_set_signal_handlers(session) == 0) {
       if (fuse_daemonize(context.options.foreground ? 1 : 0) == 0) {
         try {
           OpenVolume(context);
           context.locks->StartRenewal();  // a thread: only after the fork
+          context.session = session;
           context.log.Log(LogLevel::kInfo, "mounted volume " + context.options.url.volume_name +
                                                " on " + context.options.mount_point);
           struct fuse_loop_config* loop_config = fuse_loop_cfg_create();
           fuse_loop_cfg_set_max_threads(loop_config, context.options.fuse_threads);
-          exit_code = fuse_loop_mt(fuse, loop_config) == 0 ? 0 : 1;
+          exit_code = fuse_session_loop_mt(session, loop_config) == 0 ? 0 : 1;
           fuse_loop_cfg_destroy(loop_config);
         } catch (const std::exception& error) {
           context.log.Log(LogLevel::kError, std::string("cannot open volume: ") + error.what());
@@ -116,9 +116,11 @@ int RunMount(MountContext& context, const std::string& program_name) {
       }
       fuse_remove_signal_handlers(session);
     }
-    fuse_unmount(fuse);
+    fuse_session_unmount(session);
   }
-  fuse_destroy(fuse);
+  // Runs the destroy operation (buffered data of unreleased handles) if init ran.
+  fuse_session_destroy(session);
+  context.session = nullptr;
   fuse_opt_free_args(&args);
   CloseVolume(context);
   return exit_code;

@@ -64,6 +64,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     if (is_option("--metadata-cache-ttl-ms")) {
       options.metadata_cache_ttl_ms = ParseUnsigned("--metadata-cache-ttl-ms",
                                                     value_of("--metadata-cache-ttl-ms"), 0, 3600000);
+    } else if (is_option("--negative-cache-ttl-ms")) {
+      options.negative_cache_ttl_ms = ParseUnsigned("--negative-cache-ttl-ms",
+                                                    value_of("--negative-cache-ttl-ms"), 0, 3600000);
     } else if (is_option("--stat-ahead-misses")) {
       options.stat_ahead_misses =
           ParseUnsigned("--stat-ahead-misses", value_of("--stat-ahead-misses"), 0, 1000000);
@@ -167,11 +170,19 @@ std::string MountUsage(const std::string& program_name) {
          "  -f, --foreground     stay in the foreground (default: run as a daemon)\n"
          "  -d, --debug          print every FUSE request (implies -f)\n"
          "  -o OPT[,OPT...]      FUSE mount options, e.g. allow_other, ro, default_permissions\n"
+         "                       (libfuse's session and kernel options; caching is set by the\n"
+         "                       options below, not by attr_timeout= or entry_timeout=)\n"
          "  --metadata-cache-ttl-ms N\n"
          "                       how long file attributes and names are trusted, by the client's\n"
          "                       metadata cache and by the kernel each; a change made by another\n"
          "                       client is visible after at most 2 * N ms (default 1000; 0: no\n"
          "                       caching, every stat asks the MRC)\n"
+         "  --negative-cache-ttl-ms N\n"
+         "                       how long the kernel remembers that a name does not exist, so a\n"
+         "                       repeated lookup of it needs no round trip; names created,\n"
+         "                       linked or renamed through this mount show at once, a name created\n"
+         "                       by another client after at most N ms (default: the metadata\n"
+         "                       cache TTL; 0: never remembered)\n"
          "  --stat-ahead-misses N\n"
          "                       after N stats in one directory that the cache could not answer,\n"
          "                       list the directory with attributes into the cache (at most\n"
@@ -192,8 +203,10 @@ std::string MountUsage(const std::string& program_name) {
          "  --uuid-cache-ttl-ms N  how long a server's address learnt from the DIR is used before\n"
          "                       the DIR is asked again; a retry after a refused or reset\n"
          "                       connection asks it at once (default 60000)\n"
-         "  --fuse-threads N     threads taking kernel requests, so at most N requests of the\n"
-         "                       mount are in flight (default 64, at most 1024; libfuse's own: 10)\n"
+         "  --fuse-threads N     threads taking kernel requests; each waits for the server calls\n"
+         "                       of its request, except O_DIRECT reads and writes inside one\n"
+         "                       object, which the io thread answers; so at most N other\n"
+         "                       requests are in flight (default 64, at most 1024; libfuse's: 10)\n"
          "  --io-threads N       threads sending OSD requests, shared by all files (default 8,\n"
          "                       at most 256)\n"
          "  --write-behind-bytes N  per open file: written bytes sent to the OSDs asynchronously\n"

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +25,12 @@ struct MountOptions {
   std::vector<std::string> fuse_options;   // from -o, split at ',', passed to libfuse as given
   // Client metadata cache lifetime, also the kernel's attribute and entry timeout; 0 disables both.
   std::uint32_t metadata_cache_ttl_ms = 1000;
+  // How long the kernel keeps the answer that a name does not exist (a negative entry); unset: the
+  // metadata cache TTL; 0: never kept. A name created by another client is seen after at most this.
+  std::optional<std::uint32_t> negative_cache_ttl_ms;
+  std::uint32_t NegativeCacheTtlMs() const {
+    return negative_cache_ttl_ms.value_or(metadata_cache_ttl_ms);
+  }
   // Getattr misses in one directory after which the client lists it into its cache; 0: never.
   std::uint32_t stat_ahead_misses = 8;
   LogLevel log_level = LogLevel::kWarn;
@@ -34,8 +41,9 @@ struct MountOptions {
   std::uint32_t uuid_cache_ttl_ms = 60000; // how long an OSD's address from the DIR is used
   client::IoOptions io;                    // --io-threads, write-behind, read-ahead, buffer budget
   rpc::TlsOptions tls;                     // --tls-ca, --tls-cert, --tls-key
-  // libfuse's worker threads (--fuse-threads): each handles one kernel request at a time, blocking on
-  // its OSD or MRC call, so this bounds the requests of the whole mount in flight. libfuse's own
+  // libfuse's worker threads (--fuse-threads): each handles one kernel request at a time, waiting for
+  // its OSD or MRC calls (except the asynchronous reads and writes the io thread answers), so this
+  // bounds the other requests of the whole mount in flight. libfuse's own
   // default of 10 held a queue depth of 32 (fio libaio, O_DIRECT) to 10 requests.
   std::uint32_t fuse_threads = 64;
   client::DirUrl url;

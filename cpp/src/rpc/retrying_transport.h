@@ -47,6 +47,18 @@ class RetryingTransport : public Transport {
   CallResponse CallService(const ServiceLookup& lookup, const CallRequest& request,
                            const CallOptions& options) override;
 
+  // One attempt, as the Transport contract says: the caller repeats a failed call synchronously
+  // (CallService) to get the retry window. Exactly-once calls take the synchronous path at once,
+  // since they need a request number.
+  void CallServiceAsync(const ServiceLookup& lookup, const CallRequest& request,
+                        const CallOptions& options, CallDone done) override {
+    if (options.exactly_once) {
+      Transport::CallServiceAsync(lookup, request, options, std::move(done));
+    } else {
+      inner_.CallServiceAsync(lookup, request, options, std::move(done));
+    }
+  }
+
   const std::string& client_id() const { return client_id_; }
 
   // "cpp-<host>-<pid>-<random>": unique per process, at most 128 bytes.

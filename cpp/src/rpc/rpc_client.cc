@@ -28,24 +28,35 @@ std::string ServiceAddress::ToUrl() const {
 
 namespace {
 
-// One caller waiting for its answer. Completed at most once; later completions are ignored.
+// One caller waiting for its answer, or (with `done`) an asynchronous call's completion. Completed
+// at most once; later completions are ignored.
 class PendingCall {
  public:
+  PendingCall() = default;
+  explicit PendingCall(CallDone done) : done_callback_(std::move(done)) {}
+
   void Complete(CallResponse response) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (done_) return;
-    response_ = std::move(response);
-    done_ = true;
-    done_signal_.notify_all();
+    if (!MarkDone([&] { response_ = std::move(response); })) return;
+    Finish(std::move(response), nullptr);
   }
 
   void Fail(RpcError error) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (done_) return;
-    error_ = std::move(error);
-    done_ = true;
-    done_signal_.notify_all();
+    if (!MarkDone([&] { error_ = error; })) return;
+    // A fresh exception, not a copy: copies of a std::runtime_error share one reference-counted
+    // message across threads.
+    Finish(CallResponse(), std::make_exception_ptr(RpcError(error.kind(), error.posix_errno(),
+                                                            error.message(),
+                                                            error.redirect_to_service_uuid())));
   }
+
+  bool IsDone() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return done_;
+  }
+
+  // Asynchronous calls: the timer that fails the call at its deadline. Touched on the io thread only
+  // (armed there, cancelled by the completion, which also runs there once armed).
+  std::shared_ptr<asio::steady_timer> timer;
 
   // Waits until completed or the deadline passes; returns false on timeout.
   bool WaitUntil(std::chrono::steady_clock::time_point deadline) {
@@ -65,11 +76,31 @@ class PendingCall {
   }
 
  private:
+  // Completes the call once: a waiting caller gets what `store` keeps and is woken (returns false);
+  // an asynchronous call returns true, and the caller then runs its callback (Finish) unlocked.
+  template <typename Store>
+  bool MarkDone(Store store) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (done_) return false;
+    done_ = true;
+    if (done_callback_) return true;
+    store();
+    done_signal_.notify_all();
+    return false;
+  }
+
+  void Finish(CallResponse response, std::exception_ptr error) {
+    if (timer) timer->cancel();
+    CallDone done = std::move(done_callback_);
+    done(std::move(response), error);
+  }
+
   std::mutex mutex_;
   std::condition_variable done_signal_;
   bool done_ = false;
   std::optional<CallResponse> response_;
   std::optional<RpcError> error_;
+  CallDone done_callback_;  // set for asynchronous calls; moved out by the one completion
 };
 
 }  // namespace
@@ -470,18 +501,9 @@ std::shared_ptr<Connection> RpcClient::ConnectionTo(const ServiceAddress& addres
   return connection;
 }
 
-CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& request,
-                             const CallOptions& options) {
-  if (address.scheme == Scheme::kTls && tls_context_ == nullptr) {
-    // Not a transport failure (no retry could help): the client lacks what the server requires.
-    throw RpcError::Of(ErrorKind::kAuthFailed,
-                       "the server at " + address.ToUrl() +
-                           " speaks TLS but this client has no TLS configuration; give it the "
-                           "cluster's CA (--tls-ca)");
-  }
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
-  const std::uint64_t call_id = next_call_id_.fetch_add(1);
+std::shared_ptr<const std::string> RpcClient::EncodeCall(std::uint64_t call_id,
+                                                         const CallRequest& request,
+                                                         const CallOptions& options) const {
   RpcHeader header;
   header.set_call_id(call_id);
   header.set_message_type(REQUEST);
@@ -501,7 +523,40 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
     throw RpcError::Errno(EINVAL, "request data of " + std::to_string(request.data.size()) +
                                       " bytes exceeds " + std::to_string(limits.data_bytes_max));
   }
-  auto record = std::make_shared<const std::string>(EncodeRecord(header, request.message, request.data));
+  return std::make_shared<const std::string>(EncodeRecord(header, request.message, request.data));
+}
+
+namespace {
+
+RpcError TimeoutError(const ServiceAddress& address, const CallRequest& request,
+                      const CallOptions& options) {
+  return RpcError::Of(ErrorKind::kTimeout, "no response from " + address.ToString() + " within " +
+                                               std::to_string(options.timeout_ms) +
+                                               " ms (interface " +
+                                               std::to_string(request.interface_id) +
+                                               ", procedure " +
+                                               std::to_string(request.procedure_id) + ")");
+}
+
+}  // namespace
+
+void RpcClient::RequireTransportFor(const ServiceAddress& address) const {
+  if (address.scheme == Scheme::kTls && tls_context_ == nullptr) {
+    // Not a transport failure (no retry could help): the client lacks what the server requires.
+    throw RpcError::Of(ErrorKind::kAuthFailed,
+                       "the server at " + address.ToUrl() +
+                           " speaks TLS but this client has no TLS configuration; give it the "
+                           "cluster's CA (--tls-ca)");
+  }
+}
+
+CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& request,
+                             const CallOptions& options) {
+  RequireTransportFor(address);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
+  const std::uint64_t call_id = next_call_id_.fetch_add(1);
+  auto record = EncodeCall(call_id, request, options);
 
   auto call = std::make_shared<PendingCall>();
   std::shared_ptr<Connection> connection = ConnectionTo(address);
@@ -517,15 +572,62 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
     connection->Unregister(call_id);
     // The answer may have arrived between the wait and the unregistration; prefer it.
     if (!call->WaitUntil(std::chrono::steady_clock::now())) {
-      throw RpcError::Of(ErrorKind::kTimeout, "no response from " + address.ToString() +
-                                                  " within " + std::to_string(options.timeout_ms) +
-                                                  " ms (interface " +
-                                                  std::to_string(request.interface_id) +
-                                                  ", procedure " +
-                                                  std::to_string(request.procedure_id) + ")");
+      throw TimeoutError(address, request, options);
     }
   }
   return call->TakeResult();
+}
+
+void RpcClient::CallServiceAsync(const ServiceLookup& lookup, const CallRequest& request,
+                                 const CallOptions& options, CallDone done) {
+  std::shared_ptr<PendingCall> call;
+  std::shared_ptr<Connection> connection;
+  std::uint64_t call_id = 0;
+  ServiceAddress address;
+  try {
+    address = lookup.resolve();
+    RequireTransportFor(address);
+    call_id = next_call_id_.fetch_add(1);
+    auto record = EncodeCall(call_id, request, options);
+    call = std::make_shared<PendingCall>(std::move(done));
+    connection = ConnectionTo(address);
+    try {
+      connection->Start(call_id, call, record);
+    } catch (const RpcError& error) {
+      if (error.kind() != ErrorKind::kTransport) throw;
+      connection = ConnectionTo(address);
+      connection->Start(call_id, call, std::move(record));
+    }
+  } catch (const RpcError& error) {
+    if (error.kind() == ErrorKind::kTransport && lookup.forget) lookup.forget();
+    if (call) {
+      call->Fail(error);
+    } else {
+      done(CallResponse(), std::current_exception());
+    }
+    return;
+  } catch (const std::exception& error) {
+    if (call) {
+      call->Fail(RpcError::Of(ErrorKind::kInternal, error.what()));
+    } else {
+      done(CallResponse(), std::current_exception());
+    }
+    return;
+  }
+  // The deadline: armed on the io thread, where the answer also completes the call (and cancels
+  // the timer), so the timer is never touched by two threads.
+  const RpcError timeout = TimeoutError(address, request, options);
+  const std::uint32_t timeout_ms = options.timeout_ms;
+  asio::post(*io_context_, [this, call, connection, call_id, timeout, timeout_ms] {
+    if (call->IsDone()) return;
+    call->timer = std::make_shared<asio::steady_timer>(*io_context_,
+                                                       std::chrono::milliseconds(timeout_ms));
+    call->timer->async_wait([call, connection, call_id, timeout](const asio::error_code& error) {
+      if (error) return;  // cancelled: the call completed
+      connection->Unregister(call_id);
+      call->Fail(timeout);
+    });
+  });
 }
 
 }  // namespace xtreemfs::rpc

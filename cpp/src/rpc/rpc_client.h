@@ -2,8 +2,8 @@
 // record.h. TLS or plain TCP per server, by the address's scheme (what the server registered at the
 // DIR, or the volume URL gave); a TLS server called by a client without TLS options fails at once
 // with kAuthFailed naming the server. One connection per server address and scheme, shared by all
-// calls and threads; a closed connection is replaced on the next call. Calls are synchronous for the caller; one io thread
-// runs all socket work.
+// calls and threads; a closed connection is replaced on the next call. Calls are synchronous for
+// the caller (CallServiceAsync: completed on the io thread); one io thread runs all socket work.
 #pragma once
 
 #include <atomic>
@@ -52,6 +52,11 @@ class RpcClient : public Transport {
   CallResponse Call(const ServiceAddress& address, const CallRequest& request,
                     const CallOptions& options) override;
 
+  // Sends one request and returns; `done` runs on the io thread with the answer, the error or the
+  // timeout after options.timeout_ms (or on the calling thread when the request cannot be sent).
+  // The address is looked up once; does not retry.
+  void CallServiceAsync(const ServiceLookup& lookup, const CallRequest& request,
+                        const CallOptions& options, CallDone done) override;
   // Connections opened so far (including replaced ones); lets tests observe reuse and reconnects.
   std::uint64_t ConnectionsOpened() const { return connections_opened_.load(); }
   // Calls sent (their records queued for the io thread) and not yet answered, failed or timed out.
@@ -62,6 +67,11 @@ class RpcClient : public Transport {
 
  private:
   std::shared_ptr<Connection> ConnectionTo(const ServiceAddress& address);
+  // Throws kAuthFailed when the address speaks TLS and this client has no TLS configuration.
+  void RequireTransportFor(const ServiceAddress& address) const;
+  // The encoded record of a request (call id `call_id`); throws EINVAL for oversized data.
+  std::shared_ptr<const std::string> EncodeCall(std::uint64_t call_id, const CallRequest& request,
+                                                const CallOptions& options) const;
 
   RpcClientOptions options_;
   std::unique_ptr<asio::ssl::context> tls_context_;  // null: no TLS options, plain TCP only

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -68,6 +69,9 @@ struct ServiceLookup {
   std::function<void()> forget;
 };
 
+// The end of an asynchronous call: its response, or (error set) the RpcError it failed with.
+using CallDone = std::function<void(CallResponse response, std::exception_ptr error)>;
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -87,6 +91,22 @@ class Transport {
       if (error.kind() == ErrorKind::kTransport && lookup.forget) lookup.forget();
       throw;
     }
+  }
+  // Starts one attempt of the call and returns; `done` runs exactly once: on the transport's io
+  // thread when the answer arrives, the call fails or times out (RpcClient), or on the calling
+  // thread before this returns. `done` must not block. `lookup` is used before this returns only.
+  // Never retried: a caller that wants the retry window repeats a failed call synchronously. This
+  // default makes the synchronous call (fakes in tests).
+  virtual void CallServiceAsync(const ServiceLookup& lookup, const CallRequest& request,
+                                const CallOptions& options, CallDone done) {
+    CallResponse response;
+    std::exception_ptr error;
+    try {
+      response = CallService(lookup, request, options);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    done(std::move(response), error);
   }
 };
 
