@@ -39,9 +39,11 @@ TEST(ReadRoutingTest, EveryVectorRoutesAsInJava) {
   int stolen = 0;
   for (const auto& routing_case : vectors.cases()) {
     SCOPED_TRACE(routing_case.name());
-    ASSERT_TRUE(routing_case.routing() == "pattern" || routing_case.routing() == "round-robin");
-    const auto routing = routing_case.routing() == "pattern" ? xtreemfs::common::READ_ROUTING_PATTERN
-                                                             : xtreemfs::common::READ_ROUTING_ROUND_ROBIN;
+    ASSERT_TRUE(routing_case.routing() == "pattern" || routing_case.routing() == "round-robin" ||
+                routing_case.routing() == "pattern-no-stealing");
+    const auto routing = routing_case.routing() == "pattern"       ? xtreemfs::common::READ_ROUTING_PATTERN
+                         : routing_case.routing() == "round-robin" ? xtreemfs::common::READ_ROUTING_ROUND_ROBIN
+                                                                   : xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING;
     StreamClassifier classifier =
         StreamClassifier::Start(routing_case.window_bytes(), routing_case.confirm_requests());
     int index = 0;
@@ -70,6 +72,17 @@ TEST(ReadRoutingTest, UnspecifiedRoutingIsPattern) {
   // The idle replica nearest the tail steals from the loaded head.
   EXPECT_EQ(RouteRead(xtreemfs::common::READ_ROUTING_UNSPECIFIED, 3, AccessPattern::kRandom, {5, 0, 0}, 2).replica,
             2);
+}
+
+TEST(ReadRoutingTest, PatternWithoutStealingNeverSteals) {
+  // The same loads as above: with stealing the tail would take the read.
+  const RouteDecision decision =
+      RouteRead(xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING, 3, AccessPattern::kRandom, {5, 0, 0}, 2);
+  EXPECT_EQ(decision.routed_replica, 0);
+  EXPECT_EQ(decision.replica, 0);
+  EXPECT_EQ(RouteRead(xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING, 3, AccessPattern::kSequential, {0, 4, 0}, 2)
+                .replica,
+            1);
 }
 
 TEST(ReadRoutingTest, ALoadReportAgesIntoIdle) {

@@ -81,6 +81,9 @@ RouteDecision RouteRead(xtreemfs::common::ReadRouting routing, int stream_ordina
     return RouteDecision{replica, replica};
   }
   const int routed = PatternAwareReplica(pattern, replica_count);
+  if (routing == xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING) {  // ReplicationRules.steals
+    return RouteDecision{routed, routed};
+  }
   return RouteDecision{routed, StealThief(steal_queued_reads_min, routed, queued).value_or(routed)};
 }
 

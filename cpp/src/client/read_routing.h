@@ -54,7 +54,8 @@ struct RouteDecision {
   int replica;         // after stealing (pattern routing only)
 };
 // The policy's decision for one read: PATTERN (and UNSPECIFIED) routes by pattern with stealing,
-// ROUND_ROBIN binds by stream ordinal without.
+// PATTERN_NO_STEALING by pattern without, ROUND_ROBIN binds by stream ordinal without (as
+// foundation.replication.ReplicationRules.routesByPattern and steals).
 RouteDecision RouteRead(xtreemfs::common::ReadRouting routing, int stream_ordinal, AccessPattern pattern,
                         const std::vector<int>& queued, int steal_queued_reads_min);
 

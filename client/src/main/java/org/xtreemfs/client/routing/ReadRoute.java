@@ -16,8 +16,9 @@ import org.xtreemfs.qos.routing.StreamClassifier;
  * One open file's read routing, with qos.routing's rules and defaults: each read call is classified (its
  * {@link StreamClassifier} sees the call's offset and length), then each object piece goes to the replica that the
  * volume's policy picks for the piece's stripe position with the loads its OSDs last reported — {@code pattern}:
- * {@link PatternAwareRouter} and {@link ReadStealing}; {@code round-robin}: {@link RoundRobinBindingRouter} by the
- * stream's ordinal. Thread-safe.
+ * {@link PatternAwareRouter} and {@link ReadStealing}; {@code pattern-no-stealing}: the router alone;
+ * {@code round-robin}: {@link RoundRobinBindingRouter} by the stream's ordinal (ReplicationRules says which does
+ * what). Thread-safe.
  */
 public final class ReadRoute {
     private final ReplicaChain chain;
@@ -36,9 +37,10 @@ public final class ReadRoute {
         this.chain = chain;
         this.loads = loads;
         this.streamOrdinal = streamOrdinal;
-        boolean pattern = ReplicationRules.readRouting(routing) == ReadRouting.READ_ROUTING_PATTERN;
-        this.router = pattern ? new PatternAwareRouter() : new RoundRobinBindingRouter();
-        this.stealing = pattern ? new ReadStealing(ReadStealing.QUEUED_READS_MIN_DEFAULT) : null;
+        this.router = ReplicationRules.routesByPattern(routing) ? new PatternAwareRouter()
+                : new RoundRobinBindingRouter();
+        this.stealing = ReplicationRules.steals(routing) ? new ReadStealing(ReadStealing.QUEUED_READS_MIN_DEFAULT)
+                : null;
     }
 
     /** Feeds one read call to the stream's classifier; returns the pattern to route its pieces with. */

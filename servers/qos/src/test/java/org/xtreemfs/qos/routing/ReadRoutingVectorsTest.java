@@ -30,9 +30,10 @@ class ReadRoutingVectorsTest {
     @Test
     void theVectorsCoverEveryDecision() {
         String generated = ReadRoutingVectors.json();
-        // Both patterns, both policies, and reads that were stolen (replica differs from the router's).
+        // Both patterns, every policy, and reads that were stolen (replica differs from the router's).
         assertThat(generated).contains("\"pattern\": \"SEQUENTIAL\"", "\"pattern\": \"RANDOM\"",
-                "\"routing\": \"round-robin\"", "\"routing\": \"pattern\"");
+                "\"routing\": \"round-robin\"", "\"routing\": \"pattern\"",
+                "\"routing\": \"pattern-no-stealing\"");
         assertThat(generated).containsPattern("\"routedReplica\": 0, \"replica\": 1\\}");
         assertThat(generated).containsPattern("\"routedReplica\": 1, \"replica\": 2\\}");
         assertThat(generated).containsPattern("\"routedReplica\": 0, \"replica\": 2\\}");
