@@ -35,6 +35,7 @@ cpp-test: cpp    ## C++ unit tests (GoogleTest through ctest)
 bench-test:      ## unit tests of the benchmark harnesses' own logic (fio parsing, ratios, reports)
 	python3 -m unittest discover -s tests/bench/fuse -p 'test_*.py'
 	python3 -m unittest discover -s tests/bench/qos_fuse -p 'test_*.py'
+	python3 -m unittest discover -s tests/bench/fast -p 'test_*.py'
 
 system-test: java cpp  ## a local cluster, a FUSE mount and POSIX/fio/tar checks through it
 	tests/system/run $(CPP_BUILD)

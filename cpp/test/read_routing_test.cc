@@ -42,9 +42,11 @@ TEST(ReadRoutingTest, EveryVectorRoutesAsInJava) {
   int kept_unconfirmed = 0;
   for (const auto& routing_case : vectors.cases()) {
     SCOPED_TRACE(routing_case.name());
-    ASSERT_TRUE(routing_case.routing() == "pattern" || routing_case.routing() == "round-robin");
-    const auto routing = routing_case.routing() == "pattern" ? xtreemfs::common::READ_ROUTING_PATTERN
-                                                             : xtreemfs::common::READ_ROUTING_ROUND_ROBIN;
+    ASSERT_TRUE(routing_case.routing() == "pattern" || routing_case.routing() == "round-robin" ||
+                routing_case.routing() == "pattern-no-stealing");
+    const auto routing = routing_case.routing() == "pattern"       ? xtreemfs::common::READ_ROUTING_PATTERN
+                         : routing_case.routing() == "round-robin" ? xtreemfs::common::READ_ROUTING_ROUND_ROBIN
+                                                                   : xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING;
     StreamClassifier classifier =
         StreamClassifier::Start(routing_case.window_bytes(), routing_case.confirm_requests());
     int index = 0;
@@ -107,6 +109,24 @@ TEST(ReadRoutingTest, ThiefIdleNamesBadFigures) {
   EXPECT_FALSE(ThiefIdle(1, 0));
   EXPECT_THROW(ThiefIdle(-1, 0), std::invalid_argument);
   EXPECT_THROW(StealThief(2, 0, {5, 0, 0}, {0}), std::invalid_argument);
+}
+
+TEST(ReadRoutingTest, PatternWithoutStealingNeverSteals) {
+  // The same loads as above: with stealing the tail would take the confirmed random stream's read.
+  const std::vector<std::int64_t> clean = {0, 0, 0};
+  const StreamClassifier random =
+      StreamClassifier::Start(kClassifierWindowBytesDefault, 2).Observe(0, 4096).Observe(10 << 20, 4096);
+  const RouteDecision decision =
+      RouteRead(xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING, 3, random, {5, 0, 0}, clean, 2);
+  EXPECT_EQ(decision.routed_replica, 0);
+  EXPECT_EQ(decision.replica, 0);
+  EXPECT_EQ(RouteRead(xtreemfs::common::READ_ROUTING_UNSPECIFIED, 3, random, {5, 0, 0}, clean, 2).replica, 2);
+  const StreamClassifier sequential = StreamClassifier::Start(kClassifierWindowBytesDefault, 2)
+                                          .Observe(0, 131072)
+                                          .Observe(131072, 131072)
+                                          .Observe(262144, 131072);
+  EXPECT_EQ(RouteRead(xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING, 3, sequential, {0, 4, 0}, clean, 2).replica,
+            1);
 }
 
 TEST(ReadRoutingTest, ALoadReportAgesIntoIdle) {

@@ -29,6 +29,10 @@ TEST(ReplicaChainsTest, HeadTakesUpdatesAndChainsRunHeadToTail) {
   auto round_robin = XLoc({{"a"}, {"b"}});
   round_robin.set_read_routing(xtreemfs::common::READ_ROUTING_ROUND_ROBIN);
   EXPECT_EQ(ReplicaChains::FromXLoc(round_robin, "v:5").read_routing, xtreemfs::common::READ_ROUTING_ROUND_ROBIN);
+  auto no_stealing = round_robin;
+  no_stealing.set_read_routing(xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING);
+  EXPECT_EQ(ReplicaChains::FromXLoc(no_stealing, "v:5").read_routing,
+            xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING);
 }
 
 // A replica being filled (inserted before the tail) is no read candidate; every member still is a chain member.

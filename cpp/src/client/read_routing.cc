@@ -99,7 +99,8 @@ RouteDecision RouteRead(xtreemfs::common::ReadRouting routing, int stream_ordina
     return RouteDecision{replica, replica};
   }
   const int routed = PatternAwareReplica(stream.pattern, replica_count);
-  if (!MayStealReadOf(stream)) {
+  if (routing == xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING  // ReplicationRules.steals
+      || !MayStealReadOf(stream)) {
     return RouteDecision{routed, routed};
   }
   return RouteDecision{routed, StealThief(steal_queued_reads_min, routed, queued, dirty_bytes).value_or(routed)};

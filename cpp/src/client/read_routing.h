@@ -62,8 +62,9 @@ struct RouteDecision {
 };
 // The policy's decision for one read of `stream` (as classified with this read): PATTERN (and
 // UNSPECIFIED) routes by its pattern, with stealing (ReadStealing.readReplica: only a read MayStealReadOf
-// allows, only by a ThiefIdle replica); ROUND_ROBIN binds by stream ordinal without. `queued` and
-// `dirty_bytes` are the replicas' reports, head first.
+// allows, only by a ThiefIdle replica); PATTERN_NO_STEALING by pattern without; ROUND_ROBIN binds by
+// stream ordinal without (as foundation.replication.ReplicationRules.routesByPattern and steals).
+// `queued` and `dirty_bytes` are the replicas' reports, head first.
 RouteDecision RouteRead(xtreemfs::common::ReadRouting routing, int stream_ordinal, const StreamClassifier& stream,
                         const std::vector<int>& queued, const std::vector<std::int64_t>& dirty_bytes,
                         int steal_queued_reads_min);

@@ -29,8 +29,9 @@ ReplicaChains ReplicaChains::FromXLoc(const xtreemfs::common::XLocSet& xlocs,
     chains.replica_filling.push_back(replica.filling());
   }
   // As foundation.replication.ReplicationRules.readRouting: absent or unknown means pattern.
-  chains.read_routing = xlocs.read_routing() == xtreemfs::common::READ_ROUTING_ROUND_ROBIN
-                            ? xtreemfs::common::READ_ROUTING_ROUND_ROBIN
+  chains.read_routing = xlocs.read_routing() == xtreemfs::common::READ_ROUTING_ROUND_ROBIN ||
+                                xlocs.read_routing() == xtreemfs::common::READ_ROUTING_PATTERN_NO_STEALING
+                            ? xlocs.read_routing()
                             : xtreemfs::common::READ_ROUTING_PATTERN;
   chains.replica_count = static_cast<std::size_t>(xlocs.replicas_size());
   return chains;

@@ -23,7 +23,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuse"))
 from cluster import Cluster, ClusterError, Mount  # noqa: E402  (the FUSE harness's cluster and mount helpers)
@@ -49,17 +49,19 @@ def run(command: List[str], what: str) -> str:
 
 
 class EmulatedCluster(Cluster):
-    """Three OSDs on emulated HDDs, with status ports (reads served per OSD)."""
+    """Three OSDs on emulated HDDs, with status ports (reads served per OSD); also benchmark (b)'s
+    (tests/bench/fast/run_fast_bench.py), which passes OSD settings (KEY=VALUE, e.g. osd.storage.layout=conventional)."""
 
-    def __init__(self, state: Path):
+    def __init__(self, state: Path, osd_settings: Tuple[str, ...] = ()):
         super().__init__(REPOSITORY, state, 0)
         self.status_ports: Dict[str, int] = {}
+        self.osd_settings = osd_settings
 
     def start(self) -> None:
         self.started = True
         arguments = ["start", "--fresh", "--status-ports"]
         for name in OSD_NAMES:
-            arguments += ["--osd", "name=%s,emulation=hdd7200" % name]
+            arguments += ["--osd", ",".join(("name=%s" % name, "emulation=hdd7200") + self.osd_settings)]
         self._run(*arguments)
         shell = self._run("status", "--shell")
         self.dir_port = int(next(line.split("=")[1] for line in shell.splitlines() if line.startswith("dir_port=")))

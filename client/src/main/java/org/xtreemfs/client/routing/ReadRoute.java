@@ -17,8 +17,9 @@ import org.xtreemfs.qos.routing.StreamClassifier;
  * {@link StreamClassifier} sees the call's offset and length), then each object piece goes to the replica that the
  * volume's policy picks for the piece's stripe position with the loads its OSDs last reported — {@code pattern}:
  * {@link PatternAwareRouter} and {@link ReadStealing} (only reads of a confirmed random stream move, only to a
- * replica with no queue and no write-back to flush); {@code round-robin}: {@link RoundRobinBindingRouter} by the
- * stream's ordinal. Thread-safe.
+ * replica with no queue and no write-back to flush); {@code pattern-no-stealing}: the router alone;
+ * {@code round-robin}: {@link RoundRobinBindingRouter} by the stream's ordinal (ReplicationRules says which does
+ * what). Thread-safe.
  */
 public final class ReadRoute {
     private final ReplicaChain chain;
@@ -37,9 +38,10 @@ public final class ReadRoute {
         this.chain = chain;
         this.loads = loads;
         this.streamOrdinal = streamOrdinal;
-        boolean pattern = ReplicationRules.readRouting(routing) == ReadRouting.READ_ROUTING_PATTERN;
-        this.router = pattern ? new PatternAwareRouter() : new RoundRobinBindingRouter();
-        this.stealing = pattern ? new ReadStealing(ReadStealing.QUEUED_READS_MIN_DEFAULT) : null;
+        this.router = ReplicationRules.routesByPattern(routing) ? new PatternAwareRouter()
+                : new RoundRobinBindingRouter();
+        this.stealing = ReplicationRules.steals(routing) ? new ReadStealing(ReadStealing.QUEUED_READS_MIN_DEFAULT)
+                : null;
     }
 
     /**

@@ -33,8 +33,8 @@ import org.xtreemfs.qos.model.Units;
                 "cap at least the reservation: IOPS for random, bytes/s otherwise); a best-effort one needs --capacity",
                 "for them. Admission ignores both: they book nothing.",
                 "--replicas N keeps N copies of every file in a chain (head, ..., tail) on distinct OSDs; a reserved",
-                "volume's reservation is then admitted on every copy's OSDs; --read-routing pattern|round-robin says",
-                "where clients send its reads."},
+                "volume's reservation is then admitted on every copy's OSDs; --read-routing",
+                "pattern|pattern-no-stealing|round-robin says where clients send its reads."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the volume was created", "1:the servers refused or could not be reached",
                 "2:a bad option or value"})
@@ -75,9 +75,10 @@ public final class MkfsMain implements Callable<Integer> {
     @Option(names = "--read-routing", paramLabel = "POLICY", defaultValue = ReplicationRules.READ_ROUTING_PATTERN,
             description = "Where clients send reads of a replicated volume (default: ${DEFAULT-VALUE}): "
                     + ReplicationRules.READ_ROUTING_PATTERN + " (FAST: each open file's random reads to the head,"
-                    + " sequential reads to the next replica, and an idle replica takes reads from a loaded one) or "
-                    + ReplicationRules.READ_ROUTING_ROUND_ROBIN + " (each open file bound to a replica in turn, for"
-                    + " comparison).")
+                    + " sequential reads to the next replica, and an idle replica takes reads from a loaded one), "
+                    + ReplicationRules.READ_ROUTING_PATTERN_NO_STEALING + " (the same without stealing, for"
+                    + " comparison) or " + ReplicationRules.READ_ROUTING_ROUND_ROBIN + " (each open file bound to a"
+                    + " replica in turn, for comparison).")
     String readRouting;
 
     @Option(names = "--osd-selection-policy", paramLabel = "NAME", defaultValue = "",

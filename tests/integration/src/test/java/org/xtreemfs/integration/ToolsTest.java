@@ -73,12 +73,16 @@ class ToolsTest {
         assertThat(line).containsPattern(" 3 +round-robin +none");
         ToolRun shown = run(new XtfsutilMain(), url("rr"));
         assertThat(shown.out()).contains("read routing round-robin");
+        ToolRun noStealing = run(new MkfsMain(), "--replicas", "3", "--read-routing", "pattern-no-stealing",
+                url("nosteal"));
+        assertThat(noStealing.exitCode()).as(noStealing.err()).isZero();
+        assertThat(run(new XtfsutilMain(), url("nosteal")).out()).contains("read routing pattern-no-stealing");
         ToolRun defaulted = run(new MkfsMain(), "--replicas", "2", url("patterned"));
         assertThat(defaulted.out()).contains("read routing pattern");
         ToolRun refused = run(new MkfsMain(), "--replicas", "3", "--read-routing", "sideways", url("sideways"));
         assertThat(refused.exitCode()).isEqualTo(ToolRunner.EXIT_USAGE);
         assertThat(refused.err()).contains("--read-routing").contains("\"sideways\"").contains("pattern")
-                .contains("round-robin");
+                .contains("pattern-no-stealing").contains("round-robin");
     }
 
     // A QoS volume carries its reservation in the units given, and the object size, as lsfs shows.

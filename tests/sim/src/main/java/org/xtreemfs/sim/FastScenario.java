@@ -66,8 +66,17 @@ final class FastScenario {
             Role role = kind == IoKind.READ
                     ? (pattern == AccessPattern.RANDOM ? Role.RANDOM_READ : Role.SEQUENTIAL_READ)
                     : (pattern == AccessPattern.RANDOM ? Role.RANDOM_WRITE : Role.SEQUENTIAL_WRITE);
+            // Chunks lie side by side unless a tenant's chunk.start.gib places it (on every replica's disk alike):
+            // tests/bench/fast places each chunk where the OSD's emulated disk has that tenant's file.
+            String chunkStartKey = config.tenantKey(ref, "chunk.start.gib");
+            long chunkStartBytes = config.has(chunkStartKey) ? (long) (config.number(chunkStartKey) * GIB)
+                    : ref.ordinal() * chunkBytes;
+            if (chunkStartBytes < 0) {
+                throw new IllegalArgumentException(config.source() + ": key " + chunkStartKey + " must be >= 0, was "
+                        + config.number(chunkStartKey));
+            }
             Workload.Spec workload = new Workload.Spec(pattern, kind,
-                    (long) (config.tenantNumber(ref, "request.kib") * KIB), ref.ordinal() * chunkBytes, chunkBytes);
+                    (long) (config.tenantNumber(ref, "request.kib") * KIB), chunkStartBytes, chunkBytes);
             tenants.add(new TenantPlan(ref, role, workload, (long) (config.tenantNumber(ref, "bytes.mib") * MIB),
                     (int) config.tenantNumber(ref, "queue.depth"), kind == IoKind.READ ? readers++ : -1));
         }

@@ -19,6 +19,8 @@ import java.util.SplittableRandom;
 final class ReadRoutingVectors {
     static final String PATTERN = "pattern";
     static final String ROUND_ROBIN = "round-robin";
+    /** foundation.replication.ReplicationRules' pattern routing without stealing. */
+    static final String PATTERN_NO_STEALING = "pattern-no-stealing";
     private static final long KIB = 1024;
 
     private record Read(long offsetBytes, long lengthBytes, List<Integer> queued, List<Long> dirtyBytes) {
@@ -101,13 +103,16 @@ final class ReadRoutingVectors {
                 }
             }
         }
+        // Appended last, so that the cases above keep their place in the checked-in file.
+        cases.add(routedCase("pattern without stealing, head loaded: no steal", PATTERN_NO_STEALING, 3, 0, window,
+                confirm, steal, loadedHead));
         out.append(String.join(",\n", cases)).append("\n  ]\n}\n");
         return out.toString();
     }
 
     private static String routedCase(String name, String routing, int replicas, int streamOrdinal, long windowBytes,
             int confirmRequests, int stealQueuedReadsMin, List<Read> reads) {
-        ReplicaRouter router = PATTERN.equals(routing) ? new PatternAwareRouter() : new RoundRobinBindingRouter();
+        ReplicaRouter router = ROUND_ROBIN.equals(routing) ? new RoundRobinBindingRouter() : new PatternAwareRouter();
         ReadStealing stealing = PATTERN.equals(routing) ? new ReadStealing(stealQueuedReadsMin) : null;
         StreamClassifier classifier = StreamClassifier.start(windowBytes, confirmRequests);
         StringBuilder out = new StringBuilder();

@@ -30,10 +30,11 @@ class ReadRoutingVectorsTest {
     @Test
     void theVectorsCoverEveryDecision() {
         String generated = ReadRoutingVectors.json();
-        // Both patterns, both policies, and reads that were stolen (replica differs from the router's) by the tail and
+        // Both patterns, every policy, and reads that were stolen (replica differs from the router's) by the tail and
         // by the middle.
         assertThat(generated).contains("\"pattern\": \"SEQUENTIAL\"", "\"pattern\": \"RANDOM\"",
-                "\"routing\": \"round-robin\"", "\"routing\": \"pattern\"");
+                "\"routing\": \"round-robin\"", "\"routing\": \"pattern\"",
+                "\"routing\": \"pattern-no-stealing\"");
         assertThat(generated).containsPattern("\"routedReplica\": 0, \"replica\": 1\\}");
         assertThat(generated).containsPattern("\"routedReplica\": 0, \"replica\": 2\\}");
         // Only reads of confirmed random streams move, and a stealable read stays where a thief has write-back.

@@ -48,6 +48,11 @@ public final class ReplicationBenchmark implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "3", description = "Rounds, each writing one file per volume (default ${DEFAULT-VALUE}).")
     private int rounds;
 
+    @Option(names = "--warmup-mib", defaultValue = "8", description = "A file of this size written to each volume"
+            + " before the measured rounds, not counted: the servers' first chain writes run cold and cost about twice"
+            + " the CPU per MiB (tests/bench/README.md); 0 for none (default ${DEFAULT-VALUE}).")
+    private int warmupMib;
+
     @Option(names = "--label", defaultValue = "", description = "A label for the output rows (e.g. the OSDs' emulation).")
     private String label;
 
@@ -60,10 +65,10 @@ public final class ReplicationBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (sizeMib <= 0 || blockKib <= 0 || rounds <= 0) {
+        if (sizeMib <= 0 || blockKib <= 0 || rounds <= 0 || warmupMib < 0) {
             throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--size-mib, --block-kib and --rounds must be positive (got " + sizeMib + ", " + blockKib + ", "
-                            + rounds + ")");
+                    "--size-mib, --block-kib and --rounds must be positive and --warmup-mib not negative (got "
+                            + sizeMib + ", " + blockKib + ", " + rounds + ", " + warmupMib + ")");
         }
         VolumeUrl replicated = VolumeUrl.parse(replicatedUrl);
         VolumeUrl unreplicated = VolumeUrl.parse(unreplicatedUrl);
@@ -77,6 +82,12 @@ public final class ReplicationBenchmark implements Callable<Integer> {
                 ClientOptions.defaults());
              Volume replicatedVolume = client.openVolume(replicated.volumeName());
              Volume unreplicatedVolume = client.openVolume(unreplicated.volumeName())) {
+            if (warmupMib > 0) {
+                for (Volume volume : List.of(replicatedVolume, unreplicatedVolume)) {
+                    sequentialWrite(volume, "/bench-replication-warmup", block, (long) warmupMib * MIB);
+                }
+                progress("warm-up done (%d MiB per volume)", warmupMib);
+            }
             for (int round = 0; round < rounds; round++) {
                 boolean replicatedFirst = round % 2 == 0;
                 for (int side = 0; side < 2; side++) {
