@@ -538,6 +538,24 @@ RpcError TimeoutError(const ServiceAddress& address, const CallRequest& request,
                                                std::to_string(request.procedure_id) + ")");
 }
 
+// Registers `call` on the connection `connection_to()` returns and sends `record`; a connection
+// that closed between lookup and registration is replaced once. Returns the connection the call
+// waits on.
+template <typename ConnectionLookup>
+std::shared_ptr<Connection> StartCall(ConnectionLookup connection_to, std::uint64_t call_id,
+                                      const std::shared_ptr<PendingCall>& call,
+                                      std::shared_ptr<const std::string> record) {
+  std::shared_ptr<Connection> connection = connection_to();
+  try {
+    connection->Start(call_id, call, record);
+  } catch (const RpcError& error) {
+    if (error.kind() != ErrorKind::kTransport) throw;
+    connection = connection_to();
+    connection->Start(call_id, call, std::move(record));
+  }
+  return connection;
+}
+
 }  // namespace
 
 void RpcClient::RequireTransportFor(const ServiceAddress& address) const {
@@ -559,15 +577,8 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
   auto record = EncodeCall(call_id, request, options);
 
   auto call = std::make_shared<PendingCall>();
-  std::shared_ptr<Connection> connection = ConnectionTo(address);
-  try {
-    connection->Start(call_id, call, record);
-  } catch (const RpcError& error) {
-    if (error.kind() != ErrorKind::kTransport) throw;
-    // The connection closed between lookup and registration; a fresh one replaces it once.
-    connection = ConnectionTo(address);
-    connection->Start(call_id, call, std::move(record));
-  }
+  std::shared_ptr<Connection> connection =
+      StartCall([this, &address] { return ConnectionTo(address); }, call_id, call, std::move(record));
   if (!call->WaitUntil(deadline)) {
     connection->Unregister(call_id);
     // The answer may have arrived between the wait and the unregistration; prefer it.
@@ -590,14 +601,7 @@ void RpcClient::CallServiceAsync(const ServiceLookup& lookup, const CallRequest&
     call_id = next_call_id_.fetch_add(1);
     auto record = EncodeCall(call_id, request, options);
     call = std::make_shared<PendingCall>(std::move(done));
-    connection = ConnectionTo(address);
-    try {
-      connection->Start(call_id, call, record);
-    } catch (const RpcError& error) {
-      if (error.kind() != ErrorKind::kTransport) throw;
-      connection = ConnectionTo(address);
-      connection->Start(call_id, call, std::move(record));
-    }
+    connection = StartCall([this, &address] { return ConnectionTo(address); }, call_id, call, std::move(record));
   } catch (const RpcError& error) {
     if (error.kind() == ErrorKind::kTransport && lookup.forget) lookup.forget();
     if (call) {
