@@ -3,7 +3,7 @@ package org.xtreemfs.client;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import org.xtreemfs.foundation.rpc.RpcScheme;
+import org.xtreemfs.foundation.address.RpcScheme;
 import org.xtreemfs.foundation.rpc.ServiceAddress;
 
 /**

@@ -62,7 +62,7 @@ class MountedPathTest {
         // A mount that names its DIR's scheme (a TLS DIR: pbrpcs) gives the tool the same scheme.
         List<String> tlsTable = List.of(rootLine(), xtreemfsLine(40, mount, "xtreemfs@pbrpcs://h:5/v"));
         assertThat(MountedPath.urlOf(file, tlsTable)).isEqualTo(new VolumeUrl("h", 5, "v", "/f",
-                java.util.Optional.of(org.xtreemfs.foundation.rpc.RpcScheme.PBRPCS)));
+                java.util.Optional.of(org.xtreemfs.foundation.address.RpcScheme.PBRPCS)));
         assertThat(MountedPath.unescape("a\\040b\\134c")).isEqualTo("a b\\c");
     }
 

@@ -16,7 +16,7 @@ import org.xtreemfs.client.XtreemFSException;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcResponse;
-import org.xtreemfs.foundation.rpc.RpcScheme;
+import org.xtreemfs.foundation.address.RpcScheme;
 import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
 import org.xtreemfs.foundation.stubs.OsdServiceClient;

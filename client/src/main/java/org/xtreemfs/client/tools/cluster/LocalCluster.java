@@ -22,7 +22,7 @@ import java.util.TreeMap;
 import org.xtreemfs.client.tools.cluster.ServerRunner.RunningServer;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
-import org.xtreemfs.foundation.rpc.RpcScheme;
+import org.xtreemfs.foundation.address.RpcScheme;
 import org.xtreemfs.foundation.rpc.RpcTls;
 import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.xtreemfs.foundation.stubs.DirServiceClient;

@@ -17,7 +17,7 @@ import org.xtreemfs.foundation.kv.KvException;
 import org.xtreemfs.foundation.kv.KvIterator;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
-import org.xtreemfs.foundation.rpc.RpcScheme;
+import org.xtreemfs.foundation.address.RpcScheme;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.AddressMappingSet;
 import org.xtreemfs.interfaces.dir.Service;

@@ -1,5 +1,6 @@
 package org.xtreemfs.foundation.rpc;
 
+import org.xtreemfs.foundation.address.RpcScheme;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import io.netty.bootstrap.Bootstrap;

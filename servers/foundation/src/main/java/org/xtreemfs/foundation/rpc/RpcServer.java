@@ -1,5 +1,6 @@
 package org.xtreemfs.foundation.rpc;
 
+import org.xtreemfs.foundation.address.RpcScheme;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

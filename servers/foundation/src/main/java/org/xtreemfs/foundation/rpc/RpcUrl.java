@@ -1,5 +1,6 @@
 package org.xtreemfs.foundation.rpc;
 
+import org.xtreemfs.foundation.address.RpcScheme;
 import java.util.Optional;
 import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.SettingType;

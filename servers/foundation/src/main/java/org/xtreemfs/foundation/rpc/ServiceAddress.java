@@ -1,5 +1,6 @@
 package org.xtreemfs.foundation.rpc;
 
+import org.xtreemfs.foundation.address.RpcScheme;
 import java.net.InetSocketAddress;
 
 /**

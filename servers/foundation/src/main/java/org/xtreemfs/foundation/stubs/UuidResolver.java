@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcException;
-import org.xtreemfs.foundation.rpc.RpcScheme;
+import org.xtreemfs.foundation.address.RpcScheme;
 import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.AddressMappingSet;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.address.RpcScheme;
 import org.xtreemfs.foundation.config.HostPort;
 
 /** The scheme names (XtreemFS's pbrpc, pbrpcs; pbrpcg refused by name) and the URLs and addresses that carry them. */

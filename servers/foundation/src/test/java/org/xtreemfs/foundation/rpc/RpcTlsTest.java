@@ -1,5 +1,6 @@
 package org.xtreemfs.foundation.rpc;
 
+import org.xtreemfs.foundation.address.RpcScheme;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
-import org.xtreemfs.foundation.rpc.RpcScheme;
+import org.xtreemfs.foundation.address.RpcScheme;
 import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.xtreemfs.interfaces.dir.AddressMapping;
 import org.xtreemfs.interfaces.dir.AddressMappingSet;

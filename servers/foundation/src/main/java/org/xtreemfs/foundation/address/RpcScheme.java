@@ -1,4 +1,4 @@
-package org.xtreemfs.foundation.rpc;
+package org.xtreemfs.foundation.address;
 
 import java.util.Locale;
 import java.util.Optional;
@@ -9,7 +9,8 @@ import java.util.Optional;
  * a user may write it in a DIR URL ({@code pbrpcs://host:port/volume}); a client then speaks TLS or plain TCP per
  * server by it. This is the one place the names are known and parsed (cpp/src/rpc/scheme.h is the C++ client's
  * copy of the same table). XtreemFS's third scheme, {@code pbrpcg} (TLS for the handshake only), is recognised and
- * refused by name.
+ * refused by name. A package of its own, outside {@code foundation.rpc}: a table of names, which the DIR's registry
+ * (that knows nothing of the network) reads too.
  */
 public enum RpcScheme {
     PBRPC("pbrpc", false),
