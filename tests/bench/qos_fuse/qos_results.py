@@ -402,15 +402,20 @@ def volume_id_of(xtfsutil_output: str) -> str:
 
 
 def osd_history_windows(history: Dict, origin_unix_ms: float, window_count: int) -> Dict[str, List[float]]:
-    """Per volume id: what the OSD completed for it (its cost unit per second) in each benchmark window
-    [origin + w s, origin + (w+1) s), from /qos/history.json (each volume's consecutive windows end at
-    newestWindowEndUnixMs; an OSD window overlapping two benchmark windows is split by time)."""
+    """Per volume id: what the OSD completed for it in each benchmark window [origin + w s, origin + (w+1) s), from
+    /qos/history.json (each volume's consecutive windows end at newestWindowEndUnixMs; an OSD window overlapping
+    two benchmark windows is split by time). In the unit fio measures: bytes per second on a byte-charged OSD
+    (achievedBytesPerSecond: its cost adds a positioning to each request that breaks its stream, 1.9-2.5 times the
+    bytes in the run of 2026-11-27 08:23), the cost unit (4 KiB I/Os) otherwise."""
     window_seconds = float(history.get("windowSeconds") or 1.0)
     result = {}
     for volume in history.get("volumes", []):
         values = [0.0] * window_count
         newest_end_ms = volume.get("newestWindowEndUnixMs")
-        achieved = volume.get("achievedCostPerSecond") or []
+        if volume.get("costUnit") == "bytes" and "achievedBytesPerSecond" in volume:
+            achieved = volume.get("achievedBytesPerSecond") or []
+        else:
+            achieved = volume.get("achievedCostPerSecond") or []
         if newest_end_ms is not None:
             for index, rate in enumerate(achieved):
                 end_s = (newest_end_ms - origin_unix_ms) / 1000.0 - (len(achieved) - 1 - index) * window_seconds

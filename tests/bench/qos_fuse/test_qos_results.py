@@ -257,6 +257,17 @@ class DiagnosisSourcesTest(unittest.TestCase):
         self.assertEqual(windows["v1"], [5.0, 15.0, 10.0])
         self.assertEqual(windows["v2"], [0.0, 0.0, 0.0])
 
+    def test_a_byte_charged_osd_is_read_in_bytes_not_in_its_cost(self):
+        # a sequential OSD charges positionings on top of the bytes: fio measures bytes, so the bytes count
+        history = {"windowSeconds": 1.0, "volumes": [
+            {"volumeId": "seq", "costUnit": "bytes", "newestWindowEndUnixMs": 1000 + 1000,
+             "achievedCostPerSecond": [30.0], "achievedBytesPerSecond": [10.0]},
+            {"volumeId": "rand", "costUnit": "4KiB-io", "newestWindowEndUnixMs": 1000 + 1000,
+             "achievedCostPerSecond": [7.0], "achievedBytesPerSecond": [28672.0]}]}
+        windows = osd_history_windows(history, 1000, 1)
+        self.assertEqual(windows["seq"], [10.0])
+        self.assertEqual(windows["rand"], [7.0])
+
     def test_pauses_in_an_interval_are_clipped_to_it(self):
         pauses = [Pause(1000, 50, "safepoint"), Pause(1500, 10, "safepoint"), Pause(2100, 200, "safepoint"),
                   Pause(1500, 10, "gc")]

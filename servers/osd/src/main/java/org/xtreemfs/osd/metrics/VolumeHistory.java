@@ -46,7 +46,9 @@ public final class VolumeHistory {
      * attainedFraction, volumesShownMax, volumesOmitted, volumes: a list of volumeId, costUnit,
      * reservedCostPerSecond, attainment (null without demand), queueDepthRequests, newestWindowEndUnixMs (null
      * before the first window closed), achievedCostPerSecond (one figure per window, oldest first, consecutive,
-     * the last ending at newestWindowEndUnixMs).
+     * the last ending at newestWindowEndUnixMs) and achievedBytesPerSecond (the bytes the same requests moved, per
+     * the same windows: on a byte-charged OSD the cost adds a positioning to each request that does not continue
+     * its stream, so only the bytes compare with what a client measures).
      *
      * @param nowNanos the accounting's monotonic time now
      * @param nowUnixMs the wall-clock time at {@code nowNanos}, to date the windows
@@ -74,6 +76,8 @@ public final class VolumeHistory {
             row.put("newestWindowEndUnixMs", newestEndUnixMs);
             row.put("achievedCostPerSecond",
                     windows.stream().map(window -> window.achievedCost() / windowSeconds).toList());
+            row.put("achievedBytesPerSecond",
+                    windows.stream().map(window -> window.achievedBytes() / windowSeconds).toList());
             volumes.add(row);
         }
         Map<String, Object> history = new LinkedHashMap<>();

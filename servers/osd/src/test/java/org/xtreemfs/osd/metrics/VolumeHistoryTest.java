@@ -47,6 +47,18 @@ class VolumeHistoryTest {
     }
 
     @Test
+    void bytesAreListedBesideTheCostTheyWereChargedAt() {
+        VolumeAccounting accounting = accounting(8);
+        accounting.enqueued("v", 4000, 3000, 0);
+        accounting.released("v", 0);
+        accounting.completed("v", 3000, 1000, MS, MS); // 1000 bytes charged 3000 (a positioning added)
+        Map<String, Object> volume = volumes(new VolumeHistory(accounting, VolumeMetrics.CostUnit.BYTES, SECOND,
+                WINDOWS_KEPT).history(SECOND + 250 * MS, 1_000_000L)).get(0);
+        assertThat(volume.get("achievedCostPerSecond")).isEqualTo(List.of(3000.0));
+        assertThat(volume.get("achievedBytesPerSecond")).isEqualTo(List.of(1000.0));
+    }
+
+    @Test
     void figuresArePerSecondWhateverTheWindowLength() {
         VolumeAccounting halfSecondWindows = new VolumeAccounting(SECOND / 2, WINDOWS_KEPT, 100, 3600 * SECOND, 8);
         serve(halfSecondWindows, "v", 4000, 1000, 0);
