@@ -23,6 +23,7 @@ import org.xtreemfs.client.tools.cluster.ServerRunner.RunningServer;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.address.RpcScheme;
+import org.xtreemfs.foundation.rpc.RpcTlsSettings;
 import org.xtreemfs.foundation.rpc.RpcTls;
 import org.xtreemfs.foundation.rpc.ServiceAddress;
 import org.xtreemfs.foundation.stubs.DirServiceClient;
@@ -85,8 +86,7 @@ public final class LocalCluster implements AutoCloseable {
 
         /** The scheme its RPC port speaks: pbrpcs when its settings give it a certificate. */
         RpcScheme scheme() {
-            return RpcScheme.forTls(!spec.settings().getOrDefault(spec.kind().shortName() + ".tls.certificateFile", "")
-                    .isEmpty());
+            return new RpcTlsSettings(spec.kind().shortName()).scheme(spec.settings());
         }
     }
 

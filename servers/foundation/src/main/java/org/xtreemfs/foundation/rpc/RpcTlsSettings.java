@@ -1,9 +1,10 @@
 package org.xtreemfs.foundation.rpc;
 
-import org.xtreemfs.foundation.address.RpcScheme;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
+import org.xtreemfs.foundation.address.RpcScheme;
 import org.xtreemfs.foundation.config.Setting;
 import org.xtreemfs.foundation.config.SettingTypes;
 import org.xtreemfs.foundation.config.Settings;
@@ -51,12 +52,24 @@ public final class RpcTlsSettings {
 
     /** Whether the settings turn TLS on (a certificate is set). */
     public boolean enabled(Settings settings) {
-        return !settings.get(certificateFile).isEmpty();
+        return certificateSet(settings.get(certificateFile));
     }
 
     /** The scheme of the server's RPC port: pbrpcs when a certificate is set. */
     public RpcScheme scheme(Settings settings) {
         return RpcScheme.forTls(enabled(settings));
+    }
+
+    /**
+     * The same scheme from a server's settings as text (key to value), as a launcher holds them before the server
+     * parses them: the rule stays here, not in the launcher.
+     */
+    public RpcScheme scheme(Map<String, String> settingsText) {
+        return RpcScheme.forTls(certificateSet(settingsText.getOrDefault(certificateFile.key(), "")));
+    }
+
+    private static boolean certificateSet(String certificateFile) {
+        return !certificateFile.isEmpty();
     }
 
     public boolean requireClientCertificate(Settings settings) {
