@@ -46,6 +46,7 @@ sim: java        ## every simulation scenario, with CSV output and plots under s
 	@echo "plot: $(STATE)/sim/reservations.png"
 
 bench: java cpp  ## benchmarks (never part of make test); figures go to state/bench
+	@bin/install-deps --bench
 	bin/xtreemfs-bench --out $(STATE)/bench
 
 run: build       ## start a local cluster (DIR, MRC, three typed OSDs), three volumes and their mounts

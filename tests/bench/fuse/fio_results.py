@@ -77,26 +77,34 @@ def _document_start(text: str) -> int:
 
 @dataclass(frozen=True)
 class Row:
-    """One line of the result table: the same operation through the mount and on the raw disk."""
+    """One line of the result table: the same operation through the mount and on the raw disk, and, where the
+    run measured it, through a GlusterFS mount (the issue's second baseline; None: not measured)."""
     operation: str
     unit: str
     mount: float
     raw_disk: float
+    glusterfs: Optional[float] = None
 
     @property
     def ratio(self) -> Optional[float]:
         """mount / raw disk (higher is better for every unit used here); None without a baseline."""
         return self.mount / self.raw_disk if self.raw_disk > 0 else None
 
+    @property
+    def ratio_to_glusterfs(self) -> Optional[float]:
+        """mount / GlusterFS; above 1.0 the mount beat GlusterFS on this row. None if GlusterFS was not measured."""
+        return self.mount / self.glusterfs if self.glusterfs else None
+
     def to_json(self) -> dict:
-        return dict(asdict(self), ratio=self.ratio)
+        return dict(asdict(self), ratio=self.ratio, ratio_to_glusterfs=self.ratio_to_glusterfs)
 
 
-def fio_row(operation: str, mount: FioResult, raw_disk: FioResult) -> Row:
+def fio_row(operation: str, mount: FioResult, raw_disk: FioResult, glusterfs: Optional[FioResult] = None) -> Row:
     """MiB/s for 1 MiB requests, IOPS for smaller ones (the figure each workload is judged by)."""
     if operation.startswith("sequential"):
-        return Row(operation, "MiB/s", mount.bandwidth_mib_per_s, raw_disk.bandwidth_mib_per_s)
-    return Row(operation, "IOPS", mount.iops, raw_disk.iops)
+        return Row(operation, "MiB/s", mount.bandwidth_mib_per_s, raw_disk.bandwidth_mib_per_s,
+                   glusterfs.bandwidth_mib_per_s if glusterfs else None)
+    return Row(operation, "IOPS", mount.iops, raw_disk.iops, glusterfs.iops if glusterfs else None)
 
 
 def format_ratio(ratio: Optional[float]) -> str:
@@ -106,9 +114,20 @@ def format_ratio(ratio: Optional[float]) -> str:
 
 
 def markdown_table(rows: List[Row]) -> str:
-    lines = ["| operation | unit | mount | raw disk | ratio (mount / raw) |",
-             "|---|---|---:|---:|---:|"]
+    """mount | raw disk | ratio; with GlusterFS columns when any row has a GlusterFS figure ('-' where a row has
+    none, e.g. the wider stripe's rows)."""
+    with_glusterfs = any(row.glusterfs is not None for row in rows)
+    if with_glusterfs:
+        lines = ["| operation | unit | mount | raw disk | ratio (mount / raw) | GlusterFS | mount / GlusterFS |",
+                 "|---|---|---:|---:|---:|---:|---:|"]
+    else:
+        lines = ["| operation | unit | mount | raw disk | ratio (mount / raw) |",
+                 "|---|---|---:|---:|---:|"]
     for row in rows:
-        lines.append("| %s | %s | %.1f | %.1f | %s |"
-                     % (row.operation, row.unit, row.mount, row.raw_disk, format_ratio(row.ratio)))
+        line = "| %s | %s | %.1f | %.1f | %s |" % (row.operation, row.unit, row.mount, row.raw_disk,
+                                                   format_ratio(row.ratio))
+        if with_glusterfs:
+            line += (" %.1f | %s |" % (row.glusterfs, format_ratio(row.ratio_to_glusterfs))
+                     if row.glusterfs is not None else " - | - |")
+        lines.append(line)
     return "\n".join(lines) + "\n"

@@ -24,13 +24,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+import glusterfs
 from cluster import Cluster, ClusterError, Mount
 from fio_results import FioOutputError, FioResult, Row, fio_row, markdown_table, parse_fio_json
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 MIB = 1024 * 1024
 FIO_HANG_GUARD_S = 900  # added to --runtime-s: a hung mount fails the run instead of blocking it
-MOUNT, RAW, WIDE = "mount", "raw disk", "wide mount"
+MOUNT, RAW, WIDE, GLUSTER = "mount", "raw disk", "wide mount", "glusterfs"
 # The workload groups, in the order a run does them (--workloads picks a subset).
 WORKLOADS = ("sequential", "random", "metadata")
 SEQUENTIAL_WRITE, SEQUENTIAL_READ = "sequential write 1 MiB", "sequential read 1 MiB"
@@ -110,6 +111,11 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
     parser.add_argument("--workloads", default=",".join(WORKLOADS), metavar="LIST",
                         help="comma-separated subset of %s to run, in that order (e.g. 'metadata' alone while "
                              "working on the metadata path)" % ",".join(WORKLOADS))
+    parser.add_argument("--glusterfs", choices=("auto", "on", "off"), default="auto",
+                        help="also run every width-1 row on a one-brick GlusterFS volume (the issue's second "
+                             "baseline; needs root and glusterfs-server/-client, which 'bin/install-deps --bench' "
+                             "installs): auto runs it when the machine can and says why not in the notes otherwise, "
+                             "on fails the run if it cannot, off never runs it")
     parser.add_argument("--keep-state", action="store_true",
                         help="keep the state folder (logs, data) after a successful run; a failed run always keeps it")
     options = parser.parse_args(arguments)
@@ -202,9 +208,10 @@ class FuseBenchmark:
         self.cluster: Optional[Cluster] = None
         self.mount: Optional[Mount] = None
         self.wide_mount: Optional[Mount] = None  # the volume of --wide-stripe-width, for the sequential rows
+        self.gluster: Optional[glusterfs.GlusterVolume] = None  # the GlusterFS baseline (--glusterfs)
         self.page_cache_dropped = True
         self.notes: List[str] = []
-        self.runs: Dict[str, Dict[str, dict]] = {MOUNT: {}, RAW: {}, WIDE: {}}
+        self.runs: Dict[str, Dict[str, dict]] = {MOUNT: {}, RAW: {}, WIDE: {}, GLUSTER: {}}
         self.rows: List[Row] = []
         self.load_average_start = os.getloadavg()[0]  # 1-minute average: how busy the shared machine was
 
@@ -239,6 +246,7 @@ class FuseBenchmark:
                                     self.state / "mount-wide.log", shlex.split(options.mount_args))
             with self.progress.step("mounting volume 'wide'"):
                 self.wide_mount.mount()
+        self.set_up_glusterfs()
         raw = (options.raw_dir or self.state / "raw") / ("xtreemfs-bench-fuse-%d" % os.getpid())
         raw.mkdir(parents=True)
         targets = {MOUNT: self.state / "mnt" / "bench", RAW: raw}
@@ -246,15 +254,36 @@ class FuseBenchmark:
         if self.wide_mount is not None:
             targets[WIDE] = self.state / "mnt-wide" / "bench"
             targets[WIDE].mkdir()
+        if self.gluster is not None:
+            targets[GLUSTER] = self.gluster.mount_point / "bench"
+            targets[GLUSTER].mkdir()
         if os.stat(raw).st_dev != os.stat(self.state).st_dev:
             self.notes.append("the raw-disk folder %s is on another file system than the OSDs' objects (%s)"
                               % (raw, self.state))
         return targets
 
+    def set_up_glusterfs(self) -> None:
+        """The GlusterFS baseline per --glusterfs; with auto, a machine that cannot run it gets a note saying why,
+        so a table without the GlusterFS columns never looks like a complete one."""
+        if self.options.glusterfs == "off":
+            return
+        reason = glusterfs.unavailable_reason()
+        if reason is not None:
+            if self.options.glusterfs == "on":
+                raise BenchmarkError("--glusterfs on: " + reason)
+            self.notes.append("GlusterFS not measured: " + reason)
+            return
+        self.gluster = glusterfs.GlusterVolume(self.state / "glusterfs")
+        with self.progress.step("starting a one-brick GlusterFS volume (%s)" % glusterfs.version()) as step:
+            self.gluster.start()
+            step["result"] = "volume %s mounted at %s" % (self.gluster.name, self.gluster.mount_point)
+
     def tear_down(self, targets: Optional[Dict[str, Path]]) -> None:
         for mount in (self.mount, self.wide_mount):
             if mount is not None:
                 mount.unmount()
+        if self.gluster is not None:
+            self.notes.extend("GlusterFS clean-up: " + problem for problem in self.gluster.stop())
         if self.cluster is not None:
             self.cluster.stop()
         if targets is not None and self.options.raw_dir is not None:
@@ -281,8 +310,13 @@ class FuseBenchmark:
                                   "from memory; fio still evicts the file it reads (invalidate=1)" % error)
                 self.progress.say("  WARNING: " + self.notes[-1])
 
-    def mount_of(self, target: str) -> Optional[Mount]:
-        return {MOUNT: self.mount, WIDE: self.wide_mount}.get(target)
+    def mount_of(self, target: str):
+        """The mount to restart before a cold read (the XtreemFS mounts and the GlusterFS client), or None."""
+        return {MOUNT: self.mount, WIDE: self.wide_mount, GLUSTER: self.gluster}.get(target)
+
+    def width_one(self, targets: Dict[str, Path]) -> Dict[str, Path]:
+        """The targets of the width-1 rows: the mount, the raw disk and GlusterFS when measured."""
+        return {target: targets[target] for target in (MOUNT, RAW, GLUSTER) if target in targets}
 
     # ---- workloads
 
@@ -330,17 +364,17 @@ class FuseBenchmark:
                     workload, self.options.wide_stripe_width, wide / narrow if narrow else float("nan"),
                     self.options.stripe_width, "faster" if wide > narrow else "NOT faster"))
         if options.buffered_sequential:
-            self.sequential_pair({target: targets[target] for target in (MOUNT, RAW)}, BUFFERED, {})
+            self.sequential_pair(self.width_one(targets), BUFFERED, {})
         jobs = options.parallel_jobs
         if jobs > 1:
             parallel: Dict[str, FioResult] = {}
             label = parallel_label(SEQUENTIAL_WRITE, jobs)
-            for target in (MOUNT, RAW):
+            for target in self.width_one(targets):
                 parallel[target] = self.fio(target, label, "write", fio_command(
                     targets[target] / "sequential-parallel", "write", "1M", options.size_mib * MIB // jobs,
                     options.runtime_s, end_fsync=True, jobs=jobs, file_per_job=True, **direct))
-            self.rows.append(fio_row(label, parallel[MOUNT], parallel[RAW]))
-            for target in (MOUNT, RAW):
+            self.rows.append(fio_row(label, parallel[MOUNT], parallel[RAW], parallel.get(GLUSTER)))
+            for target in self.width_one(targets):
                 for job in range(jobs):
                     (targets[target] / ("sequential-parallel.%d" % job)).unlink(missing_ok=True)
 
@@ -364,7 +398,7 @@ class FuseBenchmark:
             read[target] = self.fio(target, read_label, "read", fio_command(
                 folder / "sequential.dat", "read", "1M", written[target].io_bytes, FIO_HANG_GUARD_S, **io))
         for label, results in ((write_label, written), (read_label, read)):
-            self.rows.append(fio_row(label, results[MOUNT], results[RAW]))
+            self.rows.append(fio_row(label, results[MOUNT], results[RAW], results.get(GLUSTER)))
             if WIDE in targets:
                 self.rows.append(fio_row(self.wide_label(label), results[WIDE], results[RAW]))
         for folder in targets.values():
@@ -375,7 +409,7 @@ class FuseBenchmark:
         return "%s, width %d (not %d)" % (workload, self.options.wide_stripe_width, self.options.stripe_width)
 
     def random(self, targets: Dict[str, Path]) -> None:
-        targets = {target: targets[target] for target in (MOUNT, RAW)}
+        targets = self.width_one(targets)
         options = self.options
         size_bytes = options.random_size_mib * MIB
         for target, folder in targets.items():
@@ -397,7 +431,7 @@ class FuseBenchmark:
                         folder / "random.dat", rw, "4k", size_bytes, options.runtime_s, queue_depth=32,
                         direct=True, time_based=True, jobs=count))
         for label, result in results.items():
-            self.rows.append(fio_row(label, result[MOUNT], result[RAW]))
+            self.rows.append(fio_row(label, result[MOUNT], result[RAW], result.get(GLUSTER)))
         for folder in targets.values():
             (folder / "random.dat").unlink()
 
@@ -410,24 +444,35 @@ class FuseBenchmark:
         create and run several times slower; a single raw run can catch such a window, and a slowed
         baseline inflates the ratio. Both raw figures and the CPU time each loop got are in the notes
         and the JSON. The mount is bounded by --metadata-limit-s per operation; the raw run after it
-        does exactly as many files. Leftover files on the mount go with the cluster; the raw disk's
-        are removed untimed."""
+        does exactly as many files. GlusterFS, when measured, runs right after the mount with the same
+        limit, on the files it created itself. Leftover files on the mounts go with the cluster and the
+        GlusterFS volume; the raw disk's are removed untimed."""
         limit_s = self.options.metadata_limit_s
-        folders = {target: targets[target] / "metadata" for target in (MOUNT, RAW)}
+        folders = {target: targets[target] / "metadata" for target in self.width_one(targets)}
         raw_before = targets[RAW] / "metadata-before"
         for folder in list(folders.values()) + [raw_before]:
             folder.mkdir()
         count = self.options.files
+        gluster_count = count  # GlusterFS works on the files it created (bounded by the same limit)
         for operation in ("create", "stat", "unlink"):
             if operation == "stat":
                 self.cold_caches(self.mount)
             before_done, before_rate = self.metadata_phase(RAW, operation, raw_before, count, None,
                                                            key=operation + " (before the mount)")
             mount_done, mount_rate = self.metadata_phase(MOUNT, operation, folders[MOUNT], count, limit_s)
+            gluster_rate = None
+            if GLUSTER in folders:
+                if operation == "stat":
+                    self.cold_caches(self.gluster)
+                gluster_count, gluster_rate = self.metadata_phase(GLUSTER, operation, folders[GLUSTER],
+                                                                  gluster_count, limit_s)
             raw_done, raw_rate = self.metadata_phase(RAW, operation, folders[RAW], mount_done, None)
             if mount_done < count:
                 self.notes.append("%s on the mount stopped at the %d s limit after %d of %d files"
                                   % (operation, limit_s, mount_done, count))
+            if gluster_rate is not None and gluster_count < count:
+                self.notes.append("%s on GlusterFS stopped at the %d s limit after %d files"
+                                  % (operation, limit_s, gluster_count))
             self.notes.append("raw-disk %s: %.0f ops/s before the mount (%d files), %.0f ops/s after it; "
                               "the faster is the baseline" % (operation, before_rate, before_done, raw_rate))
             for key in (operation + " (before the mount)", operation):
@@ -437,7 +482,7 @@ class FuseBenchmark:
                                       "machine): its figure is a lower bound" % (
                                           key, 100 * run["cpu_seconds"] / run["seconds"], run["seconds"]))
             self.rows.append(Row("%s, %d files" % (operation, mount_done), "ops/s", mount_rate,
-                                 max(raw_rate, before_rate)))
+                                 max(raw_rate, before_rate), gluster_rate))
             count = mount_done  # the next operation works on the files that exist
         shutil.rmtree(folders[RAW])
         shutil.rmtree(raw_before)
@@ -481,7 +526,8 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
                 "buffered_sequential": options.buffered_sequential,
                 "mount_args": options.mount_args}
     host = {"cpus": os.cpu_count(), "kernel": platform.release(), "fio": fio_version(),
-            "load_average_start": benchmark.load_average_start, "load_average_end": os.getloadavg()[0]}
+            "load_average_start": benchmark.load_average_start, "load_average_end": os.getloadavg()[0],
+            "glusterfs": glusterfs.version() if getattr(benchmark, "gluster", None) is not None else None}
     report = {"benchmark": "fuse", "started_utc": started.isoformat(timespec="seconds"),
               "duration_s": round(duration_s, 1), "host": host, "settings": settings,
               "page_cache_dropped": benchmark.page_cache_dropped,
@@ -509,7 +555,10 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
                 host["fio"], benchmark.load_average_start, host["load_average_end"], duration_s), "",
              markdown_table(benchmark.rows).rstrip(), "",
              "Ratio = mount / raw disk; higher is better, 1.0 means as fast as the local disk. One run on a "
-             "shared machine: noisy."]
+             "shared machine: noisy." + (" GlusterFS: %s, one brick in the state folder (same file system), default "
+                                         "volume options, its own FUSE client, the width-1 rows only; 'mount / "
+                                         "GlusterFS' above 1 means this project was faster." % host["glusterfs"]
+                                         if host.get("glusterfs") else "")]
     lines += ["", "Notes:"] + ["- " + note for note in benchmark.notes] if benchmark.notes else []
     paths["md"].write_text("\n".join(lines) + "\n")
     return paths
@@ -540,7 +589,7 @@ def main(arguments: List[str]) -> int:
     except KeyboardInterrupt:
         progress.say("interrupted")
         status = 130
-    except (BenchmarkError, ClusterError, subprocess.SubprocessError, OSError) as error:
+    except (BenchmarkError, ClusterError, glusterfs.GlusterError, subprocess.SubprocessError, OSError) as error:
         progress.say("FAILED: %s" % error)
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not leave servers behind

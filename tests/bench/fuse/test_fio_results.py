@@ -10,7 +10,7 @@ import types
 import unittest
 from pathlib import Path
 
-from fio_results import FioOutputError, Row, fio_row, format_ratio, markdown_table, parse_fio_json
+from fio_results import FioOutputError, FioResult, Row, fio_row, format_ratio, markdown_table, parse_fio_json
 from run_fuse_bench import (FuseBenchmark, MOUNT, RAW, WIDE, fio_command, parallel_label, parse_arguments,
                              write_report)
 
@@ -110,7 +110,27 @@ class RowTest(unittest.TestCase):
 
     def test_row_json_carries_the_ratio(self):
         self.assertEqual(Row("stat", "ops/s", 1.0, 4.0).to_json(),
-                         {"operation": "stat", "unit": "ops/s", "mount": 1.0, "raw_disk": 4.0, "ratio": 0.25})
+                         {"operation": "stat", "unit": "ops/s", "mount": 1.0, "raw_disk": 4.0, "glusterfs": None,
+                          "ratio": 0.25, "ratio_to_glusterfs": None})
+
+    def test_glusterfs_columns_appear_when_a_row_has_a_glusterfs_figure(self):
+        table = markdown_table([Row("stat", "ops/s", 500.0, 2000.0, 250.0),
+                                Row("sequential read 1 MiB, width 3 (not 1)", "MiB/s", 10.0, 20.0)])
+        self.assertEqual(table.splitlines(), [
+            "| operation | unit | mount | raw disk | ratio (mount / raw) | GlusterFS | mount / GlusterFS |",
+            "|---|---|---:|---:|---:|---:|---:|",
+            "| stat | ops/s | 500.0 | 2000.0 | 0.25 | 250.0 | 2 |",
+            "| sequential read 1 MiB, width 3 (not 1) | MiB/s | 10.0 | 20.0 | 0.5 | - | - |"])
+
+    def test_fio_row_takes_the_glusterfs_figure_in_the_rows_unit(self):
+        write = FioResult("write", 1, 1, bandwidth_bytes_per_s=100.0 * 1024 * 1024, iops=100.0,
+                          completion_latency_p99_us=None)
+        slower = FioResult("write", 1, 1, bandwidth_bytes_per_s=50.0 * 1024 * 1024, iops=12800.0,
+                           completion_latency_p99_us=None)
+        self.assertEqual(fio_row("sequential write 1 MiB", write, write, slower).glusterfs, 50.0)
+        self.assertEqual(fio_row("random read 4 KiB QD32", write, write, slower).glusterfs, 12800.0)
+        self.assertAlmostEqual(fio_row("sequential write 1 MiB", write, write, slower).ratio_to_glusterfs, 2.0)
+        self.assertIsNone(fio_row("sequential write 1 MiB", write, write).ratio_to_glusterfs)
 
 
 class CommandLineTest(unittest.TestCase):
@@ -281,7 +301,8 @@ class ReportTest(unittest.TestCase):
             self.assertEqual(paths["md"].name, "fuse-20261122T130005Z.md")
             report = json.loads(paths["json"].read_text())
             self.assertEqual(report["rows"], [{"operation": "create, 500 files", "unit": "ops/s", "mount": 100.0,
-                                               "raw_disk": 400.0, "ratio": 0.25}])
+                                               "raw_disk": 400.0, "glusterfs": None, "ratio": 0.25,
+                                               "ratio_to_glusterfs": None}])
             self.assertEqual(report["settings"]["files"], 500)
             self.assertEqual(report["settings"]["sequential_queue_depth"], 8)
             self.assertEqual(report["notes"], ["create on the mount stopped early"])
