@@ -20,6 +20,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -458,6 +459,7 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
     cluster = TypedCluster(state, policy)
     mounts: List[Mount] = []
     processes: List[subprocess.Popen] = []
+    completed = False
     try:
         progress("%s: starting a cluster (seq0 sequential, rand0 random; emulated hdd7200)" % policy)
         cluster.start()
@@ -557,6 +559,7 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
                    "load_average": {"before": list(load_before), "after": list(os.getloadavg())}, "queue_capacity": statuses["seq0"].get("qosQueueCapacity"),
                    "volume_queue_capacity": statuses["seq0"].get("qosVolumeQueueCapacity")}
         (state / RUN_FILE).write_text(json.dumps(outcome, indent=1))
+        completed = True
         return load_outcome(state)
     finally:
         for process in processes:
@@ -572,6 +575,10 @@ def run_policy(policy: str, out: Path, options: argparse.Namespace, mount_binary
             except Exception as error:  # keep unmounting the others, then stop the cluster
                 print("unmounting %s failed: %s" % (mount.mount_point, error), file=sys.stderr)
         cluster.stop()
+        if completed:
+            # The servers' data (3-4 GiB of objects per policy) is not needed for the report, which reads fio's
+            # logs, the per-second samples and the servers' logs; a failed run keeps it with the logs.
+            shutil.rmtree(cluster.cluster_state / "data", ignore_errors=True)
 
 
 def load_outcome(state: Path) -> Dict:
