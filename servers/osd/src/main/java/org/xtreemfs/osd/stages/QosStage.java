@@ -167,9 +167,11 @@ public final class QosStage implements AutoCloseable {
 
     /**
      * The bytes a request is charged as, decided once at submission in arrival order: its payload, plus on a
-     * byte-charged OSD a positioning when an object read or write does not start where the previous one of its
-     * file on this OSD ended ({@code CostRule.Bytes}). Offsets are the file's local objects on this OSD laid end
-     * to end (as the device stores them), so a striped file's stream continues across its objects here.
+     * byte-charged OSD a positioning when an object read or write does not continue its file's stream on this OSD
+     * ({@code CostRule.Bytes}; {@link StreamContinuity}: it continues at the previous end or permuted within the
+     * stream's reorder window, as requests in flight arrive, and the emulated device forgives by the same rule).
+     * Offsets are the file's local objects on this OSD laid end to end (as the device stores them), so a striped
+     * file's stream continues across its objects here.
      */
     private Charge charge(AuthorizedRequest request) {
         long payloadBytes = request.request().costBytes();

@@ -42,12 +42,9 @@ public final class StreamContinuity {
         /** The stream's first request, or a jump beyond its reorder window: the disk positions for it. */
         POSITIONED;
 
-        /**
-         * Whether the request continues its stream (the disk needs no positioning for it). Still only IN_ORDER: the
-         * reordered arrivals are counted first (issue 9), then forgiven.
-         */
+        /** Whether the request continues its stream: the disk needs no positioning for it, nor is one charged. */
         public boolean continuesStream() {
-            return this == IN_ORDER;
+            return this != POSITIONED;
         }
     }
 

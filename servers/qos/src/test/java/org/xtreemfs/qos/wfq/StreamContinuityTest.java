@@ -87,15 +87,25 @@ class StreamContinuityTest {
     }
 
     @Test
-    void aTrulyRandomStreamPositionsForEveryRequest() {
-        // Proves the window is the stream's own: scattered 4 KiB requests over a 1 GiB file each position.
+    void aTrulyRandomStreamPositionsForEveryRequestThatDoesNotLandWithinItsSmallWindow() {
+        // Proves the window is the stream's own: scattered 4 KiB requests over a 1 GiB file position whenever they
+        // land farther from the previous one than 16 of its requests (16 x 4 KiB), which is all but about 10^-4 of
+        // them; one landing that close is a short seek the read-ahead or the elevator absorbs.
         Random random = new Random(42);
         StreamContinuity continuity = new StreamContinuity(8);
-        for (int request = 0; request < 2000; request++) {
+        long previousOffset = -GIB;
+        int positioned = 0;
+        int requests = 20_000;
+        for (int request = 0; request < requests; request++) {
             long offset = random.nextLong(GIB / 4096) * 4096;
-            assertThat(continuity.arrive("random", offset, 4096)).as("request %d at %d", request, offset)
-                    .isEqualTo(Continuation.POSITIONED);
+            Continuation continuation = continuity.arrive("random", offset, 4096);
+            if (Math.abs(offset - previousOffset) > 17 * 4096) {
+                assertThat(continuation).as("request %d at %d", request, offset).isEqualTo(Continuation.POSITIONED);
+            }
+            positioned += continuation == Continuation.POSITIONED ? 1 : 0;
+            previousOffset = offset;
         }
+        assertThat(positioned).isGreaterThanOrEqualTo(requests - requests / 1000);
     }
 
     @Test
@@ -140,6 +150,35 @@ class StreamContinuityTest {
         assertThat(continuity.size()).isEqualTo(2);
         assertThatThrownBy(() -> new StreamContinuity(0)).hasMessageContaining("streamsMax");
         assertThatThrownBy(() -> new StreamContinuity(1, -1)).hasMessageContaining("reorderWindowRequests");
+    }
+
+    @Test
+    void aPermutedStreamIsChargedOnePositioningARandomOneEveryRequestAndAJumpOnce() {
+        // Proves the charge follows the rule: on a sequential OSD 16 in-flight 128 KiB requests arriving permuted
+        // pay their bytes plus one positioning (the stream's first request), not one per request out of order.
+        ShareRule sequential = ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
+        long positioning = ShareRule.bytesPerRandomIo(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
+        for (long seed = 1; seed <= 20; seed++) {
+            StreamContinuity continuity = new StreamContinuity(8);
+            long charged = 0;
+            for (long object : shuffledInBlocks(16, 16, seed)) {
+                charged += sequential.chargedBytes(OBJECT, continuity.continues("f", object * OBJECT, OBJECT));
+            }
+            assertThat(charged).as("seed %d", seed).isEqualTo(16 * OBJECT + positioning);
+        }
+        StreamContinuity continuity = new StreamContinuity(8);
+        Random random = new Random(7);
+        long charged = 0;
+        for (int request = 0; request < 100; request++) {
+            charged += sequential.chargedBytes(4096, continuity.continues("random", random.nextLong(GIB / 4096) * 4096,
+                    4096));
+        }
+        assertThat(charged).isEqualTo(100 * (4096 + positioning));
+        charged = 0;
+        for (long object : List.of(0L, 1L, 2L, 3L, 8000L, 8001L, 8002L, 8003L)) {
+            charged += sequential.chargedBytes(OBJECT, continuity.continues("jumps", object * OBJECT, OBJECT));
+        }
+        assertThat(charged).isEqualTo(8 * OBJECT + 2 * positioning);  // the first request and the jump
     }
 
     @Test
