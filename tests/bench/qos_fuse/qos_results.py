@@ -401,6 +401,26 @@ def volume_id_of(xtfsutil_output: str) -> str:
     return match.group(1)
 
 
+def osd_continuity(history: Dict) -> Dict[str, Dict[str, Optional[float]]]:
+    """Per volume id of a byte-charged OSD's /qos/history.json: cost_per_byte, the cost the fair queue charged over
+    the bytes it moved in the kept windows (above 1 by the positionings charged: ShareRule.bytesPerRandomIo per
+    request that does not continue its file's stream), and the OSD's continuity totals since the volume was first
+    seen: object_accesses, positioning_charged and out_of_order (None where the OSD does not list them). Volumes of
+    other cost units, or without bytes, are left out."""
+    result = {}
+    for volume in history.get("volumes", []):
+        if volume.get("costUnit") != "bytes" or "achievedBytesPerSecond" not in volume:
+            continue
+        moved = sum(volume.get("achievedBytesPerSecond") or [])
+        charged = sum(volume.get("achievedCostPerSecond") or [])
+        result[volume["volumeId"]] = {
+            "cost_per_byte": charged / moved if moved > 0 else None,
+            "object_accesses": volume.get("objectAccessRequestsTotal"),
+            "positioning_charged": volume.get("positioningChargedRequestsTotal"),
+            "out_of_order": volume.get("outOfOrderRequestsTotal")}
+    return result
+
+
 def osd_history_windows(history: Dict, origin_unix_ms: float, window_count: int) -> Dict[str, List[float]]:
     """Per volume id: what the OSD completed for it in each benchmark window [origin + w s, origin + (w+1) s), from
     /qos/history.json (each volume's consecutive windows end at newestWindowEndUnixMs; an OSD window overlapping

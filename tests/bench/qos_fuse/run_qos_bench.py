@@ -34,7 +34,7 @@ from cluster import Cluster, ClusterError, Mount  # noqa: E402  (the FUSE harnes
 
 from qos_results import (ATTAINED_FRACTION, KIB, MIB, ProcessCpu, ResultError, VolumeResult,  # noqa: E402
                          WindowMeasures, attainment, cause_tally, window_causes, free_reservation, honoured_reservation, miss_lines,
-                         osd_history_windows, overload_ratio, parse_cpu_busy_ticks, parse_fio_log, parse_jvm_pauses,
+                         osd_continuity, osd_history_windows, overload_ratio, parse_cpu_busy_ticks, parse_fio_log, parse_jvm_pauses,
                          parse_proc_stat, parse_rate, parse_runnable, parse_sim_tenants, pause_ms_per_window,
                          report_table, slo_met, summary_rows, tree_cpu_ticks, volume_id_of, window_values)
 
@@ -885,6 +885,23 @@ def bytes_per_random_io(osds_text: str) -> int:
     raise ResultError("lsfs.xtreemfs --osds shows no profile line:\n" + osds_text)
 
 
+def continuity_lines(policy: str, outcome: Dict) -> List[str]:
+    """Per volume of the byte-charged OSD: the cost charged over the bytes moved, and the OSD's counts of object
+    accesses charged a positioning and arriving out of order (from its saved /qos/history.json)."""
+    history = Path(outcome["state"]) / (OSD_HISTORY_FILE % "seq0")
+    if not history.exists():
+        return []
+    names = {tenant.volume_id: tenant.name for tenant in outcome.get("tenants", [])}
+    figures = []
+    for volume_id, row in sorted(osd_continuity(json.loads(history.read_text())).items(),
+                                 key=lambda item: names.get(item[0], item[0])):
+        ratio = "n/a" if row["cost_per_byte"] is None else "%.2f" % row["cost_per_byte"]
+        counts = ("" if row["object_accesses"] is None else ", %d of %d object accesses charged a positioning, %d "
+                  "out of order" % (row["positioning_charged"], row["object_accesses"], row["out_of_order"]))
+        figures.append("%s cost/bytes %s%s" % (names.get(volume_id, volume_id), ratio, counts))
+    return ["%s: seq0 per volume over the OSD's kept windows: %s" % (policy, "; ".join(figures))] if figures else []
+
+
 def report_text(results: List[VolumeResult], outcomes: Dict, options: argparse.Namespace) -> str:
     lines = ["QoS benchmark through FUSE: %d s measured after %d s warm-up, %s at 2/3 speed from second %d; "
              "best-effort volumes offer %.1fx each OSD's profile capacity"
@@ -911,6 +928,8 @@ def report_text(results: List[VolumeResult], outcomes: Dict, options: argparse.N
         lines.append("%s: offered / delivered on seq0 (MiB/s) %.1fx, on rand0 (IOPS) %.1fx (fio's rate targets over "
                      "the achieved means)" % (policy, overload_ratio(results, policy, "MiB/s", {}),
                                               overload_ratio(results, policy, "IOPS", {})))
+    for policy, outcome in outcomes.items():
+        lines += continuity_lines(policy, outcome)
     for policy in options.policies:
         met = slo_met(results, policy)
         lines.append("SLO (every reserved volume >= 90 %% of its reservation in >= 99.9 %% of 1-s windows) with %s: %s"

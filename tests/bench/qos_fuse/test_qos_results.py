@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from qos_results import (KIB, MIB, Attainment, FioSample, Pause, ProcessCpu, ResultError, VolumeResult,  # noqa: E402
                          WindowMeasures, attainment, cause_tally, free_reservation, honoured_reservation, miss_lines,
-                         osd_history_windows, overload_ratio, pauses_in_interval, parse_cpu_busy_ticks, parse_fio_log, parse_jvm_pauses,
+                         osd_continuity, osd_history_windows, overload_ratio, pauses_in_interval, parse_cpu_busy_ticks, parse_fio_log, parse_jvm_pauses,
                          parse_proc_stat, parse_rate, parse_runnable, parse_sim_tenants, pause_ms_per_window,
                          report_table, slo_met, summary_rows, tree_cpu_ticks, volume_id_of, window_causes,
                          window_values)
@@ -267,6 +267,21 @@ class DiagnosisSourcesTest(unittest.TestCase):
         windows = osd_history_windows(history, 1000, 1)
         self.assertEqual(windows["seq"], [10.0])
         self.assertEqual(windows["rand"], [7.0])
+
+    def test_continuity_is_cost_over_bytes_with_the_osds_totals_for_byte_charged_volumes_only(self):
+        history = {"windowSeconds": 1.0, "volumes": [
+            {"volumeId": "seq", "costUnit": "bytes", "achievedCostPerSecond": [30.0, 10.0],
+             "achievedBytesPerSecond": [10.0, 10.0], "objectAccessRequestsTotal": 100,
+             "positioningChargedRequestsTotal": 3, "outOfOrderRequestsTotal": 40},
+            {"volumeId": "old", "costUnit": "bytes", "achievedCostPerSecond": [5.0], "achievedBytesPerSecond": [0.0]},
+            {"volumeId": "rand", "costUnit": "4KiB-io", "achievedCostPerSecond": [7.0],
+             "achievedBytesPerSecond": [28672.0]}]}
+        continuity = osd_continuity(history)
+        self.assertEqual(continuity["seq"], {"cost_per_byte": 2.0, "object_accesses": 100, "positioning_charged": 3,
+                                             "out_of_order": 40})
+        self.assertEqual(continuity["old"], {"cost_per_byte": None, "object_accesses": None,
+                                             "positioning_charged": None, "out_of_order": None})
+        self.assertNotIn("rand", continuity)
 
     def test_pauses_in_an_interval_are_clipped_to_it(self):
         pauses = [Pause(1000, 50, "safepoint"), Pause(1500, 10, "safepoint"), Pause(2100, 200, "safepoint"),

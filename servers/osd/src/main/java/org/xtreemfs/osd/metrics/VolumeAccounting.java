@@ -28,6 +28,11 @@ import java.util.Map;
  * {@code windowsKept} closed windows and {@code latencySamplesKept} latency samples each; a volume with nothing
  * outstanding for {@code idleForgetNanos} is forgotten, like the fair queue forgets idle flows. Thread-safe
  * (every method synchronizes): the QoS stage records, the status page reads.
+ *
+ * <p>Continuity: for each object read or write the QoS stage also reports ({@link #objectAccess}) whether it was
+ * charged a positioning and whether it arrived out of order (inside or next to the range its file's stream
+ * recently covered, not at the previous end: {@code qos.wfq.StreamContinuity}). On a byte-charged OSD they
+ * explain a cost above the bytes: each positioning adds {@code ShareRule.bytesPerRandomIo} to a request's cost.
  */
 public final class VolumeAccounting {
     /** A window meets the reservation at 90 % of it (the published SLO's threshold). */
@@ -37,7 +42,7 @@ public final class VolumeAccounting {
 
     /** One closed window of a volume. */
     public record Window(long startNanos, long achievedCost, long achievedBytes, long achievedRequests,
-            boolean demand, boolean met) {}
+            long positioningChargedRequests, long outOfOrderRequests, boolean demand, boolean met) {}
 
     /**
      * A volume's figures at one time. Achieved figures are those of the last closed window (per window, i.e.
@@ -48,7 +53,8 @@ public final class VolumeAccounting {
             long achievedBytesPerWindow, long achievedRequestsPerWindow, int queueDepthRequests,
             long outstandingRequests, double latencyP50Seconds, double latencyP99Seconds, long latencySamples,
             int windowsWithDemand, int windowsMet, double attainment, long windowsWithDemandTotal,
-            long windowsMetTotal, List<Long> recentAchievedCostPerWindow) {}
+            long windowsMetTotal, List<Long> recentAchievedCostPerWindow, long objectAccessRequestsTotal,
+            long positioningChargedRequestsTotal, long outOfOrderRequestsTotal) {}
 
     private final long windowNanos;
     private final int windowsKept;
@@ -94,6 +100,27 @@ public final class VolumeAccounting {
         }
         volume.reservationCostPerSecond = Math.max(0, reservationCostPerSecond);
         volume.demand = true;
+    }
+
+    /**
+     * An object read or write of the volume entered the queue: whether it was charged a positioning and whether it
+     * arrived out of order in its stream (both may hold where the charge is stricter than the continuity rule).
+     */
+    public synchronized void objectAccess(String volumeId, boolean positioningCharged, boolean outOfOrder,
+            long nowNanos) {
+        Volume volume = existing(volumeId, nowNanos);
+        if (volume == null) {
+            return;
+        }
+        volume.objectAccessRequestsTotal++;
+        if (positioningCharged) {
+            volume.positioningChargedRequests++;
+            volume.positioningChargedRequestsTotal++;
+        }
+        if (outOfOrder) {
+            volume.outOfOrderRequests++;
+            volume.outOfOrderRequestsTotal++;
+        }
     }
 
     /** A queued request left the queue for storage. */
@@ -166,7 +193,8 @@ public final class VolumeAccounting {
                     v.outstandingRequests(), percentileSeconds(latencyNanos, 0.50),
                     percentileSeconds(latencyNanos, 0.99), latencyNanos.length, v.windowsWithDemand(),
                     v.windowsMet(), v.attainment(), v.windowsWithDemandTotal(), v.windowsMetTotal(),
-                    v.recentAchievedCostPerWindow());
+                    v.recentAchievedCostPerWindow(), v.objectAccessRequestsTotal(),
+                    v.positioningChargedRequestsTotal(), v.outOfOrderRequestsTotal());
         }
     }
 
@@ -238,6 +266,9 @@ public final class VolumeAccounting {
         long achievedCost;
         long achievedBytes;
         long achievedRequests;
+        /** Object accesses that entered the queue in the open window: charged a positioning, out of order. */
+        long positioningChargedRequests;
+        long outOfOrderRequests;
         boolean demand;
         // Closed windows: a ring of windowsKept, the newest at (windowNext - 1).
         final Window[] closed = new Window[windowsKept];
@@ -248,6 +279,9 @@ public final class VolumeAccounting {
         int keptMet;
         long windowsWithDemandTotal;
         long windowsMetTotal;
+        long objectAccessRequestsTotal;
+        long positioningChargedRequestsTotal;
+        long outOfOrderRequestsTotal;
         // Latency samples: a ring of latencySamplesKept.
         final long[] latencyNanos = new long[latencySamplesKept];
         int latencyNext;
@@ -316,7 +350,7 @@ public final class VolumeAccounting {
                 keptMet -= evicted.met() ? 1 : 0;
             }
             Window window = new Window(windowStartNanos, achievedCost, achievedBytes, achievedRequests,
-                    hadDemand && reservationCostPerSecond > 0, met);
+                    positioningChargedRequests, outOfOrderRequests, hadDemand && reservationCostPerSecond > 0, met);
             if (window.demand()) {
                 keptWithDemand++;
                 keptMet += met ? 1 : 0;
@@ -330,6 +364,8 @@ public final class VolumeAccounting {
             achievedCost = 0;
             achievedBytes = 0;
             achievedRequests = 0;
+            positioningChargedRequests = 0;
+            outOfOrderRequests = 0;
             demand = false;
         }
 
@@ -354,7 +390,8 @@ public final class VolumeAccounting {
                     last == null ? 0 : last.achievedRequests(), queueDepth, outstandingRequests, Double.NaN,
                     Double.NaN, latencyCount, keptWithDemand, keptMet,
                     keptWithDemand == 0 ? Double.NaN : (double) keptMet / keptWithDemand, windowsWithDemandTotal,
-                    windowsMetTotal, recent);
+                    windowsMetTotal, recent, objectAccessRequestsTotal, positioningChargedRequestsTotal,
+                    outOfOrderRequestsTotal);
             return new Copy(figures, Arrays.copyOf(latencyNanos, latencyCount));
         }
     }

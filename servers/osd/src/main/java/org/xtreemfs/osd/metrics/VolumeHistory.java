@@ -48,7 +48,10 @@ public final class VolumeHistory {
      * before the first window closed), achievedCostPerSecond (one figure per window, oldest first, consecutive,
      * the last ending at newestWindowEndUnixMs) and achievedBytesPerSecond (the bytes the same requests moved, per
      * the same windows: on a byte-charged OSD the cost adds a positioning to each request that does not continue
-     * its stream, so only the bytes compare with what a client measures).
+     * its stream, so only the bytes compare with what a client measures); positioningChargedRequestsPerSecond and
+     * outOfOrderRequestsPerSecond (object accesses that entered the queue in each window: charged a positioning,
+     * arrived out of order in their stream); objectAccessRequestsTotal, positioningChargedRequestsTotal and
+     * outOfOrderRequestsTotal (the same since the volume was first seen, with all object accesses beside them).
      *
      * @param nowNanos the accounting's monotonic time now
      * @param nowUnixMs the wall-clock time at {@code nowNanos}, to date the windows
@@ -78,6 +81,13 @@ public final class VolumeHistory {
                     windows.stream().map(window -> window.achievedCost() / windowSeconds).toList());
             row.put("achievedBytesPerSecond",
                     windows.stream().map(window -> window.achievedBytes() / windowSeconds).toList());
+            row.put("positioningChargedRequestsPerSecond",
+                    windows.stream().map(window -> window.positioningChargedRequests() / windowSeconds).toList());
+            row.put("outOfOrderRequestsPerSecond",
+                    windows.stream().map(window -> window.outOfOrderRequests() / windowSeconds).toList());
+            row.put("objectAccessRequestsTotal", volume.objectAccessRequestsTotal());
+            row.put("positioningChargedRequestsTotal", volume.positioningChargedRequestsTotal());
+            row.put("outOfOrderRequestsTotal", volume.outOfOrderRequestsTotal());
             volumes.add(row);
         }
         Map<String, Object> history = new LinkedHashMap<>();

@@ -85,7 +85,9 @@ public final class VolumeMetrics {
      * outstandingRequests (queued or in storage); latencyP50Ms, latencyP99Ms, latencySamples (submit to answer,
      * over the last samples kept; null without samples); windowsWithDemand, windowsMet, attainment (met / with
      * demand over the kept windows; null without demand or reservation); windowsWithDemandTotal,
-     * windowsMetTotal (since first seen); recentAchievedCostPerSecond (oldest first, the last minute).
+     * windowsMetTotal (since first seen); recentAchievedCostPerSecond (oldest first, the last minute);
+     * objectAccessRequestsTotal, positioningChargedRequestsTotal, outOfOrderRequestsTotal (object reads and writes
+     * queued since first seen, those charged a positioning, those that arrived out of order in their stream).
      */
     public List<Map<String, Object>> status() {
         List<Map<String, Object>> volumes = new ArrayList<>();
@@ -114,6 +116,9 @@ public final class VolumeMetrics {
             row.put("windowsMetTotal", volume.windowsMetTotal());
             row.put("recentAchievedCostPerSecond",
                     volume.recentAchievedCostPerWindow().stream().map(this::perSecond).toList());
+            row.put("objectAccessRequestsTotal", volume.objectAccessRequestsTotal());
+            row.put("positioningChargedRequestsTotal", volume.positioningChargedRequestsTotal());
+            row.put("outOfOrderRequestsTotal", volume.outOfOrderRequestsTotal());
             volumes.add(row);
         }
         return volumes;
@@ -194,6 +199,12 @@ public final class VolumeMetrics {
         counter(registry, "xtreemfs_osd_volume_windows_met",
                 "1-s windows in which the reserved volume received >= 90 % of its reservation",
                 VolumeSnapshot::windowsMetTotal);
+        counter(registry, "xtreemfs_osd_volume_positioning_charged_requests",
+                "The volume's object reads and writes charged a positioning (not continuing their file's stream)",
+                VolumeSnapshot::positioningChargedRequestsTotal);
+        counter(registry, "xtreemfs_osd_volume_out_of_order_requests",
+                "The volume's object reads and writes that arrived out of order within their file's stream",
+                VolumeSnapshot::outOfOrderRequestsTotal);
     }
 
     /** A gauge per volume; volumes whose figure is undefined (NaN: no samples, no demand) are left out. */

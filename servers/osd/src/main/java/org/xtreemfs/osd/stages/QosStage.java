@@ -19,6 +19,7 @@ import org.xtreemfs.qos.wfq.EnqueueResult;
 import org.xtreemfs.qos.wfq.FlowRule;
 import org.xtreemfs.qos.wfq.QueueingPolicy;
 import org.xtreemfs.qos.wfq.StreamContinuity;
+import org.xtreemfs.qos.wfq.StreamContinuity.Continuation;
 
 /**
  * Decides the order in which authorized requests reach storage. Requests wait here, ordered by a
@@ -62,6 +63,9 @@ public final class QosStage implements AutoCloseable {
 
     /** When a queued or released request was submitted and the bytes it was charged as, fixed at submission. */
     private record Submitted(long nanos, long chargedBytes) {}
+
+    /** The bytes a request is charged as, and how it related to its file's stream (null: not an object access). */
+    private record Charge(long chargedBytes, Continuation continuation) {}
 
     /** Each queued or released request's submission; bounded by the queue bound + inFlightMax. */
     private final Map<AuthorizedRequest, Submitted> submitted = new IdentityHashMap<>();
@@ -126,7 +130,8 @@ public final class QosStage implements AutoCloseable {
                 throw RpcException.internal("OSD is shutting down: QoS stage closed");
             }
             long nowNanos = clock.monotonicNanos();
-            long chargedBytes = chargedBytes(request);
+            Charge charge = charge(request);
+            long chargedBytes = charge.chargedBytes();
             EnqueueResult result = policy.enqueue(request, request.volumeId(), request.share(), chargedBytes,
                     buffered(request), nowNanos);
             long reservationCostPerSecond = accountingRule.flowSpec(request.volumeId(), request.share())
@@ -139,6 +144,10 @@ public final class QosStage implements AutoCloseable {
             }
             admittedCount.incrementAndGet();
             accounting.enqueued(request.volumeId(), reservationCostPerSecond, cost, nowNanos);
+            if (charge.continuation() != null) {
+                accounting.objectAccess(request.volumeId(), chargedBytes > request.request().costBytes(),
+                        charge.continuation() == Continuation.REORDERED, nowNanos);
+            }
             submitted.put(request, new Submitted(nowNanos, chargedBytes));
             releaseWhilePossible();
         } finally {
@@ -158,19 +167,22 @@ public final class QosStage implements AutoCloseable {
 
     /**
      * The bytes a request is charged as, decided once at submission in arrival order: its payload, plus on a
-     * byte-charged OSD a positioning when an object read or write does not start where the previous one of its
-     * file on this OSD ended ({@code CostRule.Bytes}). Offsets are the file's local objects on this OSD laid end
-     * to end (as the device stores them), so a striped file's stream continues across its objects here.
+     * byte-charged OSD a positioning when an object read or write does not continue its file's stream on this OSD
+     * ({@code CostRule.Bytes}; {@link StreamContinuity}: it continues at the previous end or permuted within the
+     * stream's reorder window, as requests in flight arrive, and the emulated device forgives by the same rule).
+     * Offsets are the file's local objects on this OSD laid end to end (as the device stores them), so a striped
+     * file's stream continues across its objects here.
      */
-    private long chargedBytes(AuthorizedRequest request) {
+    private Charge charge(AuthorizedRequest request) {
         long payloadBytes = request.request().costBytes();
         if (!(request.request() instanceof OsdRequest.ObjectAccess access)) {
-            return payloadBytes;
+            return new Charge(payloadBytes, null);
         }
         long localOffsetBytes = request.layout().localObjectIndex(access.objectNumber())
                 * request.layout().objectSizeBytes() + access.offset();
-        boolean continues = continuity.continues(request.fileId(), localOffsetBytes, payloadBytes);
-        return accountingRule.chargedBytes(payloadBytes, continues);
+        Continuation continuation = continuity.arrive(request.fileId(), localOffsetBytes, payloadBytes);
+        return new Charge(accountingRule.chargedBytes(payloadBytes, continuation.continuesStream()),
+                continuation);
     }
 
     /** An unsynced write: the host's write-back acknowledges it from memory (the fair policy may pace it). */

@@ -1,5 +1,6 @@
 package org.xtreemfs.osd.storage;
 
+import java.util.OptionalLong;
 import java.util.concurrent.locks.LockSupport;
 import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.qos.device.DeviceLayout;
@@ -8,6 +9,7 @@ import org.xtreemfs.qos.device.DeviceState;
 import org.xtreemfs.qos.device.IoKind;
 import org.xtreemfs.qos.device.IoRequest;
 import org.xtreemfs.qos.device.ServiceResult;
+import org.xtreemfs.qos.wfq.StreamContinuity;
 
 /**
  * A disk that behaves like a qos.device model: every access is served by the model one at a time, in the
@@ -24,12 +26,15 @@ import org.xtreemfs.qos.device.ServiceResult;
  * device a little later than the completion: the waiting thread must wake and the real I/O must run, on this
  * project's shared 2-core machines often for several milliseconds under load. A real drive hides such a gap for a
  * sequential stream (read-ahead for reads, its write cache for writes); a model would instead charge a full
- * rotation for every read or write-through request the host sends late. So an access that continues exactly where one of the last
- * {@value #RECENT_ENDS_MAX} accesses ended, arriving at most {@value #TURNAROUND_TOLERANCE_NANOS} ns after that
- * access completed, is served as if it had arrived at that completion (never earlier than the device's next
- * start). This removes only the host's own gap; it never makes the device faster than its model
- * ({@code PatternDriver}, which has no gap, derives the same figures), and a host slower than the device still
- * gets only what it sends.
+ * rotation for every read or write-through request the host sends late. So an access that continues its file's
+ * stream, arriving at most {@value #TURNAROUND_TOLERANCE_NANOS} ns after the stream's latest access completed, is
+ * served as if it had arrived at that completion (never earlier than the device's next start). Whether an access
+ * continues its stream is {@link StreamContinuity}'s rule, the one the OSD's QoS stage charges by (a continuation
+ * is charged no positioning there): at the previous end, or permuted within the stream's reorder window. The
+ * stream is the file, its offsets the file's local objects end to end, which is how {@link DeviceLayout} lays it
+ * on the device. This removes only the host's own gap; it never makes the device faster than its model (the model
+ * still charges the head's movement for a permuted access; {@code PatternDriver}, which has no gap, derives the
+ * same figures), and a host slower than the device still gets only what it sends.
  *
  * <p><b>Speed changes.</b> {@link #setSpeedFraction} makes the device run at a fraction of its model's speed
  * from the next access on (the model {@link DeviceModel#slowedBy slowed by} 1/fraction; the device state
@@ -45,8 +50,8 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
 
     /** The longest host gap forgiven to a sequential continuation (see the class comment). */
     public static final long TURNAROUND_TOLERANCE_NANOS = 20_000_000;
-    /** How many recent accesses' end offsets are remembered: more than the streams of a calibration. */
-    static final int RECENT_ENDS_MAX = 64;
+    /** Files whose streams are remembered (least recently used forgotten): as many as the QoS stage tracks. */
+    static final int STREAMS_TRACKED_MAX = 4096;
 
     private final DeviceModel<S> fullSpeedModel;
     private DeviceModel<S> model; // guarded by this; fullSpeedModel slowed by 1 / speedFraction
@@ -56,13 +61,8 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
     private S state; // guarded by this
     private long accesses; // guarded by this
     private long busyUntilNanos; // guarded by this
-    /** End offset → completion time of the last {@link #RECENT_ENDS_MAX} accesses, oldest first; guarded by this. */
-    private final java.util.LinkedHashMap<Long, Long> recentEnds = new java.util.LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(java.util.Map.Entry<Long, Long> eldest) {
-            return size() > RECENT_ENDS_MAX;
-        }
-    };
+    /** Each file's stream, marked with the latest completion time of its accesses; guarded by this. */
+    private final StreamContinuity continuity = new StreamContinuity(STREAMS_TRACKED_MAX);
 
     public EmulatedDevice(DeviceModel<S> model, Clock clock, Waiter waiter) {
         this.fullSpeedModel = model;
@@ -90,17 +90,20 @@ public final class EmulatedDevice<S extends DeviceState> implements StorageDevic
             long lengthBytes, IoKind kind, boolean synced) {
         IoRequest request = DeviceLayout.request(kind, fileId, localObjectIndex, objectSizeBytes,
                 offsetInObjectBytes, lengthBytes, fullSpeedModel.capacityBytes()).withSynced(synced);
+        long streamOffsetBytes = localObjectIndex * objectSizeBytes + offsetInObjectBytes;
         synchronized (this) {
             long arrivalNanos = clock.monotonicNanos();
-            Long previousCompletionNanos = recentEnds.remove(request.offsetBytes());
-            if (previousCompletionNanos != null && arrivalNanos > previousCompletionNanos
-                    && arrivalNanos - previousCompletionNanos <= TURNAROUND_TOLERANCE_NANOS) {
-                arrivalNanos = previousCompletionNanos;
+            OptionalLong previousCompletionNanos = continuity.markOf(fileId);
+            boolean continues = continuity.arrive(fileId, streamOffsetBytes, lengthBytes).continuesStream();
+            if (continues && previousCompletionNanos.isPresent() && arrivalNanos > previousCompletionNanos.getAsLong()
+                    && arrivalNanos - previousCompletionNanos.getAsLong() <= TURNAROUND_TOLERANCE_NANOS) {
+                arrivalNanos = previousCompletionNanos.getAsLong();
             }
             long startNanos = Math.max(arrivalNanos, state.nextStartNanos());
             ServiceResult<S> result = model.serve(request, state, startNanos);
             state = result.nextState();
-            recentEnds.put(request.endBytes(), result.completionNanos());
+            continuity.mark(fileId, Math.max(result.completionNanos(),
+                    previousCompletionNanos.orElse(result.completionNanos())));
             accesses++;
             busyUntilNanos = Math.max(busyUntilNanos, result.completionNanos());
             return result.completionNanos();

@@ -59,6 +59,30 @@ class VolumeHistoryTest {
     }
 
     @Test
+    void positioningChargesAndOutOfOrderArrivalsAreListedPerWindowAndInTotalHereAndOnTheStatusPage() {
+        // Proves the continuity counters reach both pages: per 1-s window in the history, totals in both.
+        VolumeAccounting accounting = accounting(8);
+        accounting.enqueued("v", 4000, 3000, 0);
+        accounting.objectAccess("v", true, false, 0);        // a jump: charged a positioning
+        accounting.enqueued("v", 4000, 1000, 10 * MS);
+        accounting.objectAccess("v", false, true, 10 * MS);  // permuted within the window: out of order
+        accounting.enqueued("v", 4000, 1000, SECOND + 10 * MS);
+        accounting.objectAccess("v", false, false, SECOND + 10 * MS);  // in order
+        accounting.enqueued("v", 4000, 3000, SECOND + 20 * MS);
+        accounting.objectAccess("v", true, true, SECOND + 20 * MS);  // both, where the charge is stricter
+        Map<String, Object> volume = volumes(new VolumeHistory(accounting, VolumeMetrics.CostUnit.BYTES, SECOND,
+                WINDOWS_KEPT).history(2 * SECOND + 250 * MS, 1_000_000L)).get(0);
+        assertThat(volume.get("positioningChargedRequestsPerSecond")).isEqualTo(List.of(1.0, 1.0));
+        assertThat(volume.get("outOfOrderRequestsPerSecond")).isEqualTo(List.of(1.0, 1.0));
+        assertThat(volume).containsEntry("objectAccessRequestsTotal", 4L)
+                .containsEntry("positioningChargedRequestsTotal", 2L).containsEntry("outOfOrderRequestsTotal", 2L);
+        Map<String, Object> status = new VolumeMetrics(accounting, () -> 2 * SECOND + 250 * MS,
+                VolumeMetrics.CostUnit.BYTES, SECOND).status().get(0);
+        assertThat(status).containsEntry("objectAccessRequestsTotal", 4L)
+                .containsEntry("positioningChargedRequestsTotal", 2L).containsEntry("outOfOrderRequestsTotal", 2L);
+    }
+
+    @Test
     void figuresArePerSecondWhateverTheWindowLength() {
         VolumeAccounting halfSecondWindows = new VolumeAccounting(SECOND / 2, WINDOWS_KEPT, 100, 3600 * SECOND, 8);
         serve(halfSecondWindows, "v", 4000, 1000, 0);

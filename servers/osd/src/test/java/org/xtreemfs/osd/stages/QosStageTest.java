@@ -344,6 +344,42 @@ class QosStageTest {
     }
 
     @Test
+    void eachVolumesObjectAccessesAreCountedChargedAPositioningAndOutOfOrder() throws RpcException {
+        // Proves the continuity counters: 16 reads of 128 KiB objects of one file submitted permuted within the
+        // window (as 16 in flight through a mount arrive), then 4 scattered far apart, then a request for the size.
+        // The accounting counts every object access, the permuted ones not at the previous end as out of order,
+        // and each one charged a positioning (its cost above its bytes: the permuted stream's first request and
+        // the 4 jumps only), in the totals and in the window.
+        ShareRule sequentialOsd = ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.SEQUENTIAL));
+        long[] permuted = {3, 1, 0, 2, 4, 5, 7, 6, 8, 9, 12, 10, 11, 13, 15, 14};
+        int inOrder = 0;
+        for (int index = 1; index < permuted.length; index++) {
+            inOrder += permuted[index] == permuted[index - 1] + 1 ? 1 : 0;
+        }
+        try (Harness harness = new Harness(new FifoPolicy<>(64), 64, sequentialOsd)) {
+            for (long object : permuted) {
+                harness.stage.submit(objectRequest("file", "volume", object, 128 * 1024));
+            }
+            for (long object : new long[] {5_000, 90, 70_000, 30}) {
+                harness.stage.submit(objectRequest("file", "volume", object, 128 * 1024));
+            }
+            harness.stage.submit(new AuthorizedRequest(new OsdRequest.GetFileSize(null,
+                    FileCredentials.getDefaultInstance(), "file"), "volume", VolumeShare.BEST_EFFORT, 0,
+                    StripeLayout.single(128 * 1024)));  // not an object access: not counted
+            VolumeAccounting.VolumeSnapshot volume = harness.accounting.snapshot(0).get(0);
+            assertThat(volume.objectAccessRequestsTotal()).isEqualTo(permuted.length + 4);
+            int outOfOrder = permuted.length - 1 - inOrder;
+            assertThat(volume.outOfOrderRequestsTotal()).isEqualTo(outOfOrder);
+            assertThat(volume.positioningChargedRequestsTotal()).isEqualTo(1 + 4);
+            harness.clock.advance(Duration.ofSeconds(1));
+            List<VolumeAccounting.Window> windows = harness.accounting.windows("volume", harness.clock.monotonicNanos());
+            assertThat(windows).hasSize(1);
+            assertThat(windows.get(0).outOfOrderRequests()).isEqualTo(outOfOrder);
+            assertThat(windows.get(0).positioningChargedRequests()).isEqualTo(1 + 4);
+        }
+    }
+
+    @Test
     void unsyncedWritesLeaveAtThePacingRateWhileSyncedWritesAndReadsPassAtOnce() throws RpcException {
         // Proves the stage paces what the host's write-back would take at memory speed: storage acknowledges
         // every request at once (as the write-back does while it has room), yet a flood of unsynced 128 KiB
