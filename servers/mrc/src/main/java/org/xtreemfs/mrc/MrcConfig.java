@@ -69,7 +69,14 @@ public final class MrcConfig {
     public static final Setting<Long> RECOVERY_FILL_RETRY_DELAY_MS = Setting.longInteger(
             "mrc.recovery.fillRetryDelayMs", 5_000, 10, 3_600_000, "the wait before a failed fill of a replacement"
                     + " replica is tried again, in milliseconds (at most 10 attempts; then it stays filling until"
-                    + " xtfsutil --set-replication finishes it)");
+                    + " the next round of mrc.recovery.checkPeriodMs starts it again)");
+    public static final Setting<Long> RECOVERY_CHECK_PERIOD_MS = Setting.longInteger("mrc.recovery.checkPeriodMs",
+            10_000, 0, 3_600_000, "how often the MRC looks for replica work left (a replacement whose fill does not"
+                    + " run, a chain left short by a failure that an online OSD can now top up), in milliseconds; 0:"
+                    + " only once after the start, which resumes the fills a restart interrupted (servers/mrc/README.md,"
+                    + " \"Chain re-formation\")");
+    public static final Setting<Integer> RECOVERY_CHECK_FILES_MAX = Setting.integer("mrc.recovery.checkFilesMax", 64,
+            1, 100_000, "the most files one round of that check looks at (the next round goes on after the last one)");
     public static final Setting<Long> PLACEMENT_FREE_SPACE_MIN_BYTES = Setting.byteSize(
             "mrc.placement.freeSpaceMinBytes", 64L << 20, 0, Long.MAX_VALUE,
             "OSDs with less free space are not chosen for new files (OSDs not reporting space are)");
@@ -95,7 +102,7 @@ public final class MrcConfig {
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
             HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CapabilitySecret.INLINE, CapabilitySecret.FILE, METADATA_QUEUE_CAPACITY,
             OUTCOMES_RETENTION_MS, OUTCOMES_RECORDS_MAX, RECOVERY_FILL_TIMEOUT_MS, RECOVERY_FILL_RETRY_DELAY_MS,
-            PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS, ATIME_POLICY,
+            RECOVERY_CHECK_PERIOD_MS, RECOVERY_CHECK_FILES_MAX, PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS, ATIME_POLICY,
             IDENTITY_FROM_CERTIFICATE).plus(TLS_SETTINGS.schema()).plus(STATUS_SETTINGS.schema());
 
     private final Settings settings;
@@ -236,6 +243,14 @@ public final class MrcConfig {
 
     public long recoveryFillRetryDelayMs() {
         return settings.get(RECOVERY_FILL_RETRY_DELAY_MS);
+    }
+
+    public long recoveryCheckPeriodMs() {
+        return settings.get(RECOVERY_CHECK_PERIOD_MS);
+    }
+
+    public int recoveryCheckFilesMax() {
+        return settings.get(RECOVERY_CHECK_FILES_MAX);
     }
 
     public long placementOsdCacheTtlMs() {

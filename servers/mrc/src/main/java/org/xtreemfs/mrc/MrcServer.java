@@ -43,6 +43,7 @@ import org.xtreemfs.mrc.ops.AccessOp;
 import org.xtreemfs.mrc.ops.CallerIdentity;
 import org.xtreemfs.mrc.ops.FtruncateOp;
 import org.xtreemfs.mrc.ops.ReplicaFailedOp;
+import org.xtreemfs.mrc.ops.RecoveryCheck;
 import org.xtreemfs.mrc.ops.ReplacementFills;
 import org.xtreemfs.mrc.ops.GetFileLayoutOp;
 import org.xtreemfs.mrc.ops.GetattrOp;
@@ -109,6 +110,7 @@ public final class MrcServer implements RunningServer {
     private OsdDirectory osdDirectory;
     private OperationCounters counters;
     private ReplacementFills replacementFills;
+    private RecoveryCheck recoveryCheck;
     private String uuid;
     private InetSocketAddress address;
     private StatusPageServer statusPage;
@@ -172,6 +174,11 @@ public final class MrcServer implements RunningServer {
             started.add(rpcServer);
             dirRegistration.start(rpcServer.scheme(), advertisedHost(), address.getPort(), namespace.listVolumes());
             started.add(dirRegistration);
+            // Fills a restart interrupted and chains left short, from the replica work each chain change recorded.
+            recoveryCheck = new RecoveryCheck(namespace, policies, metadataStage, osdDirectory, replacementFills,
+                    config.recoveryCheckPeriodMs(), config.recoveryCheckFilesMax());
+            started.add(recoveryCheck);
+            recoveryCheck.start();
             volumeAttainment = new VolumeAttainmentMetrics(this::sumVolumeAttainment, clock::monotonicNanos);
             PrometheusRegistry metrics = new PrometheusRegistry();
             volumeAttainment.register(metrics);
@@ -269,6 +276,10 @@ public final class MrcServer implements RunningServer {
 
     ReplacementFills replacementFills() {
         return replacementFills;
+    }
+
+    RecoveryCheck recoveryCheck() {
+        return recoveryCheck;
     }
 
     OperationCounters counters() {

@@ -45,6 +45,11 @@ final class MrcStatusPage {
         values.put("replacementsFailed", replacements.get(2));
         values.put("chainsLeftShort", replacements.get(3));
         values.put("replacementsFilling", replacements.get(4));
+        List<Long> recovery = server.recoveryCheck().counters();
+        values.put("recoveryRounds", recovery.get(0));
+        values.put("recoveryFillsResumed", recovery.get(1));
+        values.put("recoveryChainsToppedUp", recovery.get(2));
+        values.put("recoveryChainsShort", recovery.get(3));
         Map<String, Object> operations = new LinkedHashMap<>();
         server.counters().snapshot().forEach((procedure, counts) -> operations.put(procedure,
                 Map.of("calls", counts[0], "errors", counts[1])));

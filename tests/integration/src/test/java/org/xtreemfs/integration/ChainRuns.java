@@ -47,6 +47,15 @@ final class ChainRuns {
         return bytes;
     }
 
+    /** Pieces 0..pieces-1 of a run, one after the other: what a run with that seed writes. */
+    static byte[] pieces(long seed, int pieces, int pieceBytes) {
+        byte[] bytes = new byte[pieces * pieceBytes];
+        for (int number = 0; number < pieces; number++) {
+            System.arraycopy(piece(seed, number, pieceBytes), 0, bytes, number * pieceBytes, pieceBytes);
+        }
+        return bytes;
+    }
+
     /** /proc/loadavg, printed with every timing (the machine is shared). */
     static String loadAverage() {
         try {

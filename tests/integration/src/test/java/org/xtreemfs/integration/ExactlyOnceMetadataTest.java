@@ -20,6 +20,7 @@ import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.rpc.RpcResponse;
+import org.xtreemfs.interfaces.mrc.AddReplicaRequest;
 import org.xtreemfs.interfaces.mrc.GetattrResponse;
 import org.xtreemfs.interfaces.mrc.MkdirRequest;
 import org.xtreemfs.interfaces.mrc.MrcInterface;
@@ -27,7 +28,10 @@ import org.xtreemfs.interfaces.mrc.MrcProcedure;
 import org.xtreemfs.interfaces.mrc.OpenRequest;
 import org.xtreemfs.interfaces.mrc.OpenResponse;
 import org.xtreemfs.interfaces.mrc.PathRequest;
+import org.xtreemfs.interfaces.mrc.RemoveReplicaRequest;
 import org.xtreemfs.interfaces.mrc.RenameRequest;
+import org.xtreemfs.interfaces.mrc.ReplicaChangeResponse;
+import org.xtreemfs.interfaces.mrc.ReplicaFilledRequest;
 import org.xtreemfs.interfaces.mrc.UnlinkResponse;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
@@ -123,6 +127,76 @@ class ExactlyOnceMetadataTest {
                 .getInode()).isEqualTo(created.getStat().getInode());
         assertErrno(() -> call(MrcProcedure.MRC_MKDIR, mkdir("crash", "/made"), GetattrResponse.parser(), "c", 43),
                 Errno.EEXIST);
+    }
+
+    // MRC_ADD_REPLICA, MRC_REPLICA_FILLED and MRC_REMOVE_REPLICA repeated after a lost answer: one effect each (one
+    // replica added, one mark cleared, one replica removed, each under one new XLoc version), the repeat answered
+    // with the first outcome; without the journal the repeated add was refused EBUSY and the repeated removal EINVAL.
+    @Test
+    void repeatedReplicaChangesHaveOneEffect() throws Exception {
+        cluster = TestCluster.start(4);
+        try (Client client = cluster.client()) {
+            client.createVolume(org.xtreemfs.interfaces.mrc.Volume.newBuilder().setName("copies").setMode(0777)
+                    .setDefaultStripingPolicy(org.xtreemfs.interfaces.common.StripingPolicy.newBuilder()
+                            .setType(org.xtreemfs.interfaces.common.StripingPolicyType.RAID0)
+                            .setObjectSizeBytes(Volumes.OBJECT_SIZE_BYTES).setWidth(1))
+                    .setDefaultReplicationPolicy(org.xtreemfs.interfaces.common.ReplicationPolicy.newBuilder()
+                            .setReplicas(2)).build());
+        }
+        org.xtreemfs.interfaces.common.XLocSet placed = org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(30)).ignoreExceptions().until(() -> call(MrcProcedure.MRC_OPEN,
+                        OpenRequest.newBuilder().setVolumeName("copies").setPath("/f").setFlags(OpenFlags.O_CREAT
+                                | OpenFlags.O_RDWR).setMode(0644).build(), OpenResponse.parser(), "r", 0)
+                        .getCredentials().getXlocs(), xlocs -> xlocs.getReplicasCount() == 2);
+
+        AddReplicaRequest add = AddReplicaRequest.newBuilder().setVolumeName("copies").setPath("/f").build();
+        ReplicaChangeResponse added = call(MrcProcedure.MRC_ADD_REPLICA, add, ReplicaChangeResponse.parser(), "r", 1);
+        ReplicaChangeResponse addedAgain = call(MrcProcedure.MRC_ADD_REPLICA, add, ReplicaChangeResponse.parser(),
+                "r", 1);
+        assertThat(added.getCredentials().getXlocs().getVersion()).isEqualTo(placed.getVersion() + 1);
+        assertThat(added.getCredentials().getXlocs().getReplicasCount()).isEqualTo(3);
+        assertThat(addedAgain.getCredentials().getXlocs()).as("the repeat answers the first outcome")
+                .isEqualTo(added.getCredentials().getXlocs());
+        assertThat(layout()).as("one replica added").isEqualTo(added.getCredentials().getXlocs());
+        assertErrno(() -> call(MrcProcedure.MRC_ADD_REPLICA, add, ReplicaChangeResponse.parser(), "r", 2),
+                Errno.EBUSY);
+
+        java.util.List<String> filling = added.getCredentials().getXlocs().getReplicasList().stream()
+                .filter(org.xtreemfs.interfaces.common.Replica::getFilling).findFirst().orElseThrow()
+                .getOsdUuidsList();
+        ReplicaFilledRequest filled = ReplicaFilledRequest.newBuilder().setVolumeName("copies").setPath("/f")
+                .addAllOsdUuids(filling).build();
+        ReplicaChangeResponse marked = call(MrcProcedure.MRC_REPLICA_FILLED, filled, ReplicaChangeResponse.parser(),
+                "r", 3);
+        assertThat(call(MrcProcedure.MRC_REPLICA_FILLED, filled, ReplicaChangeResponse.parser(), "r", 3)
+                .getCredentials().getXlocs()).isEqualTo(marked.getCredentials().getXlocs());
+        assertThat(marked.getCredentials().getXlocs().getVersion()).isEqualTo(placed.getVersion() + 2);
+        assertThat(layout()).as("one mark cleared, under one version").isEqualTo(marked.getCredentials().getXlocs());
+
+        RemoveReplicaRequest remove = RemoveReplicaRequest.newBuilder().setVolumeName("copies").setPath("/f")
+                .addAllOsdUuids(placed.getReplicas(0).getOsdUuidsList()).build();
+        ReplicaChangeResponse removed = call(MrcProcedure.MRC_REMOVE_REPLICA, remove, ReplicaChangeResponse.parser(),
+                "r", 4);
+        ReplicaChangeResponse removedAgain = call(MrcProcedure.MRC_REMOVE_REPLICA, remove,
+                ReplicaChangeResponse.parser(), "r", 4);
+        assertThat(removed.getCredentials().getXlocs().getReplicasCount()).isEqualTo(2);
+        assertThat(removedAgain.getCredentials().getXlocs()).isEqualTo(removed.getCredentials().getXlocs());
+        assertThat(removedAgain.getRemoved().getXlocs()).as("the repeat names the same removed replica")
+                .isEqualTo(removed.getRemoved().getXlocs());
+        assertThat(layout()).as("one replica removed").isEqualTo(removed.getCredentials().getXlocs());
+        assertErrno(() -> call(MrcProcedure.MRC_REMOVE_REPLICA, remove, ReplicaChangeResponse.parser(), "r", 5),
+                Errno.EINVAL);
+
+        String status = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + cluster.mrc().statusPort() + "/status.json")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(status).as("the status page counts the three repeats answered from a record")
+                .containsPattern("\"outcomesReplayed\"\\s*:\\s*3\\b");
+    }
+
+    /** The file /f's XLoc as the MRC has it now. */
+    private org.xtreemfs.interfaces.common.XLocSet layout() throws Exception {
+        return call(MrcProcedure.MRC_GET_FILE_LAYOUT, PathRequest.newBuilder().setVolumeName("copies").setPath("/f")
+                .build(), org.xtreemfs.interfaces.mrc.FileLayoutResponse.parser(), "", 0).getXlocs();
     }
 
     private void createVolume(String name) throws Exception {

@@ -91,11 +91,7 @@ class ReplicaRecoveryTest {
         spares.removeAll(chain);
         String victim = chain.get(1);
         String victimName = "osd" + cluster.osdUuids().indexOf(victim);
-        byte[] expected = new byte[PIECES * PIECE_BYTES];
-        for (int piece = 0; piece < PIECES; piece++) {
-            System.arraycopy(ChainRuns.piece(seed, piece, PIECE_BYTES), 0, expected, piece * PIECE_BYTES,
-                    PIECE_BYTES);
-        }
+        byte[] expected = ChainRuns.pieces(seed, PIECES, PIECE_BYTES);
         int firstPieces = 2 * Volumes.OBJECT_SIZE_BYTES / PIECE_BYTES;
         file.write(0, java.util.Arrays.copyOf(expected, firstPieces * PIECE_BYTES));
         // From now on the middle's disk fails for this file: its folder becomes a regular file, so every object the
@@ -129,13 +125,9 @@ class ReplicaRecoveryTest {
         try (Client fresh = cluster.client();
                 FileHandle reader = fresh.openVolume("recovery").open(path, OpenFlags.O_RDONLY, 0)) {
             Bytes.assertSameBytes(reader.read(0, expected.length), expected);
-            long objects = expected.length / Volumes.OBJECT_SIZE_BYTES;
             for (String member : ReplicaChain.of(current.get()).chainAt(0)) {
-                Map<Long, byte[]> stored = Replicas.objectsReadAt(client, reader.credentials(), member, objects);
-                byte[] rebuilt = new byte[expected.length];
-                stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt,
-                        (int) (number * Volumes.OBJECT_SIZE_BYTES), bytes.length));
-                Bytes.assertSameBytes(rebuilt, expected);
+                Bytes.assertSameBytes(Replicas.copyAt(client, reader.credentials(), member, expected.length),
+                        expected);
             }
         }
 
@@ -202,26 +194,16 @@ class ReplicaRecoveryTest {
             restarted = true;
             servers.assertRefusesOutdated(victimName, before, PIECE_BYTES);
 
-            byte[] expected = new byte[PIECES * PIECE_BYTES];
-            for (int piece = 0; piece < PIECES; piece++) {
-                System.arraycopy(ChainRuns.piece(seed, piece, PIECE_BYTES), 0, expected, piece * PIECE_BYTES,
-                        PIECE_BYTES);
-            }
+            byte[] expected = ChainRuns.pieces(seed, PIECES, PIECE_BYTES);
             try (Client fresh = cluster.client();
                     FileHandle reader = fresh.openVolume("recovery").open(path, OpenFlags.O_RDONLY, 0)) {
                 Bytes.assertSameBytes(reader.read(0, expected.length), expected);
                 FileCredentials recovered = reader.credentials();
                 assertThat(recovered.getXlocs().getVersion()).isEqualTo(3);
-                long objects = (expected.length + Volumes.OBJECT_SIZE_BYTES - 1) / Volumes.OBJECT_SIZE_BYTES;
                 // Each member's own copy (the tail's in its log), the replacement's included: byte-equal to what was
                 // written, so byte-equal to each other.
                 for (String member : expectedChain) {
-                    Map<Long, byte[]> stored = Replicas.objectsReadAt(client, recovered, member, objects);
-                    byte[] rebuilt = new byte[expected.length];
-                    stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt,
-                            (int) (number * Volumes.OBJECT_SIZE_BYTES), bytes.length));
-                    assertThat(stored).as("objects on %s", member).hasSize((int) objects);
-                    Bytes.assertSameBytes(rebuilt, expected);
+                    Bytes.assertSameBytes(Replicas.copyAt(client, recovered, member, expected.length), expected);
                 }
             }
             // The writer's handle still holds the re-formation's version 2, and every member has now seen

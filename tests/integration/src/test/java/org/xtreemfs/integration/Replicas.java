@@ -53,6 +53,21 @@ final class Replicas {
         return stored;
     }
 
+    /**
+     * The first {@code lengthBytes} of the file as the OSD's own copy holds them (objects of
+     * {@link Volumes#OBJECT_SIZE_BYTES}, width 1): what {@link #objectsReadAt} reads, laid out by object number, with
+     * every object there (failing the test otherwise).
+     */
+    static byte[] copyAt(Client client, FileCredentials credentials, String osdUuid, int lengthBytes) throws Exception {
+        long objects = ((long) lengthBytes + Volumes.OBJECT_SIZE_BYTES - 1) / Volumes.OBJECT_SIZE_BYTES;
+        Map<Long, byte[]> stored = objectsReadAt(client, credentials, osdUuid, objects);
+        org.assertj.core.api.Assertions.assertThat(stored).as("objects on %s", osdUuid).hasSize((int) objects);
+        byte[] copy = new byte[lengthBytes];
+        stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, copy, (int) (number * Volumes.OBJECT_SIZE_BYTES),
+                Math.min(bytes.length, lengthBytes - (int) (number * Volumes.OBJECT_SIZE_BYTES))));
+        return copy;
+    }
+
     /** Whether the OSD's log segments hold {@code bytes} as one run (a record's data is stored contiguously). */
     static boolean logHolds(Path osdDataFolder, byte[] bytes) throws IOException {
         Path log = osdDataFolder.resolve(LogStructuredStore.LOG_FOLDER);

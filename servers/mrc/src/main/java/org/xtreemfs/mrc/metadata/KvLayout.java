@@ -21,6 +21,8 @@ import org.xtreemfs.foundation.kv.Keys;
  * 'M' name                              -> MRC-wide values (e.g. the service UUID)
  * 'R' clientId 0x00 requestNumber       -> recorded outcome of an exactly-once request (OutcomeJournal)
  * 'r' recordedAtMs clientId 0x00 requestNumber -> empty: the outcomes in recording order, for expiry
+ * 'W' volumeId 0x00 inode               -> replica work left on the file's chain: the replica count to restore
+ *                                          (4 bytes, big-endian; 0: none, only a filling replica to finish)
  * </pre>
  */
 public final class KvLayout {
@@ -33,6 +35,7 @@ public final class KvLayout {
     static final byte MRC = 'M';
     static final byte OUTCOME = 'R';
     static final byte OUTCOME_BY_TIME = 'r';
+    static final byte REPLICA_WORK = 'W';
     private static final byte SEPARATOR = 0;
 
     private KvLayout() {}
@@ -114,6 +117,26 @@ public final class KvLayout {
 
     static byte[] outcomeKeyOf(byte[] byTimeKey) {
         return Arrays.copyOfRange(byTimeKey, 1 + Long.BYTES, byTimeKey.length);
+    }
+
+    static byte[] replicaWork(String volumeId, long inode) {
+        return Keys.concat(volumePrefix(REPLICA_WORK, volumeId), Keys.longBigEndian(inode));
+    }
+
+    /** Every file with replica work left, from {@code afterKey} on (exclusive; null: from the first). */
+    static KeyRange replicaWorkAfter(byte[] afterKey) {
+        KeyRange all = KeyRange.prefix(new byte[] {REPLICA_WORK});
+        return afterKey == null ? all : KeyRange.between(Keys.concat(afterKey, new byte[] {0}), all.endExclusive());
+    }
+
+    /** The volume id inside a {@link #replicaWork} key. */
+    static String replicaWorkVolumeId(byte[] key) {
+        return new String(key, 1, key.length - 1 - 1 - Long.BYTES, StandardCharsets.UTF_8);
+    }
+
+    /** The inode inside a {@link #replicaWork} key. */
+    static long replicaWorkInode(byte[] key) {
+        return ByteBuffer.wrap(key, key.length - Long.BYTES, Long.BYTES).getLong();
     }
 
     static byte[] encodeLong(long value) {

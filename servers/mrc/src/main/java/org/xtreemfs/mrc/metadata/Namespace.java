@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -213,13 +214,13 @@ public final class Namespace {
         putInode(transaction, volumeId, new InodeRecord(root, null, null, ROOT_INODE, 0));
     }
 
-    /** Deletes every record of the volume: its record, name, counter, inodes, entries and xattrs. */
+    /** Deletes every record of the volume: its record, name, counter, inodes, entries, xattrs and replica work. */
     public void deleteVolumeRecords(Transaction transaction, Volume volume) {
         String id = volume.getId();
         transaction.delete(KvLayout.volume(id));
         transaction.delete(KvLayout.volumeName(volume.getName()));
         transaction.delete(KvLayout.inodeCounter(id));
-        for (byte kind : new byte[] {KvLayout.INODE, KvLayout.DENTRY, KvLayout.XATTR}) {
+        for (byte kind : new byte[] {KvLayout.INODE, KvLayout.DENTRY, KvLayout.XATTR, KvLayout.REPLICA_WORK}) {
             try (KvIterator iterator = store.iterator(KvLayout.volumeRange(kind, id))) {
                 while (iterator.hasNext()) {
                     transaction.delete(iterator.next().key());
@@ -370,6 +371,55 @@ public final class Namespace {
                 transaction.delete(iterator.next().key());
             }
         }
+    }
+
+    // ------------------------------------------------------------------------------------ replica work
+
+    /**
+     * A file whose chain has replica work left for the MRC's recovery (ops.RecoveryCheck): a filling replica to
+     * finish, or fewer replicas than {@code targetReplicas} (0: no count to restore). {@code key} is the cursor.
+     */
+    public record ReplicaWork(String volumeId, long inode, int targetReplicas, byte[] key) {}
+
+    /** The replica count recorded for the file's chain to be restored to (0: none). */
+    public int replicaTarget(Transaction transaction, String volumeId, long inode) {
+        return transaction.get(KvLayout.replicaWork(volumeId, inode)).map(Namespace::decodeTarget).orElse(0);
+    }
+
+    /**
+     * Records the file's replica work with the count to restore ({@code targetReplicas} present) or clears it
+     * (empty), in the transaction; writes nothing when that is already so.
+     */
+    public void setReplicaWork(Transaction transaction, String volumeId, long inode, Optional<Integer> targetReplicas) {
+        byte[] key = KvLayout.replicaWork(volumeId, inode);
+        Optional<byte[]> stored = transaction.get(key);
+        if (targetReplicas.isEmpty()) {
+            if (stored.isPresent()) {
+                transaction.delete(key);
+            }
+            return;
+        }
+        byte[] value = ByteBuffer.allocate(Integer.BYTES).putInt(targetReplicas.get()).array();
+        if (stored.isEmpty() || !Arrays.equals(stored.get(), value)) {
+            transaction.put(key, value);
+        }
+    }
+
+    /** Up to {@code count} files with replica work after {@code afterKey} (null: from the first), committed. */
+    public List<ReplicaWork> replicaWork(byte[] afterKey, int count) {
+        List<ReplicaWork> files = new ArrayList<>();
+        for (KvEntry entry : store.scan(KvLayout.replicaWorkAfter(afterKey), count)) {
+            files.add(new ReplicaWork(KvLayout.replicaWorkVolumeId(entry.key()),
+                    KvLayout.replicaWorkInode(entry.key()), decodeTarget(entry.value()), entry.key()));
+        }
+        return files;
+    }
+
+    private static int decodeTarget(byte[] value) {
+        if (value.length != Integer.BYTES) {
+            throw new IllegalStateException("corrupt replica work record of " + value.length + " bytes");
+        }
+        return ByteBuffer.wrap(value).getInt();
     }
 
     /** The next inode number of the volume (the counter advances in the transaction). */

@@ -38,7 +38,7 @@ import org.xtreemfs.mrc.placement.OsdSelectionPolicy;
  */
 public final class AddReplicaOp extends MetadataOp<AddReplicaRequest, ReplicaChanges.Result> {
     public AddReplicaOp(OpServices services) {
-        super(services, "MRC_ADD_REPLICA", AddReplicaRequest.parser());
+        super(services, "MRC_ADD_REPLICA", AddReplicaRequest.parser(), ResultCodec.REPLICA_CHANGE);
     }
 
     @Override
@@ -91,8 +91,9 @@ public final class AddReplicaOp extends MetadataOp<AddReplicaRequest, ReplicaCha
                     + " needs " + chain.width() + " distinct OSDs (one per stripe position) not yet in its chain "
                     + members);
         }
+        // The caller chose this chain's count: a count a failure left it short of is no longer restored by the MRC.
         InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volume, record,
-                withFillingReplica(xlocs.toBuilder(), stripe));
+                withFillingReplica(xlocs.toBuilder(), stripe), 0);
         return new ReplicaChanges.Result(volume.getId(), updated, ledger.share(volume.getId()), Optional.empty());
     }
 

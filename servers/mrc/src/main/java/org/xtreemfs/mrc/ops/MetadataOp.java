@@ -17,10 +17,8 @@ import org.xtreemfs.foundation.rpc.RpcHandler;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.rpc.RequestHeader;
 import org.xtreemfs.interfaces.mrc.Volume;
-import org.xtreemfs.interfaces.dir.ServiceStatus;
-import org.xtreemfs.interfaces.dir.ServiceType;
 import org.xtreemfs.mrc.admission.OsdReport;
-import org.xtreemfs.mrc.placement.OsdCandidate;
+import org.xtreemfs.mrc.registry.OsdDirectory;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
 import org.xtreemfs.mrc.stages.MetadataStage;
@@ -165,8 +163,7 @@ public abstract class MetadataOp<R, T> implements RpcHandler {
      */
     protected final CompletableFuture<OperationContext> withFreshOsds(OperationContext context) {
         return services.osds().allForAdmission().thenApply(osds -> context.withOsdReports(OsdReport.of(osds))
-                .withOsds(osds.stream().filter(osd -> osd.getType() == ServiceType.SERVICE_TYPE_OSD
-                        && osd.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE).map(OsdCandidate::of).toList()));
+                .withOsds(OsdDirectory.available(osds)));
     }
 
     /**

@@ -23,7 +23,7 @@ import org.xtreemfs.mrc.metadata.OperationContext;
  */
 public final class RemoveReplicaOp extends MetadataOp<RemoveReplicaRequest, ReplicaChanges.Result> {
     public RemoveReplicaOp(OpServices services) {
-        super(services, "MRC_REMOVE_REPLICA", RemoveReplicaRequest.parser());
+        super(services, "MRC_REMOVE_REPLICA", RemoveReplicaRequest.parser(), ResultCodec.REPLICA_CHANGE);
     }
 
     @Override
@@ -54,8 +54,9 @@ public final class RemoveReplicaOp extends MetadataOp<RemoveReplicaRequest, Repl
         XLocSet.Builder changed = ReplicaChanges.withoutReplica(xlocs, index).orElseThrow(() -> RpcException.errno(
                 Errno.EINVAL, "cannot remove replica " + osdUuids + " of '" + path + "': the replicas left are"
                         + " still being filled"));
+        // The caller chose this chain's count: a count a failure left it short of is no longer restored by the MRC.
         InodeRecord updated = ReplicaChanges.commit(namespace, named.transaction(), named.volume(), named.record(),
-                changed);
+                changed, 0);
         XLocSet removed = XLocSet.newBuilder().setVersion(updated.xlocs().getVersion())
                 .addReplicas(xlocs.getReplicas(index).toBuilder().setFilling(false)).build();
         String volumeId = named.volume().getId();

@@ -44,10 +44,11 @@ import org.xtreemfs.qos.model.VolumeShare;
  * under its current version; a replica no longer filling, or no longer in the chain, or a deleted file ends the work.
  * A failed attempt (an OSD unreachable or OVERLOADED, an XLoc that changed during the fill) is repeated after
  * {@code retryDelayMs}, at most {@link #ATTEMPTS_MAX} times; objects copied already are not copied again while the
- * OSD runs. After that the replica stays filling (logged; {@code xtfsutil --set-replication N} finishes it, as it
- * finishes any interrupted fill). At most {@link #ACTIVE_MAX} files are filled at once; more are left filling the
- * same way. What is in progress is in memory: after an MRC restart a replacement stays filling until a tool
- * finishes it.
+ * OSD runs. After that the replica stays filling (logged) until {@link RecoveryCheck}'s next round starts it again
+ * ({@code xtfsutil --set-replication N} finishes it too). At most {@link #ACTIVE_MAX} files are filled at once; more
+ * are left filling the same way. What is in progress here is in memory; what is left to do is recorded with each
+ * chain's change (ReplicaChanges.commit), so after an MRC restart RecoveryCheck's first round starts every
+ * unfinished fill again.
  */
 public final class ReplacementFills implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplacementFills.class);
@@ -91,17 +92,30 @@ public final class ReplacementFills implements AutoCloseable {
         });
     }
 
-    /** Starts filling the replacement on {@code osdUuids} of the file (after its re-formation committed). */
+    /**
+     * Starts filling the replacement on {@code osdUuids} of the file (after its re-formation committed, or when
+     * RecoveryCheck finds it unfinished); nothing when that fill runs already.
+     */
     public void fill(String volumeId, long inode, List<String> osdUuids) {
         String fileId = FileIds.fileId(volumeId, inode);
+        if (!active.add(key(fileId, osdUuids))) {
+            return; // it runs already
+        }
         started.incrementAndGet();
-        if (active.size() >= ACTIVE_MAX || !active.add(key(fileId, osdUuids))) {
+        if (active.size() > ACTIVE_MAX) {
+            active.remove(key(fileId, osdUuids));
             failed.incrementAndGet();
             LOG.warn("file {}: its replacement replica on OSD(s) {} is left filling: {} replacements are being"
-                    + " filled already; xtfsutil --set-replication finishes it", fileId, osdUuids, active.size());
+                    + " filled already; the recovery check's next round starts it again", fileId, osdUuids,
+                    ACTIVE_MAX);
             return;
         }
         attempt(volumeId, inode, osdUuids, 1);
+    }
+
+    /** Whether the fill of the replica on {@code osdUuids} of the file runs now. */
+    boolean filling(String volumeId, long inode, List<String> osdUuids) {
+        return active.contains(key(FileIds.fileId(volumeId, inode), osdUuids));
     }
 
     /** A re-formation removed a member without adding a replacement (ReplicaFailedOp logged why). */
@@ -174,7 +188,8 @@ public final class ReplacementFills implements AutoCloseable {
                         failed.incrementAndGet();
                         active.remove(key(fileId, osdUuids));
                         LOG.warn("file {}: filling its replacement replica on OSD(s) {} failed (attempt {} of {}): {};"
-                                + " the replica stays filling until xtfsutil --set-replication finishes it", fileId,
+                                + " the replica stays filling until the recovery check's next round starts it again"
+                                + " (mrc.recovery.checkPeriodMs) or xtfsutil --set-replication finishes it", fileId,
                                 osdUuids, attempt, ATTEMPTS_MAX, cause.toString());
                         return;
                     }

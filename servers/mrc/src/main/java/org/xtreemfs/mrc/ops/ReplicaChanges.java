@@ -101,18 +101,28 @@ final class ReplicaChanges {
         return Optional.of(changed);
     }
 
-    /** Commits the file's new chain under the next XLoc version (checked by ReplicaChain's rules). */
+    /**
+     * Commits the file's new chain under the next XLoc version (checked by ReplicaChain's rules), in the same batch
+     * as the file's replica work for the MRC's recovery (RecoveryCheck): recorded while a replica is filling or the
+     * chain has fewer than {@code targetReplicas} replicas (the count a failure left it short of; 0: none), cleared
+     * otherwise. Every change of a chain comes here, so the record is true after every batch; what the MRC had in
+     * progress when it stopped is found again from it.
+     */
     static InodeRecord commit(Namespace namespace, Transaction transaction, Volume volume, InodeRecord record,
-            XLocSet.Builder changed) {
-        return commit(namespace, transaction, volume.getId(), record, changed);
+            XLocSet.Builder changed, int targetReplicas) {
+        return commit(namespace, transaction, volume.getId(), record, changed, targetReplicas);
     }
 
     static InodeRecord commit(Namespace namespace, Transaction transaction, String volumeId, InodeRecord record,
-            XLocSet.Builder changed) {
+            XLocSet.Builder changed, int targetReplicas) {
         XLocSet xlocs = changed.setVersion(record.xlocs().getVersion() + 1).build();
         ReplicaChain.of(xlocs); // the invariants every reader relies on
         InodeRecord updated = record.withXlocs(xlocs);
         namespace.putInode(transaction, volumeId, updated);
+        boolean workLeft = xlocs.getReplicasList().stream().anyMatch(Replica::getFilling)
+                || xlocs.getReplicasCount() < targetReplicas;
+        namespace.setReplicaWork(transaction, volumeId, record.inode(),
+                workLeft ? Optional.of(targetReplicas) : Optional.empty());
         transaction.commit();
         return updated;
     }

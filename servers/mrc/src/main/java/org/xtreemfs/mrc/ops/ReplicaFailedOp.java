@@ -53,6 +53,8 @@ import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
  * of the file is filling, and such OSDs exist. {@link ReplacementFills} then fills it in the background and clears
  * its mark. Otherwise the chain stays one replica short, which is logged (WARN, naming why) and counted
  * ({@code chainsLeftShort} on the status page); xtfsutil shows the file's replica count beside its volume's policy.
+ * The count to restore is recorded with the change (ReplicaChanges.commit), and {@link RecoveryCheck} tops the chain
+ * up ({@link #topUp}) once an eligible OSD is online.
  */
 public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, ReplicaFailedOp.Reformation> {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaFailedOp.class);
@@ -143,35 +145,89 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
         }
         XLocSet.Builder reformed = without.get();
         String fileId = FileIds.fileId(volumeId, inode);
-        String shortBecause = whyNoReplacement(namespace, volumeId, reformed);
-        Optional<Replica> replacement = Optional.empty();
-        if (shortBecause.isEmpty()) {
-            Set<String> members = new HashSet<>();
-            current.getReplicasList().forEach(member -> members.addAll(member.getOsdUuidsList()));
-            try {
-                List<String> stripe = AddReplicaOp.pickReplica(policies, online, namespace.volumeById(volumeId)
-                        .orElseThrow(), members, current.getReplicas(0).getOsdUuidsCount(), inode);
-                AddReplicaOp.withFillingReplica(reformed, stripe);
-                replacement = Optional.of(reformed.getReplicasList().stream()
-                        .filter(added -> added.getOsdUuidsList().equals(stripe)).findFirst().orElseThrow());
-            } catch (NotEnoughOsdsException | IllegalStateException noOsds) {
-                shortBecause = "no online OSDs outside the chain " + members + " to replace it: "
-                        + noOsds.getMessage();
-            }
-        }
-        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volumeId, record, reformed);
-        if (replacement.isPresent()) {
+        // The dead member stays among the members here: it is not picked as its own replacement while the DIR
+        // shows it dead (a top-up later may pick it once it is back, and fills it like any other).
+        Set<String> members = new HashSet<>();
+        current.getReplicasList().forEach(member -> members.addAll(member.getOsdUuidsList()));
+        Replacement replacement = replacement(namespace, policies, online, volumeId, inode, reformed, members,
+                current.getReplicas(0).getOsdUuidsCount());
+        // The count to restore: what the chain had, or more when an earlier failure left it short already.
+        int target = Math.max(namespace.replicaTarget(transaction, volumeId, inode), current.getReplicasCount());
+        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volumeId, record, reformed, target);
+        if (replacement.replica().isPresent()) {
             LOG.info("file {}: removed OSD {} (replica {} of {}) from its chain, the DIR shows it dead; added a"
                     + " replacement on OSD(s) {}, filling in the background; XLoc version {} -> {}", fileId,
-                    failedOsdUuid, replica + 1, current.getReplicasCount(), replacement.get().getOsdUuidsList(),
-                    current.getVersion(), updated.xlocs().getVersion());
-            return new Reformation(volumeId, updated, replacement, 0);
+                    failedOsdUuid, replica + 1, current.getReplicasCount(),
+                    replacement.replica().get().getOsdUuidsList(), current.getVersion(), updated.xlocs().getVersion());
+            return new Reformation(volumeId, updated, replacement.replica(), 0);
         }
         LOG.warn("file {}: removed OSD {} (replica {} of {}) from its chain, the DIR shows it dead; XLoc version {}"
                 + " -> {}; the chain stays at {} replica(s), one short: {}", fileId, failedOsdUuid, replica + 1,
                 current.getReplicasCount(), current.getVersion(), updated.xlocs().getVersion(),
-                updated.xlocs().getReplicasCount(), shortBecause);
+                updated.xlocs().getReplicasCount(), replacement.shortBecause());
         return new Reformation(volumeId, updated, Optional.empty(), 1);
+    }
+
+    /** What {@link #topUp} did: the replacement added, or why the chain stays short (then nothing changed). */
+    public record TopUp(String volumeId, InodeRecord record, Optional<Replica> replacement, String shortBecause) {}
+
+    /**
+     * A short chain's later top-up (RecoveryCheck): when the file's chain has fewer replicas than the count a
+     * failure left it short of (its replica work's target) and none is filling, a filling replacement joins before
+     * the tail under the next version, by a re-formation's rule ({@link #replacement}) among the OSDs outside the
+     * current chain, so a dead member that came back may be picked (and is filled like any other). Nothing changes
+     * when the chain is not short or no OSD fits (the reason is answered).
+     */
+    public static TopUp topUp(Namespace namespace, OsdSelectionPolicies policies, List<OsdCandidate> online,
+            String volumeId, long inode) throws RpcException {
+        Transaction transaction = namespace.begin();
+        InodeRecord record = namespace.inodeOf(transaction, volumeId, inode);
+        int target = namespace.replicaTarget(transaction, volumeId, inode);
+        if (!record.hasLayout() || record.xlocs().getReplicasCount() >= target) {
+            return new TopUp(volumeId, record, Optional.empty(), "it is not short of a count to restore");
+        }
+        XLocSet current = record.xlocs();
+        XLocSet.Builder chain = current.toBuilder();
+        Set<String> members = new HashSet<>();
+        current.getReplicasList().forEach(member -> members.addAll(member.getOsdUuidsList()));
+        Replacement replacement = replacement(namespace, policies, online, volumeId, inode, chain, members,
+                current.getReplicas(0).getOsdUuidsCount());
+        if (replacement.replica().isEmpty()) {
+            return new TopUp(volumeId, record, Optional.empty(), replacement.shortBecause());
+        }
+        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volumeId, record, chain, target);
+        LOG.info("file {}: its chain was {} replica(s) short of {}; added a replacement on OSD(s) {}, filling in the"
+                + " background; XLoc version {} -> {}", FileIds.fileId(volumeId, inode), target
+                - current.getReplicasCount(), target, replacement.replica().get().getOsdUuidsList(),
+                current.getVersion(), updated.xlocs().getVersion());
+        return new TopUp(volumeId, updated, replacement.replica(), "");
+    }
+
+    /** A replacement added to a chain (its builder), or why none was. */
+    private record Replacement(Optional<Replica> replica, String shortBecause) {}
+
+    /**
+     * Adds a filling replacement to {@code chain} (before its tail, AddReplicaOp's rule) on OSDs AddReplicaOp's
+     * placement rule picks among {@code online} outside {@code members}, or answers why none: the one rule of a
+     * re-formation's replacement and of a top-up.
+     */
+    private static Replacement replacement(Namespace namespace, OsdSelectionPolicies policies,
+            List<OsdCandidate> online, String volumeId, long inode, XLocSet.Builder chain, Set<String> members,
+            int width) {
+        String shortBecause = whyNoReplacement(namespace, volumeId, chain);
+        if (!shortBecause.isEmpty()) {
+            return new Replacement(Optional.empty(), shortBecause);
+        }
+        try {
+            List<String> stripe = AddReplicaOp.pickReplica(policies, online, namespace.volumeById(volumeId)
+                    .orElseThrow(), members, width, inode);
+            AddReplicaOp.withFillingReplica(chain, stripe);
+            return new Replacement(chain.getReplicasList().stream()
+                    .filter(added -> added.getOsdUuidsList().equals(stripe)).findFirst(), "");
+        } catch (NotEnoughOsdsException | IllegalStateException noOsds) {
+            return new Replacement(Optional.empty(), "no online OSDs outside the chain " + members
+                    + " to replace it: " + noOsds.getMessage());
+        }
     }
 
     /** Why the re-formed chain gets no replacement now (empty: it may get one, OSDs permitting). */

@@ -20,7 +20,7 @@ import org.xtreemfs.mrc.metadata.Transaction;
  */
 public final class ReplicaFilledOp extends MetadataOp<ReplicaFilledRequest, ReplicaChanges.Result> {
     public ReplicaFilledOp(OpServices services) {
-        super(services, "MRC_REPLICA_FILLED", ReplicaFilledRequest.parser());
+        super(services, "MRC_REPLICA_FILLED", ReplicaFilledRequest.parser(), ResultCodec.REPLICA_CHANGE);
     }
 
     @Override
@@ -72,6 +72,7 @@ public final class ReplicaFilledOp extends MetadataOp<ReplicaFilledRequest, Repl
         }
         XLocSet.Builder changed = xlocs.toBuilder();
         changed.setReplicas(index, xlocs.getReplicas(index).toBuilder().setFilling(false));
-        return ReplicaChanges.commit(namespace, transaction, volumeId, record, changed);
+        return ReplicaChanges.commit(namespace, transaction, volumeId, record, changed,
+                namespace.replicaTarget(transaction, volumeId, record.inode()));
     }
 }

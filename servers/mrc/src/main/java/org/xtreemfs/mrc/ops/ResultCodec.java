@@ -88,6 +88,24 @@ public interface ResultCodec<T> {
         writeShare(out, result.share());
     }, in -> new FtruncateOp.Truncation(XCapRequest.parseFrom(readBytes(in)), in.readInt(), readShare(in)));
 
+    /**
+     * The replica operations' result (MRC_ADD_REPLICA, MRC_REPLICA_FILLED, MRC_REMOVE_REPLICA): the file's record
+     * after the change, the share, and a removed replica's XLoc.
+     */
+    ResultCodec<ReplicaChanges.Result> REPLICA_CHANGE = of((result, out) -> {
+        out.writeUTF(result.volumeId());
+        writeBytes(out, result.record().encode());
+        writeShare(out, result.share());
+        writeBytes(out, result.removed().map(XLocSet::toByteArray).orElse(new byte[0]));
+    }, in -> {
+        String volumeId = in.readUTF();
+        InodeRecord record = InodeRecord.decode(readBytes(in));
+        Optional<VolumeShare> share = readShare(in);
+        byte[] removed = readBytes(in);
+        return new ReplicaChanges.Result(volumeId, record, share,
+                removed.length == 0 ? Optional.empty() : Optional.of(XLocSet.parseFrom(removed)));
+    });
+
     /** Writes one result's fields. */
     interface Writer<T> {
         void write(T result, DataOutputStream out) throws IOException;

@@ -97,6 +97,12 @@ public final class OsdDirectory {
         return cached == null ? List.of() : cached.services();
     }
 
+    /** The AVAILABLE OSDs of a listing such as {@link #allForAdmission}'s, as placement candidates. */
+    public static List<OsdCandidate> available(List<Service> services) {
+        return services.stream().filter(osd -> osd.getType() == ServiceType.SERVICE_TYPE_OSD
+                && osd.getStatus() == ServiceStatus.SERVICE_STATUS_AVAILABLE).map(OsdCandidate::of).toList();
+    }
+
     /**
      * Every OSD the DIR knows, dead ones included, fresh from the DIR (not cached): what an admission decides
      * against. Admissions are rare and must see each OSD's latest profile and liveness; a DIR that cannot be

@@ -99,6 +99,14 @@ class NamespaceFixture {
         return OpenOp.open(namespace, ledger, policies, context, volumeName, path, flags, mode);
     }
 
+    /** A volume "chains" of {@code replicas} replicas (id ...0001) and its file "/f", placed by root's open. */
+    OpenResult replicatedFile(int replicas) throws RpcException {
+        createVolume(as(ROOT), Volume.newBuilder().setName("chains").setMode(0777).setDefaultReplicationPolicy(
+                org.xtreemfs.interfaces.common.ReplicationPolicy.newBuilder().setReplicas(replicas)).build(),
+                "00000000-0000-0000-0000-000000000001");
+        return open(as(ROOT), "chains", "/f", CREAT | RDWR, 0644);
+    }
+
     /** {@link VolumeCreateOp#createVolume} with this fixture's ledger and placement policies. */
     Volume createVolume(OperationContext context, Volume request, String volumeId) throws RpcException {
         return VolumeCreateOp.createVolume(namespace, ledger, policies, context, request, volumeId);

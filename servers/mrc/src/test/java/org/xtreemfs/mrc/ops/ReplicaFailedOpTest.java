@@ -9,9 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.replication.ReplicaChain;
 import org.xtreemfs.interfaces.common.OsdUsageType;
 import org.xtreemfs.interfaces.common.Replica;
-import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.XLocSet;
-import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.metadata.FileIds;
 import org.xtreemfs.mrc.placement.OsdCandidate;
 
@@ -25,11 +23,8 @@ class ReplicaFailedOpTest {
     @BeforeEach
     void replicatedFile() throws Exception {
         fixture = new NamespaceFixture();
-        volumeId = fixture.createVolume(fixture.as(NamespaceFixture.ROOT), Volume.newBuilder().setName("chains")
-                .setMode(0777).setDefaultReplicationPolicy(ReplicationPolicy.newBuilder().setReplicas(3)).build(),
-                "00000000-0000-0000-0000-000000000001").getId();
-        OpenResult opened = fixture.open(fixture.as(NamespaceFixture.ROOT), "chains", "/f",
-                NamespaceFixture.CREAT | NamespaceFixture.RDWR, 0644);
+        OpenResult opened = fixture.replicatedFile(3);
+        volumeId = opened.volumeId();
         inode = opened.record().inode();
         placed = opened.record().xlocs();
         assertThat(placed.getVersion()).isEqualTo(1);
@@ -99,6 +94,20 @@ class ReplicaFailedOpTest {
         assertThat(report(1, member(2), false)).isEqualTo(reformed);
         assertThat(report(1, member(0), false)).isEqualTo(reformed);
         assertThat(stored()).isEqualTo(reformed);
+    }
+
+    @Test
+    void aRepeatedReportWithAReplacementHasOneEffect() throws Exception {
+        // MRC_REPLICA_FAILED records no outcome: its version fence is what makes a repeat after a lost answer harmless.
+        ReplicaFailedOp.Reformation first = reportWith(1, member(1), onlineWith(osd("osd-d", "h4"),
+                osd("osd-e", "h5")));
+        ReplicaFailedOp.Reformation repeated = reportWith(1, member(1), onlineWith(osd("osd-d", "h4"),
+                osd("osd-e", "h5")));
+        assertThat(repeated.xlocs()).as("answered the current XLoc, unchanged").isEqualTo(first.xlocs());
+        assertThat(repeated.replacement()).as("no second replacement to fill").isEmpty();
+        assertThat(repeated.shortBy()).isZero();
+        assertThat(first.xlocs().getReplicasCount()).isEqualTo(3);
+        assertThat(stored()).isEqualTo(first.xlocs());
     }
 
     @Test
