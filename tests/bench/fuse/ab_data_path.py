@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A/B of the data path of two or more builds in the same minutes (issue 10): a private cluster (bin/xtreemfs-cluster,
-3 OSDs, one volume of --width) and a mount per side, fio jobs alternating between the sides (the order reversed every
-round), and the CPU time per request of the three OSD JVMs and of the mount from /proc/PID/stat, which the load of a
+--osds OSDs, one volume of --width) and a mount per side, fio jobs alternating between the sides (the order reversed every
+round), and the CPU time per request of the OSD JVMs and of the mount from /proc/PID/stat, which the load of a
 shared machine moves far less than IOPS. Medians over the rounds at the end; every round in OUT/results.json.
 
 Workloads (--workloads, comma-separated): randread, randwrite (4 KiB QD32, libaio, O_DIRECT), read, write (1 MiB,
@@ -16,7 +16,12 @@ A side is NAME=REPOSITORY (its bin/ and built servers; its cpp/build/mount.xtree
 --java-opts NAME=FLAGS gives that side's servers JVM flags (XTREEMFS_SERVER_JAVA_OPTS), so one build can run twice
 with different flags. --profile records round --profile-round (default 0; not counted in the medians): perf -g of
 the OSD JVMs (and of the MRC for the metadata workloads; JIT symbols from jcmd Compiler.perfmap; add
--XX:+PreserveFramePointer for call stacks) and of the mount, under OUT/NAME/profile; --jfr adds JFR recordings. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
+-XX:+PreserveFramePointer for call stacks) and of the mount, under OUT/NAME/profile; --jfr adds JFR recordings;
+--async-profiler LIB (libasyncProfiler.so, e.g. unpacked from Maven Central's tools.profiler:async-profiler jar) adds
+async-profiler's CPU profile of each JVM, Java frames with their inlining and per thread, as collapsed stacks
+(OUT/NAME/profile/GROUP-PID-LABEL.collapsed; tests/bench/fuse/collapsed_top.py ranks them). --osds sets the cluster's
+OSD count (default 3; 1 for a width-1 volume leaves no idle OSD in the figures). Needs fio, fusermount3, and root for
+perf. Stops its clusters and mounts at the end.
 """
 import argparse
 import contextlib
@@ -49,27 +54,33 @@ def load():
 
 
 class Side:
-    def __init__(self, name, repo, state, width, mount_args, osd_settings, java_opts, mount_binary=None):
+    def __init__(self, name, repo, state, width, mount_args, osd_settings, java_opts, mount_binary=None, osds=3):
         self.mount_binary = Path(mount_binary) if mount_binary else Path(repo) / "cpp/build/mount.xtreemfs"
         self.name, self.repo, self.state, self.width = name, Path(repo), Path(state), width
         self.mount_args, self.osd_settings, self.java_opts = mount_args, osd_settings, java_opts
         self.mount_process = None
+        self.osds = osds
         self.jfr = False
+        self.async_profiler = None
         self.idle_cpu_per_s = {}
 
     def cluster(self, *args):
         env = dict(os.environ)
         if self.java_opts:
             env["XTREEMFS_SERVER_JAVA_OPTS"] = self.java_opts
-        return subprocess.run([str(self.repo / "bin/xtreemfs-cluster")] + list(args) + ["--state", str(self.state / "cluster")],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True, env=env).stdout
+        done = subprocess.run([str(self.repo / "bin/xtreemfs-cluster")] + list(args) + ["--state", str(self.state / "cluster")],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        if done.returncode != 0:
+            raise SystemExit("%s: xtreemfs-cluster %s failed (exit %d):\n%s" % (self.name, " ".join(args), done.returncode,
+                                                                              done.stdout))
+        return done.stdout
 
     def start(self):
         self.state.mkdir(parents=True, exist_ok=True)
         extra = []
         for setting in self.osd_settings:
             extra += ["--osd-setting", setting]
-        self.cluster("start", "--osds", "3", *extra)
+        self.cluster("start", "--osds", str(self.osds), *extra)
         shell = self.cluster("status", "--shell")
         self.dir_port = int(re.search(r"^dir_port=(\d+)$", shell, re.M).group(1))
         self.mrc_pid = int(re.search(r"^mrc_pid=(\d+)$", shell, re.M).group(1))
@@ -104,8 +115,8 @@ class Side:
                 self.mount_process.kill()
         try:
             self.cluster("stop")
-        except subprocess.CalledProcessError as error:
-            print(error.stdout, file=sys.stderr)
+        except SystemExit as error:
+            print(error, file=sys.stderr)
 
     def fio(self, rw, bs, runtime_s, size_mib, direct=True, qd=32, file="f.dat", time_based=True, end_fsync=False,
             profile=None):
@@ -124,7 +135,7 @@ class Side:
         pid_mount = [self.mount_process.pid]
         load_before = load()
         osd0, mount0, wall0 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
-        with profiling(profile, rw, {"osd": pids_osd}, pid_mount[0], self.jfr):
+        with profiling(profile, rw, {"osd": pids_osd}, pid_mount[0], self.jfr, self.async_profiler):
             output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         osd1, mount1, wall1 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
         if output.returncode != 0:
@@ -160,16 +171,23 @@ class Side:
 
 
 @contextlib.contextmanager
-def profiling(profile, label, jvms, mount_pid, jfr):
+def profiling(profile, label, jvms, mount_pid, jfr, async_profiler=None):
     """perf record -g of each group of server JVMs ({"osd": pids, "mrc": [pid]}: PROFILE/GROUP-LABEL.perf, with JIT
     symbols from jcmd Compiler.perfmap afterwards) and of the mount (PROFILE/mount-LABEL.perf) while the body runs;
-    with `jfr` also a JFR recording per JVM (PROFILE/GROUP-PID-LABEL.jfr; at a high load it holds few samples).
-    Nothing when `profile` is None."""
+    with `jfr` also a JFR recording per JVM (PROFILE/GROUP-PID-LABEL.jfr; at a high load it holds few samples); with
+    `async_profiler` (the path of libasyncProfiler.so) async-profiler's CPU samples of each JVM, loaded into it with
+    jcmd JVMTI.agent_load (its options in double quotes: jcmd splits arguments at commas), as collapsed stacks per
+    thread (PROFILE/GROUP-PID-LABEL.collapsed). Nothing when `profile`
+    is None."""
     if profile is None:
         yield
         return
     profile.mkdir(parents=True, exist_ok=True)
     all_pids = [pid for pids in jvms.values() for pid in pids]
+    if async_profiler:
+        for pid in all_pids:
+            subprocess.run(["jcmd", str(pid), "JVMTI.agent_load", str(async_profiler),
+                            '"start,event=cpu,interval=1ms,threads"'], stdout=subprocess.DEVNULL, check=True)
     if jfr:
         for group, pids in jvms.items():
             for pid in pids:
@@ -186,6 +204,12 @@ def profiling(profile, label, jvms, mount_pid, jfr):
         for recorder in recorders:
             recorder.send_signal(signal.SIGINT)
             recorder.wait(60)
+        if async_profiler:
+            for group, pids in jvms.items():
+                for pid in pids:
+                    subprocess.run(["jcmd", str(pid), "JVMTI.agent_load", str(async_profiler), '"stop,collapsed,file=%s"'
+                                    % (profile / ("%s-%d-%s.collapsed" % (group, pid, label)))],
+                                   stdout=subprocess.DEVNULL, check=True)
         for pid in all_pids:
             if jfr:
                 subprocess.run(["jcmd", str(pid), "JFR.stop", "name=ab"], stdout=subprocess.DEVNULL,
@@ -199,7 +223,8 @@ def metadata(side, operation, folder, files, metadata_binary, profile=None):
     load_before = load()
     before = {kind: cpu_ticks(kind_pids) for kind, kind_pids in pids.items()}
     wall0 = time.monotonic()
-    with profiling(profile, operation, {"mrc": pids["mrc"], "osd": pids["osd"]}, pids["mount"][0], side.jfr):
+    with profiling(profile, operation, {"mrc": pids["mrc"], "osd": pids["osd"]}, pids["mount"][0], side.jfr,
+                   side.async_profiler):
         output = subprocess.run([str(metadata_binary), operation, str(folder), str(files)], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
     wall1 = time.monotonic()
@@ -237,6 +262,9 @@ def main():
     parser.add_argument("--profile-round", type=int, default=0, metavar="N",
                         help="the round --profile records (a later one sees the JIT settled)")
     parser.add_argument("--jfr", action="store_true", help="with --profile, JFR recordings of the JVMs too")
+    parser.add_argument("--async-profiler", type=Path, metavar="LIB",
+                        help="with --profile, async-profiler's CPU samples of the JVMs too (path of libasyncProfiler.so)")
+    parser.add_argument("--osds", type=int, default=3, help="OSDs of each side's cluster (at least --width)")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     java = dict(item.split("=", 1) for item in options.java_opts)
@@ -250,9 +278,10 @@ def main():
     for item in options.build:
         name, repo = item.split("=", 1)
         sides.append(Side(name, repo, options.out / name, options.width, mount_args.get(name, "").split(),
-                          osd_settings.get(name, []), java.get(name, ""), mounts.get(name)))
+                          osd_settings.get(name, []), java.get(name, ""), mounts.get(name), options.osds))
     for side in sides:
         side.jfr = options.jfr
+        side.async_profiler = options.async_profiler.resolve() if options.async_profiler else None
     results = []
     metadata_binary = options.out / "metadata_ops"
     workloads = options.workloads.split(",")

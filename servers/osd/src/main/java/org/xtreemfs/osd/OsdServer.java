@@ -229,7 +229,7 @@ public final class OsdServer implements RunningServer {
         storage = started(new StorageStage(store, deletions, config.storageThreads(),
                 (inFlightMax + 64) * config.storageThreads(), config.storageConcurrentWithinFile(), clock,
                 request -> qos.completed(request), chainForwarder, this::loadReport, xlocVersions,
-                storageHealth));
+                storageHealth, StorageStage.InlineRule.upTo(config.storageInlineBytesMax())));
         ExecutorWakeUps wakeUps = started(new ExecutorWakeUps(clock, "osd-qos-wakeup"));
         shareRule = ShareRule.forOsd(baseProfile);
         qosPolicyKind = config.qosPolicy();
@@ -249,7 +249,8 @@ public final class OsdServer implements RunningServer {
                 config.replicationFillsMax()));
         preprocessing = started(new PreprocessingStage(uuid, new XCapSigner(config.capabilitySecret()), clock,
                 config.preprocessingThreads(), config.preprocessingQueueCapacity(),
-                xlocConfirmations.gate(replicaFiller.routing(lockService.routing(qos::submit)))));
+                xlocConfirmations.gate(replicaFiller.routing(lockService.routing(
+                        storage.inlineAfter(qos::submit))))));
         DeletionScheduler deletionScheduler = started(new DeletionScheduler(deletions, storage,
                 Math.max(DELETION_POLL_MS_MIN, Math.min(DELETION_POLL_MS_MAX, config.deletionDelayMs()))));
 
@@ -537,6 +538,9 @@ public final class OsdServer implements RunningServer {
         status.put("deletionsPending", deletions.pendingCount());
         status.put("filesDeleted", storage.filesDeleted());
         status.put("storageExpiredCount", storage.expiredCount());
+        // Requests run on their network thread, and how often one was slow and sent the next to the workers (README).
+        status.put("storageInlineRuns", storage.inlineRuns());
+        status.put("storageInlinePauses", storage.inlinePauses());
         status.put("locksHeld", locks.lockCount());
         status.put("lockClients", locks.clientCount());
         status.put("lockLeasesExpired", locks.expiredClientCount());

@@ -24,13 +24,15 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
 public final class RpcCall {
     private final RpcRecord record;
     private final Channel channel;
+    private final ReplyWriter replies;
     private final Runnable onAnswered;
     private final long receivedNanos;
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    RpcCall(RpcRecord record, Channel channel, Runnable onAnswered, long receivedNanos) {
+    RpcCall(RpcRecord record, Channel channel, ReplyWriter replies, Runnable onAnswered, long receivedNanos) {
         this.record = record;
         this.channel = channel;
+        this.replies = replies;
         this.onAnswered = onAnswered;
         this.receivedNanos = receivedNanos;
     }
@@ -131,7 +133,7 @@ public final class RpcCall {
         try {
             record.release();
             ByteBuf encoded = RecordEncoder.encode(channel.alloc(), header, response, data);
-            channel.writeAndFlush(encoded);
+            replies.send(encoded);
         } finally {
             onAnswered.run();
         }

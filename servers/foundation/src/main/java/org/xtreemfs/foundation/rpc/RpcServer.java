@@ -48,6 +48,7 @@ public final class RpcServer implements AutoCloseable {
     private final int pendingCallsMax;
     private final Map<Long, RpcHandler> handlers;
     private final AtomicInteger pendingCalls = new AtomicInteger();
+    private final Runnable callAnswered = pendingCalls::decrementAndGet;
     private final AtomicLong malformedFrames = new AtomicLong();
     private final ReplyBufferLimits replyBufferLimits;
     /** Null: plain TCP. */
@@ -95,7 +96,7 @@ public final class RpcServer implements AutoCloseable {
                         }
                         channel.pipeline().addLast("backpressure", new ReplyBackpressure());
                         channel.pipeline().addLast("decoder", new RecordDecoder(frameLimits));
-                        channel.pipeline().addLast("dispatcher", new Dispatcher());
+                        channel.pipeline().addLast("dispatcher", new Dispatcher(channel));
                     }
                 });
         try {
@@ -248,7 +249,8 @@ public final class RpcServer implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext context, RpcRecord record) {
-            new RpcCall(record, context.channel(), () -> { }, System.nanoTime()).fail(RpcException.authFailed(
+            new RpcCall(record, context.channel(), new ReplyWriter(context.channel()), () -> { }, System.nanoTime())
+                    .fail(RpcException.authFailed(
                     serviceName + " at port " + boundAddress().getPort() + " speaks TLS only; this client connected without"
                             + " TLS (give it the cluster's CA: --tls-ca, or ClientOptions.tls)"));
             context.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -261,8 +263,18 @@ public final class RpcServer implements AutoCloseable {
     }
 
     private final class Dispatcher extends SimpleChannelInboundHandler<RpcRecord> {
-        Dispatcher() {
+        /** This connection's replies, flushed once per batch of requests read (see {@link ReplyWriter}). */
+        private final ReplyWriter replies;
+
+        Dispatcher(Channel channel) {
             super(false);
+            this.replies = new ReplyWriter(channel);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext context) {
+            replies.readBatchEnded();
+            context.fireChannelReadComplete();
         }
 
         @Override
@@ -272,8 +284,9 @@ public final class RpcServer implements AutoCloseable {
                 throw new MalformedFrameException("record is not a request (type "
                         + record.header().getMessageType() + ")");
             }
+            replies.readBatchStarted();
             pendingCalls.incrementAndGet();
-            RpcCall call = new RpcCall(record, context.channel(), pendingCalls::decrementAndGet, System.nanoTime());
+            RpcCall call = new RpcCall(record, context.channel(), replies, callAnswered, System.nanoTime());
             if (pendingCalls.get() > pendingCallsMax) {
                 call.fail(RpcException.overloaded(serviceName + " has " + pendingCallsMax
                         + " calls in progress (rpc.pendingCallsMax); retry later"));

@@ -72,10 +72,66 @@ public final class StorageStage implements AutoCloseable {
     private final AtomicLong objectsCopied = new AtomicLong();
     private final AtomicLong bytesCopied = new AtomicLong();
     /**
-     * On a storage worker thread (null elsewhere): the one work released while it finished its current work, which
-     * it runs next (see {@link #runReleased}); the worker loop empties it before taking anything from the queue.
+     * The thread's {@link Runner}: on a storage worker the one work released while it finished its current work,
+     * which it runs next (see {@link #runReleased}); on a thread inside {@link #inlineAfter} the one small request
+     * released while it submitted, which it runs itself. Null on other threads.
      */
-    private final ThreadLocal<StorageWork[]> runNextWork = new ThreadLocal<>();
+    private final ThreadLocal<Runner> runners = new ThreadLocal<>();
+    /** Which requests a submitting thread runs itself (see {@link #inlineAfter}). */
+    private final InlineRule inlineRule;
+    /** Until this monotonic time no request runs on a submitting thread: one there was slow (see {@link InlineRule}). */
+    private volatile long inlinePausedUntilNanos = System.nanoTime();
+    private final AtomicLong inlineRuns = new AtomicLong();
+    private final AtomicLong inlinePauses = new AtomicLong();
+    /** Slow inline runs since the last fast one or pause (updated racily by network threads: a heuristic's count). */
+    private volatile int inlineSlowRunsInARow;
+
+    /**
+     * Which requests a thread submitting through {@link #inlineAfter} runs itself: reads and unsynced writes of
+     * unreplicated files of at most {@code bytesMax} bytes (0: none). A run that took longer than {@code slowNanos}
+     * probably waited for the disk (a page-cache hit of a small read or write takes a few microseconds), and meanwhile
+     * that thread, the connection's network thread, read nothing else, so the disk saw one request at a time. After
+     * {@code slowRunsInARow} such runs in a row the next requests go to the workers for {@code pauseNanos}, after
+     * which they are tried on the submitting thread again. In a row, because a thread that merely lost its CPU to
+     * other processes for a moment (a loaded machine) is slow too, and one such run must not switch the path off.
+     */
+    public record InlineRule(int bytesMax, long slowNanos, int slowRunsInARow, long pauseNanos) {
+        /** Every request goes to the workers. */
+        public static final InlineRule NEVER = new InlineRule(0, 0, 1, 0);
+        /** A page-cache miss of this machine's disk is slower than this; a page-cache hit far faster (see above). */
+        public static final long SLOW_NANOS_DEFAULT = 100_000;
+        /** Three slow runs in a row: a cold working set, not one preempted thread. */
+        public static final int SLOW_RUNS_IN_A_ROW_DEFAULT = 3;
+        /** Three slow probes per 50 ms block a network thread for a few percent of the time on a cold working set. */
+        public static final long PAUSE_NANOS_DEFAULT = 50_000_000;
+
+        public InlineRule {
+            if (bytesMax < 0 || slowNanos < 0 || slowRunsInARow < 1 || pauseNanos < 0) {
+                throw new IllegalArgumentException("inline rule needs bytesMax, slowNanos, pauseNanos >= 0 and"
+                        + " slowRunsInARow >= 1, got " + bytesMax + ", " + slowNanos + ", " + slowRunsInARow + ", "
+                        + pauseNanos);
+            }
+        }
+
+        /** Requests up to {@code bytesMax} bytes, with the default slowness and pause. */
+        public static InlineRule upTo(int bytesMax) {
+            return new InlineRule(bytesMax, SLOW_NANOS_DEFAULT, SLOW_RUNS_IN_A_ROW_DEFAULT, PAUSE_NANOS_DEFAULT);
+        }
+    }
+
+    /** What one thread runs next, without handing it to another thread. */
+    private static final class Runner {
+        /** A submitting thread's runner: takes only small requests, and only while {@link #active}. */
+        final boolean inline;
+        /** A worker's always; a submitting thread's only inside {@link #inlineAfter}. */
+        boolean active;
+        StorageWork next;
+
+        Runner(boolean inline) {
+            this.inline = inline;
+            this.active = !inline;
+        }
+    }
     private final AtomicLong readsServed = new AtomicLong();
     /** Which of this OSD's files have updates its successors have not acknowledged (reads of them go down). */
     private final CleanVersions cleanVersions = new CleanVersions();
@@ -98,6 +154,16 @@ public final class StorageStage implements AutoCloseable {
             boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
             ChainForwarder forwarder, Supplier<ReadResponse> loadReport, XLocVersions xlocVersions,
             StorageHealth health) {
+        this(store, deletions, threads, queueCapacity, concurrentWithinFile, clock, onRequestCompleted, forwarder,
+                loadReport, xlocVersions, health, InlineRule.NEVER);
+    }
+
+    /** As above; {@code inlineRule} says which requests a thread submitting through {@link #inlineAfter} runs itself. */
+    public StorageStage(ObjectStorage store, DeletionQueue deletions, int threads, int queueCapacity,
+            boolean concurrentWithinFile, Clock clock, Consumer<AuthorizedRequest> onRequestCompleted,
+            ChainForwarder forwarder, Supplier<ReadResponse> loadReport, XLocVersions xlocVersions,
+            StorageHealth health, InlineRule inlineRule) {
+        this.inlineRule = java.util.Objects.requireNonNull(inlineRule, "inlineRule");
         this.health = health;
         this.forwarder = forwarder;
         this.loadReport = loadReport;
@@ -109,10 +175,10 @@ public final class StorageStage implements AutoCloseable {
         this.workers = Stage.start("storage", queueCapacity, threads, clock, new StageHandler<>() {
             @Override
             public void handle(StorageWork work) {
-                StorageWork[] runNext = runNextWork.get();
-                if (runNext == null) {
-                    runNext = new StorageWork[1];
-                    runNextWork.set(runNext);
+                Runner runner = runners.get();
+                if (runner == null) {
+                    runner = new Runner(false);
+                    runners.set(runner);
                 }
                 for (StorageWork current = work; current != null; ) {
                     try {
@@ -120,8 +186,8 @@ public final class StorageStage implements AutoCloseable {
                     } finally {
                         release(current);
                     }
-                    current = runNext[0];
-                    runNext[0] = null;
+                    current = runner.next;
+                    runner.next = null;
                 }
             }
 
@@ -179,12 +245,12 @@ public final class StorageStage implements AutoCloseable {
      * Hands released work to the workers; false when they are shutting down. On a storage thread, the first work
      * that its own completion released (the QoS stage's next request, or the next work of the file) is kept for that
      * thread to run right after, instead of waking another worker while this one goes idle: one thread hand-off
-     * less per request under load.
+     * less per request under load. On a thread inside {@link #inlineAfter}, a small read or write is kept likewise.
      */
     private boolean runReleased(StorageWork work) {
-        StorageWork[] runNext = runNextWork.get();
-        if (runNext != null && runNext[0] == null) {
-            runNext[0] = work;
+        Runner runner = runners.get();
+        if (runner != null && runner.active && runner.next == null && (!runner.inline || runsInline(work))) {
+            runner.next = work;
             return true;
         }
         try {
@@ -193,6 +259,101 @@ public final class StorageStage implements AutoCloseable {
         } catch (StageShutdownException e) {
             return false;
         }
+    }
+
+    /**
+     * {@code next} (the QoS stage's entry), such that a small read or write it releases at once runs on the calling
+     * thread right after it returns (and the QoS stage's lock is free again), instead of on a worker. The caller is
+     * the network thread that received the request (osd.preprocessing.threads = 0): handing a 4 KiB request to a
+     * worker and its answer back to the network thread cost two thread wake-ups per request, more CPU than the
+     * request's own work when its data is in the page cache, and the answer now leaves with the others of its batch
+     * (foundation's ReplyWriter). Everything else is unchanged: the QoS stage releases in its order and counts the
+     * request in flight, FileAccessOrder admits it, it is answered and completed as on a worker.
+     *
+     * <p>Only the requests {@link InlineRule} admits run so, and not while paused: slow runs in a row (they waited for
+     * the disk, and the network thread with them) send the next ones to the workers for a while, so requests that
+     * miss the page cache still reach the disk together.
+     */
+    public PreprocessingStage.Next inlineAfter(PreprocessingStage.Next next) {
+        if (inlineRule.bytesMax() == 0) {
+            return next;
+        }
+        return request -> {
+            Runner runner = runners.get();
+            if (runner == null) {
+                runner = new Runner(true);
+                runners.set(runner);
+            }
+            if (!runner.inline || runner.active) {
+                next.accept(request); // a worker, or a submission from inside an inline run: unchanged
+                return;
+            }
+            runner.active = true;
+            try {
+                next.accept(request);
+            } finally {
+                try {
+                    runCaptured(runner);
+                } finally {
+                    runner.active = false;
+                }
+            }
+        };
+    }
+
+    /** Runs what {@code runner} took, and what that released into it, on this thread. */
+    private void runCaptured(Runner runner) {
+        while (runner.next != null) {
+            StorageWork current = runner.next;
+            runner.next = null;
+            long startNanos = System.nanoTime();
+            try {
+                execute(current);
+            } catch (Error e) {
+                if (current instanceof AuthorizedRequest authorized) {
+                    authorized.request().call().fail(RpcException.internal("OSD storage failed on file "
+                            + authorized.fileId() + ": " + e));
+                }
+                throw e;
+            } finally {
+                long elapsedNanos = System.nanoTime() - startNanos;
+                inlineRuns.incrementAndGet();
+                if (elapsedNanos <= inlineRule.slowNanos()) {
+                    inlineSlowRunsInARow = 0;
+                } else if (inlineSlowRunsInARow + 1 < inlineRule.slowRunsInARow()) {
+                    inlineSlowRunsInARow++;
+                } else {
+                    inlineSlowRunsInARow = 0;
+                    inlinePausedUntilNanos = startNanos + elapsedNanos + inlineRule.pauseNanos();
+                    inlinePauses.incrementAndGet();
+                }
+                release(current);
+            }
+        }
+    }
+
+    /** Whether a submitting thread may run {@code work} itself (see {@link #inlineAfter}). */
+    private boolean runsInline(StorageWork work) {
+        if (!(work instanceof AuthorizedRequest authorized)
+                || authorized.chain().role() != org.xtreemfs.osd.storage.ReplicaRole.SOLE) {
+            return false;
+        }
+        OsdRequest request = authorized.request();
+        int bytesMax = inlineRule.bytesMax();
+        boolean small = request instanceof ReadObject read ? !read.replicaFill() && read.length() <= bytesMax
+                : request instanceof WriteObject write && !authorized.isSyncedWrite()
+                        && write.data().readableBytes() <= bytesMax;
+        return small && System.nanoTime() - inlinePausedUntilNanos >= 0;
+    }
+
+    /** Requests run on the thread that submitted them (see {@link #inlineAfter}). */
+    public long inlineRuns() {
+        return inlineRuns.get();
+    }
+
+    /** How often a request run on its submitting thread was slow and paused that (see {@link InlineRule}). */
+    public long inlinePauses() {
+        return inlinePauses.get();
     }
 
     private void discard(StorageWork work) {
