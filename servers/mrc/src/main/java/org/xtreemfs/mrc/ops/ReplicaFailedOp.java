@@ -11,12 +11,13 @@ import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
-import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.mrc.ReplicaFailedRequest;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.admission.LedgerChange;
 import org.xtreemfs.mrc.admission.OsdReport;
+import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.metadata.FileIds;
 import org.xtreemfs.mrc.metadata.InodeRecord;
 import org.xtreemfs.mrc.metadata.Namespace;
@@ -49,8 +50,9 @@ import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
  *
  * <p>Re-replication: in the same batch and version the MRC adds a <b>replacement</b> replica, marked filling, just
  * before the new tail (AddReplicaOp's rule of where a replica joins and which OSDs it may use: online best-effort OSDs
- * outside the chain, hosts the chain does not use yet first), when the volume has no reservation, no other replica
- * of the file is filling, and such OSDs exist. {@link ReplacementFills} then fills it in the background and clears
+ * outside the chain, hosts the chain does not use yet first; for a reserved volume ReservedReplicas' rule: a replica of
+ * its admitted placement, or the dead one's share moved to OSDs that admit it, in this batch), when no other replica
+ * of the file is filling and such OSDs exist. {@link ReplacementFills} then fills it in the background and clears
  * its mark. Otherwise the chain stays one replica short, which is logged (WARN, naming why) and counted
  * ({@code chainsLeftShort} on the status page); xtfsutil shows the file's replica count beside its volume's policy.
  */
@@ -94,8 +96,9 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
                 .filter(osd -> osd.uuid().equals(request.getFailedOsdUuid())).findFirst();
         // An OSD the DIR does not know at all is not alive either.
         boolean alive = report.map(OsdReport::available).orElse(false);
-        return replicaFailed(services.namespace(), services.policies(), context.osds(), file.volumeId(),
-                file.inode(), request.getXlocVersion(), request.getFailedOsdUuid(), alive);
+        return replicaFailed(services.namespace(), services.ledger(), services.policies(), context.osds(),
+                context.osdReports(), file.volumeId(), file.inode(), request.getXlocVersion(),
+                request.getFailedOsdUuid(), alive);
     }
 
     @Override
@@ -116,11 +119,12 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
     /**
      * The rule (see the class comment): the file's XLoc after the report, re-formed without {@code failedOsdUuid}'s
      * replica (and with a filling replacement on OSDs of {@code online}, when the rule finds some) if it applied.
-     * {@code failedOsdAlive}: whether the DIR shows it AVAILABLE; {@code online}: the OSDs the DIR shows AVAILABLE.
+     * {@code failedOsdAlive}: whether the DIR shows it AVAILABLE; {@code online}: the OSDs the DIR shows AVAILABLE;
+     * {@code reports}: every OSD the DIR knows, with liveness (a reserved volume's replacement: ReservedReplicas).
      */
-    public static Reformation replicaFailed(Namespace namespace, OsdSelectionPolicies policies,
-            List<OsdCandidate> online, String volumeId, long inode, int reportedVersion, String failedOsdUuid,
-            boolean failedOsdAlive) throws RpcException {
+    public static Reformation replicaFailed(Namespace namespace, ReservationLedger ledger,
+            OsdSelectionPolicies policies, List<OsdCandidate> online, List<OsdReport> reports, String volumeId,
+            long inode, int reportedVersion, String failedOsdUuid, boolean failedOsdAlive) throws RpcException {
         Transaction transaction = namespace.begin();
         InodeRecord record = namespace.inodeOf(transaction, volumeId, inode);
         if (!record.hasLayout()) {
@@ -145,7 +149,22 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
         String fileId = FileIds.fileId(volumeId, inode);
         String shortBecause = whyNoReplacement(namespace, volumeId, reformed);
         Optional<Replica> replacement = Optional.empty();
-        if (shortBecause.isEmpty()) {
+        Optional<LedgerChange> admission = Optional.empty();
+        if (shortBecause.isEmpty() && ledger.replicaOsds(volumeId).isPresent()) {
+            // A reserved volume: only on OSDs holding its share (a dead one's share moves to OSDs that admit it).
+            Set<String> members = new HashSet<>();
+            reformed.getReplicasList().forEach(member -> members.addAll(member.getOsdUuidsList()));
+            try {
+                ReservedReplicas.Pick pick = ReservedReplicas.pick(ledger,
+                        namespace.volumeById(volumeId).orElseThrow(), reports, online, members);
+                AddReplicaOp.withFillingReplica(reformed, pick.stripe());
+                replacement = Optional.of(reformed.getReplicasList().stream()
+                        .filter(added -> added.getOsdUuidsList().equals(pick.stripe())).findFirst().orElseThrow());
+                admission = pick.admission();
+            } catch (ReservedReplicas.Refused refused) {
+                shortBecause = refused.getMessage();
+            }
+        } else if (shortBecause.isEmpty()) {
             Set<String> members = new HashSet<>();
             current.getReplicasList().forEach(member -> members.addAll(member.getOsdUuidsList()));
             try {
@@ -159,7 +178,14 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
                         + noOsds.getMessage();
             }
         }
+        admission.ifPresent(change -> change.forEachWrite(transaction::write));
         InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volumeId, record, reformed);
+        admission.ifPresent(ledger::publish);
+        if (admission.isPresent()) {
+            LOG.info("volume {}: the reservation share of a replica on a dead OSD moved to OSD(s) {}, with file {}'s"
+                    + " replacement; placement now {}", volumeId, replacement.orElseThrow().getOsdUuidsList(), fileId,
+                    ledger.replicaOsds(volumeId).orElseThrow());
+        }
         if (replacement.isPresent()) {
             LOG.info("file {}: removed OSD {} (replica {} of {}) from its chain, the DIR shows it dead; added a"
                     + " replacement on OSD(s) {}, filling in the background; XLoc version {} -> {}", fileId,
@@ -179,10 +205,6 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
         Optional<Volume> volume = namespace.volumeById(volumeId);
         if (volume.isEmpty()) {
             return "its volume " + volumeId + " is gone";
-        }
-        if (volume.get().getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
-            return "volume '" + volume.get().getName() + "' has a reservation, whose copies are admitted on its"
-                    + " placement's OSDs; replacing one needs a re-admission, not supported yet";
         }
         for (int index = 0; index < reformed.getReplicasCount(); index++) {
             if (reformed.getReplicas(index).getFilling()) {
