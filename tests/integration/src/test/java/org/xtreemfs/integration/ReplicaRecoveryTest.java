@@ -129,14 +129,8 @@ class ReplicaRecoveryTest {
         try (Client fresh = cluster.client();
                 FileHandle reader = fresh.openVolume("recovery").open(path, OpenFlags.O_RDONLY, 0)) {
             Bytes.assertSameBytes(reader.read(0, expected.length), expected);
-            long objects = expected.length / Volumes.OBJECT_SIZE_BYTES;
-            for (String member : ReplicaChain.of(current.get()).chainAt(0)) {
-                Map<Long, byte[]> stored = Replicas.objectsReadAt(client, reader.credentials(), member, objects);
-                byte[] rebuilt = new byte[expected.length];
-                stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt,
-                        (int) (number * Volumes.OBJECT_SIZE_BYTES), bytes.length));
-                Bytes.assertSameBytes(rebuilt, expected);
-            }
+            Replicas.assertEachMemberHolds(client, reader.credentials(), ReplicaChain.of(current.get()).chainAt(0),
+                    expected);
         }
 
         // The disk is "repaired" and the OSD restarted (failing lasts until a restart): the class's other tests
@@ -212,17 +206,9 @@ class ReplicaRecoveryTest {
                 Bytes.assertSameBytes(reader.read(0, expected.length), expected);
                 FileCredentials recovered = reader.credentials();
                 assertThat(recovered.getXlocs().getVersion()).isEqualTo(3);
-                long objects = (expected.length + Volumes.OBJECT_SIZE_BYTES - 1) / Volumes.OBJECT_SIZE_BYTES;
                 // Each member's own copy (the tail's in its log), the replacement's included: byte-equal to what was
                 // written, so byte-equal to each other.
-                for (String member : expectedChain) {
-                    Map<Long, byte[]> stored = Replicas.objectsReadAt(client, recovered, member, objects);
-                    byte[] rebuilt = new byte[expected.length];
-                    stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt,
-                            (int) (number * Volumes.OBJECT_SIZE_BYTES), bytes.length));
-                    assertThat(stored).as("objects on %s", member).hasSize((int) objects);
-                    Bytes.assertSameBytes(rebuilt, expected);
-                }
+                Replicas.assertEachMemberHolds(client, recovered, expectedChain, expected);
             }
             // The writer's handle still holds the re-formation's version 2, and every member has now seen
             // version 3 (the reads above): its next write is refused XLOC_OUTDATED (the OSD's one version check,

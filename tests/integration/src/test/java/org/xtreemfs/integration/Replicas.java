@@ -53,6 +53,23 @@ final class Replicas {
         return stored;
     }
 
+    /**
+     * Asserts that each member's own copy of the file (read from that OSD object by object; the tail's from its log)
+     * holds every object of {@code expected} and equals it byte for byte, so the members equal each other.
+     */
+    static void assertEachMemberHolds(Client client, FileCredentials credentials, List<String> members,
+            byte[] expected) throws Exception {
+        long objects = (expected.length + Volumes.OBJECT_SIZE_BYTES - 1) / Volumes.OBJECT_SIZE_BYTES;
+        for (String member : members) {
+            Map<Long, byte[]> stored = objectsReadAt(client, credentials, member, objects);
+            byte[] rebuilt = new byte[expected.length];
+            stored.forEach((number, bytes) -> System.arraycopy(bytes, 0, rebuilt,
+                    (int) (number * Volumes.OBJECT_SIZE_BYTES), bytes.length));
+            org.assertj.core.api.Assertions.assertThat(stored).as("objects on %s", member).hasSize((int) objects);
+            Bytes.assertSameBytes(rebuilt, expected);
+        }
+    }
+
     /** Whether the OSD's log segments hold {@code bytes} as one run (a record's data is stored contiguously). */
     static boolean logHolds(Path osdDataFolder, byte[] bytes) throws IOException {
         Path log = osdDataFolder.resolve(LogStructuredStore.LOG_FOLDER);
