@@ -261,7 +261,12 @@ class ReplicaFillTest {
             file.write(0, new byte[] {7});
         }
         String fileId = credentials.getXcap().getFileId();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        // Until a removed OSD has deleted the file (its XLoc-version record goes with the objects), it refuses the old
+        // credentials' read with XLOC_OUTDATED, having seen the removal's version with OSD_UNLINK: wait that out.
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptionsMatching(error ->
+                error instanceof org.xtreemfs.foundation.rpc.RpcException refused
+                        && refused.errorType() == org.xtreemfs.interfaces.rpc.ErrorType.XLOC_OUTDATED)
+                .untilAsserted(() -> {
             for (String removed : Replicas.chainOf(three, 0).subList(1, 3)) {
                 Map<Long, byte[]> stored = Replicas.objectsReadAt(client, credentials, removed, 12);
                 assertThat(stored).as("objects left on removed replica %s of %s", removed, fileId).isEmpty();
