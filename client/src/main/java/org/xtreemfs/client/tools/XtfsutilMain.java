@@ -53,8 +53,10 @@ import picocli.CommandLine.Spec;
                 "      on a volume (PATH names only the volume): the copies each new file gets (1..8); existing",
                 "      files keep theirs. On a file: adds replicas one at a time, each filled from a live one in",
                 "      the background at most RATE per OSD (default: the OSDs' osd.replication.fillBytesPerSecond)",
-                "      while the file stays writable, or removes replicas (the head stays). Not for reserved",
-                "      volumes yet. A fill that was interrupted is finished by running the same command again.",
+                "      while the file stays writable, or removes replicas (the head stays). A reserved volume's",
+                "      count is admitted first (its share on each new copy's OSD; refused naming what is short),",
+                "      and its files' copies go only on OSDs holding its share. A fill that was interrupted is",
+                "      finished by running the same command again.",
                 "  xtfsutil --free DIR_URL",
                 "      per reservation type, the largest reservation the MRC would admit now."},
         exitCodeListHeading = "Exit codes:%n",
@@ -228,6 +230,9 @@ public final class XtfsutilMain implements Callable<Integer> {
                 org.xtreemfs.interfaces.mrc.Volume result = client.setReplication(url.volumeName(), setReplication);
                 out.printf("%-17s %s (new files; existing files keep theirs)%n", "replication:",
                         Describe.replication(result.getDefaultReplicationPolicy()));
+                if (result.hasPlacement()) {
+                    printPlacement(out, client, result.getPlacement()); // a reserved volume's copies, admitted
+                }
                 return ToolRunner.EXIT_OK;
             }
             Volume volume = client.openVolume(url.volumeName());

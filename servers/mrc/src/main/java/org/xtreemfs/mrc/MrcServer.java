@@ -175,8 +175,8 @@ public final class MrcServer implements RunningServer {
             dirRegistration.start(rpcServer.scheme(), advertisedHost(), address.getPort(), namespace.listVolumes());
             started.add(dirRegistration);
             // Fills a restart interrupted and chains left short, from the replica work each chain change recorded.
-            recoveryCheck = new RecoveryCheck(namespace, policies, metadataStage, osdDirectory, replacementFills,
-                    config.recoveryCheckPeriodMs(), config.recoveryCheckFilesMax());
+            recoveryCheck = new RecoveryCheck(namespace, ledger, policies, metadataStage, osdDirectory,
+                    replacementFills, config.recoveryCheckPeriodMs(), config.recoveryCheckFilesMax());
             started.add(recoveryCheck);
             recoveryCheck.start();
             volumeAttainment = new VolumeAttainmentMetrics(this::sumVolumeAttainment, clock::monotonicNanos);

@@ -125,10 +125,8 @@ class ReplicaRecoveryTest {
         try (Client fresh = cluster.client();
                 FileHandle reader = fresh.openVolume("recovery").open(path, OpenFlags.O_RDONLY, 0)) {
             Bytes.assertSameBytes(reader.read(0, expected.length), expected);
-            for (String member : ReplicaChain.of(current.get()).chainAt(0)) {
-                Bytes.assertSameBytes(Replicas.copyAt(client, reader.credentials(), member, expected.length),
-                        expected);
-            }
+            Replicas.assertEachMemberHolds(client, reader.credentials(), ReplicaChain.of(current.get()).chainAt(0),
+                    expected);
         }
 
         // The disk is "repaired" and the OSD restarted (failing lasts until a restart): the class's other tests
@@ -202,9 +200,7 @@ class ReplicaRecoveryTest {
                 assertThat(recovered.getXlocs().getVersion()).isEqualTo(3);
                 // Each member's own copy (the tail's in its log), the replacement's included: byte-equal to what was
                 // written, so byte-equal to each other.
-                for (String member : expectedChain) {
-                    Bytes.assertSameBytes(Replicas.copyAt(client, recovered, member, expected.length), expected);
-                }
+                Replicas.assertEachMemberHolds(client, recovered, expectedChain, expected);
             }
             // The writer's handle still holds the re-formation's version 2, and every member has now seen
             // version 3 (the reads above): its next write is refused XLOC_OUTDATED (the OSD's one version check,

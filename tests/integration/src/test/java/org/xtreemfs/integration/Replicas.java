@@ -68,6 +68,18 @@ final class Replicas {
         return copy;
     }
 
+    /**
+     * Asserts that each member's own copy of the file ({@link #copyAt}: read from that OSD object by object, the
+     * tail's from its log) holds every object of {@code expected} and equals it byte for byte, so the members equal
+     * each other.
+     */
+    static void assertEachMemberHolds(Client client, FileCredentials credentials, List<String> members,
+            byte[] expected) throws Exception {
+        for (String member : members) {
+            Bytes.assertSameBytes(copyAt(client, credentials, member, expected.length), expected);
+        }
+    }
+
     /** Whether the OSD's log segments hold {@code bytes} as one run (a record's data is stored contiguously). */
     static boolean logHolds(Path osdDataFolder, byte[] bytes) throws IOException {
         Path log = osdDataFolder.resolve(LogStructuredStore.LOG_FOLDER);

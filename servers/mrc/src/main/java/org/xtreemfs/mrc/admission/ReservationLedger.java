@@ -45,7 +45,8 @@ import org.xtreemfs.qos.scheduler.ReservationScheduler;
  * reservation is neither lost nor booked twice.
  *
  * <p>OSD lifecycle: an OSD the DIR reports dead (or no longer lists) stays in the ledger with everything
- * placed on it, which is then at risk; it takes no new volume until it is available again. A newly
+ * placed on it, which is then at risk, until a replicated volume's replacement moves its share ({@link
+ * #moveReplica}); it takes no new volume until it is available again. A newly
  * reported profile replaces the recorded one only if everything placed on the OSD still fits; otherwise the
  * old profile stays, and the OSD carries a warning in {@link #status}.
  */
@@ -133,10 +134,7 @@ public final class ReservationLedger {
         Synced synced = sync(reports);
         Admission admission = scheduler.admit(synced.state(), volumeId, reservation, synced.unavailable(), replicas);
         if (admission instanceof Admission.Admitted admitted) {
-            Map<ByteBuffer, Optional<byte[]>> writes = new LinkedHashMap<>(synced.writes());
-            writes.put(key(LedgerKeys.placement(volumeId)), Optional.of(record(admitted.placement()).toByteArray()));
-            return new Decision.Admitted(new LedgerChange(admitted.state(), synced.profiles(), writes),
-                    admitted.placement());
+            return admitted(synced, volumeId, admitted);
         }
         String reason = ((Admission.Rejected) admission).rejection().message().replace("volume " + volumeId,
                 "volume '" + volumeName + "'");
@@ -161,13 +159,63 @@ public final class ReservationLedger {
         }
         Admission admission = scheduler.readmit(synced.state(), volumeId, reservation);
         if (admission instanceof Admission.Admitted admitted) {
-            Map<ByteBuffer, Optional<byte[]>> writes = new LinkedHashMap<>(synced.writes());
-            writes.put(key(LedgerKeys.placement(volumeId)), Optional.of(record(admitted.placement()).toByteArray()));
-            return new Decision.Admitted(new LedgerChange(admitted.state(), synced.profiles(), writes),
-                    admitted.placement());
+            return admitted(synced, volumeId, admitted);
         }
         return new Decision.Refused(((Admission.Rejected) admission).rejection().message()
                 .replace("volume " + volumeId, "volume '" + volumeName + "'"));
+    }
+
+    /**
+     * Changes an admitted volume's replica count (its replication policy): raising it admits the volume's share on
+     * new OSDs of its type, one stripe per new replica ({@link ReservationScheduler#withReplicas}), lowering it
+     * releases the last replicas' shares. OSDs in {@code avoidOsds} (on hosts the volume's replicas use already) are
+     * taken only when the others do not suffice. Refused naming the short dimension, as an admission is.
+     */
+    public Decision changeReplicas(String volumeId, String volumeName, int replicas, List<OsdReport> reports,
+            Set<String> avoidOsds) {
+        return replaced(volumeId, volumeName, reports, avoidOsds,
+                (state, excluded) -> scheduler.withReplicas(state, volumeId, replicas, excluded));
+    }
+
+    /**
+     * Moves replica {@code replica} of an admitted volume (head first) to new OSDs of its type: the share is released
+     * on its OSDs (dead ones: a dead OSD serves nothing, and keeping its share too would book the volume twice) and
+     * admitted on others ({@link ReservationScheduler#moveReplica}), {@code avoidOsds} as for {@link #changeReplicas}.
+     */
+    public Decision moveReplica(String volumeId, String volumeName, int replica, List<OsdReport> reports,
+            Set<String> avoidOsds) {
+        return replaced(volumeId, volumeName, reports, avoidOsds,
+                (state, excluded) -> scheduler.moveReplica(state, volumeId, replica, excluded));
+    }
+
+    private Decision replaced(String volumeId, String volumeName, List<OsdReport> reports, Set<String> avoidOsds,
+            java.util.function.BiFunction<ClusterState, Set<String>, Admission> decide) {
+        Synced synced = sync(reports);
+        Optional<Placement> current = synced.state().placement(volumeId);
+        if (current.isEmpty()) {
+            return new Decision.Refused("volume '" + volumeName + "' has no reservation; a reservation is admitted"
+                    + " when the volume is created");
+        }
+        Set<String> excluded = new TreeSet<>(synced.unavailable());
+        excluded.addAll(avoidOsds);
+        Admission admission = decide.apply(synced.state(), excluded);
+        if (admission instanceof Admission.Rejected && !avoidOsds.isEmpty()) {
+            admission = decide.apply(synced.state(), synced.unavailable());
+        }
+        if (admission instanceof Admission.Admitted admitted) {
+            return admitted(synced, volumeId, admitted);
+        }
+        return new Decision.Refused(((Admission.Rejected) admission).rejection().message()
+                .replace("volume " + volumeId, "volume '" + volumeName + "'")
+                + context(synced, current.get().reservation().type(), reports));
+    }
+
+    /** An admission's decision: the placement record joins the DIR report's writes. */
+    private static Decision admitted(Synced synced, String volumeId, Admission.Admitted admitted) {
+        Map<ByteBuffer, Optional<byte[]>> writes = new LinkedHashMap<>(synced.writes());
+        writes.put(key(LedgerKeys.placement(volumeId)), Optional.of(record(admitted.placement()).toByteArray()));
+        return new Decision.Admitted(new LedgerChange(admitted.state(), synced.profiles(), writes),
+                admitted.placement());
     }
 
     /** Returns a deleted volume's resources; a volume without placement changes nothing. */

@@ -15,6 +15,7 @@ import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.mrc.AddReplicaRequest;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.admission.LedgerChange;
 import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.metadata.InodeRecord;
 import org.xtreemfs.mrc.metadata.Namespace;
@@ -43,7 +44,8 @@ public final class AddReplicaOp extends MetadataOp<AddReplicaRequest, ReplicaCha
 
     @Override
     protected CompletableFuture<OperationContext> prepare(OperationContext context, AddReplicaRequest request) {
-        return withOsds(context);
+        // Fresh, with liveness: a reserved volume's replica goes only where its share is admitted (ReservedReplicas).
+        return withFreshOsds(context);
     }
 
     @Override
@@ -60,7 +62,9 @@ public final class AddReplicaOp extends MetadataOp<AddReplicaRequest, ReplicaCha
     /**
      * Adds a filling replica before the file's tail: on {@code osdUuids} (one per stripe position) when given, else
      * on OSDs the volume's policy picks among the context's online best-effort candidates that are not in the file's
-     * XLoc yet. Refused (EBUSY) while another replica of the file is filling, and at the replica bound.
+     * XLoc yet; for a reserved volume only on a replica of its admitted placement (ReservedReplicas: one the chain
+     * does not use, or a dead one's share moved to OSDs that admit it, in this batch). Refused (EBUSY) while another
+     * replica of the file is filling, and at the replica bound.
      */
     public static ReplicaChanges.Result addReplica(Namespace namespace, ReservationLedger ledger,
             OsdSelectionPolicies policies, OperationContext context, String volumeName, String path,
@@ -83,8 +87,27 @@ public final class AddReplicaOp extends MetadataOp<AddReplicaRequest, ReplicaCha
         }
         Set<String> members = new HashSet<>();
         xlocs.getReplicasList().forEach(replica -> members.addAll(replica.getOsdUuidsList()));
-        List<String> stripe = osdUuids.isEmpty() ? pick(policies, context, volume, members, chain.width(),
-                record.inode(), path) : List.copyOf(osdUuids);
+        Optional<List<List<String>>> reserved = ledger.replicaOsds(volume.getId());
+        Optional<LedgerChange> admission = Optional.empty();
+        List<String> stripe;
+        if (reserved.isPresent() && !osdUuids.isEmpty() && !reserved.get().contains(osdUuids)) {
+            throw RpcException.errno(Errno.EINVAL, "cannot add a replica on OSDs " + osdUuids + " to '" + path
+                    + "': volume '" + volume.getName() + "' has a reservation, admitted on the replicas "
+                    + reserved.get() + "; a copy goes only on one of those");
+        } else if (reserved.isPresent() && osdUuids.isEmpty()) {
+            try {
+                ReservedReplicas.Pick pick = ReservedReplicas.pick(ledger, volume, context.osdReports(),
+                        context.osds(), members);
+                stripe = pick.stripe();
+                admission = pick.admission();
+            } catch (ReservedReplicas.Refused refused) {
+                throw RpcException.errno(Errno.ENOSPC, "cannot add a replica to '" + path + "': "
+                        + refused.getMessage());
+            }
+        } else {
+            stripe = osdUuids.isEmpty() ? pick(policies, context, volume, members, chain.width(), record.inode(), path)
+                    : List.copyOf(osdUuids);
+        }
         if (stripe.size() != chain.width() || new HashSet<>(stripe).size() != stripe.size()
                 || stripe.stream().anyMatch(members::contains)) {
             throw RpcException.errno(Errno.EINVAL, "cannot add a replica on OSDs " + stripe + " to '" + path + "': it"
@@ -92,8 +115,11 @@ public final class AddReplicaOp extends MetadataOp<AddReplicaRequest, ReplicaCha
                     + members);
         }
         // The caller chose this chain's count: a count a failure left it short of is no longer restored by the MRC.
+        // A moved reservation share commits in the file's batch and is published only after it (ledger invariant).
+        admission.ifPresent(change -> change.forEachWrite(transaction::write));
         InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volume, record,
                 withFillingReplica(xlocs.toBuilder(), stripe), 0);
+        admission.ifPresent(ledger::publish);
         return new ReplicaChanges.Result(volume.getId(), updated, ledger.share(volume.getId()), Optional.empty());
     }
 

@@ -191,7 +191,8 @@ public abstract class MetadataOp<R, T> implements RpcHandler {
         context.osds().forEach(osd -> available.add(osd.uuid()));
         context.osdReports().stream().filter(OsdReport::available).forEach(osd -> available.add(osd.uuid()));
         Set<String> unavailable = new HashSet<>();
-        for (String uuid : services.ledger().stripeOsds(volume.getId()).orElse(List.of())) {
+        for (String uuid : services.ledger().replicaOsds(volume.getId()).map(ReservedReplicas::flatten)
+                .orElse(List.of())) {
             if (!available.contains(uuid)) {
                 unavailable.add(uuid);
             }

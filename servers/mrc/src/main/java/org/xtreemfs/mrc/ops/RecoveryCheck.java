@@ -13,6 +13,8 @@ import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.XLocSet;
+import org.xtreemfs.mrc.admission.OsdReport;
+import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.metadata.FileIds;
 import org.xtreemfs.mrc.metadata.InodeRecord;
 import org.xtreemfs.mrc.metadata.Namespace;
@@ -53,6 +55,7 @@ public final class RecoveryCheck implements AutoCloseable {
     private static final long FAILED_ROUND_RETRY_MS = 1_000;
 
     private final Namespace namespace;
+    private final ReservationLedger ledger;
     private final OsdSelectionPolicies policies;
     private final MetadataStage metadataStage;
     private final OsdDirectory osds;
@@ -74,13 +77,14 @@ public final class RecoveryCheck implements AutoCloseable {
      * @param periodMs the wait between rounds (mrc.recovery.checkPeriodMs; 0: only the first pass after the start)
      * @param filesMax the most files one round checks (mrc.recovery.checkFilesMax)
      */
-    public RecoveryCheck(Namespace namespace, OsdSelectionPolicies policies, MetadataStage metadataStage,
-            OsdDirectory osds, ReplacementFills fills, long periodMs, int filesMax) {
+    public RecoveryCheck(Namespace namespace, ReservationLedger ledger, OsdSelectionPolicies policies,
+            MetadataStage metadataStage, OsdDirectory osds, ReplacementFills fills, long periodMs, int filesMax) {
         if (periodMs < 0 || filesMax <= 0) {
             throw new IllegalArgumentException("periodMs " + periodMs + " must not be negative and filesMax "
                     + filesMax + " must be positive");
         }
         this.namespace = namespace;
+        this.ledger = ledger;
         this.policies = policies;
         this.metadataStage = metadataStage;
         this.osds = osds;
@@ -138,20 +142,24 @@ public final class RecoveryCheck implements AutoCloseable {
         roundsRun.incrementAndGet();
         List<Namespace.ReplicaWork> files = namespace.read(() -> namespace.replicaWork(cursor, filesMax));
         List<OsdCandidate> online = List.of();
+        List<OsdReport> reports = List.of();
         if (!files.isEmpty()) {
             try {
                 // Fresh, as a re-formation's: an OSD that registered or came back since counts at once.
-                online = OsdDirectory.available(osds.allForAdmission().get(WAIT_MS, TimeUnit.MILLISECONDS));
+                var listing = osds.allForAdmission().get(WAIT_MS, TimeUnit.MILLISECONDS);
+                online = OsdDirectory.available(listing);
+                reports = OsdReport.of(listing);
             } catch (Exception dirUnreachable) {
                 LOG.info("recovery check: no OSD list from the DIR ({}); short chains wait for the next round",
                         dirUnreachable.toString());
             }
         }
         List<OsdCandidate> candidates = online;
+        List<OsdReport> knownOsds = reports;
         boolean includeCallersFills = firstPass;
         for (Namespace.ReplicaWork file : files) {
-            Work work = metadataStage.submit("recovery check", () -> check(namespace, policies, candidates, file,
-                    includeCallersFills)).get(WAIT_MS, TimeUnit.MILLISECONDS);
+            Work work = metadataStage.submit("recovery check", () -> check(namespace, ledger, policies, candidates,
+                    knownOsds, file, includeCallersFills)).get(WAIT_MS, TimeUnit.MILLISECONDS);
             cursor = file.key();
             if (work.shortStill()) {
                 shortInPass++;
@@ -182,8 +190,9 @@ public final class RecoveryCheck implements AutoCloseable {
      * chain from {@code online}, or the removal of a record with nothing left to do (the file deleted, or its chain
      * whole and filled).
      */
-    static Work check(Namespace namespace, OsdSelectionPolicies policies, List<OsdCandidate> online,
-            Namespace.ReplicaWork file, boolean includeCallersFills) throws RpcException {
+    static Work check(Namespace namespace, ReservationLedger ledger, OsdSelectionPolicies policies,
+            List<OsdCandidate> online, List<OsdReport> reports, Namespace.ReplicaWork file,
+            boolean includeCallersFills) throws RpcException {
         String volumeId = file.volumeId();
         long inode = file.inode();
         Transaction transaction = namespace.begin();
@@ -209,7 +218,8 @@ public final class RecoveryCheck implements AutoCloseable {
                     : Work.none(volumeId, inode);
         }
         if (xlocs.getReplicasCount() > 0 && xlocs.getReplicasCount() < target) {
-            ReplicaFailedOp.TopUp topUp = ReplicaFailedOp.topUp(namespace, policies, online, volumeId, inode);
+            ReplicaFailedOp.TopUp topUp = ReplicaFailedOp.topUp(namespace, ledger, policies, online, reports, volumeId,
+                    inode);
             if (topUp.replacement().isPresent()) {
                 return new Work(volumeId, inode, Optional.of(topUp.replacement().get().getOsdUuidsList()), true,
                         false);

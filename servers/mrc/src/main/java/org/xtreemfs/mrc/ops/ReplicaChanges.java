@@ -9,7 +9,6 @@ import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.common.AccessMode;
-import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.common.XLocSet;
@@ -27,10 +26,10 @@ import org.xtreemfs.qos.model.VolumeShare;
  * file and who may change it, how a changed chain is committed (a new XLoc version, so OSDs fence off updates
  * carrying the old chain; see osd.proto XLocSet), and the answer (the new XLoc with a read-write XCap).
  *
- * <p>Rules: the caller owns the file or is root; the file is a regular file with a layout; the volume has no
- * reservation (a reserved volume's copies are admitted on its placement's OSDs; changing them needs a re-admission
- * first, not done yet); a chain keeps between {@link ReplicationRules#REPLICAS_MIN} and {@link
- * ReplicationRules#REPLICAS_MAX} replicas; at most one replica is filling at a time, never the tail.
+ * <p>Rules: the caller owns the file or is root; the file is a regular file with a layout (a reserved volume's new
+ * copies go only on OSDs holding its share: ReservedReplicas); a chain keeps between {@link
+ * ReplicationRules#REPLICAS_MIN} and {@link ReplicationRules#REPLICAS_MAX} replicas; at most one replica is filling
+ * at a time, never the tail.
  */
 final class ReplicaChanges {
     private ReplicaChanges() {}
@@ -38,11 +37,6 @@ final class ReplicaChanges {
     /** The file's record in a transaction of the caller's change; errors name the path and the rule. */
     static InodeRecord fileToChange(Namespace namespace, Transaction transaction, Volume volume,
             OperationContext context, String path, String action) throws RpcException {
-        if (volume.getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
-            throw RpcException.errno(Errno.ENOTSUP, "cannot " + action + " '" + path + "' of volume '"
-                    + volume.getName() + "': it has a reservation, whose copies are admitted on its placement's OSDs;"
-                    + " changing a reserved file's replicas is not supported yet");
-        }
         InodeRecord record = namespace.resolve(transaction, volume, context.caller(), path);
         if (!record.isRegularFile()) {
             throw RpcException.errno(Errno.EINVAL, "cannot " + action + " '" + path + "': not a regular file");

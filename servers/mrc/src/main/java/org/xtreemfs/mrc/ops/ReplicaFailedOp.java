@@ -11,12 +11,13 @@ import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
-import org.xtreemfs.interfaces.common.QosType;
 import org.xtreemfs.interfaces.common.Replica;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.mrc.ReplicaFailedRequest;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.admission.LedgerChange;
 import org.xtreemfs.mrc.admission.OsdReport;
+import org.xtreemfs.mrc.admission.ReservationLedger;
 import org.xtreemfs.mrc.metadata.FileIds;
 import org.xtreemfs.mrc.metadata.InodeRecord;
 import org.xtreemfs.mrc.metadata.Namespace;
@@ -49,8 +50,9 @@ import org.xtreemfs.mrc.placement.OsdSelectionPolicies;
  *
  * <p>Re-replication: in the same batch and version the MRC adds a <b>replacement</b> replica, marked filling, just
  * before the new tail (AddReplicaOp's rule of where a replica joins and which OSDs it may use: online best-effort OSDs
- * outside the chain, hosts the chain does not use yet first), when the volume has no reservation, no other replica
- * of the file is filling, and such OSDs exist. {@link ReplacementFills} then fills it in the background and clears
+ * outside the chain, hosts the chain does not use yet first; for a reserved volume ReservedReplicas' rule: a replica of
+ * its admitted placement, or the dead one's share moved to OSDs that admit it, in this batch), when no other replica
+ * of the file is filling and such OSDs exist. {@link ReplacementFills} then fills it in the background and clears
  * its mark. Otherwise the chain stays one replica short, which is logged (WARN, naming why) and counted
  * ({@code chainsLeftShort} on the status page); xtfsutil shows the file's replica count beside its volume's policy.
  * The count to restore is recorded with the change (ReplicaChanges.commit), and {@link RecoveryCheck} tops the chain
@@ -96,8 +98,9 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
                 .filter(osd -> osd.uuid().equals(request.getFailedOsdUuid())).findFirst();
         // An OSD the DIR does not know at all is not alive either.
         boolean alive = report.map(OsdReport::available).orElse(false);
-        return replicaFailed(services.namespace(), services.policies(), context.osds(), file.volumeId(),
-                file.inode(), request.getXlocVersion(), request.getFailedOsdUuid(), alive);
+        return replicaFailed(services.namespace(), services.ledger(), services.policies(), context.osds(),
+                context.osdReports(), file.volumeId(), file.inode(), request.getXlocVersion(),
+                request.getFailedOsdUuid(), alive);
     }
 
     @Override
@@ -118,11 +121,12 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
     /**
      * The rule (see the class comment): the file's XLoc after the report, re-formed without {@code failedOsdUuid}'s
      * replica (and with a filling replacement on OSDs of {@code online}, when the rule finds some) if it applied.
-     * {@code failedOsdAlive}: whether the DIR shows it AVAILABLE; {@code online}: the OSDs the DIR shows AVAILABLE.
+     * {@code failedOsdAlive}: whether the DIR shows it AVAILABLE; {@code online}: the OSDs the DIR shows AVAILABLE;
+     * {@code reports}: every OSD the DIR knows, with liveness (a reserved volume's replacement: ReservedReplicas).
      */
-    public static Reformation replicaFailed(Namespace namespace, OsdSelectionPolicies policies,
-            List<OsdCandidate> online, String volumeId, long inode, int reportedVersion, String failedOsdUuid,
-            boolean failedOsdAlive) throws RpcException {
+    public static Reformation replicaFailed(Namespace namespace, ReservationLedger ledger,
+            OsdSelectionPolicies policies, List<OsdCandidate> online, List<OsdReport> reports, String volumeId,
+            long inode, int reportedVersion, String failedOsdUuid, boolean failedOsdAlive) throws RpcException {
         Transaction transaction = namespace.begin();
         InodeRecord record = namespace.inodeOf(transaction, volumeId, inode);
         if (!record.hasLayout()) {
@@ -149,11 +153,12 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
         // shows it dead (a top-up later may pick it once it is back, and fills it like any other).
         Set<String> members = new HashSet<>();
         current.getReplicasList().forEach(member -> members.addAll(member.getOsdUuidsList()));
-        Replacement replacement = replacement(namespace, policies, online, volumeId, inode, reformed, members,
-                current.getReplicas(0).getOsdUuidsCount());
+        Replacement replacement = replacement(namespace, ledger, policies, online, reports, volumeId, inode,
+                reformed, members, current.getReplicas(0).getOsdUuidsCount());
         // The count to restore: what the chain had, or more when an earlier failure left it short already.
         int target = Math.max(namespace.replicaTarget(transaction, volumeId, inode), current.getReplicasCount());
-        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volumeId, record, reformed, target);
+        InodeRecord updated = commitWithAdmission(namespace, ledger, transaction, volumeId, record, reformed, target,
+                replacement);
         if (replacement.replica().isPresent()) {
             LOG.info("file {}: removed OSD {} (replica {} of {}) from its chain, the DIR shows it dead; added a"
                     + " replacement on OSD(s) {}, filling in the background; XLoc version {} -> {}", fileId,
@@ -178,8 +183,8 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
      * current chain, so a dead member that came back may be picked (and is filled like any other). Nothing changes
      * when the chain is not short or no OSD fits (the reason is answered).
      */
-    public static TopUp topUp(Namespace namespace, OsdSelectionPolicies policies, List<OsdCandidate> online,
-            String volumeId, long inode) throws RpcException {
+    public static TopUp topUp(Namespace namespace, ReservationLedger ledger, OsdSelectionPolicies policies,
+            List<OsdCandidate> online, List<OsdReport> reports, String volumeId, long inode) throws RpcException {
         Transaction transaction = namespace.begin();
         InodeRecord record = namespace.inodeOf(transaction, volumeId, inode);
         int target = namespace.replicaTarget(transaction, volumeId, inode);
@@ -190,12 +195,13 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
         XLocSet.Builder chain = current.toBuilder();
         Set<String> members = new HashSet<>();
         current.getReplicasList().forEach(member -> members.addAll(member.getOsdUuidsList()));
-        Replacement replacement = replacement(namespace, policies, online, volumeId, inode, chain, members,
-                current.getReplicas(0).getOsdUuidsCount());
+        Replacement replacement = replacement(namespace, ledger, policies, online, reports, volumeId, inode, chain,
+                members, current.getReplicas(0).getOsdUuidsCount());
         if (replacement.replica().isEmpty()) {
             return new TopUp(volumeId, record, Optional.empty(), replacement.shortBecause());
         }
-        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volumeId, record, chain, target);
+        InodeRecord updated = commitWithAdmission(namespace, ledger, transaction, volumeId, record, chain, target,
+                replacement);
         LOG.info("file {}: its chain was {} replica(s) short of {}; added a replacement on OSD(s) {}, filling in the"
                 + " background; XLoc version {} -> {}", FileIds.fileId(volumeId, inode), target
                 - current.getReplicasCount(), target, replacement.replica().get().getOsdUuidsList(),
@@ -203,31 +209,74 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
         return new TopUp(volumeId, updated, replacement.replica(), "");
     }
 
-    /** A replacement added to a chain (its builder), or why none was. */
-    private record Replacement(Optional<Replica> replica, String shortBecause) {}
+    /**
+     * A replacement added to a chain (its builder), or why none was; {@code admission}: for a reserved volume whose
+     * dead replica's share moved to other OSDs, the ledger change to commit in the file's batch.
+     */
+    private record Replacement(Optional<Replica> replica, String shortBecause, Optional<LedgerChange> admission) {
+        static Replacement none(String shortBecause) {
+            return new Replacement(Optional.empty(), shortBecause, Optional.empty());
+        }
+    }
 
     /**
-     * Adds a filling replacement to {@code chain} (before its tail, AddReplicaOp's rule) on OSDs AddReplicaOp's
-     * placement rule picks among {@code online} outside {@code members}, or answers why none: the one rule of a
-     * re-formation's replacement and of a top-up.
+     * Adds a filling replacement to {@code chain} (before its tail, AddReplicaOp's rule), or answers why none: the
+     * one rule of a re-formation's replacement and of a top-up. A volume without a reservation takes OSDs that
+     * AddReplicaOp's placement rule picks among {@code online} outside {@code members}; a reserved volume only OSDs
+     * holding its share (ReservedReplicas: a replica row of its placement the chain does not use, or a dead row's
+     * share moved to OSDs that admit it).
      */
-    private static Replacement replacement(Namespace namespace, OsdSelectionPolicies policies,
-            List<OsdCandidate> online, String volumeId, long inode, XLocSet.Builder chain, Set<String> members,
-            int width) {
+    private static Replacement replacement(Namespace namespace, ReservationLedger ledger,
+            OsdSelectionPolicies policies, List<OsdCandidate> online, List<OsdReport> reports, String volumeId,
+            long inode, XLocSet.Builder chain, Set<String> members, int width) {
         String shortBecause = whyNoReplacement(namespace, volumeId, chain);
         if (!shortBecause.isEmpty()) {
-            return new Replacement(Optional.empty(), shortBecause);
+            return Replacement.none(shortBecause);
+        }
+        if (ledger.replicaOsds(volumeId).isPresent()) {
+            // The rows the chain uses now (a dead member's row is not among them, so it may be moved).
+            Set<String> chainOsds = new HashSet<>();
+            chain.getReplicasList().forEach(member -> chainOsds.addAll(member.getOsdUuidsList()));
+            try {
+                ReservedReplicas.Pick pick = ReservedReplicas.pick(ledger,
+                        namespace.volumeById(volumeId).orElseThrow(), reports, online, chainOsds);
+                AddReplicaOp.withFillingReplica(chain, pick.stripe());
+                return new Replacement(chain.getReplicasList().stream()
+                        .filter(added -> added.getOsdUuidsList().equals(pick.stripe())).findFirst(), "",
+                        pick.admission());
+            } catch (ReservedReplicas.Refused refused) {
+                return Replacement.none(refused.getMessage());
+            }
         }
         try {
             List<String> stripe = AddReplicaOp.pickReplica(policies, online, namespace.volumeById(volumeId)
                     .orElseThrow(), members, width, inode);
             AddReplicaOp.withFillingReplica(chain, stripe);
             return new Replacement(chain.getReplicasList().stream()
-                    .filter(added -> added.getOsdUuidsList().equals(stripe)).findFirst(), "");
+                    .filter(added -> added.getOsdUuidsList().equals(stripe)).findFirst(), "", Optional.empty());
         } catch (NotEnoughOsdsException | IllegalStateException noOsds) {
-            return new Replacement(Optional.empty(), "no online OSDs outside the chain " + members
-                    + " to replace it: " + noOsds.getMessage());
+            return Replacement.none("no online OSDs outside the chain " + members + " to replace it: "
+                    + noOsds.getMessage());
         }
+    }
+
+    /**
+     * Commits the chain change (ReplicaChanges.commit, with the count to restore) and, when the replacement moved a
+     * reservation share, its ledger change in the same batch, published only after the commit (the ledger's
+     * invariant: what it publishes is durable).
+     */
+    private static InodeRecord commitWithAdmission(Namespace namespace, ReservationLedger ledger,
+            Transaction transaction, String volumeId, InodeRecord record, XLocSet.Builder chain, int target,
+            Replacement replacement) throws RpcException {
+        replacement.admission().ifPresent(change -> change.forEachWrite(transaction::write));
+        InodeRecord updated = ReplicaChanges.commit(namespace, transaction, volumeId, record, chain, target);
+        replacement.admission().ifPresent(ledger::publish);
+        if (replacement.admission().isPresent()) {
+            LOG.info("volume {}: the reservation share of a replica on a dead OSD moved to OSD(s) {}, with file {}'s"
+                    + " replacement; placement now {}", volumeId, replacement.replica().orElseThrow().getOsdUuidsList(),
+                    FileIds.fileId(volumeId, record.inode()), ledger.replicaOsds(volumeId).orElseThrow());
+        }
+        return updated;
     }
 
     /** Why the re-formed chain gets no replacement now (empty: it may get one, OSDs permitting). */
@@ -235,10 +284,6 @@ public final class ReplicaFailedOp extends MetadataOp<ReplicaFailedRequest, Repl
         Optional<Volume> volume = namespace.volumeById(volumeId);
         if (volume.isEmpty()) {
             return "its volume " + volumeId + " is gone";
-        }
-        if (volume.get().getReservation().getType() != QosType.QOS_TYPE_UNSPECIFIED) {
-            return "volume '" + volume.get().getName() + "' has a reservation, whose copies are admitted on its"
-                    + " placement's OSDs; replacing one needs a re-admission, not supported yet";
         }
         for (int index = 0; index < reformed.getReplicasCount(); index++) {
             if (reformed.getReplicas(index).getFilling()) {

@@ -73,12 +73,14 @@ class RecoveryCheckTest {
     private RecoveryCheck.Work check(List<OsdCandidate> online, boolean firstPass) throws Exception {
         List<Namespace.ReplicaWork> files = work();
         assertThat(files).hasSize(1);
-        return RecoveryCheck.check(fixture.namespace, fixture.policies, online, files.get(0), firstPass);
+        return RecoveryCheck.check(fixture.namespace, fixture.ledger, fixture.policies, online, List.of(), files.get(0),
+                firstPass);
     }
 
     @Test
     void aShortChainIsToppedUpOnceAnOsdIsOnlineWithOneReplacementAtATime() throws Exception {
-        XLocSet shortChain = ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.policies, online(), volumeId,
+        XLocSet shortChain = ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.ledger,
+                fixture.policies, online(), List.of(), volumeId,
                 inode, 1, member(1), false).xlocs();
         assertThat(shortChain.getReplicasCount()).isEqualTo(2);
         assertThat(work()).singleElement().satisfies(file -> {
@@ -114,22 +116,24 @@ class RecoveryCheckTest {
 
     @Test
     void aReplacementsFillIsFoundAgainAfterARestart() throws Exception {
-        XLocSet reformed = ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.policies, online("osd-d"),
-                volumeId, inode, 1, member(2), false).xlocs();
+        XLocSet reformed = ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.ledger, fixture.policies,
+                online("osd-d"), List.of(), volumeId, inode, 1, member(2), false).xlocs();
         assertThat(reformed.getReplicasList()).anyMatch(Replica::getFilling);
         // A namespace opened again on the same store stands for the restarted MRC: the work is in the store.
         Namespace reopened = new Namespace(fixture.store, org.xtreemfs.foundation.kv.Durability.BUFFERED,
                 org.xtreemfs.mrc.metadata.AtimePolicy.RELATIME);
         List<Namespace.ReplicaWork> files = reopened.replicaWork(null, 100);
         assertThat(files).hasSize(1);
-        RecoveryCheck.Work work = RecoveryCheck.check(reopened, fixture.policies, online(), files.get(0), false);
+        RecoveryCheck.Work work = RecoveryCheck.check(reopened, fixture.ledger, fixture.policies, online(), List.of(),
+                files.get(0), false);
         assertThat(work.fill()).hasValue(List.of("osd-d"));
         assertThat(work.toppedUp()).isFalse();
     }
 
     @Test
     void aCallersFillIsTakenOnlyInTheFirstPassAndItsChosenCountEndsTheRestoring() throws Exception {
-        ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.policies, online(), volumeId, inode, 1, member(0),
+        ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.ledger,
+                fixture.policies, online(), List.of(), volumeId, inode, 1, member(0),
                 false);
         assertThat(work()).singleElement().satisfies(file -> assertThat(file.targetReplicas()).isEqualTo(3));
         // The owner adds a replica itself (xtfsutil --set-replication): the count is its choice from now on.
@@ -146,7 +150,8 @@ class RecoveryCheckTest {
 
     @Test
     void theRecordOfADeletedFileIsRemoved() throws Exception {
-        ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.policies, online(), volumeId, inode, 1, member(0),
+        ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.ledger,
+                fixture.policies, online(), List.of(), volumeId, inode, 1, member(0),
                 false);
         var transaction = fixture.namespace.begin();
         fixture.namespace.deleteInode(transaction, volumeId, inode);
@@ -159,7 +164,8 @@ class RecoveryCheckTest {
 
     @Test
     void deletingTheVolumeDeletesItsRecords() throws Exception {
-        ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.policies, online(), volumeId, inode, 1, member(0),
+        ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.ledger,
+                fixture.policies, online(), List.of(), volumeId, inode, 1, member(0),
                 false);
         assertThat(work()).hasSize(1);
         fixture.deleteVolume(fixture.as(NamespaceFixture.ROOT), "chains");

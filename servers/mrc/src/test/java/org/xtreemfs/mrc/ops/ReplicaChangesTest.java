@@ -99,18 +99,18 @@ class ReplicaChangesTest {
     @Test
     void theVolumePolicyChangesForNewFilesWithinTheBounds() throws Exception {
         fixture.createVolume("vol");
-        Volume changed = VolumeSetReplicationOp.setReplication(fixture.namespace, fixture.policies,
+        Volume changed = VolumeSetReplicationOp.setReplication(fixture.namespace, fixture.ledger, fixture.policies,
                 fixture.as(ROOT), "vol", ReplicationPolicy.newBuilder().setReplicas(3).build());
         assertThat(changed.getDefaultReplicationPolicy().getReplicas()).isEqualTo(3);
         assertThat(fixture.open(fixture.as(ALICE), "vol", "/new", CREAT | RDWR, 0644).record().xlocs()
                 .getReplicasCount()).isEqualTo(3);
-        assertThat(expectInvalidArgs(() -> VolumeSetReplicationOp.setReplication(fixture.namespace,
+        assertThat(expectInvalidArgs(() -> VolumeSetReplicationOp.setReplication(fixture.namespace, fixture.ledger,
                 fixture.policies, fixture.as(ROOT), "vol", ReplicationPolicy.newBuilder().setReplicas(9).build())))
                 .contains("invalid replication replicas 9");
-        assertThat(expectInvalidArgs(() -> VolumeSetReplicationOp.setReplication(fixture.namespace,
+        assertThat(expectInvalidArgs(() -> VolumeSetReplicationOp.setReplication(fixture.namespace, fixture.ledger,
                 fixture.policies, fixture.as(ROOT), "vol", ReplicationPolicy.newBuilder().setReplicas(4).build())))
                 .contains("4 replicas");
-        expectErrno(Errno.EPERM, () -> VolumeSetReplicationOp.setReplication(fixture.namespace, fixture.policies,
-                fixture.as(BOB), "vol", ReplicationPolicy.newBuilder().setReplicas(2).build()));
+        expectErrno(Errno.EPERM, () -> VolumeSetReplicationOp.setReplication(fixture.namespace, fixture.ledger,
+                fixture.policies, fixture.as(BOB), "vol", ReplicationPolicy.newBuilder().setReplicas(2).build()));
     }
 }

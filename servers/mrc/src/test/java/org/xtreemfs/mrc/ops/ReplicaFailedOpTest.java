@@ -37,15 +37,15 @@ class ReplicaFailedOpTest {
 
     /** A report while the DIR shows no OSD outside the chain online: no replacement can be added. */
     private XLocSet report(int version, String osd, boolean alive) throws Exception {
-        return ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.policies, List.of(), volumeId, inode, version,
-                osd, alive).xlocs();
+        return ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.ledger, fixture.policies, List.of(), List.of(),
+                volumeId, inode, version, osd, alive).xlocs();
     }
 
     /** A report of a dead OSD while the DIR shows {@code online} OSDs available. */
     private ReplicaFailedOp.Reformation reportWith(int version, String osd, List<OsdCandidate> online)
             throws Exception {
-        return ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.policies, online, volumeId, inode, version,
-                osd, false);
+        return ReplicaFailedOp.replicaFailed(fixture.namespace, fixture.ledger, fixture.policies, online, List.of(),
+                volumeId, inode, version, osd, false);
     }
 
     private static OsdCandidate osd(String uuid, String host) {

@@ -329,6 +329,122 @@ public final class ReservationScheduler {
   }
 
   /**
+   * Changes the replica count of an admitted volume (chain replication) to {@code replicas}. Raising it admits the
+   * volume's per-OSD share ({@link Placement#sharePerOsd()}, the same for every copy) on new OSDs of its type, one
+   * stripe of the volume's width per new replica, distinct from the OSDs it holds already and from {@code
+   * excludedOsds} (the unavailable ones, and those a caller wants to avoid), ranked like an admission; the existing
+   * replicas keep their OSDs. Lowering it releases the last replicas' shares. The reservation itself is unchanged.
+   * A refusal names the short dimensions and the largest reservation the new replicas' OSDs would take now.
+   *
+   * @throws IllegalArgumentException when the volume has no placement or {@code replicas} is below 1
+   */
+  public Admission withReplicas(ClusterState state, String volumeId, int replicas, Set<String> excludedOsds) {
+    Placement current = state.placement(volumeId).orElseThrow(() -> new IllegalArgumentException(
+        "volume " + volumeId + " has no reservation whose replicas could change"));
+    if (replicas < 1) {
+      throw new IllegalArgumentException("replicas must be at least 1: " + replicas);
+    }
+    List<List<String>> rows = new ArrayList<>();
+    for (int replica = 0; replica < Math.min(replicas, current.replicas()); replica++) {
+      rows.add(current.replicaOsds(replica));
+    }
+    while (rows.size() < replicas) {
+      rows.add(null);
+    }
+    return withRows(state, current, rows, excludedOsds);
+  }
+
+  /**
+   * Moves replica {@code replica} of an admitted volume to new OSDs (its OSDs died, or left): its share is released
+   * there and admitted on OSDs of the volume's type outside the placement and {@code excludedOsds}, as {@link
+   * #withReplicas} admits a new replica; the other replicas keep their OSDs. Refused like {@link #withReplicas}.
+   */
+  public Admission moveReplica(ClusterState state, String volumeId, int replica, Set<String> excludedOsds) {
+    Placement current = state.placement(volumeId).orElseThrow(() -> new IllegalArgumentException(
+        "volume " + volumeId + " has no reservation whose replica could move"));
+    if (replica < 0 || replica >= current.replicas()) {
+      throw new IllegalArgumentException("volume " + volumeId + " has no replica " + replica + " (it has "
+          + current.replicas() + ")");
+    }
+    List<List<String>> rows = new ArrayList<>();
+    for (int index = 0; index < current.replicas(); index++) {
+      rows.add(index == replica ? null : current.replicaOsds(index));
+    }
+    return withRows(state, current, rows, excludedOsds);
+  }
+
+  /**
+   * The volume placed on {@code rows} (its replicas in chain order), each null row admitted on the best-ranked
+   * OSDs of the volume's type that are neither in its current placement nor excluded and have room for its share.
+   */
+  private Admission withRows(ClusterState state, Placement current, List<List<String>> rows,
+      Set<String> excludedOsds) {
+    String volumeId = current.volumeId();
+    Reservation reservation = current.reservation();
+    int width = current.stripeWidth();
+    ClusterState released = state.withVolumeReleased(volumeId);
+    Set<String> held = Set.copyOf(current.osdUuids());
+    Candidates candidates = Candidates.of(released, reservation.type(),
+        uuid -> !held.contains(uuid) && !excludedOsds.contains(uuid));
+    int osdsNeeded = (int) rows.stream().filter(Objects::isNull).count() * width;
+    int[] chosen = osdsNeeded == 0 ? new int[0] : selectBest(candidates, current.sharePerOsd(), osdsNeeded);
+    if (chosen == null) {
+      int kept = (int) rows.stream().filter(Objects::nonNull).mapToLong(List::size).sum();
+      if (candidates.count() < osdsNeeded) {
+        return new Admission.Rejected(new Rejection(volumeId, reservation,
+            Rejection.Reason.TOO_FEW_OSDS_FOR_REPLICAS, List.of(), Optional.empty(), rows.size(),
+            candidates.count() + kept));
+      }
+      List<Shortfall> shortfalls = shortfalls(reservation,
+          (dimension, others) -> largestOnNewOsds(candidates, osdsNeeded, width, dimension, others));
+      return new Admission.Rejected(new Rejection(volumeId, reservation, Rejection.Reason.INSUFFICIENT_RESOURCES,
+          shortfalls, largestWithin(reservation,
+              demand -> fittingCount(candidates, demand.ceilDivide(width)) >= osdsNeeded)));
+    }
+    List<String> osdUuids = new ArrayList<>();
+    int next = 0;
+    for (List<String> row : rows) {
+      if (row != null) {
+        osdUuids.addAll(row);
+        continue;
+      }
+      for (int position = 0; position < width; position++) {
+        osdUuids.add(candidates.osd(chosen[next++]).uuid());
+      }
+    }
+    Placement changed = new Placement(volumeId, reservation, osdUuids, rows.size());
+    return new Admission.Admitted(released.withPlacement(changed), changed);
+  }
+
+  private static int fittingCount(Candidates candidates, ResourceVector share) {
+    int fitting = 0;
+    for (int index = 0; index < candidates.count(); index++) {
+      if (candidates.fits(index, share)) {
+        fitting++;
+      }
+    }
+    return fitting;
+  }
+
+  /**
+   * The largest amount of {@code dimension} a stripe of {@code width} takes on {@code osdsNeeded} new OSDs with the
+   * other dimensions' shares fixed: width times the {@code osdsNeeded}-th largest room among the candidates with room
+   * for the others, or 0 when fewer have it.
+   */
+  private static long largestOnNewOsds(Candidates candidates, int osdsNeeded, int width, Dimension dimension,
+      ResourceVector others) {
+    ResourceVector otherShare = others.ceilDivide(width);
+    int eligible = 0;
+    for (int index : candidates.orderByHeadroomDescending(dimension)) {
+      if (candidates.fits(index, otherShare) && ++eligible == osdsNeeded) {
+        long room = candidates.headroom(dimension, index);
+        return room > Long.MAX_VALUE / width ? Long.MAX_VALUE : room * width;
+      }
+    }
+    return 0;
+  }
+
+  /**
    * Changes an admitted volume's reservation in place: the volume keeps its OSDs and stripe width (its
    * files are laid out over them), and the new reservation is admitted if each of those OSDs has room for
    * the new share once the old one is returned. Otherwise the rejection names the short dimensions and
