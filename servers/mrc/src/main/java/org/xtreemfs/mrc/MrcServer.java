@@ -17,7 +17,6 @@ import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.launcher.RunningServer;
-import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.RocksKvOptions;
 import org.xtreemfs.foundation.kv.RocksKvStore;
 import org.xtreemfs.foundation.rpc.AdvertisedAddress;
@@ -99,7 +98,7 @@ public final class MrcServer implements RunningServer {
     private final Clock clock;
     private final Supplier<String> volumeIds;
     private final List<AutoCloseable> started = new ArrayList<>();
-    private KvStore store;
+    private RocksKvStore store;
     private Namespace namespace;
     private OutcomeJournal outcomes;
     private ReservationLedger ledger;
@@ -288,6 +287,10 @@ public final class MrcServer implements RunningServer {
 
     OutcomeJournal outcomes() {
         return outcomes;
+    }
+
+    RocksKvStore.Counts storeCounts() {
+        return store.counts();
     }
 
     OsdDirectory osdDirectory() {

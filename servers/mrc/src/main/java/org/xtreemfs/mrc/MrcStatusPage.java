@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.xtreemfs.foundation.kv.RocksKvStore;
 import org.xtreemfs.foundation.stage.StageMetrics;
 import org.xtreemfs.foundation.status.StatusPageServer;
 
@@ -39,6 +40,11 @@ final class MrcStatusPage {
         values.put("metadataRejected", metadata.rejectedCount());
         values.put("outcomesRecorded", server.outcomes().records());
         values.put("outcomesReplayed", server.outcomes().replays());
+        RocksKvStore.Counts store = server.storeCounts();
+        values.put("storeGets", store.gets());
+        values.put("storeBatches", store.batches());
+        values.put("storeSyncedBatches", store.syncedBatches());
+        values.put("storeIterators", store.iterators());
         List<Long> replacements = server.replacementFills().counters();
         values.put("replacementsStarted", replacements.get(0));
         values.put("replacementsFilled", replacements.get(1));

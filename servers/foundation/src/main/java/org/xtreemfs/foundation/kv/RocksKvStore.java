@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -49,6 +50,16 @@ public final class RocksKvStore implements KvStore {
     private final Set<RocksKvIterator> openIterators =
             Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
     private boolean closed;
+    private final LongAdder gets = new LongAdder();
+    private final LongAdder batches = new LongAdder();
+    private final LongAdder syncedBatches = new LongAdder();
+    private final LongAdder iterators = new LongAdder();
+
+    /**
+     * Calls into RocksDB since open, for status pages: a server's cost per operation in store calls is these
+     * counts' growth over its operations (tests/bench/fuse/README.md, issue 10's profiles).
+     */
+    public record Counts(long gets, long batches, long syncedBatches, long iterators) {}
 
     private RocksKvStore(Path directory, RocksDB db, Options options, LRUCache blockCache,
             BloomFilter bloomFilter) {
@@ -96,11 +107,17 @@ public final class RocksKvStore implements KvStore {
         return directory;
     }
 
+    /** The calls into RocksDB since open (batches: unsynced ones; syncedBatches: those that fsynced the log). */
+    public Counts counts() {
+        return new Counts(gets.sum(), batches.sum(), syncedBatches.sum(), iterators.sum());
+    }
+
     @Override
     public Optional<byte[]> get(byte[] key) {
         closeLock.readLock().lock();
         try {
             checkOpen();
+            gets.increment();
             return Optional.ofNullable(db.get(key));
         } catch (RocksDBException e) {
             throw failure("get " + Keys.toDebugString(key), e);
@@ -122,6 +139,7 @@ public final class RocksKvStore implements KvStore {
                 }
             }
             db.write(durability == Durability.SYNC ? syncedWrites : bufferedWrites, rocksBatch);
+            (durability == Durability.SYNC ? syncedBatches : batches).increment();
         } catch (RocksDBException e) {
             throw failure("write a batch of " + batch.size() + " operations", e);
         } finally {
@@ -135,6 +153,7 @@ public final class RocksKvStore implements KvStore {
         try {
             checkOpen();
             RocksKvIterator iterator = new RocksKvIterator(range);
+            iterators.increment();
             openIterators.add(iterator);
             return iterator;
         } finally {

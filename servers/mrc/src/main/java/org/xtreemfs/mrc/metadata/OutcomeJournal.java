@@ -2,7 +2,9 @@ package org.xtreemfs.mrc.metadata;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -10,9 +12,10 @@ import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.xtreemfs.foundation.kv.KvEntry;
+import org.xtreemfs.foundation.kv.KeyRange;
 import org.xtreemfs.foundation.kv.KvIterator;
 import org.xtreemfs.foundation.kv.KvStore;
+import org.xtreemfs.foundation.kv.Keys;
 import org.xtreemfs.foundation.rpc.RpcException;
 
 /**
@@ -50,6 +53,24 @@ public final class OutcomeJournal {
     private volatile long replays;
     /** Recording time of the oldest record when known (then no scan is needed until it expires), else null. */
     private Long oldestRecordedAtMs;
+    /**
+     * The time-index keys of the oldest records, read ahead by one scan ({@link #OLDEST_READ_AHEAD} at a time) and
+     * removed from the front once their removal is written. Why: once records expire steadily (after
+     * {@code retentionMs} of changes) every change removes up to two, and a RocksDB iterator per change cost about
+     * 5 % of the MRC's CPU per create (perf); a scan from the start of the index also stepped over the tombstones
+     * of every record removed since RocksDB last compacted them, which made a create or unlink cost about 8 ms of
+     * MRC CPU after five minutes of changes (perf: RocksDB's iterator skipping deleted entries, 60 % of the MRC).
+     * Invariant: these are the oldest stored records in time-index order, and no stored record sorts before them or
+     * between them (a new record stamped before the last of them, possible only when the wall clock went back,
+     * empties them and {@link #removedThrough}: the next scan starts from the beginning).
+     */
+    private final ArrayDeque<byte[]> oldest = new ArrayDeque<>();
+    private static final int OLDEST_READ_AHEAD = 256;
+    /**
+     * The time-index key of the last record removed (its batch written): the next scan starts after it, past the
+     * tombstones RocksDB keeps until it compacts them. Null: from the start.
+     */
+    private byte[] removedThrough;
 
     /** Counts the stored records once (at most {@code recordsMax} plus a few). */
     public OutcomeJournal(Namespace namespace, long retentionMs, long recordsMax) {
@@ -112,39 +133,84 @@ public final class OutcomeJournal {
         changes.put(ByteBuffer.wrap(key), Optional.of(ByteBuffer.allocate(1 + Integer.BYTES + Long.BYTES
                 + outcome.length).put((byte) FORMAT_VERSION).putInt(procedureId).putLong(recordedAtMs)
                 .put(outcome).array()));
-        changes.put(ByteBuffer.wrap(KvLayout.outcomeByTime(recordedAtMs, clientId, requestNumber)),
-                Optional.of(new byte[0]));
-        long removed = removeOld(changes, recordedAtMs);
+        byte[] byTimeKey = KvLayout.outcomeByTime(recordedAtMs, clientId, requestNumber);
+        changes.put(ByteBuffer.wrap(byTimeKey), Optional.of(new byte[0]));
+        int removed = removeOld(changes, recordedAtMs);
         namespace.write(changes, namespace.durability());
         records += 1 - removed;
+        for (int i = 0; i < removed; i++) {
+            removedThrough = oldest.pollFirst();
+        }
+        if ((removedThrough != null && Arrays.compareUnsigned(byTimeKey, removedThrough) < 0)
+                || (!oldest.isEmpty() && Arrays.compareUnsigned(byTimeKey, oldest.peekLast()) < 0)) {
+            // Stamped before records read ahead or removed (the wall clock went back): start over from the beginning.
+            oldest.clear();
+            removedThrough = null;
+            oldestRecordedAtMs = null;
+        }
         return result;
     }
 
     /**
-     * Adds the removal of up to two records past their retention or over the cap to {@code changes}. Scans the
-     * time index only when something may be due: over the cap, or the oldest record unknown or expired.
+     * Adds the removal of up to two records past their retention or over the cap to {@code changes} and returns how
+     * many: the first that many of {@link #oldest}, which the caller drops once the batch is written. Looks only
+     * when something may be due: over the cap, or the oldest record unknown or expired; scans the time index only
+     * when no read-ahead key is left, and then after the records removed before.
      */
-    private long removeOld(Map<ByteBuffer, Optional<byte[]>> changes, long nowMs) {
+    private int removeOld(Map<ByteBuffer, Optional<byte[]>> changes, long nowMs) {
         if (records < recordsMax && oldestRecordedAtMs != null && oldestRecordedAtMs >= nowMs - retentionMs) {
             return 0;
         }
-        long removed = 0;
-        oldestRecordedAtMs = nowMs;
-        try (KvIterator iterator = store.iterator(KvLayout.allOutcomesByTime())) {
-            while (iterator.hasNext()) {
-                KvEntry oldest = iterator.next();
-                long recordedAtMs = KvLayout.outcomeRecordedAtMs(oldest.key());
-                boolean due = recordedAtMs < nowMs - retentionMs || records + 1 - removed > recordsMax;
-                if (!due || removed == REMOVALS_PER_RECORD_MAX) {
-                    oldestRecordedAtMs = Math.min(recordedAtMs, nowMs);
+        int removed = 0;
+        Iterator<byte[]> keys = oldest.iterator();
+        while (true) {
+            if (!keys.hasNext()) {
+                // Read-ahead used up: the index ended (then this record is the oldest after the removals), or the
+                // two removals are done (the oldest is unknown until the next scan), or read on.
+                if (removed == REMOVALS_PER_RECORD_MAX) {
+                    oldestRecordedAtMs = null;
                     break;
                 }
-                changes.put(ByteBuffer.wrap(oldest.key()), Optional.empty());
-                changes.put(ByteBuffer.wrap(KvLayout.outcomeKeyOf(oldest.key())), Optional.empty());
-                removed++;
+                if (readOldest() == 0) {
+                    oldestRecordedAtMs = nowMs;
+                    break;
+                }
+                keys = oldest.iterator();
+                for (int skipped = 0; skipped < removed; skipped++) {
+                    keys.next();
+                }
             }
+            byte[] key = keys.next();
+            long recordedAtMs = KvLayout.outcomeRecordedAtMs(key);
+            boolean due = recordedAtMs < nowMs - retentionMs || records + 1 - removed > recordsMax;
+            if (!due || removed == REMOVALS_PER_RECORD_MAX) {
+                oldestRecordedAtMs = Math.min(recordedAtMs, nowMs);
+                break;
+            }
+            changes.put(ByteBuffer.wrap(key), Optional.empty());
+            changes.put(ByteBuffer.wrap(KvLayout.outcomeKeyOf(key)), Optional.empty());
+            removed++;
         }
         return removed;
+    }
+
+    /**
+     * Appends the next {@link #OLDEST_READ_AHEAD} keys of the time index after those read ahead already, or after
+     * {@link #removedThrough} when none are; returns how many.
+     */
+    private int readOldest() {
+        byte[] after = oldest.isEmpty() ? removedThrough : oldest.peekLast();
+        KeyRange index = KvLayout.allOutcomesByTime();
+        KeyRange unread = after == null ? index
+                : KeyRange.between(Keys.concat(after, new byte[] {0}), index.endExclusive());
+        int read = 0;
+        try (KvIterator iterator = store.iterator(unread)) {
+            while (read < OLDEST_READ_AHEAD && iterator.hasNext()) {
+                oldest.addLast(iterator.next().key());
+                read++;
+            }
+        }
+        return read;
     }
 
     /** Records kept now. */

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.xtreemfs.foundation.kv.Durability;
 
 /**
@@ -37,6 +38,18 @@ public final class Transaction {
             return written;
         }
         return namespace.committedValue(key);
+    }
+
+    /**
+     * {@link #get} decoded: this operation's own write decoded anew, a committed value decoded once for all readers
+     * ({@link Namespace#committedDecoded}; {@code decoder} is the key kind's one decoder).
+     */
+    <T> Optional<T> getDecoded(byte[] key, Function<byte[], T> decoder) {
+        Optional<byte[]> written = pending.get(ByteBuffer.wrap(key));
+        if (written == null && held != null) {
+            written = held.get(ByteBuffer.wrap(key));
+        }
+        return written != null ? written.map(decoder) : namespace.committedDecoded(key, decoder);
     }
 
     void put(byte[] key, byte[] value) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -103,6 +104,37 @@ class OutcomeJournalTest {
         once(journal, "b", 2, 100_000);
         assertThat(journal.records()).isEqualTo(2);
         assertThat(outcomeKeys()).isEqualTo(2);
+    }
+
+    @Test
+    void expiredRecordsAreFoundByOneScanForManyRemovalsStartingAfterTheRecordsRemovedBefore() throws Exception {
+        OutcomeJournal journal = new OutcomeJournal(namespace, 10_000, 10_000);
+        for (long number = 1; number <= 600; number++) {
+            once(journal, "a", number, 1_000 + number);
+        }
+        int iterators = store.iterators;
+        for (long number = 1; number <= 300; number++) {
+            once(journal, "b", number, 100_000); // each removes two expired records, oldest first
+        }
+        assertThat(store.iterators - iterators).as("scans for 600 removals (256 keys read ahead per scan)")
+                .isLessThanOrEqualTo(4);
+        assertThat(Arrays.compareUnsigned(store.lastIteratorRange.startInclusive(),
+                KvLayout.outcomeByTime(1_512, "a", 512))).as("a scan starts after the records removed before")
+                .isPositive();
+        assertThat(journal.records()).isEqualTo(300);
+        assertThat(outcomeKeys()).isEqualTo(300);
+        long allocated = namespace.allocatedInodes(VOLUME_ID);
+        assertThat(once(journal, "b", 1, 100_001)).as("b1 kept: answered from its record").isLessThan(allocated);
+        assertThat(once(journal, "a", 600, 100_001)).as("a600 removed: applied again").isEqualTo(allocated + 1);
+
+        // A record stamped before the last removed one (the wall clock went back) is still removed when due.
+        OutcomeJournal restarted = new OutcomeJournal(namespace, 10_000, 10_000);
+        once(restarted, "c", 1, 300_000); // removes the two oldest
+        once(restarted, "c", 2, 50_000); // before them: the next scan starts from the beginning
+        once(restarted, "c", 3, 300_001); // removes c2 first (the oldest)
+        allocated = namespace.allocatedInodes(VOLUME_ID);
+        assertThat(once(restarted, "c", 1, 300_002)).as("c1 kept: answered from its record").isLessThan(allocated);
+        assertThat(once(restarted, "c", 2, 300_002)).as("c2 removed: applied again").isEqualTo(allocated + 1);
     }
 
     private int outcomeKeys() {

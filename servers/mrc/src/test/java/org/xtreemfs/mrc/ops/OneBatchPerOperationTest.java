@@ -29,6 +29,9 @@ public class OneBatchPerOperationTest {
         final InMemoryKvStore delegate = new InMemoryKvStore();
         public int batches;
         int singleWrites;
+        /** The range of the last iterator opened, and how many were opened. */
+        public KeyRange lastIteratorRange;
+        public int iterators;
 
         @Override
         public Optional<byte[]> get(byte[] key) {
@@ -55,6 +58,8 @@ public class OneBatchPerOperationTest {
 
         @Override
         public KvIterator iterator(KeyRange range) {
+            lastIteratorRange = range;
+            iterators++;
             return delegate.iterator(range);
         }
 
