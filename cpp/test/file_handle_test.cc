@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -222,61 +223,207 @@ TEST_F(FileHandleTest, AuthFailedFromAnOsdRenewsOnceAndRetries) {
   }
 }
 
+// ReadAsync / WriteAsync waited for: the write's error (null: none), the read's bytes (its error thrown).
+std::exception_ptr WriteAsyncAndWait(FileHandle& file, std::uint64_t offset, const std::string& data) {
+  auto outcome = std::make_shared<std::promise<std::exception_ptr>>();
+  file.WriteAsync(offset, data, [outcome](std::exception_ptr error) { outcome->set_value(error); });
+  return outcome->get_future().get();
+}
+
+std::string ReadAsyncAndWait(FileHandle& file, std::uint64_t offset, std::uint64_t length) {
+  auto outcome = std::make_shared<std::promise<std::string>>();
+  file.ReadAsync(offset, length, [outcome](std::string data, std::exception_ptr error) {
+    if (error) {
+      outcome->set_exception(error);
+    } else {
+      outcome->set_value(std::move(data));
+    }
+  });
+  return outcome->get_future().get();
+}
+
+// Holds every asynchronous OSD call unanswered until the test releases them (each then runs as a
+// synchronous call of the inner transport), so a test sees which calls were in flight at once.
+// Synchronous calls pass straight through.
+class DeferringTransport : public rpc::Transport {
+ public:
+  explicit DeferringTransport(rpc::Transport& inner) : inner_(inner) {}
+
+  rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
+                         const rpc::CallOptions& options) override {
+    return inner_.Call(address, request, options);
+  }
+
+  void CallServiceAsync(const rpc::ServiceLookup& lookup, const rpc::CallRequest& request,
+                        const rpc::CallOptions& options, rpc::CallDone done) override {
+    // The request's pointers are valid only during this call: keep copies.
+    auto held = std::make_shared<Held>();
+    held->address = lookup.resolve();
+    held->request = request;
+    if (request.credentials != nullptr) held->credentials = *request.credentials;
+    if (request.message != nullptr) {
+      held->message.reset(request.message->New());
+      held->message->CheckTypeAndMergeFrom(*request.message);
+    }
+    held->data.assign(request.data);
+    held->options = options;
+    held->done = std::move(done);
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_.push_back(std::move(held));
+  }
+
+  std::size_t HeldCount() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return held_.size();
+  }
+
+  // Answers every held call (in the order they were made) with the inner transport's outcome.
+  void ReleaseAll() {
+    std::vector<std::shared_ptr<Held>> released;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      released.swap(held_);
+    }
+    for (auto& held : released) {
+      rpc::CallRequest request = held->request;
+      request.credentials = &held->credentials;
+      request.message = held->message.get();
+      request.data = held->data;
+      rpc::CallResponse response;
+      std::exception_ptr error;
+      try {
+        response = inner_.Call(held->address, request, held->options);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      held->done(std::move(response), error);
+    }
+  }
+
+ private:
+  struct Held {
+    rpc::ServiceAddress address;
+    rpc::CallRequest request;
+    xtreemfs::rpc::UserCredentials credentials;
+    std::unique_ptr<google::protobuf::MessageLite> message;
+    std::string data;
+    rpc::CallOptions options;
+    rpc::CallDone done;
+  };
+  rpc::Transport& inner_;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<Held>> held_;
+};
+
 TEST_F(FileHandleTest, AsyncReadsAndWritesMatchTheSynchronousPathAndRepeatAFailedAttempt) {
-  // ReadAsync and WriteAsync (the FUSE adapter's read and write): within one object one
-  // asynchronous OSD call, across objects the synchronous path; a failed attempt is repeated
-  // synchronously (here: AUTH_FAILED, then the repeat's own renewal), and only an error of the
-  // repeat reaches `done`.
+  // ReadAsync and WriteAsync (the FUSE adapter's read and write): one asynchronous OSD call per
+  // object piece; a failed attempt continues as the synchronous path's retry loop (here: AUTH_FAILED
+  // renews the XCap once, as CallStripeOsd does after a first failed attempt), and only the outcome
+  // of that loop reaches `done`.
   auto file = Create("/async");
   file->DisableBuffering();
-  auto write = [&](std::uint64_t offset, const std::string& data) {
-    auto outcome = std::make_shared<std::promise<std::exception_ptr>>();
-    file->WriteAsync(offset, data, [outcome](std::exception_ptr error) { outcome->set_value(error); });
-    return outcome->get_future().get();
-  };
-  auto read = [&](std::uint64_t offset, std::uint64_t length) {
-    auto outcome = std::make_shared<std::promise<std::string>>();
-    file->ReadAsync(offset, length, [outcome](std::string data, std::exception_ptr error) {
-      if (error) {
-        outcome->set_exception(error);
-      } else {
-        outcome->set_value(std::move(data));
-      }
-    });
-    return outcome->get_future().get();
-  };
-  EXPECT_EQ(write(10, "abc"), nullptr);
+  EXPECT_EQ(WriteAsyncAndWait(*file, 10, "abc"), nullptr);
   EXPECT_EQ(file->KnownSizeBytes(), 13u);
-  EXPECT_EQ(read(0, 100), std::string(10, '\0') + "abc");  // a hole, clamped to the known size
-  EXPECT_EQ(read(13, 10), "");
+  EXPECT_EQ(ReadAsyncAndWait(*file, 0, 100), std::string(10, '\0') + "abc");  // a hole, clamped to the known size
+  EXPECT_EQ(ReadAsyncAndWait(*file, 13, 10), "");
   const std::string data = PatternOf(2 * kObjectSizeBytes, 3);
-  EXPECT_EQ(write(kObjectSizeBytes - 5, data), nullptr);
-  EXPECT_EQ(read(kObjectSizeBytes - 5, data.size()), data);
+  EXPECT_EQ(WriteAsyncAndWait(*file, kObjectSizeBytes - 5, data), nullptr);
+  EXPECT_EQ(ReadAsyncAndWait(*file, kObjectSizeBytes - 5, data.size()), data);
   EXPECT_EQ(file->Read(kObjectSizeBytes - 5, data.size()), data);
+  EXPECT_TRUE(cluster.placement_violations.empty()) << cluster.placement_violations.front();
 
   const auto renewals = [&] {
     return cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY);
   };
   const int renewals_before = renewals();
-  cluster.auth_failures_to_inject = 2;  // the attempt and the repeat's first call
-  EXPECT_EQ(read(10, 3), "abc");
+  cluster.auth_failures_to_inject = 1;  // the asynchronous attempt
+  EXPECT_EQ(ReadAsyncAndWait(*file, 10, 3), "abc");
   EXPECT_EQ(renewals(), renewals_before + 1);
-  cluster.auth_failures_to_inject = 2;
-  EXPECT_EQ(write(0, "xy"), nullptr);
+  cluster.auth_failures_to_inject = 1;
+  EXPECT_EQ(WriteAsyncAndWait(*file, 0, "xy"), nullptr);
   EXPECT_EQ(renewals(), renewals_before + 2);
-  EXPECT_EQ(read(0, 2), "xy");
-  cluster.auth_failures_to_inject = 3;  // the repeat fails after its renewal too
+  EXPECT_EQ(ReadAsyncAndWait(*file, 0, 2), "xy");
+  cluster.auth_failures_to_inject = 2;  // the attempt after the renewal fails too: EACCES, as synchronously
   try {
-    read(10, 3);
+    ReadAsyncAndWait(*file, 10, 3);
     FAIL() << "expected an error";
   } catch (const rpc::RpcError& error) {
     EXPECT_EQ(error.posix_errno(), EACCES);
   }
-  cluster.auth_failures_to_inject = 3;
-  std::exception_ptr failed = write(0, "zz");
+  EXPECT_EQ(renewals(), renewals_before + 3);
+  cluster.auth_failures_to_inject = 2;
+  std::exception_ptr failed = WriteAsyncAndWait(*file, 0, "zz");
   ASSERT_NE(failed, nullptr);
-  EXPECT_THROW(std::rethrow_exception(failed), rpc::RpcError);
+  try {
+    std::rethrow_exception(failed);
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), EACCES);
+  }
   file->Close();
+}
+
+TEST_F(FileHandleTest, AsyncRequestsSendEveryObjectPieceAtOnceAndAnswerWhenTheLastIsDone) {
+  // A request spanning several objects is one asynchronous call per piece, all in flight before any
+  // is answered; `done` runs once, after the last answer.
+  DeferringTransport deferring(cluster);
+  auto deferred_volume = Volume::Open(deferring, ParseDirUrl("dir/demo"), clock);
+  auto file = deferred_volume->OpenFile(user, "/spread", O_CREAT | O_RDWR, 0644);
+  file->DisableBuffering();
+  const std::string data = PatternOf(3 * kObjectSizeBytes + 200, 7);  // 4 pieces from offset 100
+  std::atomic<int> writes_done{0};
+  std::exception_ptr write_error;
+  file->WriteAsync(100, data, [&](std::exception_ptr error) {
+    write_error = error;
+    ++writes_done;
+  });
+  EXPECT_EQ(deferring.HeldCount(), 4u);
+  EXPECT_EQ(writes_done.load(), 0);
+  deferring.ReleaseAll();
+  EXPECT_EQ(writes_done.load(), 1);
+  EXPECT_EQ(write_error, nullptr);
+  EXPECT_EQ(file->KnownSizeBytes(), 100 + data.size());
+
+  std::atomic<int> reads_done{0};
+  std::string read;
+  file->ReadAsync(0, 100 + data.size(), [&](std::string bytes, std::exception_ptr error) {
+    EXPECT_EQ(error, nullptr);
+    read = std::move(bytes);
+    ++reads_done;
+  });
+  EXPECT_EQ(deferring.HeldCount(), 4u);
+  EXPECT_EQ(reads_done.load(), 0);
+  deferring.ReleaseAll();
+  EXPECT_EQ(reads_done.load(), 1);
+  EXPECT_EQ(read, std::string(100, '\0') + data);
+  EXPECT_TRUE(cluster.placement_violations.empty()) << cluster.placement_violations.front();
+  file->Close();
+}
+
+TEST_F(FileHandleTest, AFailedPieceOfAnAsyncRequestFailsItOnceAndLeavesTheSizeAlone) {
+  // One OSD of the stripe gives no answer (no retry window here): its piece fails after its
+  // synchronous repeat, the other pieces succeed, and `done` gets the error exactly once; the known
+  // size does not grow, as after a failed synchronous write.
+  auto file = Create("/partial");
+  file->DisableBuffering();
+  ASSERT_EQ(WriteAsyncAndWait(*file, 0, PatternOf(kObjectSizeBytes, 1)), nullptr);
+  cluster.dead_osds = {"osd-1"};
+  std::atomic<int> writes_done{0};
+  auto outcome = std::make_shared<std::promise<std::exception_ptr>>();
+  file->WriteAsync(0, PatternOf(3 * kObjectSizeBytes, 2), [&writes_done, outcome](std::exception_ptr error) {
+    if (++writes_done == 1) outcome->set_value(error);
+  });
+  const std::exception_ptr write_error = outcome->get_future().get();
+  ASSERT_NE(write_error, nullptr);
+  try {
+    std::rethrow_exception(write_error);
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), EIO);
+  }
+  EXPECT_EQ(file->KnownSizeBytes(), kObjectSizeBytes);
+  cluster.dead_osds.clear();
+  EXPECT_EQ(ReadAsyncAndWait(*file, 0, kObjectSizeBytes), PatternOf(3 * kObjectSizeBytes, 2).substr(0, kObjectSizeBytes));
+  file->Close();  // waits until every asynchronous call of the handle is finished
+  EXPECT_EQ(writes_done.load(), 1);
 }
 
 TEST_F(FileHandleTest, UnlinkOfTheLastLinkDeletesObjectsOnEveryOsdOfTheStripe) {
@@ -476,6 +623,44 @@ TEST(FileHandleChainTest, AReplicatedFileFollowsItsChainThroughDeadMembersAndNev
   // (XLOC_OUTDATED), fetches the current XLoc and reads the last data from osd-1.
   cluster.dead_osds = {"osd-0"};
   EXPECT_EQ(old_reader->Read(0, third.size()), third);
+  EXPECT_TRUE(cluster.placement_violations.empty());
+  file->Close();
+  old_reader->Close();
+}
+
+TEST(FileHandleChainTest, AsyncRequestsOfAReplicatedFileFollowTheChainOnFromTheirFailedAttempt) {
+  // ReadAsync / WriteAsync of a replicated file: the write's attempt goes to the head, the read's to
+  // the routed replica; a failed attempt is where the synchronous retry loop goes on from (it is not
+  // sent again first), so a dead member is reported once and the request re-sent over the new chain.
+  FakeClock clock;
+  FakeCluster cluster{clock, 3, 1, kObjectSizeBytes};
+  cluster.ReplicateForTest(3);  // chain osd-0 -> osd-1 -> osd-2
+  auto volume = Volume::Open(cluster, ParseDirUrl("dir/demo"), clock);
+  UserCredentials user;
+  auto file = volume->OpenFile(user, "/chain", O_CREAT | O_RDWR, 0644);
+  file->DisableBuffering();
+  const std::string first = PatternOf(2 * kObjectSizeBytes, 1);
+  ASSERT_EQ(WriteAsyncAndWait(*file, 0, first), nullptr);
+  EXPECT_EQ(ReadAsyncAndWait(*file, 0, first.size()), first);
+  auto old_reader = volume->OpenFile(user, "/chain", O_RDONLY, 0);  // keeps XLoc version 1
+  old_reader->DisableBuffering();
+
+  cluster.dead_osds = {"osd-2"};
+  const auto osd_writes = [&] {
+    return cluster.CountCalls(xtreemfs::osd::OSD_INTERFACE_ID, xtreemfs::osd::OSD_WRITE);
+  };
+  const int writes_before = osd_writes();
+  const int reports_before = cluster.replica_reports;
+  const std::string second = PatternOf(kObjectSizeBytes, 2);
+  ASSERT_EQ(WriteAsyncAndWait(*file, 0, second), nullptr);
+  // The attempt at the head failed (its successor osd-2 is dead); the loop went on from that failure:
+  // one report, the re-formed chain fsynced, one more write (a fresh repeat would have written twice).
+  EXPECT_EQ(cluster.xloc_version_of("/chain"), 2u);
+  EXPECT_EQ(cluster.replica_reports, reports_before + 1);
+  EXPECT_EQ(osd_writes(), writes_before + 2);
+  EXPECT_EQ(ReadAsyncAndWait(*file, 0, second.size()), second);
+  // A reader still holding version 1 is refused (XLOC_OUTDATED) or finds osd-2 dead, and follows.
+  EXPECT_EQ(ReadAsyncAndWait(*old_reader, 0, second.size()), second);
   EXPECT_TRUE(cluster.placement_violations.empty());
   file->Close();
   old_reader->Close();

@@ -189,6 +189,51 @@ TEST(RpcClientTest, AsyncCallsCompleteOnTheIoThreadWithTheAnswerAnErrorOrATimeou
   EXPECT_EQ(client.CallsWaiting(), 0u);
 }
 
+TEST(RpcClientTest, AsyncCallsTimeOutAtTheirOwnDeadlinesWhateverTheOrderOfTheirTimeouts) {
+  // One timer per connection serves every asynchronous call's deadline: a later call with a shorter
+  // timeout fails first, the longer one at its own deadline, and a call after the timer ran out of
+  // calls (unarmed) still times out; answered calls are not failed later by the timer.
+  FakeRpcServer server([](const Record& request) {
+    if (request.data == "ignore") return FakeReply::Of(FakeReply::Action::kIgnore);
+    return Echo(request);
+  });
+  RpcClient client;
+  AsyncOutcome long_timeout;
+  AsyncOutcome short_timeout;
+  AsyncOutcome answered;
+  const auto started = std::chrono::steady_clock::now();
+  client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, "ignore"), TimeoutOf(600),
+                          RecordInto(long_timeout));
+  client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, "data"), TimeoutOf(300),
+                          RecordInto(answered));
+  client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, "ignore"), TimeoutOf(200),
+                          RecordInto(short_timeout));
+  short_timeout.done.get_future().wait();
+  const auto short_waited = std::chrono::steady_clock::now() - started;
+  long_timeout.done.get_future().wait();
+  const auto long_waited = std::chrono::steady_clock::now() - started;
+  answered.done.get_future().wait();
+  EXPECT_GE(short_waited, std::chrono::milliseconds(200));
+  EXPECT_LT(short_waited, std::chrono::milliseconds(600));
+  EXPECT_GE(long_waited, std::chrono::milliseconds(600));
+  EXPECT_EQ(ErrnoOf([&] { std::rethrow_exception(short_timeout.error); }), ETIMEDOUT);
+  EXPECT_EQ(ErrnoOf([&] { std::rethrow_exception(long_timeout.error); }), ETIMEDOUT);
+  EXPECT_EQ(answered.error, nullptr);
+
+  AsyncOutcome after_idle;
+  const auto restarted = std::chrono::steady_clock::now();
+  client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, "ignore"), TimeoutOf(150),
+                          RecordInto(after_idle));
+  ASSERT_EQ(after_idle.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_GE(std::chrono::steady_clock::now() - restarted, std::chrono::milliseconds(150));
+  EXPECT_EQ(ErrnoOf([&] { std::rethrow_exception(after_idle.error); }), ETIMEDOUT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(long_timeout.completions.load() + short_timeout.completions.load() + answered.completions.load() +
+                after_idle.completions.load(),
+            4);
+  EXPECT_EQ(client.CallsWaiting(), 0u);
+}
+
 TEST(RpcClientTest, AsyncCallToARefusedAddressFailsOnceWithATransportError) {
   ServiceAddress unused;
   {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replicated volumes through the FUSE mount (issue 12): a volume made with mkfs.xtreemfs --replicas 3 on
-# three OSDs; data written through the mount (dd, fio --verify, O_DIRECT at queue depth 32) reads back
+# three OSDs; data written through the mount (dd, fio --verify, O_DIRECT at queue depth 32 and 8) reads back
 # identical through the mount and through the Java client, xtfsutil shows the chain, truncate and rm work,
 # and too many replicas for the OSDs or a count past the bound are refused naming the numbers. Then kill -9 of
 # a file's tail during an fio write through the mount: the MRC re-forms the chain once the DIR shows the OSD
@@ -63,6 +63,9 @@ check "fio random 4 KiB writes verify" fio --name=rand --rw=randwrite --bs=4k --
   "${fio_verify[@]}" --output="$state/fio-rand.out"
 check "fio random 4 KiB writes, libaio iodepth 32, O_DIRECT, verify" fio --name=depth --rw=randwrite \
   --bs=4k --size=2M --ioengine=libaio --iodepth=32 --direct=1 "${fio_verify[@]}" --output="$state/fio-depth.out"
+# 1 MiB requests span 8 objects of 128 KiB: the mount answers them from its io thread, one call per object.
+check "fio sequential 1 MiB writes, libaio iodepth 8, O_DIRECT, verify" fio --name=direct --rw=write \
+  --bs=1M --size=16M --ioengine=libaio --iodepth=8 --direct=1 "${fio_verify[@]}" --output="$state/fio-direct.out"
 
 echo "== truncate and delete"
 check "truncate to 1 MiB + 3 keeps the prefix" bash -c "

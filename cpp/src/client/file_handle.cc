@@ -96,7 +96,7 @@ void FileHandle::RenewXCap() {
   *credentials_.mutable_xcap() = renewed;
 }
 
-xtreemfs::common::FileCredentials FileHandle::FreshCredentials() {
+void FileHandle::RenewXCapIfDue() {
   std::uint64_t expires_ms;
   {
     std::lock_guard<std::mutex> lock(credentials_mutex_);
@@ -107,6 +107,10 @@ xtreemfs::common::FileCredentials FileHandle::FreshCredentials() {
   if (volume_.clock_.WallMs() >= renew_at_ms) {
     RenewXCap();
   }
+}
+
+xtreemfs::common::FileCredentials FileHandle::FreshCredentials() {
+  RenewXCapIfDue();
   std::lock_guard<std::mutex> lock(credentials_mutex_);
   return credentials_;
 }
@@ -138,45 +142,105 @@ bool FileHandle::FollowChain(std::uint32_t used_version, const std::string& fail
   return true;
 }
 
+FileHandle::StripeRetry FileHandle::NewStripeRetry() const {
+  StripeRetry retry;
+  retry.start_ms = volume_.clock_.MonotonicMs();
+  retry.backoff_ms = volume_.options_.chain_backoff_initial_ms;
+  return retry;
+}
+
+FileHandle::StripeAttempt FileHandle::PrepareStripeAttempt(std::uint32_t stripe_position,
+                                                           std::uint32_t procedure_id,
+                                                           const StreamClassifier* read_stream) {
+  StripeAttempt attempt;
+  // Per attempt: a newer XLoc adopted by FollowChain may have added replicas to a file that had one.
+  attempt.following = replicated_.load();
+  RenewXCapIfDue();
+  {
+    // The credentials and the chain under one lock: FollowChain replaces both together.
+    std::lock_guard<std::mutex> lock(credentials_mutex_);
+    attempt.credentials = credentials_;
+    // Updates (write, truncate, fsync) go to the head, which forwards them down the chain.
+    attempt.osd_uuid = osd_uuids_[stripe_position];
+    attempt.fsync_first = fsync_after_reformation_ && procedure_id != xtreemfs::osd::OSD_READ;
+    if (attempt.fsync_first) attempt.heads = osd_uuids_;
+  }
+  attempt.xloc_version = attempt.credentials.xlocs().version();
+  if (read_stream != nullptr) {
+    // Any replica may serve a read: a member with an update its successor has not acknowledged
+    // passes the read down the chain (servers/osd README, "Consistent reads").
+    attempt.osd_uuid = ReadOsdFor(stripe_position, *read_stream);
+  }
+  return attempt;
+}
+
+bool FileHandle::RecoverFromFailedAttempt(const rpc::RpcError& error, const StripeAttempt& attempt,
+                                          StripeRetry& retry, bool repeat_transient) {
+  if (error.kind() == rpc::ErrorKind::kAuthFailed && !retry.renewed) {
+    // The cap may have expired in flight or been invalidated by a truncate elsewhere.
+    retry.renewed = true;
+    RenewXCap();
+    return true;
+  }
+  // XLOC_OUTDATED is followed for every file (an OSD saw a newer XLoc version, servers/osd "XLoc versions at
+  // the OSD"); the other chain failures and OVERLOADED only for a replicated one.
+  const bool xloc_outdated = error.kind() == rpc::ErrorKind::kXLocOutdated;
+  if (!attempt.following && !xloc_outdated) {
+    // An unreplicated file's transient failures are the transport's to retry, within its window.
+    return repeat_transient && error.IsTransient();
+  }
+  const std::int64_t elapsed_ms = volume_.clock_.MonotonicMs() - retry.start_ms;
+  const bool chain_failure = error.kind() == rpc::ErrorKind::kTransport ||
+                             error.kind() == rpc::ErrorKind::kTimeout ||
+                             error.kind() == rpc::ErrorKind::kChainMemberUnreachable || xloc_outdated;
+  if (elapsed_ms >= static_cast<std::int64_t>(volume_.options_.chain_retry_window_ms) ||
+      (attempt.following && !chain_failure && error.kind() != rpc::ErrorKind::kOverloaded)) {
+    return false;
+  }
+  bool taken = false;
+  if (chain_failure) {
+    const std::string failed = error.kind() == rpc::ErrorKind::kChainMemberUnreachable
+                                   ? error.redirect_to_service_uuid()
+                               : xloc_outdated ? std::string()
+                                               : attempt.osd_uuid;
+    taken = FollowChain(attempt.xloc_version, failed);
+  }
+  if (!taken) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<std::int64_t>(
+        retry.backoff_ms, volume_.options_.chain_retry_window_ms - elapsed_ms)));
+    retry.backoff_ms = std::min(retry.backoff_ms * 2, volume_.options_.chain_backoff_max_ms);
+  }
+  return true;
+}
+
 template <typename BuildRequest>
 std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                                       BuildRequest build_request, std::string_view data,
                                       bool idempotent, std::string* response_data,
-                                      const StreamClassifier* read_stream, std::string* called_osd_uuid) {
+                                      const StreamClassifier* read_stream, std::string* called_osd_uuid,
+                                      const FailedAttempt* earlier) {
   // A replicated file's call is not repeated by the transport: an OSD that gives no answer is
   // reported to the MRC here (servers/osd README, "Chain replication"), and every retry takes the
   // chain as it is then. Updates are idempotent by offset, size and epoch, so a re-sent one is safe.
-  const std::int64_t start_ms = volume_.clock_.MonotonicMs();
-  std::uint32_t backoff_ms = volume_.options_.chain_backoff_initial_ms;
-  bool renewed = false;
-  for (;;) {
-    // Per attempt: a newer XLoc adopted by FollowChain may have added replicas to a file that had one.
-    const bool following = replicated_.load();
-    xtreemfs::common::FileCredentials used = FreshCredentials();
-    std::string osd_uuid;
-    std::vector<std::string> heads;
-    bool fsync_first = false;
-    {
-      std::lock_guard<std::mutex> lock(credentials_mutex_);
-      // Updates (write, truncate, fsync) go to the head, which forwards them down the chain.
-      osd_uuid = osd_uuids_[stripe_position];
-      fsync_first = fsync_after_reformation_ && procedure_id != xtreemfs::osd::OSD_READ;
-      heads = osd_uuids_;
-      used = credentials_;
-    }
-    if (read_stream != nullptr) {
-      // Any replica may serve a read: a member with an update its successor has not acknowledged
-      // passes the read down the chain (servers/osd README, "Consistent reads").
-      osd_uuid = ReadOsdFor(stripe_position, *read_stream);
-    }
-    if (called_osd_uuid != nullptr) *called_osd_uuid = osd_uuid;
+  StripeRetry retry = earlier != nullptr ? earlier->retry : NewStripeRetry();
+  if (earlier != nullptr) {
     try {
-      if (fsync_first) {
+      std::rethrow_exception(earlier->error);
+    } catch (const rpc::RpcError& error) {
+      // An asynchronous attempt had none of the transport's retries.
+      if (!RecoverFromFailedAttempt(error, earlier->attempt, retry, true)) throw;
+    }
+  }
+  for (;;) {
+    const StripeAttempt attempt = PrepareStripeAttempt(stripe_position, procedure_id, read_stream);
+    if (called_osd_uuid != nullptr) *called_osd_uuid = attempt.osd_uuid;
+    try {
+      if (attempt.fsync_first) {
         // The re-formed chain's new tail may hold, buffered, what it applied as a middle.
         xtreemfs::osd::FileRequest sync;
-        *sync.mutable_credentials() = used;
+        *sync.mutable_credentials() = attempt.credentials;
         sync.set_file_id(file_id_);
-        for (const std::string& head : heads) {
+        for (const std::string& head : attempt.heads) {
           try {
             volume_.CallOsd(head, xtreemfs::osd::OSD_FSYNC, user_, sync, {}, false);
           } catch (const rpc::RpcError& error) {
@@ -186,48 +250,18 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
           }
         }
         std::lock_guard<std::mutex> lock(credentials_mutex_);
-        if (credentials_.xlocs().version() == used.xlocs().version()) fsync_after_reformation_ = false;
+        if (credentials_.xlocs().version() == attempt.xloc_version) fsync_after_reformation_ = false;
       }
-      const auto request = build_request(used);
-      rpc::CallResponse response =
-          volume_.CallOsd(osd_uuid, procedure_id, user_, request, data, following ? false : idempotent);
+      const auto request = build_request(attempt.credentials);
+      rpc::CallResponse response = volume_.CallOsd(attempt.osd_uuid, procedure_id, user_, request, data,
+                                                   attempt.following ? false : idempotent);
       if (response_data != nullptr) {
         *response_data = std::move(response.data);
       }
       return std::move(response.message_bytes);
     } catch (const rpc::RpcError& error) {
-      if (error.kind() == rpc::ErrorKind::kAuthFailed && !renewed) {
-        // The cap may have expired in flight or been invalidated by a truncate elsewhere.
-        renewed = true;
-        RenewXCap();
-        continue;
-      }
-      const std::int64_t elapsed_ms = volume_.clock_.MonotonicMs() - start_ms;
-      const bool chain_failure = error.kind() == rpc::ErrorKind::kTransport ||
-                                 error.kind() == rpc::ErrorKind::kTimeout ||
-                                 error.kind() == rpc::ErrorKind::kChainMemberUnreachable ||
-                                 error.kind() == rpc::ErrorKind::kXLocOutdated;
-      // XLOC_OUTDATED is followed for every file (an OSD saw a newer XLoc version, servers/osd "XLoc versions at
-      // the OSD"); the other chain failures and OVERLOADED only for a replicated one.
-      const bool xloc_outdated = error.kind() == rpc::ErrorKind::kXLocOutdated;
-      if (elapsed_ms >= static_cast<std::int64_t>(volume_.options_.chain_retry_window_ms) ||
-          (!following && !xloc_outdated) ||
-          (following && !chain_failure && error.kind() != rpc::ErrorKind::kOverloaded)) {
-        throw;
-      }
-      bool taken = false;
-      if (chain_failure) {
-        const std::string failed = error.kind() == rpc::ErrorKind::kChainMemberUnreachable
-                                       ? error.redirect_to_service_uuid()
-                                   : error.kind() == rpc::ErrorKind::kXLocOutdated ? std::string()
-                                                                                   : osd_uuid;
-        taken = FollowChain(used.xlocs().version(), failed);
-      }
-      if (!taken) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::min<std::int64_t>(
-            backoff_ms, volume_.options_.chain_retry_window_ms - elapsed_ms)));
-        backoff_ms = std::min(backoff_ms * 2, volume_.options_.chain_backoff_max_ms);
-      }
+      // A synchronous call of an unreplicated file went through the transport's retries already.
+      if (!RecoverFromFailedAttempt(error, attempt, retry, false)) throw;
     }
   }
 }
@@ -302,21 +336,38 @@ void FileHandle::DisableBuffering() {
   read_ahead_.reset();
 }
 
-std::string FileHandle::FetchPiece(const ObjectPiece& piece, const StreamClassifier& stream) {
+xtreemfs::osd::ReadRequest FileHandle::ReadRequestOf(const ObjectPiece& piece,
+                                                     xtreemfs::common::FileCredentials credentials) const {
+  xtreemfs::osd::ReadRequest request;
+  *request.mutable_credentials() = std::move(credentials);
+  request.set_file_id(file_id_);
+  request.set_object_number(piece.object_number);
+  request.set_offset(piece.offset_in_object_bytes);
+  request.set_length(piece.length_bytes);
+  return request;
+}
+
+xtreemfs::osd::WriteRequest FileHandle::WriteRequestOf(std::uint64_t object_number,
+                                                       std::uint64_t offset_in_object_bytes,
+                                                       xtreemfs::common::FileCredentials credentials) const {
+  xtreemfs::osd::WriteRequest request;
+  *request.mutable_credentials() = std::move(credentials);
+  request.set_file_id(file_id_);
+  request.set_object_number(object_number);
+  request.set_offset(offset_in_object_bytes);
+  return request;
+}
+
+std::string FileHandle::FetchPiece(const ObjectPiece& piece, const StreamClassifier& stream,
+                                   const FailedAttempt* earlier) {
   auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
-    xtreemfs::osd::ReadRequest request;
-    *request.mutable_credentials() = credentials;
-    request.set_file_id(file_id_);
-    request.set_object_number(piece.object_number);
-    request.set_offset(piece.offset_in_object_bytes);
-    request.set_length(piece.length_bytes);
-    return request;
+    return ReadRequestOf(piece, credentials);
   };
   std::string data;
   std::string osd_uuid;  // the replica the read was routed to (its last attempt's)
   xtreemfs::osd::ReadResponse answer;
   if (answer.ParseFromString(CallStripeOsd(piece.stripe_position, xtreemfs::osd::OSD_READ, build, {}, true,
-                                           &data, &stream, &osd_uuid))) {
+                                           &data, &stream, &osd_uuid, earlier))) {
     volume_.replica_loads_.Reported(osd_uuid, static_cast<int>(answer.queued_requests()),
                                     static_cast<std::int64_t>(answer.write_back_dirty_bytes()));
   }
@@ -422,18 +473,15 @@ void FileHandle::Prefetch(std::uint64_t object_number, std::uint64_t data_genera
 }
 
 std::uint64_t FileHandle::SendObjectWrite(std::uint64_t object_number, std::uint32_t stripe_position,
-                                          std::uint64_t offset_in_object_bytes, std::string_view data) {
+                                          std::uint64_t offset_in_object_bytes, std::string_view data,
+                                          const FailedAttempt* earlier) {
   auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
-    xtreemfs::osd::WriteRequest request;
-    *request.mutable_credentials() = credentials;
-    request.set_file_id(file_id_);
-    request.set_object_number(object_number);
-    request.set_offset(offset_in_object_bytes);
-    return request;
+    return WriteRequestOf(object_number, offset_in_object_bytes, credentials);
   };
   // Writing the same bytes again leaves the same content, so a write may be retried.
   const auto response = rpc::ParseResponse<xtreemfs::common::OsdWriteResponse>(rpc::CallResponse{
-      CallStripeOsd(stripe_position, xtreemfs::osd::OSD_WRITE, build, data, true, nullptr),
+      CallStripeOsd(stripe_position, xtreemfs::osd::OSD_WRITE, build, data, true, nullptr, nullptr,
+                    nullptr, earlier),
       ""});
   return response.has_new_file_size() ? response.new_file_size().size_bytes() : 0;
 }
@@ -826,14 +874,86 @@ void FileHandle::WaitForAsyncCalls() {
   async_idle_.wait(lock, [this] { return async_in_flight_ == 0; });
 }
 
-void FileHandle::ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_bytes, ReadDone done) {
-  const std::uint64_t size_bytes = KnownSizeBytes();
+// The pieces of one ReadAsync in flight: each piece's bytes, and `done` once the last is answered.
+struct FileHandle::ReadGather {
   std::vector<ObjectPiece> pieces;
-  if (offset_bytes < size_bytes && length_bytes > 0) {
-    pieces = SplitIntoObjectPieces(layout_, offset_bytes,
-                                   std::min(length_bytes, size_bytes - offset_bytes));
+  StreamClassifier stream;
+  ReadDone done;
+  std::shared_ptr<void> token;  // TrackAsync: the handle stays until the last piece is done
+  std::mutex mutex;
+  std::vector<std::string> data;  // guarded by mutex
+  std::size_t remaining = 0;      // guarded by mutex: pieces not yet completed
+  std::exception_ptr error;       // guarded by mutex: the first piece's failure
+
+  // Each piece completes exactly once; the last one answers.
+  void Complete(std::size_t index, std::string bytes, std::exception_ptr failure) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (failure) {
+        if (!error) error = std::move(failure);
+      } else {
+        data[index] = std::move(bytes);
+      }
+      if (--remaining > 0) return;
+    }
+    if (error) {
+      done(std::string(), error);
+      return;
+    }
+    // Every piece lies inside the known file size, so whatever the OSD does not store is a hole.
+    std::string result;
+    if (pieces.size() == 1) {
+      result = std::move(data[0]);
+      result.resize(pieces[0].length_bytes, '\0');
+    } else {
+      std::uint64_t length_bytes = 0;
+      for (const ObjectPiece& piece : pieces) length_bytes += piece.length_bytes;
+      result.reserve(length_bytes);
+      for (std::size_t i = 0; i < pieces.size(); ++i) {
+        result += data[i];
+        result.append(pieces[i].length_bytes - data[i].size(), '\0');
+      }
+    }
+    done(std::move(result), nullptr);
   }
-  if (pieces.size() != 1 || read_ahead_ || replicated_) {
+};
+
+// The pieces of one WriteAsync in flight; `done` once the last is answered.
+struct FileHandle::WriteGather {
+  std::vector<ObjectPiece> pieces;
+  std::uint64_t offset_bytes = 0;
+  std::shared_ptr<const std::string> bytes;  // the caller's buffer is gone once WriteAsync returns
+  FileState* state = nullptr;                // the handle's; it outlives `token`
+  WriteDone done;
+  std::shared_ptr<void> token;
+  std::mutex mutex;
+  std::size_t remaining = 0;                 // guarded by mutex
+  std::uint64_t reported_size_bytes = 0;     // guarded by mutex: the largest size an OSD reported
+  std::exception_ptr error;                  // guarded by mutex: the first piece's failure
+
+  std::string_view PieceData(std::size_t index) const {
+    const ObjectPiece& piece = pieces[index];
+    return std::string_view(*bytes).substr(piece.file_offset_bytes - offset_bytes, piece.length_bytes);
+  }
+
+  void Complete(std::uint64_t piece_reported_size_bytes, std::exception_ptr failure) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (failure && !error) error = std::move(failure);
+      reported_size_bytes = std::max(reported_size_bytes, piece_reported_size_bytes);
+      if (--remaining > 0) return;
+    }
+    if (!error) {
+      // As WriteThrough: the known size grows only when every piece was written.
+      std::lock_guard<std::mutex> lock(state->mutex);
+      GrowKnownSizeLocked(*state, std::max(reported_size_bytes, offset_bytes + bytes->size()));
+    }
+    done(error);
+  }
+};
+
+void FileHandle::ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_bytes, ReadDone done) {
+  if (read_ahead_) {
     std::string data;
     try {
       data = Read(offset_bytes, length_bytes);
@@ -844,50 +964,75 @@ void FileHandle::ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_byte
     done(std::move(data), nullptr);
     return;
   }
-  const ObjectPiece piece = pieces[0];
-  DrainWrites(nullptr, piece.file_offset_bytes, piece.file_offset_bytes + piece.length_bytes);
-  const StreamClassifier pattern = ObserveRead(piece.file_offset_bytes, piece.length_bytes);
-  xtreemfs::osd::ReadRequest request;
-  *request.mutable_credentials() = FreshCredentials();
-  request.set_file_id(file_id_);
-  request.set_object_number(piece.object_number);
-  request.set_offset(piece.offset_in_object_bytes);
-  request.set_length(piece.length_bytes);
-  const std::string osd_uuid = ReadOsdFor(piece.stripe_position, pattern);
+  const std::uint64_t size_bytes = KnownSizeBytes();
+  if (offset_bytes >= size_bytes || length_bytes == 0) {
+    done(std::string(), nullptr);
+    return;
+  }
+  const std::uint64_t clamped_length = std::min(length_bytes, size_bytes - offset_bytes);
+  // As Read: buffered bytes of other handles under the range go first.
+  DrainWrites(nullptr, offset_bytes, offset_bytes + clamped_length);
+  auto gather = std::make_shared<ReadGather>();
+  gather->pieces = SplitIntoObjectPieces(layout_, offset_bytes, clamped_length);
+  gather->stream = ObserveRead(offset_bytes, clamped_length);
+  gather->data.resize(gather->pieces.size());
+  gather->remaining = gather->pieces.size();
+  gather->done = std::move(done);
+  gather->token = TrackAsync();
+  for (std::size_t index = 0; index < gather->pieces.size(); ++index) {
+    try {
+      StartPieceRead(gather, index);
+    } catch (...) {
+      // Earlier pieces are in flight: this one fails through the gather, so `done` runs once.
+      gather->Complete(index, std::string(), std::current_exception());
+    }
+  }
+}
+
+void FileHandle::StartPieceRead(const std::shared_ptr<ReadGather>& gather, std::size_t index) {
+  const ObjectPiece& piece = gather->pieces[index];
+  const StripeRetry retry = NewStripeRetry();
+  StripeAttempt attempt = PrepareStripeAttempt(piece.stripe_position, xtreemfs::osd::OSD_READ, &gather->stream);
+  const xtreemfs::osd::ReadRequest request = ReadRequestOf(piece, std::move(attempt.credentials));
+  const std::string osd_uuid = attempt.osd_uuid;
   volume_.CallOsdAsync(
       osd_uuid, xtreemfs::osd::OSD_READ, user_, request, {},
-      [this, piece, pattern, osd_uuid, token = TrackAsync(), done = std::move(done)](
-          rpc::CallResponse response, std::exception_ptr error) mutable {
-        if (!error && response.data.size() <= piece.length_bytes) {
+      [this, gather, index, attempt = std::move(attempt), retry](rpc::CallResponse response,
+                                                                 std::exception_ptr error) mutable {
+        if (!error && response.data.size() <= gather->pieces[index].length_bytes) {
           xtreemfs::osd::ReadResponse answer;
           if (answer.ParseFromString(response.message_bytes)) {
-            volume_.replica_loads_.Reported(osd_uuid, static_cast<int>(answer.queued_requests()),
+            volume_.replica_loads_.Reported(attempt.osd_uuid, static_cast<int>(answer.queued_requests()),
                                             static_cast<std::int64_t>(answer.write_back_dirty_bytes()));
           }
-          // The piece lies inside the known file size, so whatever the OSD does not store is a hole.
-          std::string data = std::move(response.data);
-          data.resize(piece.length_bytes, '\0');
-          done(std::move(data), nullptr);
+          gather->Complete(index, std::move(response.data), nullptr);
           return;
         }
-        RepeatSynchronously([this, piece, pattern, token = std::move(token), done = std::move(done)] {
+        // A failure continues as the synchronous retry loop; an oversized answer is read again from
+        // the start, where FetchPiece checks it and names the OSD.
+        std::shared_ptr<const FailedAttempt> failed;
+        if (error) failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, std::move(attempt), retry});
+        RepeatSynchronously([this, gather, index, failed] {
           std::string data;
+          std::exception_ptr piece_error;
           try {
-            data = FetchPiece(piece, pattern);
+            data = FetchPiece(gather->pieces[index], gather->stream, failed.get());
           } catch (...) {
-            done(std::string(), std::current_exception());
-            return;
+            piece_error = std::current_exception();
           }
-          data.resize(piece.length_bytes, '\0');
-          done(std::move(data), nullptr);
+          gather->Complete(index, std::move(data), piece_error);
         });
       });
 }
 
 void FileHandle::WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done) {
-  std::vector<ObjectPiece> pieces;
-  if (!data.empty()) pieces = SplitIntoObjectPieces(layout_, offset_bytes, data.size());
-  if (pieces.size() != 1 || WriteBehindEnabled() || replicated_) {
+  bool reformed;
+  {
+    std::lock_guard<std::mutex> lock(credentials_mutex_);
+    reformed = fsync_after_reformation_;
+  }
+  if (data.empty() || WriteBehindEnabled() || reformed) {
+    // A re-formed chain is fsynced first (CallStripeOsd), synchronously and rarely.
     try {
       Write(offset_bytes, data);
     } catch (...) {
@@ -897,59 +1042,72 @@ void FileHandle::WriteAsync(std::uint64_t offset_bytes, std::string_view data, W
     done(nullptr);
     return;
   }
-  const ObjectPiece piece = pieces[0];
-  const std::uint64_t end_bytes = offset_bytes + data.size();
   // As WriteThrough: older buffered bytes of other handles under this range go first.
-  DrainWrites(nullptr, offset_bytes, end_bytes);
+  DrainWrites(nullptr, offset_bytes, offset_bytes + data.size());
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     ++state_->data_generation;
   }
   wrote_since_report_ = true;
-  xtreemfs::osd::WriteRequest request;
-  *request.mutable_credentials() = FreshCredentials();
-  request.set_file_id(file_id_);
-  request.set_object_number(piece.object_number);
-  request.set_offset(piece.offset_in_object_bytes);
-  std::string osd_uuid;
-  {
-    std::lock_guard<std::mutex> lock(credentials_mutex_);
-    osd_uuid = osd_uuids_[piece.stripe_position];
+  auto gather = std::make_shared<WriteGather>();
+  gather->pieces = SplitIntoObjectPieces(layout_, offset_bytes, data.size());
+  gather->offset_bytes = offset_bytes;
+  // A repeat needs the bytes after the caller's buffer is gone.
+  gather->bytes = std::make_shared<const std::string>(data);
+  gather->state = state_.get();
+  gather->remaining = gather->pieces.size();
+  gather->done = std::move(done);
+  gather->token = TrackAsync();
+  for (std::size_t index = 0; index < gather->pieces.size(); ++index) {
+    try {
+      StartPieceWrite(gather, index);
+    } catch (...) {
+      gather->Complete(0, std::current_exception());
+    }
   }
-  // The caller's buffer is gone once this returns; a repeat needs the bytes.
-  auto bytes = std::make_shared<const std::string>(data);
+}
+
+void FileHandle::StartPieceWrite(const std::shared_ptr<WriteGather>& gather, std::size_t index) {
+  const ObjectPiece& piece = gather->pieces[index];
+  // Writing the same bytes again leaves the same content, so a repeat is safe.
+  auto repeat = [this, gather, index](std::shared_ptr<const FailedAttempt> failed) {
+    RepeatSynchronously([this, gather, index, failed] {
+      const ObjectPiece& piece = gather->pieces[index];
+      std::uint64_t reported_size_bytes = 0;
+      std::exception_ptr piece_error;
+      try {
+        reported_size_bytes = SendObjectWrite(piece.object_number, piece.stripe_position,
+                                              piece.offset_in_object_bytes, gather->PieceData(index),
+                                              failed.get());
+      } catch (...) {
+        piece_error = std::current_exception();
+      }
+      gather->Complete(reported_size_bytes, piece_error);
+    });
+  };
+  const StripeRetry retry = NewStripeRetry();
+  StripeAttempt attempt = PrepareStripeAttempt(piece.stripe_position, xtreemfs::osd::OSD_WRITE, nullptr);
+  if (attempt.fsync_first) {
+    // The chain was re-formed since WriteAsync looked: the synchronous path fsyncs it first.
+    repeat(nullptr);
+    return;
+  }
+  const xtreemfs::osd::WriteRequest request =
+      WriteRequestOf(piece.object_number, piece.offset_in_object_bytes, std::move(attempt.credentials));
+  const std::string osd_uuid = attempt.osd_uuid;
   volume_.CallOsdAsync(
-      osd_uuid, xtreemfs::osd::OSD_WRITE, user_, request, *bytes,
-      [this, piece, end_bytes, bytes, token = TrackAsync(), done = std::move(done)](
-          rpc::CallResponse response, std::exception_ptr error) mutable {
+      osd_uuid, xtreemfs::osd::OSD_WRITE, user_, request, gather->PieceData(index),
+      [gather, repeat, attempt = std::move(attempt), retry](rpc::CallResponse response,
+                                                            std::exception_ptr error) mutable {
         xtreemfs::common::OsdWriteResponse answer;
         if (!error && answer.ParseFromString(response.message_bytes)) {
-          const std::uint64_t reported =
-              answer.has_new_file_size() ? answer.new_file_size().size_bytes() : 0;
-          {
-            std::lock_guard<std::mutex> lock(state_->mutex);
-            GrowKnownSizeLocked(*state_, std::max(reported, end_bytes));
-          }
-          done(nullptr);
+          gather->Complete(answer.has_new_file_size() ? answer.new_file_size().size_bytes() : 0, nullptr);
           return;
         }
-        // Writing the same bytes again leaves the same content, so the repeat is safe.
-        RepeatSynchronously([this, piece, end_bytes, bytes, token = std::move(token),
-                             done = std::move(done)] {
-          std::uint64_t reported = 0;
-          try {
-            reported = SendObjectWrite(piece.object_number, piece.stripe_position,
-                                       piece.offset_in_object_bytes, *bytes);
-          } catch (...) {
-            done(std::current_exception());
-            return;
-          }
-          {
-            std::lock_guard<std::mutex> lock(state_->mutex);
-            GrowKnownSizeLocked(*state_, std::max(reported, end_bytes));
-          }
-          done(nullptr);
-        });
+        // A failure continues as the synchronous retry loop; an unparseable answer is sent again.
+        std::shared_ptr<const FailedAttempt> failed;
+        if (error) failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, std::move(attempt), retry});
+        repeat(std::move(failed));
       });
 }
 

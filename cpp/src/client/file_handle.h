@@ -24,7 +24,9 @@
 #include "client/write_behind.h"
 #include "common.pb.h"
 #include "mrc.pb.h"
+#include "osd.pb.h"
 #include "rpc.pb.h"
+#include "rpc/rpc_error.h"
 
 namespace xtreemfs::client {
 
@@ -77,14 +79,18 @@ class FileHandle {
   // Flush of the handle (sticky: those bytes are lost).
   void Write(std::uint64_t offset_bytes, std::string_view data);
   // Read and Write whose answer may come from the transport's io thread, so no thread waits for the
-  // OSD (the FUSE adapter answers the kernel from `done`). Taken for a request inside one object of
-  // a file with one replica and neither read-ahead nor write-behind (O_DIRECT, or both turned off):
-  // one asynchronous OSD call; its failure (or an answer that needs checking) repeats the piece
-  // synchronously, with the retry window, XCap renewal and checks of Read and Write, on a thread of
-  // its own (never blocking the io thread). Every other request runs synchronously before the call
-  // returns. `done` runs exactly once, must not block and must not throw; when the call itself
-  // throws (before anything was sent), `done` never runs. The handle must live until `done` ran (the
-  // kernel sends no release while a request of the file is unanswered).
+  // OSD (the FUSE adapter answers the kernel from `done`). Taken for every read without read-ahead
+  // and every write without write-behind (O_DIRECT, or both turned off), replicated files included:
+  // one asynchronous OSD call per object piece, to the OSD the synchronous path would call first
+  // (the head for writes, the routed replica for reads), all sent before this returns; `done` runs
+  // when the last piece is answered, with the first error if any piece failed. A failed attempt (or
+  // an answer that needs checking) continues as the synchronous path's retry loop for that piece
+  // (CallStripeOsd: the retry window, XCap renewal, chain following), on a thread of its own (never
+  // blocking the io thread). Other requests (read-ahead, write-behind, a re-formed chain still to
+  // fsync) run synchronously before the call returns. `done` runs exactly once, must not block and
+  // must not throw; when the call itself throws (before anything was sent), `done` never runs. The
+  // handle must live until `done` ran (the kernel sends no release while a request of the file is
+  // unanswered).
   using ReadDone = std::function<void(std::string data, std::exception_ptr error)>;
   void ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_bytes, ReadDone done);
   using WriteDone = std::function<void(std::exception_ptr error)>;
@@ -133,20 +139,54 @@ class FileHandle {
   // `used_version`: MRC_REPLICA_FAILED, and the answered XLoc taken if it is newer. True when taken.
   bool FollowChain(std::uint32_t used_version, const std::string& failed_osd_uuid);
 
+  // The current credentials, the XCap renewed first when it expires within the renewal margin.
   xtreemfs::common::FileCredentials FreshCredentials();
+  void RenewXCapIfDue();
   // MRC_RENEW_CAPABILITY; the renewed XCap also carries the volume's current reservation share. The
   // MRC renews only unexpired XCaps: when it refuses (AUTH_FAILED, the handle sat idle past the
   // expiry), the file is opened again by path, without create, exclusive or truncate, and the new
   // XCap is taken if it names the same file (EIO otherwise: the path now names another file).
   void RenewXCap();
+  // One attempt of a call to a stripe position's OSD, as the chain stands when it starts.
+  struct StripeAttempt {
+    xtreemfs::common::FileCredentials credentials;
+    std::string osd_uuid;             // the head's OSD for updates, the routed replica's for reads
+    std::vector<std::string> heads;   // every stripe position's head (the re-formed chain's fsync)
+    bool fsync_first = false;         // an update after a re-formation: fsync the heads first
+    bool following = false;           // a replicated file: the handle follows the chain itself
+    std::uint32_t xloc_version = 0;   // of `credentials`, kept when they are moved into a request
+  };
+  // What carries over from one attempt of a stripe call to the next.
+  struct StripeRetry {
+    std::int64_t start_ms = 0;        // monotonic: the first attempt's start
+    std::uint32_t backoff_ms = 0;
+    bool renewed = false;             // the XCap was renewed after AUTH_FAILED once already
+  };
+  // An asynchronous first attempt that failed; the synchronous loop continues from it.
+  struct FailedAttempt {
+    std::exception_ptr error;
+    StripeAttempt attempt;
+    StripeRetry retry;
+  };
+  StripeRetry NewStripeRetry() const;
+  StripeAttempt PrepareStripeAttempt(std::uint32_t stripe_position, std::uint32_t procedure_id,
+                                     const StreamClassifier* read_stream);
+  // After `attempt` failed with `error`: renews the XCap, follows the chain or backs off and returns
+  // true when the call should be attempted again; false when `error` is the call's outcome.
+  // `transport_retried`: the attempt went through the transport's own retries (a synchronous call
+  // of an unreplicated file), so a transient error means the retry window is over.
+  bool RecoverFromFailedAttempt(const rpc::RpcError& error, const StripeAttempt& attempt,
+                                StripeRetry& retry, bool transport_retried);
   // Calls an OSD of a stripe position: the head replica's for updates; for a read (`read_stream`
   // given) the replica ReadOsdFor picks, named in `called_osd_uuid`. After AUTH_FAILED renews the
   // XCap once and repeats the call; a replicated file's call follows its chain through failures.
+  // `earlier`: the call's failed asynchronous first attempt, which the retries continue from.
   template <typename BuildRequest>
   std::string CallStripeOsd(std::uint32_t stripe_position, std::uint32_t procedure_id,
                             BuildRequest build_request, std::string_view data, bool idempotent,
                             std::string* response_data, const StreamClassifier* read_stream = nullptr,
-                            std::string* called_osd_uuid = nullptr);
+                            std::string* called_osd_uuid = nullptr,
+                            const FailedAttempt* earlier = nullptr);
   // Read routing (read_routing.h, the port of qos.routing): feeds one read call to the stream's
   // classifier and returns the stream as classified with it (its pattern, and whether its reads may be
   // stolen); the first call numbers the stream for round-robin binding.
@@ -163,10 +203,22 @@ class FileHandle {
 
   // Synchronous paths (O_DIRECT, disabled buffering), per-object calls in parallel on the pool.
   void WriteThrough(std::uint64_t offset_bytes, std::string_view data);
-  std::string FetchPiece(const ObjectPiece& piece, const StreamClassifier& stream);
+  std::string FetchPiece(const ObjectPiece& piece, const StreamClassifier& stream,
+                         const FailedAttempt* earlier = nullptr);
   // OSD_WRITE of one object's bytes; returns the file size the OSD reported (0 if none).
   std::uint64_t SendObjectWrite(std::uint64_t object_number, std::uint32_t stripe_position,
-                                std::uint64_t offset_in_object_bytes, std::string_view data);
+                                std::uint64_t offset_in_object_bytes, std::string_view data,
+                                const FailedAttempt* earlier = nullptr);
+  // The requests of one object piece, as the synchronous path builds them.
+  xtreemfs::osd::ReadRequest ReadRequestOf(const ObjectPiece& piece,
+                                           xtreemfs::common::FileCredentials credentials) const;
+  xtreemfs::osd::WriteRequest WriteRequestOf(std::uint64_t object_number, std::uint64_t offset_in_object_bytes,
+                                             xtreemfs::common::FileCredentials credentials) const;
+  // The asynchronous first attempt of one piece of ReadAsync / WriteAsync (see there).
+  struct ReadGather;
+  struct WriteGather;
+  void StartPieceRead(const std::shared_ptr<ReadGather>& gather, std::size_t index);
+  void StartPieceWrite(const std::shared_ptr<WriteGather>& gather, std::size_t index);
 
   // Write-behind (see write_behind.h). Locked: the caller holds state_->mutex.
   void BufferPiece(const ObjectPiece& piece, std::string_view bytes);

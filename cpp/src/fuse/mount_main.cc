@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include "fuse/fuse_operations.h"
@@ -128,7 +129,17 @@ int RunMount(MountContext& context, const std::string& program_name) {
 
 }  // namespace
 
+// Buffers of up to a FUSE request (1 MiB) plus its RPC record come from the heap and are reused.
+// glibc serves blocks above its mmap threshold (128 KiB at first) with a fresh mapping each time, so
+// every 1 MiB O_DIRECT request faulted in, zeroed and unmapped its buffers again (perf: page faults
+// were 28 % of the mount's CPU writing 1 MiB requests, 10 % reading). The heap keeps at most
+// kHeapTrimBytes free at its top; the I/O budget (--io-buffer-bytes) bounds what is in use.
+constexpr int kMmapThresholdBytes = 4 << 20;
+constexpr int kHeapTrimBytes = 64 << 20;
+
 int main(int argc, char** argv) {
+  mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
+  mallopt(M_TRIM_THRESHOLD, kHeapTrimBytes);
   const std::string program_name = "mount.xtreemfs";
   MountContext context;
   try {

@@ -6,6 +6,7 @@
 #include <deque>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include <sys/socket.h>
 #include <cerrno>
@@ -33,7 +34,7 @@ namespace {
 class PendingCall {
  public:
   PendingCall() = default;
-  explicit PendingCall(CallDone done) : done_callback_(std::move(done)) {}
+  explicit PendingCall(CallDone done) : done_callback_(std::move(done)), async_(true) {}
 
   void Complete(CallResponse response) {
     if (!MarkDone([&] { response_ = std::move(response); })) return;
@@ -49,14 +50,14 @@ class PendingCall {
                                                             error.redirect_to_service_uuid())));
   }
 
-  bool IsDone() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return done_;
-  }
+  bool IsAsync() const { return async_; }
 
-  // Asynchronous calls: the timer that fails the call at its deadline. Touched on the io thread only
-  // (armed there, cancelled by the completion, which also runs there once armed).
-  std::shared_ptr<asio::steady_timer> timer;
+  // Asynchronous calls: when the connection's deadline timer fails the call, and what its timeout
+  // error names (built only when it fires). Set before the call is registered, constant after.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::uint32_t interface_id = 0;
+  std::uint32_t procedure_id = 0;
+  std::uint32_t timeout_ms = 0;
 
   // Waits until completed or the deadline passes; returns false on timeout.
   bool WaitUntil(std::chrono::steady_clock::time_point deadline) {
@@ -90,7 +91,6 @@ class PendingCall {
   }
 
   void Finish(CallResponse response, std::exception_ptr error) {
-    if (timer) timer->cancel();
     CallDone done = std::move(done_callback_);
     done(std::move(response), error);
   }
@@ -101,7 +101,16 @@ class PendingCall {
   std::optional<CallResponse> response_;
   std::optional<RpcError> error_;
   CallDone done_callback_;  // set for asynchronous calls; moved out by the one completion
+  const bool async_ = false;
 };
+
+RpcError TimeoutError(const ServiceAddress& address, std::uint32_t interface_id,
+                      std::uint32_t procedure_id, std::uint32_t timeout_ms) {
+  return RpcError::Of(ErrorKind::kTimeout, "no response from " + address.ToString() + " within " +
+                                               std::to_string(timeout_ms) + " ms (interface " +
+                                               std::to_string(interface_id) + ", procedure " +
+                                               std::to_string(procedure_id) + ")");
+}
 
 }  // namespace
 
@@ -118,6 +127,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         resolver_(io_context),
         socket_(io_context),
         connect_timer_(io_context),
+        deadline_timer_(io_context),
         decoder_(options.frame_limits) {
     if (tls_context != nullptr) {
       tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls_context);
@@ -130,6 +140,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // closed (the caller then uses a fresh one) or too many calls wait.
   void Start(std::uint64_t call_id, std::shared_ptr<PendingCall> call,
              std::shared_ptr<const std::string> record) {
+    bool arm_deadline = false;
     {
       std::lock_guard<std::mutex> lock(pending_mutex_);
       if (closed_) {
@@ -140,8 +151,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
                            std::to_string(pending_.size()) + " calls already wait on " +
                                address_.ToString());
       }
+      // The deadline timer is set to the earliest deadline of the asynchronous calls; only a call
+      // due before it moves the timer (the io thread's work): calls of equal timeouts, one after
+      // the other, never do.
+      if (call->IsAsync() && call->deadline < armed_deadline_) {
+        armed_deadline_ = call->deadline;
+        arm_deadline = true;
+      }
       pending_.emplace(call_id, std::move(call));
     }
+    if (arm_deadline) asio::post(io_context_, [self = shared_from_this()] { self->ArmDeadlineTimer(); });
     if (TrySendOnCallerThread(record)) return;
     asio::post(io_context_, [self = shared_from_this()] { self->SendOnIoThread(); });
   }
@@ -196,6 +215,45 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (sent == record->size()) return true;
     write_queue_.push_back(QueuedRecord{record, sent});
     return false;
+  }
+
+  // Sets the deadline timer to armed_deadline_ (io thread; the timer is touched there only).
+  void ArmDeadlineTimer() {
+    std::chrono::steady_clock::time_point deadline;
+    {
+      std::lock_guard<std::mutex> lock(pending_mutex_);
+      deadline = armed_deadline_;
+    }
+    if (state_ == State::kClosed || deadline == std::chrono::steady_clock::time_point::max()) return;
+    deadline_timer_.expires_at(deadline);
+    deadline_timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
+      if (!error) self->FailOverdueCalls();
+    });
+  }
+
+  // Fails every asynchronous call past its deadline with a timeout, and sets the timer to the
+  // earliest deadline left (none: unarmed until the next call).
+  void FailOverdueCalls() {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<std::shared_ptr<PendingCall>> overdue;
+    {
+      std::lock_guard<std::mutex> lock(pending_mutex_);
+      armed_deadline_ = std::chrono::steady_clock::time_point::max();
+      for (auto entry = pending_.begin(); entry != pending_.end();) {
+        const std::shared_ptr<PendingCall>& call = entry->second;
+        if (call->IsAsync() && call->deadline <= now) {
+          overdue.push_back(call);
+          entry = pending_.erase(entry);
+          continue;
+        }
+        if (call->IsAsync()) armed_deadline_ = std::min(armed_deadline_, call->deadline);
+        ++entry;
+      }
+    }
+    for (const auto& call : overdue) {
+      call->Fail(TimeoutError(address_, call->interface_id, call->procedure_id, call->timeout_ms));
+    }
+    ArmDeadlineTimer();
   }
 
   // The io thread's part of sending: connects on first use, else writes what is queued.
@@ -371,6 +429,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     state_ = State::kClosed;
     asio::error_code ignored;
     connect_timer_.cancel();
+    deadline_timer_.cancel();
     resolver_.cancel();
     {
       // Under the write lock: no caller is inside send() on the descriptor being closed.
@@ -383,6 +442,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     {
       std::lock_guard<std::mutex> lock(pending_mutex_);
       closed_ = true;
+      armed_deadline_ = std::chrono::steady_clock::time_point::max();
       failed.swap(pending_);
     }
     for (auto& [call_id, call] : failed) {
@@ -397,6 +457,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::ip::tcp::socket socket_;
   std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;  // over socket_; null: plain
   asio::steady_timer connect_timer_;
+  asio::steady_timer deadline_timer_;  // fails overdue asynchronous calls (FailOverdueCalls)
   RecordDecoder decoder_;
   std::array<char, 64 * 1024> read_buffer_{};
   State state_ = State::kIdle;
@@ -417,6 +478,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   std::mutex pending_mutex_;
   bool closed_ = false;  // guarded by pending_mutex_; once true, never false again
+  // The earliest deadline of the pending asynchronous calls as the timer knows it (max: unarmed);
+  // never later than any pending asynchronous call's deadline. Guarded by pending_mutex_.
+  std::chrono::steady_clock::time_point armed_deadline_ = std::chrono::steady_clock::time_point::max();
   std::unordered_map<std::uint64_t, std::shared_ptr<PendingCall>> pending_;
 };
 
@@ -528,16 +592,6 @@ std::shared_ptr<const std::string> RpcClient::EncodeCall(std::uint64_t call_id,
 
 namespace {
 
-RpcError TimeoutError(const ServiceAddress& address, const CallRequest& request,
-                      const CallOptions& options) {
-  return RpcError::Of(ErrorKind::kTimeout, "no response from " + address.ToString() + " within " +
-                                               std::to_string(options.timeout_ms) +
-                                               " ms (interface " +
-                                               std::to_string(request.interface_id) +
-                                               ", procedure " +
-                                               std::to_string(request.procedure_id) + ")");
-}
-
 // Registers `call` on the connection `connection_to()` returns and sends `record`; a connection
 // that closed between lookup and registration is replaced once. Returns the connection the call
 // waits on.
@@ -583,7 +637,7 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
     connection->Unregister(call_id);
     // The answer may have arrived between the wait and the unregistration; prefer it.
     if (!call->WaitUntil(std::chrono::steady_clock::now())) {
-      throw TimeoutError(address, request, options);
+      throw TimeoutError(address, request.interface_id, request.procedure_id, options.timeout_ms);
     }
   }
   return call->TakeResult();
@@ -592,16 +646,18 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
 void RpcClient::CallServiceAsync(const ServiceLookup& lookup, const CallRequest& request,
                                  const CallOptions& options, CallDone done) {
   std::shared_ptr<PendingCall> call;
-  std::shared_ptr<Connection> connection;
-  std::uint64_t call_id = 0;
-  ServiceAddress address;
   try {
-    address = lookup.resolve();
+    const ServiceAddress address = lookup.resolve();
     RequireTransportFor(address);
-    call_id = next_call_id_.fetch_add(1);
+    const std::uint64_t call_id = next_call_id_.fetch_add(1);
     auto record = EncodeCall(call_id, request, options);
     call = std::make_shared<PendingCall>(std::move(done));
-    connection = StartCall([this, &address] { return ConnectionTo(address); }, call_id, call, std::move(record));
+    call->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
+    call->interface_id = request.interface_id;
+    call->procedure_id = request.procedure_id;
+    call->timeout_ms = options.timeout_ms;
+    // The deadline is the connection's timer's (FailOverdueCalls): no io-thread work per call.
+    StartCall([this, &address] { return ConnectionTo(address); }, call_id, call, std::move(record));
   } catch (const RpcError& error) {
     if (error.kind() == ErrorKind::kTransport && lookup.forget) lookup.forget();
     if (call) {
@@ -618,20 +674,6 @@ void RpcClient::CallServiceAsync(const ServiceLookup& lookup, const CallRequest&
     }
     return;
   }
-  // The deadline: armed on the io thread, where the answer also completes the call (and cancels
-  // the timer), so the timer is never touched by two threads.
-  const RpcError timeout = TimeoutError(address, request, options);
-  const std::uint32_t timeout_ms = options.timeout_ms;
-  asio::post(*io_context_, [this, call, connection, call_id, timeout, timeout_ms] {
-    if (call->IsDone()) return;
-    call->timer = std::make_shared<asio::steady_timer>(*io_context_,
-                                                       std::chrono::milliseconds(timeout_ms));
-    call->timer->async_wait([call, connection, call_id, timeout](const asio::error_code& error) {
-      if (error) return;  // cancelled: the call completed
-      connection->Unregister(call_id);
-      call->Fail(timeout);
-    });
-  });
 }
 
 }  // namespace xtreemfs::rpc

@@ -5,7 +5,8 @@ round), and the CPU time per request of the OSD JVMs and of the mount from /proc
 shared machine moves far less than IOPS. Medians over the rounds at the end; every round in OUT/results.json.
 
 Workloads (--workloads, comma-separated): randread, randwrite (4 KiB QD32, libaio, O_DIRECT), read, write (1 MiB,
-buffered), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
+buffered), read-direct, write-direct (1 MiB, libaio, O_DIRECT, queue depth --sequential-queue-depth, as make bench's
+sequential rows; the write ends with fsync), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
 folder per round, listed in that order; create and unlink go together so that rounds stay independent). For those
 the MRC's CPU per operation is reported too ("mrc ... us/op"), and the OSDs' (the background OSD_UNLINKs, as far as
 they ran before the loop ended).
@@ -119,7 +120,7 @@ class Side:
             print(error, file=sys.stderr)
 
     def fio(self, rw, bs, runtime_s, size_mib, direct=True, qd=32, file="f.dat", time_based=True, end_fsync=False,
-            profile=None):
+            profile=None, label=None):
         command = ["fio", "--name=ab", "--filename=%s" % (self.mnt / file), "--rw=%s" % rw, "--bs=%s" % bs,
                    "--size=%dM" % size_mib, "--runtime=%d" % runtime_s, "--output-format=json", "--randrepeat=0",
                    "--norandommap"]
@@ -135,7 +136,7 @@ class Side:
         pid_mount = [self.mount_process.pid]
         load_before = load()
         osd0, mount0, wall0 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
-        with profiling(profile, rw, {"osd": pids_osd}, pid_mount[0], self.jfr, self.async_profiler):
+        with profiling(profile, label or rw, {"osd": pids_osd}, pid_mount[0], self.jfr, self.async_profiler):
             output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         osd1, mount1, wall1 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
         if output.returncode != 0:
@@ -143,7 +144,7 @@ class Side:
         job = json.loads(output.stdout[output.stdout.index("{"):])["jobs"][0]
         side = job["read"] if rw in ("read", "randread") else job["write"]
         ios = side["total_ios"]
-        result = {"side": self.name, "rw": rw, "bs": bs, "iops": side["iops"], "mib_s": side["bw_bytes"] / 2**20,
+        result = {"side": self.name, "rw": label or rw, "bs": bs, "iops": side["iops"], "mib_s": side["bw_bytes"] / 2**20,
                   "ios": ios, "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
         self.per_io(result, "osd", (osd1 - osd0) / TICKS)
         self.per_io(result, "mount", (mount1 - mount0) / TICKS)
@@ -249,9 +250,13 @@ def main():
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--runtime-s", type=int, default=8)
     parser.add_argument("--width", type=int, default=1)
+    parser.add_argument("--osds", type=int, default=3, help="OSDs per side's cluster (at least --width)")
+    parser.add_argument("--sequential-queue-depth", type=int, default=8,
+                        help="fio iodepth of read-direct and write-direct")
     parser.add_argument("--size-mib", type=int, default=256)
     parser.add_argument("--workloads", default="randread,randwrite",
-                        help="comma-separated: randread, randwrite, read, write, create, stat, unlink")
+                        help="comma-separated: randread, randwrite, read, write, read-direct, write-direct, create, "
+                             "stat, unlink")
     parser.add_argument("--files", type=int, default=2000, help="files per round of the metadata workloads")
     parser.add_argument("--idle-s", type=float, default=10, metavar="S",
                         help="after the warm-up, measure each side's CPU with no load for this long; the 'net' figures "
@@ -325,7 +330,14 @@ def main():
                             folder.rmdir()
                     elif workload in ("write", "read"):
                         result = side.fio(workload, "1M", options.runtime_s, options.size_mib, direct=False,
-                                          time_based=False, end_fsync=workload == "write", file="seq.dat")
+                                          time_based=False, end_fsync=workload == "write", file="seq.dat",
+                                          profile=profile)
+                    elif workload in ("write-direct", "read-direct"):
+                        rw = workload.split("-")[0]
+                        result = side.fio(rw, "1M", options.runtime_s, options.size_mib,
+                                          qd=options.sequential_queue_depth, time_based=False,
+                                          end_fsync=rw == "write", file="seq-direct.dat", profile=profile,
+                                          label=workload)
                     else:
                         result = side.fio(workload, "4k", options.runtime_s, options.size_mib, profile=profile)
                     result["round"] = round_index
