@@ -269,7 +269,6 @@ def main():
     parser.add_argument("--jfr", action="store_true", help="with --profile, JFR recordings of the JVMs too")
     parser.add_argument("--async-profiler", type=Path, metavar="LIB",
                         help="with --profile, async-profiler's CPU samples of the JVMs too (path of libasyncProfiler.so)")
-    parser.add_argument("--osds", type=int, default=3, help="OSDs of each side's cluster (at least --width)")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     java = dict(item.split("=", 1) for item in options.java_opts)
