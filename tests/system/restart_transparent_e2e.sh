@@ -45,8 +45,9 @@ fio_done() {
   check_overlap "fio job $1" "$state/fio-$1.rc" "$killed_ns" $((down_s * 1000))
 }
 
-# restart_during NAME PID STARTED VICTIM_PID RESTART: waits 2 s into the job, checks that it runs and that
-# its I/O has begun (the file STARTED has data), kills the server VICTIM_PID straight (kill_now, $killed_ns),
+# restart_during NAME PID STARTED VICTIM_PID RESTART: waits until the job's I/O has begun (the file STARTED has
+# data; at most 30 s: under load fio takes seconds to start) and 1 s more, checks that the job runs, kills the
+# server VICTIM_PID straight (kill_now, $killed_ns),
 # keeps it down until $down_s s after the kill and restarts it. The caller then checks with check_overlap
 # that the job ran past the outage, so its I/O waited for the dead server (its exit status says whether
 # that wait was invisible). Whether it still runs once the restart command returns depends on how long a JVM
@@ -54,9 +55,11 @@ fio_done() {
 # launcher still waits for the registration, so that is not required.
 restart_during() {
   local name="$1" pid="$2" started="$3" victim="$4" restart_command="$5"
-  sleep 2
-  check "$name: the job runs when the server is killed" kill -0 "$pid"
+  local _
+  for _ in $(seq 1 300); do test -s "$started" && break; sleep 0.1; done
   check "$name: the job's I/O had begun before the kill ($started has data)" test -s "$started"
+  sleep 1
+  check "$name: the job runs when the server is killed" kill -0 "$pid"
   kill_now "$victim"
   local left_ms=$(( down_s * 1000 - ($(date +%s%N) - killed_ns) / 1000000 ))
   if [ "$left_ms" -gt 0 ]; then sleep "$(echo "$left_ms / 1000" | bc -l)"; fi
