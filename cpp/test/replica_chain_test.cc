@@ -23,8 +23,8 @@ TEST(ReplicaChainsTest, HeadTakesUpdatesAndChainsRunHeadToTail) {
       ReplicaChains::FromXLoc(XLoc({{"h0", "h1"}, {"m0", "m1"}, {"t0", "t1"}}), "v:1");
   EXPECT_EQ(chains.replica_count, 3u);
   EXPECT_EQ(chains.head_osd_uuids, (std::vector<std::string>{"h0", "h1"}));
-  EXPECT_EQ(chains.tail_osd_uuids, (std::vector<std::string>{"t0", "t1"}));
-  EXPECT_EQ(chains.ChainAt(1), (std::vector<std::string>{"h1", "m1", "t1"}));
+  EXPECT_EQ(chains.replica_osd_uuids.back(), (std::vector<std::string>{"t0", "t1"}));
+  EXPECT_EQ(chains.ReadableChainAt(1), (std::vector<std::string>{"h1", "m1", "t1"}));
   EXPECT_EQ(chains.read_routing, xtreemfs::common::READ_ROUTING_PATTERN);
   auto round_robin = XLoc({{"a"}, {"b"}});
   round_robin.set_read_routing(xtreemfs::common::READ_ROUTING_ROUND_ROBIN);
@@ -40,7 +40,9 @@ TEST(ReplicaChainsTest, AFillingReplicaIsNotReadable) {
   auto xlocs = XLoc({{"h0"}, {"m0"}, {"f0"}, {"t0"}});
   xlocs.mutable_replicas(2)->set_filling(true);
   const ReplicaChains chains = ReplicaChains::FromXLoc(xlocs, "v:2");
-  EXPECT_EQ(chains.ChainAt(0), (std::vector<std::string>{"h0", "m0", "f0", "t0"}));
+  EXPECT_EQ(chains.replica_osd_uuids,
+            (std::vector<std::vector<std::string>>{{"h0"}, {"m0"}, {"f0"}, {"t0"}}));
+  EXPECT_EQ(chains.replica_filling, (std::vector<bool>{false, false, true, false}));
   EXPECT_EQ(chains.ReadableChainAt(0), (std::vector<std::string>{"h0", "m0", "t0"}));
   EXPECT_EQ(ReplicaChains::FromXLoc(XLoc({{"h0"}, {"t0"}}), "v:3").ReadableChainAt(0),
             (std::vector<std::string>{"h0", "t0"}));
@@ -50,7 +52,8 @@ TEST(ReplicaChainsTest, AFillingReplicaIsNotReadable) {
 TEST(ReplicaChainsTest, OneReplicaIsHeadAndTail) {
   const ReplicaChains chains = ReplicaChains::FromXLoc(XLoc({{"a", "b", "c"}}), "v:2");
   EXPECT_EQ(chains.replica_count, 1u);
-  EXPECT_EQ(chains.head_osd_uuids, chains.tail_osd_uuids);
+  EXPECT_EQ(chains.head_osd_uuids, chains.replica_osd_uuids.back());
+  EXPECT_EQ(chains.ReadableChainAt(2), (std::vector<std::string>{"c"}));
 }
 
 // No replica, or replicas of different widths, cannot form chains.

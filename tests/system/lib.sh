@@ -10,6 +10,10 @@
 #                                   e.g. nsenter --net=... to run the launcher on a network host of the test's making)
 #   kill_osd I [SIGNAL], start_osd I, osd_pid I   signal (default KILL), restart (same port and data), pid of OSD I
 #   kill_mrc [SIGNAL], start_mrc   the same for the MRC
+#   kill_now PID                    SIGKILL straight to a server's process (e.g. $(osd_pid I), $mrc_pid, $dir_pid),
+#                                   returning once it is dead, with that time in $killed_ns
+#   check_overlap WHAT RESULT KILLED_NS [MIN_MS]   the I/O behind RESULT (last field: when it ended, ns) ended
+#                                   more than MIN_MS (default 0) after the kill: fails loudly when it did not
 #   mount_volume VOLUME MOUNTPOINT [mount.xtreemfs options...]   mount (and unmount at exit)
 #   check DESCRIPTION COMMAND...   run COMMAND, print PASS/FAIL, count
 #   refused_saying TEXT COMMAND... COMMAND fails within 90 s and its output contains TEXT (case-insensitive)
@@ -91,6 +95,31 @@ osd_pid() { echo "${osd_pids[$1]}"; }
 
 # kill_osd I [SIGNAL]: signals OSD number I (default SIGKILL; KILL and TERM wait for it to exit).
 kill_osd() { cluster kill "${osd_names[$1]}" --signal "${2:-KILL}"; }
+
+# kill_now PID: SIGKILL straight to a server's process, returning once it is gone, with that time in killed_ns
+# (the launcher's kill starts a JVM first, which takes seconds under load, so its return says little about
+# when the server died, and a kill meant to land during I/O may land after it).
+kill_now() {
+  local pid="$1"
+  kill -KILL "$pid"
+  # Dead once gone or a zombie (state Z: its parent, not this shell, reaps it, maybe much later).
+  while [ -r "/proc/$pid/stat" ] && ! awk '{ exit ($3 == "Z") ? 0 : 1 }' "/proc/$pid/stat" 2>/dev/null; do
+    sleep 0.01
+  done
+  killed_ns=$(date +%s%N)
+}
+
+# check_overlap WHAT RESULT KILLED_NS [MIN_MS]: the I/O behind RESULT (a file whose last field is the
+# wall-clock time in ns when its last call returned; the caller checks that it had begun before the kill)
+# ended more than MIN_MS after the kill, so the run tested a server's failure during I/O (MIN_MS: that the
+# I/O still ran when the server came back). Otherwise the outcome checks could pass without testing anything.
+check_overlap() {
+  local ended_ns min_ms="${4:-0}"
+  ended_ns="$(awk '{print $NF}' "$2" 2>/dev/null || echo 0)"
+  case "$ended_ns" in ''|*[!0-9]*) ended_ns=0 ;; esac
+  check "the kill overlapped the $1's I/O (its last call returned $(( (ended_ns - $3) / 1000000 )) ms after the kill, more than $min_ms ms needed)" \
+    test "$(( (ended_ns - $3) / 1000000 ))" -gt "$min_ms"
+}
 
 mount_volume() {
   local volume="$1" mount_point="$2"; shift 2

@@ -78,12 +78,13 @@ check "after truncate the Java client reads the same $((1048576 + 3)) bytes (rou
 check "rm removes the replicated file" bash -c "rm '$mount_point/big.bin' && ! test -e '$mount_point/big.bin'"
 
 echo "== kill -9 of the tail during writes: the chain is re-formed and writing goes on"
-# fio writes 24 MiB at 4 MiB/s (about 6 s), so the kill lands in the middle, then reads all of it back verified.
-fio --name=killed --rw=write --bs=64k --size=24M --rate=4m --ioengine=psync --fsync_on_close=1 \
-  "${fio_verify[@]}" --output="$state/fio-killed.out" &
-fio_pid=$!
+# The file is made first, at its full size (fio would unlink a smaller one and create another file), and its
+# tail looked up (xtfsutil starts a JVM: seconds under load); then fio writes 24 MiB into it at 4 MiB/s
+# (about 6 s) and the tail is killed straight by its pid 1.5 s after fio's first bytes, so the kill lands in
+# the middle; fio then reads all of it back verified. check_overlap fails the run loudly if fio had ended
+# before the kill (then nothing here would test a kill during writes).
 killed_file="$mount_point/killed.0.0"
-for _ in $(seq 1 100); do test -s "$killed_file" && break; sleep 0.05; done
+truncate -s 24M "$killed_file"
 "$repository/bin/xtfsutil" "$volume_url/killed.0.0" > "$state/killed-before.out"
 tail_uuid=$(grep -A1 'replica 3 (tail)' "$state/killed-before.out" | grep -o 'OSD [^ ]*' | cut -d' ' -f2)
 tail_index=-1
@@ -91,11 +92,20 @@ for index in "${!osd_uuids[@]}"; do
   if [ "${osd_uuids[$index]}" = "$tail_uuid" ]; then tail_index=$index; fi
 done
 check "the file's tail ($tail_uuid) is one of the three OSDs" test "$tail_index" -ge 0
+( rc=0; fio --name=killed --rw=write --bs=64k --size=24M --rate=4m --ioengine=psync --fsync_on_close=1 \
+    "${fio_verify[@]}" --output="$state/fio-killed.out" || rc=$?
+  echo "$rc $(date +%s%N)" > "$state/fio-killed.rc" ) &
+fio_pid=$!
+# fio's first bytes: the file's first 64 KiB are no longer zeros (truncate made it sparse).
+fio_began() { ! cmp -s -n 65536 "$killed_file" /dev/zero; }
+for _ in $(seq 1 200); do fio_began && break; sleep 0.05; done
+check "fio's first bytes reached the file before the kill" fio_began
 sleep 1.5
-killed_at=$(date +%s.%N)
-kill_osd "$tail_index" KILL
-check "fio goes on after the kill and verifies every byte it wrote" wait "$fio_pid"
-echo "fio finished $(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $killed_at }") s after the kill (load $(cut -d' ' -f1-3 /proc/loadavg))"
+kill_now "$(osd_pid "$tail_index")"
+wait "$fio_pid" || true
+check "fio goes on after the kill and verifies every byte it wrote" test "$(cut -d' ' -f1 "$state/fio-killed.rc")" = 0
+check_overlap "fio job" "$state/fio-killed.rc" "$killed_ns"
+echo "fio finished $(( ($(date +%s%N) - killed_ns) / 1000000 )) ms after the kill (load $(cut -d' ' -f1-3 /proc/loadavg))"
 check "xtfsutil shows XLoc version 2 with 2 replicas, without the killed OSD" bash -c "
   '$repository/bin/xtfsutil' '$volume_url/killed.0.0' > '$state/killed-after.out' &&
   grep -q 'version 2, 2 replica(s)' '$state/killed-after.out' && ! grep -q 'OSD $tail_uuid at' '$state/killed-after.out' ||

@@ -70,29 +70,6 @@ except OSError as error:
 open(result, "w").write("%s %.1f %d\n" % (outcome, time.monotonic() - started, time.time_ns()))
 PY
 
-# check_overlap WHAT RESULT KILLED_NS: the I/O had begun before the kill (RESULT.started existed when the
-# server was killed) and its last call returned after it, so the run tested a restart during I/O;
-# otherwise the outcome checks below would pass without testing anything.
-check_overlap() {
-  local ended_ns
-  ended_ns="$(awk '{print $NF}' "$2" 2>/dev/null || echo 0)"
-  check "the kill overlapped the $1's I/O (begun before, last call returned $(( (ended_ns - $3) / 1000000 )) ms after)" \
-    test "$ended_ns" -gt "$3"
-}
-
-# kill_osd_now I: SIGKILL straight to OSD I's process, returning once it is gone, with that time in
-# killed_ns (the launcher's kill starts a JVM first, so its return says little about when the OSD died).
-kill_osd_now() {
-  local pid
-  pid="$(osd_pid "$1")"
-  kill -KILL "$pid"
-  # Dead once gone or a zombie (state Z: its parent, not this shell, reaps it, maybe much later).
-  while [ -r "/proc/$pid/stat" ] && ! awk '{ exit ($3 == "Z") ? 0 : 1 }' "/proc/$pid/stat" 2>/dev/null; do
-    sleep 0.01
-  done
-  killed_ns=$(date +%s%N)
-}
-
 # wait_started RESULT: waits (at most 20 s) until the I/O behind RESULT has begun; false if it never did.
 wait_started() {
   local _
@@ -145,7 +122,7 @@ echo "== OSD 0 killed while a file is written, away longer than the retry window
 /usr/bin/python3 "$state/writer.py" "$mount_point/written" "$state/data.bin" "$state/writer.result" &
 writer=$!
 check "the writer's first write returned before the kill" wait_started "$state/writer.result"
-kill_osd_now 0
+kill_now "$(osd_pid 0)"
 check_finishes "the writer" "$writer"
 check_overlap writer "$state/writer.result" "$killed_ns"
 check_failed_cleanly writer "$state/writer.result" "$killed_ns"
@@ -159,7 +136,7 @@ echo "== OSD 1 killed while a file is read (O_DIRECT), away longer than the retr
 /usr/bin/python3 "$state/reader.py" "$mount_point/readme" "$state/read.back" "$state/reader.result" &
 reader=$!
 check "the reader's first read returned before the kill" wait_started "$state/reader.result"
-kill_osd_now 1
+kill_now "$(osd_pid 1)"
 check_finishes "the reader" "$reader"
 check_overlap reader "$state/reader.result" "$killed_ns"
 check_failed_cleanly reader "$state/reader.result" "$killed_ns"

@@ -6,7 +6,9 @@
 # application call must succeed with correct data: fio exits 0 with its crc32c verification, and the
 # metadata loop (create with O_EXCL, rename, mkdir, link, unlink, symlink, rmdir, chmod) sees no error at
 # all, which a repeated create or rename applied twice would turn into EEXIST or ENOENT. Each phase checks
-# that the kill really fell inside the I/O (the job was running when the server was killed and when it was started again).
+# that the kill really fell inside the I/O and fails loudly when it did not: the server is killed straight
+# by its pid (the launcher's kill starts a JVM first, which under load once landed after fio had ended), the
+# job's I/O had begun before the kill, and the job ended only after the server was started again.
 #
 #   tests/system/restart_transparent_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -24,49 +26,55 @@ down_s=4
 
 # fio_job NAME FIO_OPTIONS...: starts a rate-limited fio job with crc32c verification in the background
 # (so it runs long enough for a restart to fall inside it); its pid is in $fio_pid, its output in
-# $state/fio-NAME.out and its exit code in $state/fio-NAME.rc.
+# $state/fio-NAME.out, its file in $mount_point/NAME.0.0, and "EXIT_CODE ENDED_NS" (when fio ended) in
+# $state/fio-NAME.rc.
 fio_job() {
   local name="$1"; shift
   ( rc=0; fio --name="$name" --directory="$mount_point" --verify_state_save=0 --verify=crc32c \
       --do_verify=1 --verify_fatal=1 --output="$state/fio-$name.out" "$@" || rc=$?
-    echo "$rc" > "$state/fio-$name.rc" ) &
+    echo "$rc $(date +%s%N)" > "$state/fio-$name.rc" ) &
   fio_pid=$!
 }
 
-# fio_done NAME: waits for the job (fio itself bounds nothing; the mount's window does) and checks it.
+# fio_done NAME: waits for the job (fio itself bounds nothing; the mount's window does) and checks that it
+# exited 0 and that it still ran when the server came back ($down_s s after the kill at $killed_ns).
 fio_done() {
   wait "$fio_pid" || true
   check "fio $1 exited 0 with every block verified ($(grep -o 'err= *[0-9]*' "$state/fio-$1.out" | head -1))" \
-    test "$(cat "$state/fio-$1.rc" 2>/dev/null)" = 0
+    test "$(cut -d' ' -f1 "$state/fio-$1.rc" 2>/dev/null)" = 0
+  check_overlap "fio job $1" "$state/fio-$1.rc" "$killed_ns" $((down_s * 1000))
 }
 
-# restart_during NAME PID KILL RESTART: waits 2 s into the job, kills, waits $down_s s, restarts, and
-# checks that the job ran across the outage: it was running when the server was killed and still running
-# $down_s s later when the restart began, so its I/O waited for the dead server (its exit status, checked
-# by the caller, says whether that wait was invisible). Whether it still runs once the restart command
-# returns depends on how long a JVM takes to start and register under load (25 s at load 25 here): the
-# job may rightly finish while the launcher still waits for the registration, so that is not required.
+# restart_during NAME PID STARTED VICTIM_PID RESTART: waits until the job's I/O has begun (the file STARTED has
+# data; at most 30 s: under load fio takes seconds to start) and 1 s more, checks that the job runs, kills the
+# server VICTIM_PID straight (kill_now, $killed_ns),
+# keeps it down until $down_s s after the kill and restarts it. The caller then checks with check_overlap
+# that the job ran past the outage, so its I/O waited for the dead server (its exit status says whether
+# that wait was invisible). Whether it still runs once the restart command returns depends on how long a JVM
+# takes to start and register under load (25 s at load 25 here): the job may rightly finish while the
+# launcher still waits for the registration, so that is not required.
 restart_during() {
-  local name="$1" pid="$2" kill_command="$3" restart_command="$4"
-  sleep 2
+  local name="$1" pid="$2" started="$3" victim="$4" restart_command="$5"
+  local _
+  for _ in $(seq 1 300); do test -s "$started" && break; sleep 0.1; done
+  check "$name: the job's I/O had begun before the kill ($started has data)" test -s "$started"
+  sleep 1
   check "$name: the job runs when the server is killed" kill -0 "$pid"
-  $kill_command
-  local killed_at; killed_at=$(date +%s.%N)
-  sleep "$down_s"
-  check "$name: the job still runs when the server is started again ($down_s s after the kill)" kill -0 "$pid"
+  kill_now "$victim"
+  local left_ms=$(( down_s * 1000 - ($(date +%s%N) - killed_ns) / 1000000 ))
+  if [ "$left_ms" -gt 0 ]; then sleep "$(echo "$left_ms / 1000" | bc -l)"; fi
   $restart_command
-  local back_at; back_at=$(date +%s.%N)
-  echo "$name: the server was away $(printf '%.1f' "$(echo "$back_at - $killed_at" | bc)") s"
+  echo "$name: the server was away $(( ($(date +%s%N) - killed_ns) / 1000000 )) ms"
 }
 
 echo "== OSD 0 killed and restarted during fio sequential writes (psync, 1 MiB, verify)"
 fio_job osd-write --rw=write --bs=1M --size=96M --rate=8m --ioengine=psync
-restart_during "OSD 0 during writes" "$fio_pid" "kill_osd 0 KILL" "start_osd 0"
+restart_during "OSD 0 during writes" "$fio_pid" "$mount_point/osd-write.0.0" "$(osd_pid 0)" "start_osd 0"
 fio_done osd-write
 
 echo "== OSD 1 killed and restarted during fio random reads and writes (libaio, O_DIRECT, iodepth 8)"
 fio_job osd-mixed --rw=randrw --bs=64k --size=64M --rate=3m --ioengine=libaio --iodepth=8 --direct=1
-restart_during "OSD 1 during random I/O" "$fio_pid" "kill_osd 1 KILL" "start_osd 1"
+restart_during "OSD 1 during random I/O" "$fio_pid" "$mount_point/osd-mixed.0.0" "$(osd_pid 1)" "start_osd 1"
 fio_done osd-mixed
 
 # meta.py ROOT STOPFILE RESULT: repeats a round of metadata changes until STOPFILE exists; writes
@@ -129,7 +137,8 @@ echo "== MRC frozen (SIGSTOP) past the request timeout, then killed and restarte
 rm -f "$state/meta.stop" "$state/meta.result"
 /usr/bin/python3 "$state/meta.py" "$mount_point/meta" "$state/meta.stop" "$state/meta.result" &
 meta_pid=$!
-fio_job mrc-write --rw=write --bs=1M --size=64M --rate=4m --ioengine=psync
+# 96 MiB at 4 MiB/s: at least 24 s, so fio still runs $down_s s after the MRC's kill (about 14 s in).
+fio_job mrc-write --rw=write --bs=1M --size=96M --rate=4m --ioengine=psync
 sleep 2
 check "the metadata loop runs when the MRC is frozen" kill -0 "$meta_pid"
 cluster kill mrc --signal STOP
@@ -137,7 +146,7 @@ cluster kill mrc --signal STOP
 sleep 8
 cluster kill mrc --signal CONT
 sleep 2
-restart_during "MRC during metadata changes and fio" "$meta_pid" "kill_mrc KILL" "start_mrc"
+restart_during "MRC during metadata changes and fio" "$meta_pid" "$state/meta.result.rounds" "$mrc_pid" "start_mrc"
 rounds_at_restart="$(cat "$state/meta.result.rounds" 2>/dev/null || echo 0)"
 sleep 3
 touch "$state/meta.stop"
@@ -178,7 +187,7 @@ check "the MRC answered the repeated rename from its record ($replays_before -> 
 
 echo "== DIR killed and restarted during fio (the mount asks it for OSD addresses every second)"
 fio_job dir-write --rw=randwrite --bs=16k --size=32M --rate=2m --ioengine=psync
-restart_during "DIR during writes" "$fio_pid" "cluster kill dir --signal KILL" "cluster restart dir"
+restart_during "DIR during writes" "$fio_pid" "$mount_point/dir-write.0.0" "$dir_pid" "cluster restart dir"
 load_cluster
 fio_done dir-write
 

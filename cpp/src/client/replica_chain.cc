@@ -21,9 +21,7 @@ ReplicaChains ReplicaChains::FromXLoc(const xtreemfs::common::XLocSet& xlocs,
   }
   ReplicaChains chains;
   const auto& head = xlocs.replicas(0).osd_uuids();
-  const auto& tail = xlocs.replicas(xlocs.replicas_size() - 1).osd_uuids();
   chains.head_osd_uuids.assign(head.begin(), head.end());
-  chains.tail_osd_uuids.assign(tail.begin(), tail.end());
   for (const auto& replica : xlocs.replicas()) {
     chains.replica_osd_uuids.emplace_back(replica.osd_uuids().begin(), replica.osd_uuids().end());
     chains.replica_filling.push_back(replica.filling());
@@ -35,15 +33,6 @@ ReplicaChains ReplicaChains::FromXLoc(const xtreemfs::common::XLocSet& xlocs,
                             : xtreemfs::common::READ_ROUTING_PATTERN;
   chains.replica_count = static_cast<std::size_t>(xlocs.replicas_size());
   return chains;
-}
-
-std::vector<std::string> ReplicaChains::ChainAt(std::size_t stripe_position) const {
-  std::vector<std::string> chain;
-  chain.reserve(replica_osd_uuids.size());
-  for (const auto& replica : replica_osd_uuids) {
-    chain.push_back(replica.at(stripe_position));
-  }
-  return chain;
 }
 
 std::vector<std::string> ReplicaChains::ReadableChainAt(std::size_t stripe_position) const {

@@ -14,7 +14,6 @@ namespace xtreemfs::client {
 
 struct ReplicaChains {
   std::vector<std::string> head_osd_uuids;  // by stripe position: where updates go
-  std::vector<std::string> tail_osd_uuids;  // by stripe position
   // By replica (0 = head), then by stripe position: the chain of position p is replica_osd_uuids[r][p].
   std::vector<std::vector<std::string>> replica_osd_uuids;
   xtreemfs::common::ReadRouting read_routing = xtreemfs::common::READ_ROUTING_PATTERN;  // filled in
@@ -22,9 +21,6 @@ struct ReplicaChains {
 
   // By replica: whether it is being filled (XLoc Replica.filling); such a replica serves no reads.
   std::vector<bool> replica_filling;
-
-  // The chain of one stripe position, head first.
-  std::vector<std::string> ChainAt(std::size_t stripe_position) const;
 
   // The members of one stripe position that may serve reads, head first: the chain without a filling
   // replica (as foundation.replication.ReplicaChain.readableChainAt).

@@ -30,6 +30,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * outcome: a read may return it, but it raises no floor; a read of it followed by a read of an older version is
  * named as what it is, a read of uncommitted data. (A read of uncommitted data that nothing later contradicts is
  * indistinguishable from a read of an update committed just after it, so no history check can find it.)
+ *
+ * <p>What closes that gap is knowing when nothing can commit: while a chain member is held back ({@link #heldBack}:
+ * its process stopped), an update that reaches the head after the member stopped cannot reach the tail before the
+ * member resumes. So a read that returned before the member resumed, of a version whose write was invoked after it
+ * stopped, returned uncommitted data, whatever comes later (a fourth rule, checked for every recorded hold).
  * Thread-safe recording.
  */
 final class ConsistencyChecker {
@@ -47,6 +52,10 @@ final class ConsistencyChecker {
     private final int slotBytes;
     private final ConcurrentLinkedQueue<Operation> history = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> malformed = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Hold> holds = new ConcurrentLinkedQueue<>();
+
+    /** A time in which no write invoked within it can commit: see {@link #heldBack}. */
+    private record Hold(String member, long fromNanos, long untilNanos) {}
 
     ConsistencyChecker(int slotBytes) {
         if (slotBytes < 16) {
@@ -96,6 +105,24 @@ final class ConsistencyChecker {
         return version;
     }
 
+    /**
+     * Records that chain member {@code member} was held back (stopped) from {@code fromNanos}, a time after it had
+     * stopped, until {@code untilNanos}, a time before it resumed: no write invoked in between can commit before
+     * {@code untilNanos}, so a read returning such a write's version before then is a violation (a dirty read).
+     */
+    void heldBack(String member, long fromNanos, long untilNanos) {
+        if (untilNanos <= fromNanos) {
+            throw new IllegalArgumentException("a hold of " + member + " must end after it began: from " + fromNanos
+                    + " until " + untilNanos);
+        }
+        holds.add(new Hold(member, fromNanos, untilNanos));
+    }
+
+    /** Every operation recorded so far (a copy), for a test's own counts. */
+    List<Operation> operations() {
+        return List.copyOf(history);
+    }
+
     long reads() {
         return history.stream().filter(operation -> !operation.write()).count();
     }
@@ -129,7 +156,7 @@ final class ConsistencyChecker {
             bySlot.computeIfAbsent(operation.slot(), slot -> new ArrayList<>()).add(operation);
         }
         for (Map.Entry<Integer, List<Operation>> entry : bySlot.entrySet()) {
-            checkSlot(entry.getKey(), entry.getValue(), found);
+            checkSlot(entry.getKey(), entry.getValue(), List.copyOf(holds), found);
             if (found.size() >= limit) {
                 break;
             }
@@ -137,7 +164,7 @@ final class ConsistencyChecker {
         return found.size() > limit ? found.subList(0, limit) : found;
     }
 
-    private static void checkSlot(int slot, List<Operation> operations, List<String> found) {
+    private static void checkSlot(int slot, List<Operation> operations, List<Hold> holds, List<String> found) {
         Map<Long, Operation> writes = new TreeMap<>();
         for (Operation operation : operations) {
             if (operation.write()) {
@@ -173,6 +200,16 @@ final class ConsistencyChecker {
                             + (write == null ? ", which no write produced" : ", written only after the read returned"));
                     continue;
                 }
+                Hold uncommitted = holdHiding(write, read, holds);
+                if (uncommitted != null) {
+                    found.add(read.client() + " read version " + read.version() + " of slot " + slot + " "
+                            + (uncommitted.untilNanos() - read.completedNanos()) / 1_000_000 + " ms before "
+                            + uncommitted.member() + " resumed, but its write by " + write.client() + " was invoked "
+                            + (write.invokedNanos() - uncommitted.fromNanos()) / 1_000_000 + " ms after "
+                            + uncommitted.member() + " was held back, so it was not committed: a read of"
+                            + " uncommitted data (dirty read)");
+                    continue;
+                }
             }
             // The last operation completed strictly before this read was invoked.
             int index = lastBefore(completedAt, read.invokedNanos());
@@ -188,6 +225,17 @@ final class ConsistencyChecker {
                                 : "") + ")");
             }
         }
+    }
+
+    /** The hold during which {@code write} was invoked and before whose end {@code read} returned; null if none. */
+    private static Hold holdHiding(Operation write, Operation read, List<Hold> holds) {
+        for (Hold hold : holds) {
+            if (write.invokedNanos() >= hold.fromNanos() && write.invokedNanos() < hold.untilNanos()
+                    && read.completedNanos() < hold.untilNanos()) {
+                return hold;
+            }
+        }
+        return null;
     }
 
     private static int lastBefore(long[] sortedTimes, long time) {

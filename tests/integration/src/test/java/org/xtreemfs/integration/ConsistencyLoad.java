@@ -60,7 +60,7 @@ final class ConsistencyLoad {
                 cluster.client(options));
         ExecutorService pool = Executors.newFixedThreadPool(WRITERS + READERS);
         AtomicBoolean stop = new AtomicBoolean();
-        long[] finalVersions = new long[SLOTS];
+        long[] finalVersions;
         try {
             List<Future<?>> workers = new ArrayList<>();
             for (int writer = 0; writer < WRITERS; writer++) {
@@ -79,14 +79,7 @@ final class ConsistencyLoad {
                 worker.get();
             }
             // Read back every slot once more with a fresh client: the last acknowledged versions.
-            try (Client last = cluster.client(options);
-                    FileHandle file = last.openVolume(volume).open(path, OpenFlags.O_RDONLY, 0)) {
-                for (int slot = 0; slot < SLOTS; slot++) {
-                    long invoked = System.nanoTime();
-                    byte[] bytes = file.read((long) slot * SLOT_BYTES, SLOT_BYTES);
-                    finalVersions[slot] = checker.read("final", slot, bytes, invoked, System.nanoTime());
-                }
-            }
+            finalVersions = readBack(cluster, options, volume, path, checker, SLOTS);
         } finally {
             stop.set(true);
             pool.shutdownNow();
@@ -101,32 +94,12 @@ final class ConsistencyLoad {
         void run() throws Exception;
     }
 
-    /**
-     * Writer {@code writerIndex} owns the slots s with s mod WRITERS == writerIndex. A failed write is recorded as
-     * such (its outcome is unknown) and ends the writer with the failure.
-     */
+    /** Writer {@code writerIndex} of the load (its own client's handle, seeded), see {@link #writeUntilStopped}. */
     private Void write(ConsistencyChecker checker, Client client, int writerIndex, AtomicBoolean stop)
             throws Exception {
-        Random random = new Random(seed * 1_000 + 100 + writerIndex);
-        long[] versions = new long[SLOTS];
-        String name = "writer" + writerIndex;
         try (FileHandle file = client.openVolume(volume).open(path, OpenFlags.O_RDWR, 0)) {
-            while (!stop.get()) {
-                int slot = random.nextInt(SLOTS / WRITERS) * WRITERS + writerIndex;
-                long version = ++versions[slot];
-                long invoked = System.nanoTime();
-                try {
-                    file.write((long) slot * SLOT_BYTES, checker.content(slot, version));
-                } catch (XtreemFSException failure) {
-                    checker.writeFailed(name, slot, version, invoked);
-                    throw failure;
-                }
-                checker.wrote(name, slot, version, invoked, System.nanoTime());
-                // A pause now and then, so the file is also clean at times: reads then find both cases.
-                if (random.nextInt(4) == 0) {
-                    Thread.sleep(1 + random.nextInt(5));
-                }
-            }
+            writeUntilStopped(checker, file, "writer" + writerIndex, writerIndex, WRITERS, SLOTS,
+                    new Random(seed * 1_000 + 100 + writerIndex), stop);
         }
         return null;
     }
@@ -134,17 +107,63 @@ final class ConsistencyLoad {
     /** Even readers read random slots (routed to the head), odd ones scan slot after slot (to the middle). */
     private Void read(ConsistencyChecker checker, Client client, int readerIndex, AtomicBoolean stop)
             throws Exception {
-        Random random = new Random(seed * 1_000 + 200 + readerIndex);
-        String name = "reader" + readerIndex;
-        int scanned = 0;
         try (FileHandle file = client.openVolume(volume).open(path, OpenFlags.O_RDONLY, 0)) {
-            while (!stop.get()) {
-                int slot = readerIndex % 2 == 0 ? random.nextInt(SLOTS) : scanned++ % SLOTS;
-                long invoked = System.nanoTime();
-                byte[] bytes = file.read((long) slot * SLOT_BYTES, SLOT_BYTES);
-                checker.read(name, slot, bytes, invoked, System.nanoTime());
-            }
+            readUntilStopped(checker, file, "reader" + readerIndex, readerIndex % 2 == 0, SLOTS,
+                    new Random(seed * 1_000 + 200 + readerIndex), stop);
         }
         return null;
+    }
+
+    /**
+     * Until {@code stop}: writes versions 1, 2, ... of random slots among those s of {@code slots} with s mod
+     * {@code writers} == {@code writerIndex} (each slot has this one writer), recording each. A failed write is
+     * recorded as such (its outcome is unknown) and ends the writer with the failure.
+     */
+    static void writeUntilStopped(ConsistencyChecker checker, FileHandle file, String name, int writerIndex,
+            int writers, int slots, Random random, AtomicBoolean stop) throws Exception {
+        long[] versions = new long[slots];
+        while (!stop.get()) {
+            int slot = random.nextInt(slots / writers) * writers + writerIndex;
+            long version = ++versions[slot];
+            long invoked = System.nanoTime();
+            try {
+                file.write((long) slot * SLOT_BYTES, checker.content(slot, version));
+            } catch (XtreemFSException failure) {
+                checker.writeFailed(name, slot, version, invoked);
+                throw failure;
+            }
+            checker.wrote(name, slot, version, invoked, System.nanoTime());
+            // A pause now and then, so the file is also clean at times: reads then find both cases.
+            if (random.nextInt(4) == 0) {
+                Thread.sleep(1 + random.nextInt(5));
+            }
+        }
+    }
+
+    /** Until {@code stop}: reads random slots ({@code randomSlots}) or scans them in order, recording each read. */
+    static void readUntilStopped(ConsistencyChecker checker, FileHandle file, String name, boolean randomSlots,
+            int slots, Random random, AtomicBoolean stop) throws Exception {
+        int scanned = 0;
+        while (!stop.get()) {
+            int slot = randomSlots ? random.nextInt(slots) : scanned++ % slots;
+            long invoked = System.nanoTime();
+            byte[] bytes = file.read((long) slot * SLOT_BYTES, SLOT_BYTES);
+            checker.read(name, slot, bytes, invoked, System.nanoTime());
+        }
+    }
+
+    /** Reads every slot of {@code slots} once with a fresh client of {@code cluster} ("final"); their versions. */
+    static long[] readBack(TestCluster cluster, ClientOptions.Builder options, String volume, String path,
+            ConsistencyChecker checker, int slots) throws Exception {
+        long[] finalVersions = new long[slots];
+        try (Client last = cluster.client(options);
+                FileHandle file = last.openVolume(volume).open(path, OpenFlags.O_RDONLY, 0)) {
+            for (int slot = 0; slot < slots; slot++) {
+                long invoked = System.nanoTime();
+                byte[] bytes = file.read((long) slot * SLOT_BYTES, SLOT_BYTES);
+                finalVersions[slot] = checker.read("final", slot, bytes, invoked, System.nanoTime());
+            }
+        }
+        return finalVersions;
     }
 }

@@ -201,6 +201,31 @@ final class TestCluster implements AutoCloseable {
         cluster.kill(name, signal);
     }
 
+    /**
+     * Holds a server process back: SIGSTOP, then returns once the kernel shows it stopped (state T in
+     * /proc/PID/stat), so that from the return on it serves nothing until {@link #resume}. Callers resume it in a
+     * finally block (a stopped server does not end on SIGTERM; {@link #close} would wait for it in vain).
+     */
+    void holdBack(String name) {
+        long pid = cluster.status().stream().filter(server -> server.name().equals(name) && server.running())
+                .mapToLong(LocalCluster.ServerStatus::pid).findFirst()
+                .orElseThrow(() -> new IllegalStateException(name + " does not run as a process"));
+        kill(name, "STOP");
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> processState(pid) == 'T');
+    }
+
+    /** Lets a server held back by {@link #holdBack} run again (SIGCONT). */
+    void resume(String name) {
+        kill(name, "CONT");
+    }
+
+    /** The state letter of /proc/PID/stat (R, S, T, ...): the field after the command name in parentheses. */
+    private static char processState(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return stat.charAt(stat.lastIndexOf(')') + 2);
+    }
+
     /** Starts a (killed) server again on the same port and data and waits until it is registered. */
     void restart(String name) {
         cluster.restart(name);
@@ -299,10 +324,15 @@ final class TestCluster implements AutoCloseable {
         return inProcess(osdName(index), OsdServer.class);
     }
 
-    /** A figure of an in-process OSD's {@code /status.json} (e.g. storageReadsServed), fetched now. */
+    /** A figure of an OSD's {@code /status.json} (e.g. storageReadsServed), fetched now; in-process or process. */
     long osdStatusNumber(int index, String key) throws java.io.IOException, InterruptedException {
+        String name = osdName(index);
+        boolean inProcess = cluster.running(name).filter(InProcessRunner.InProcessServer.class::isInstance).isPresent();
+        int statusPort = inProcess ? osd(index).addresses().status().getPort() : cluster.status().stream()
+                .filter(server -> server.name().equals(name)).mapToInt(LocalCluster.ServerStatus::statusPort)
+                .findFirst().orElseThrow();
         String status = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://127.0.0.1:" + osd(index).addresses().status().getPort() + "/status.json"))
+                java.net.URI.create("http://127.0.0.1:" + statusPort + "/status.json"))
                 .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
         java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("\"" + key + "\"\\s*:\\s*(\\d+)")
                 .matcher(status);
