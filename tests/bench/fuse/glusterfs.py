@@ -155,7 +155,7 @@ class GlusterVolume:
                 problems.append("could not stop the glusterd this run started: %s" % error)
             # glusterd leaves its brick processes behind when it stops; they serve only this volume's brick,
             # which was stopped above, so nothing of ours is left once they are gone too.
-            subprocess.run(["pkill", "-f", "--brick-name %s" % self.brick], stderr=subprocess.DEVNULL)
+            subprocess.run(["pkill", "-f", "--", "--brick-name %s" % self.brick], stderr=subprocess.DEVNULL)
             self.started_glusterd = False
         shutil.rmtree(self.brick, ignore_errors=True)
         return problems
