@@ -348,12 +348,22 @@ public final class OsdServer implements RunningServer {
         return (int) Math.max(1, Math.min(VolumeAccounting.RECENT_WINDOWS_SHOWN, windows));
     }
 
+    /**
+     * The file system of the object folder, found once: Files.getFileStore reads and parses the whole mount table
+     * (profiled: 3-4 % of a busy OSD's CPU at two heartbeats a second), while its space figures are read live.
+     */
+    private volatile FileStore objectFileStore;
+
     /** The heartbeat's attributes; samples (and restarts) the storage stage's busy period. */
     OsdAttributes attributes() {
         long freeBytes = 0;
         long totalBytes = 0;
         try {
-            FileStore fileStore = Files.getFileStore(config.objectPath());
+            FileStore fileStore = objectFileStore;
+            if (fileStore == null) {
+                fileStore = Files.getFileStore(config.objectPath());
+                objectFileStore = fileStore;
+            }
             freeBytes = fileStore.getUsableSpace();
             totalBytes = fileStore.getTotalSpace();
         } catch (IOException e) {

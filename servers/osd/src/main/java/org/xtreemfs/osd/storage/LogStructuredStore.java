@@ -113,6 +113,8 @@ public final class LogStructuredStore implements ObjectStorage {
     private final Path root;
     private final Path logFolder;
     private final KvStore metadataStore;
+    /** Files' size records (shared with the conventional layout under {@link RoleLayoutStorage}). */
+    private final FileMetadataRecords records;
     private final boolean ownsMetadataStore;
     private final StorageDevice device;
     private final Options options;
@@ -130,11 +132,12 @@ public final class LogStructuredStore implements ObjectStorage {
     /** One forcing thread at a time; the others find their append already covered when it is done. */
     private final Object forceMonitor = new Object();
 
-    private LogStructuredStore(Path root, KvStore metadataStore, boolean ownsMetadataStore, StorageDevice device,
-            Options options) {
+    private LogStructuredStore(Path root, FileMetadataRecords records, boolean ownsMetadataStore,
+            StorageDevice device, Options options) {
         this.root = root;
         this.logFolder = root.resolve(LOG_FOLDER);
-        this.metadataStore = metadataStore;
+        this.metadataStore = records.store();
+        this.records = records;
         this.ownsMetadataStore = ownsMetadataStore;
         this.device = device;
         this.options = options;
@@ -145,7 +148,7 @@ public final class LogStructuredStore implements ObjectStorage {
         PrivateFiles.folder(root);
         KvStore store = RocksKvStore.open(RocksKvOptions.defaults(root.resolve(ObjectStore.METADATA_FOLDER)));
         try {
-            return open(root, store, true, device, options);
+            return open(root, new FileMetadataRecords(store), true, device, options);
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
@@ -155,13 +158,19 @@ public final class LogStructuredStore implements ObjectStorage {
     /** As {@link #open(Path, StorageDevice, Options)} on a metadata store the caller owns and closes. */
     public static LogStructuredStore open(Path root, KvStore metadataStore, StorageDevice device, Options options)
             throws IOException {
-        PrivateFiles.folder(root);
-        return open(root, metadataStore, false, device, options);
+        return open(root, new FileMetadataRecords(metadataStore), device, options);
     }
 
-    private static LogStructuredStore open(Path root, KvStore metadataStore, boolean owns, StorageDevice device,
+    /** As above, with the size records of a metadata store other layouts share ({@link RoleLayoutStorage}). */
+    public static LogStructuredStore open(Path root, FileMetadataRecords records, StorageDevice device,
             Options options) throws IOException {
-        LogStructuredStore store = new LogStructuredStore(root, metadataStore, owns, device, options);
+        PrivateFiles.folder(root);
+        return open(root, records, false, device, options);
+    }
+
+    private static LogStructuredStore open(Path root, FileMetadataRecords records, boolean owns,
+            StorageDevice device, Options options) throws IOException {
+        LogStructuredStore store = new LogStructuredStore(root, records, owns, device, options);
         try {
             store.recover();
         } catch (IOException | RuntimeException e) {
@@ -277,28 +286,34 @@ public final class LogStructuredStore implements ObjectStorage {
         FileMetadata after;
         long writtenEndAddress = -1;
         long completionNanos = 0;
+        Object recordLock = records.lockFor(fileId);
         lock.writeLock().lock();
         try {
             checkOpen();
-            before = metadata(fileId);
-            after = before.afterWrite(layout.objectStartOffset(objectNumber) + offset + length, length, truncateEpoch);
-            WriteBatch batch = new WriteBatch();
-            if (length > 0) {
-                LogRecord record = new LogRecord(fileId, objectNumber, offset, layout.objectStartOffset(objectNumber),
-                        truncateEpoch, data);
-                long address = append(record);
-                writtenEndAddress = address + record.totalBytes();
-                completionNanos = deviceBegin(head, address & OFFSET_MASK, record.totalBytes(), IoKind.WRITE, sync);
-                index.put(fileId, objectNumber, offset, length, address + record.dataOffset(), this::markDead);
-                head.liveBytes += length;
-                putIndex(batch, fileId, objectNumber);
-                batch.put(APPLIED_KEY, longBytes(endAddress()));
-            }
-            if (!after.equals(before)) {
-                after.putInto(batch, fileId);
-            }
-            if (!batch.operations().isEmpty()) {
-                writeBatch(batch, Durability.BUFFERED);
+            synchronized (recordLock) {
+                before = metadata(fileId);
+                after = before.afterWrite(layout.objectStartOffset(objectNumber) + offset + length, length,
+                        truncateEpoch);
+                WriteBatch batch = new WriteBatch();
+                if (length > 0) {
+                    LogRecord record = new LogRecord(fileId, objectNumber, offset,
+                            layout.objectStartOffset(objectNumber), truncateEpoch, data);
+                    long address = append(record);
+                    writtenEndAddress = address + record.totalBytes();
+                    completionNanos = deviceBegin(head, address & OFFSET_MASK, record.totalBytes(), IoKind.WRITE,
+                            sync);
+                    index.put(fileId, objectNumber, offset, length, address + record.dataOffset(), this::markDead);
+                    head.liveBytes += length;
+                    putIndex(batch, fileId, objectNumber);
+                    batch.put(APPLIED_KEY, longBytes(endAddress()));
+                }
+                boolean recordChanged = !after.equals(before);
+                if (recordChanged) {
+                    after.putInto(batch, fileId);
+                }
+                if (!batch.operations().isEmpty()) {
+                    writeRecordBatch(batch, Durability.BUFFERED, fileId, recordChanged ? after : null);
+                }
             }
         } finally {
             lock.writeLock().unlock();
@@ -344,12 +359,14 @@ public final class LogStructuredStore implements ObjectStorage {
                     putIndex(batch, fileId, lastObject);
                 }
             }
-            FileMetadata after = metadata(fileId).afterTruncate(newSizeBytes, truncateEpoch);
-            after.putInto(batch, fileId);
-            batch.put(APPLIED_KEY, longBytes(endAddress()));
-            head.channel.force(false);
-            writeBatch(batch, Durability.SYNC);
-            return after;
+            synchronized (records.lockFor(fileId)) {
+                FileMetadata after = metadata(fileId).afterTruncate(newSizeBytes, truncateEpoch);
+                after.putInto(batch, fileId);
+                batch.put(APPLIED_KEY, longBytes(endAddress()));
+                head.channel.force(false);
+                writeRecordBatch(batch, Durability.SYNC, fileId, after);
+                return after;
+            }
         } finally {
             lock.writeLock().unlock();
         }
@@ -395,7 +412,13 @@ public final class LogStructuredStore implements ObjectStorage {
             if (durability == Durability.SYNC) {
                 head.channel.force(false);
             }
-            writeBatch(batch, durability);
+            synchronized (records.lockFor(fileId)) {
+                try {
+                    writeBatch(batch, durability);
+                } finally {
+                    records.forget(fileId); // deleted, or unknown after a failed write: read back on demand
+                }
+            }
         } finally {
             lock.writeLock().unlock();
         }
@@ -405,7 +428,7 @@ public final class LogStructuredStore implements ObjectStorage {
 
     @Override
     public FileMetadata metadata(String fileId) throws IOException {
-        return FileMetadata.load(metadataStore, fileId);
+        return records.get(fileId);
     }
 
     @Override
@@ -819,6 +842,8 @@ public final class LogStructuredStore implements ObjectStorage {
         replayedMetadata.forEach((fileId, metadata) -> metadata.putInto(batch, fileId));
         batch.put(APPLIED_KEY, longBytes(endAddress()));
         writeBatch(batch, Durability.SYNC);
+        // Read before the replay (FileMetadataRecords keeps what it read): the store is the authority again.
+        replayedMetadata.keySet().forEach(records::forget);
     }
 
     private void loadIndex() throws IOException {
@@ -884,6 +909,23 @@ public final class LogStructuredStore implements ObjectStorage {
         }
     }
 
+
+    /**
+     * Writes a batch that carries the file's record {@code record} (null: the record is not in it) and keeps the
+     * records in memory equal to the store (FileMetadataRecords); the caller holds the record's lock.
+     */
+    private void writeRecordBatch(WriteBatch batch, Durability durability, String fileId, FileMetadata record)
+            throws IOException {
+        try {
+            writeBatch(batch, durability);
+        } catch (IOException | RuntimeException e) {
+            records.forget(fileId);
+            throw e;
+        }
+        if (record != null) {
+            records.stored(fileId, record);
+        }
+    }
 
     private void writeBatch(WriteBatch batch, Durability durability) throws IOException {
         try {

@@ -55,14 +55,13 @@ public final class ObjectStore implements ObjectStorage {
 
     private final Path root;
     private final KvStore metadataStore;
+    /**
+     * Files' size records, kept in memory; its {@link FileMetadataRecords#lockFor} guards the read-grow-store of a
+     * file's record and the creation of its folder.
+     */
+    private final FileMetadataRecords records;
     private final boolean ownsMetadataStore;
     private final StorageDevice device;
-    /**
-     * Guards the read-grow-store of a file's size record and the creation of its folder; chosen by the file
-     * id's hash (a shared stripe only costs waiting, never correctness).
-     */
-    private final Object[] fileLocks = new Object[FILE_LOCK_STRIPES];
-    private static final int FILE_LOCK_STRIPES = 256;
     /**
      * Object files kept open between accesses unless the caller says otherwise (osd.storage.openFilesMax): 4096
      * covers 512 MiB of 128 KiB objects (with 512, the benchmark's 256 MiB random file still opened and closed three
@@ -88,13 +87,20 @@ public final class ObjectStore implements ObjectStorage {
     /** As above, keeping up to {@code openObjectFilesMax} object files open between accesses. */
     public ObjectStore(Path root, KvStore metadataStore, StorageDevice device, int openObjectFilesMax)
             throws IOException {
-        this(root, metadataStore, false, device, false, openObjectFilesMax);
+        this(root, new FileMetadataRecords(metadataStore), device, openObjectFilesMax);
     }
 
-    private ObjectStore(Path root, KvStore metadataStore, boolean ownsMetadataStore, StorageDevice device,
+    /** As above, with the size records of a metadata store other layouts share ({@link RoleLayoutStorage}). */
+    public ObjectStore(Path root, FileMetadataRecords records, StorageDevice device, int openObjectFilesMax)
+            throws IOException {
+        this(root, records, false, device, false, openObjectFilesMax);
+    }
+
+    private ObjectStore(Path root, FileMetadataRecords records, boolean ownsMetadataStore, StorageDevice device,
             boolean directIo, int openObjectFilesMax) throws IOException {
         this.root = root;
-        this.metadataStore = metadataStore;
+        this.metadataStore = records.store();
+        this.records = records;
         this.ownsMetadataStore = ownsMetadataStore;
         this.device = device;
         this.objectOptions = directIo
@@ -105,9 +111,6 @@ public final class ObjectStore implements ObjectStorage {
         this.createOptions = Set.copyOf(create);
         this.openFiles = new OpenObjectFiles(Math.min(openObjectFilesMax, openObjectFilesBound()));
         PrivateFiles.folder(root);
-        for (int i = 0; i < fileLocks.length; i++) {
-            fileLocks[i] = new Object();
-        }
     }
 
     /**
@@ -139,7 +142,8 @@ public final class ObjectStore implements ObjectStorage {
     public static ObjectStore open(Path root, StorageDevice device, boolean directIo, int openObjectFilesMax)
             throws IOException {
         PrivateFiles.folder(root);
-        return new ObjectStore(root, RocksKvStore.open(RocksKvOptions.defaults(root.resolve(METADATA_FOLDER))), true,
+        return new ObjectStore(root, new FileMetadataRecords(
+                RocksKvStore.open(RocksKvOptions.defaults(root.resolve(METADATA_FOLDER)))), true,
                 device, directIo, openObjectFilesMax);
     }
 
@@ -160,6 +164,11 @@ public final class ObjectStore implements ObjectStorage {
     public Path fileFolder(String fileId) {
         String[] hash = FileIds.hashFolders(fileId);
         return root.resolve(hash[0]).resolve(hash[1]).resolve(FileIds.escape(fileId));
+    }
+
+    /** Whether the object's file is held open between accesses (then it exists here); no file system access. */
+    boolean holdsOpen(String fileId, long objectNumber) {
+        return openFiles.contains(fileId, objectNumber);
     }
 
     public Path objectPath(String fileId, long objectNumber) {
@@ -186,11 +195,11 @@ public final class ObjectStore implements ObjectStorage {
             handle = openFiles.acquire(fileId, objectNumber,
                     () -> FileChannel.open(objectPath(fileId, objectNumber), objectOptions));
             FileChannel channel = handle.channel();
-            int wanted = (int) Math.min(length, Math.max(0, channel.size() - offset));
-            ByteBuffer window = target.slice().limit(wanted);
+            // No size query first (an fstat per read): a read at the object's end is short, and the next says so.
+            ByteBuffer window = target.slice().limit(length);
             while (window.hasRemaining()) {
                 if (channel.read(window, offset + (long) window.position()) < 0) {
-                    break; // the object shrank meanwhile (it cannot: work on one file is ordered)
+                    break; // the object's end
                 }
             }
             target.position(target.position() + window.position());
@@ -210,7 +219,7 @@ public final class ObjectStore implements ObjectStorage {
             int truncateEpoch, boolean sync) throws IOException {
         int length = data.remaining();
         layout.requireWithin(objectNumber, offset, length);
-        Object fileLock = fileLock(fileId);
+        Object fileLock = records.lockFor(fileId);
         // Set by the opener, which runs only when the object's file is not open already (then it exists).
         boolean[] objectCreated = {false};
         long completionNanos = length == 0 ? 0 : device.begin(fileId, layout.localObjectIndex(objectNumber),
@@ -250,12 +259,12 @@ public final class ObjectStore implements ObjectStorage {
             forceFile(fileFolder(fileId)); // a new object file is durable only once its folder entry is
         }
         synchronized (fileLock) {
-            FileMetadata before = metadata(fileId);
+            FileMetadata before = records.get(fileId);
             FileMetadata after = before.afterWrite(layout.objectStartOffset(objectNumber) + offset + length, length,
                     truncateEpoch);
             boolean sizeGrew = after.sizeBytes() > before.sizeBytes();
             if (!after.equals(before)) {
-                storeMetadata(fileId, after, sync ? Durability.SYNC : Durability.BUFFERED);
+                records.store(fileId, after, sync ? Durability.SYNC : Durability.BUFFERED);
             }
             return new WriteOutcome(sizeGrew, after);
         }
@@ -289,10 +298,12 @@ public final class ObjectStore implements ObjectStorage {
         if (lastObject >= 0 && layout.holds(lastObject)) {
             extendTo(folder.resolve(Long.toString(lastObject)), lastObjectLength);
         }
-        FileMetadata after = metadata(fileId).afterTruncate(newSizeBytes, truncateEpoch);
         forceFolders(folder);
-        storeMetadata(fileId, after, Durability.SYNC);
-        return after;
+        synchronized (records.lockFor(fileId)) {
+            FileMetadata after = records.get(fileId).afterTruncate(newSizeBytes, truncateEpoch);
+            records.store(fileId, after, Durability.SYNC);
+            return after;
+        }
     }
 
     /** Forces every object of the file, its folders and the metadata store's log to stable storage. */
@@ -315,7 +326,7 @@ public final class ObjectStore implements ObjectStorage {
 
     @Override
     public FileMetadata metadata(String fileId) throws IOException {
-        return FileMetadata.load(metadataStore, fileId);
+        return records.get(fileId);
     }
 
     @Override
@@ -354,18 +365,22 @@ public final class ObjectStore implements ObjectStorage {
         } catch (NoSuchFileException e) {
             // no objects: the metadata may still exist (e.g. after a truncate to 0)
         }
-        try {
-            WriteBatch batch = new WriteBatch().delete(FileMetadata.key(fileId));
-            together.operations().forEach(operation -> {
-                if (operation instanceof WriteBatch.Put put) {
-                    batch.put(put.key(), put.value());
-                } else {
-                    batch.delete(operation.key());
-                }
-            });
-            metadataStore.write(batch, durability);
-        } catch (KvException e) {
-            throw new IOException("cannot delete the metadata of file " + fileId + ": " + e.getMessage(), e);
+        synchronized (records.lockFor(fileId)) {
+            try {
+                WriteBatch batch = new WriteBatch().delete(FileMetadata.key(fileId));
+                together.operations().forEach(operation -> {
+                    if (operation instanceof WriteBatch.Put put) {
+                        batch.put(put.key(), put.value());
+                    } else {
+                        batch.delete(operation.key());
+                    }
+                });
+                metadataStore.write(batch, durability);
+            } catch (KvException e) {
+                throw new IOException("cannot delete the metadata of file " + fileId + ": " + e.getMessage(), e);
+            } finally {
+                records.forget(fileId); // deleted, or unknown after a failed write: read back on demand
+            }
         }
     }
 
@@ -420,19 +435,6 @@ public final class ObjectStore implements ObjectStorage {
             }
             channel.force(true);
         }
-    }
-
-    private void storeMetadata(String fileId, FileMetadata metadata, Durability durability) throws IOException {
-        try {
-            metadataStore.write(metadata.putInto(new WriteBatch(), fileId), durability);
-        } catch (KvException e) {
-            throw new IOException("cannot store the metadata of file " + fileId + ": " + e.getMessage(), e);
-        }
-    }
-
-    private Object fileLock(String fileId) {
-        int hash = fileId.hashCode();
-        return fileLocks[Math.floorMod(hash ^ (hash >>> 16), fileLocks.length)];
     }
 
     /** Makes the file's folder entry and the hash folders' entries durable (new folders need this). */

@@ -145,6 +145,14 @@ final class OpenObjectFiles implements AutoCloseable {
         closeAll(toClose);
     }
 
+    /**
+     * Whether the object's channel is in the cache: then its file exists (a deletion or truncation {@link #forget}s
+     * the file's channels first). Does not count as a use for the eviction order.
+     */
+    synchronized boolean contains(String fileId, long objectNumber) {
+        return handles.containsKey(new ObjectKey(fileId, objectNumber));
+    }
+
     /** Channels in the cache (in use or not). */
     synchronized int size() {
         return handles.size();

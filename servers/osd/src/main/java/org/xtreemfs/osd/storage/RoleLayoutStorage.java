@@ -34,13 +34,16 @@ import org.xtreemfs.foundation.kv.WriteBatch;
  */
 public final class RoleLayoutStorage implements ObjectStorage {
     private final KvStore metadataStore;
+    /** Both layouts' size records, one authority in memory for the shared store (FileMetadataRecords). */
+    private final FileMetadataRecords records;
     private final ObjectStore conventional;
     private final LogStructuredStore log;
     /** One view per role (see {@link #forRole}); index = ordinal. */
     private final ObjectStorage[] views;
 
-    private RoleLayoutStorage(KvStore metadataStore, ObjectStore conventional, LogStructuredStore log) {
-        this.metadataStore = metadataStore;
+    private RoleLayoutStorage(FileMetadataRecords records, ObjectStore conventional, LogStructuredStore log) {
+        this.metadataStore = records.store();
+        this.records = records;
         this.conventional = conventional;
         this.log = log;
         ReplicaRole[] roles = ReplicaRole.values();
@@ -62,8 +65,10 @@ public final class RoleLayoutStorage implements ObjectStorage {
         org.xtreemfs.foundation.files.PrivateFiles.folder(root);
         KvStore store = RocksKvStore.open(RocksKvOptions.defaults(root.resolve(ObjectStore.METADATA_FOLDER)));
         try {
-            ObjectStore conventional = new ObjectStore(root, store, device, openObjectFilesMax);
-            return new RoleLayoutStorage(store, conventional, LogStructuredStore.open(root, store, device, logOptions));
+            FileMetadataRecords records = new FileMetadataRecords(store);
+            ObjectStore conventional = new ObjectStore(root, records, device, openObjectFilesMax);
+            return new RoleLayoutStorage(records, conventional,
+                    LogStructuredStore.open(root, records, device, logOptions));
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
@@ -82,6 +87,11 @@ public final class RoleLayoutStorage implements ObjectStorage {
 
     /** The layout holding the object; else the file's layout; else the role's. */
     private ObjectStorage forObject(String fileId, long objectNumber, ReplicaRole role) {
+        // An object is in one layout only (its writes are ordered, and each goes where it is), so an object file the
+        // conventional layout holds open is its place: no lookup in the log and no stat of the file's path per write.
+        if (conventional.holdsOpen(fileId, objectNumber)) {
+            return conventional;
+        }
         if (log.holdsObject(fileId, objectNumber)) {
             return log;
         }
@@ -143,7 +153,7 @@ public final class RoleLayoutStorage implements ObjectStorage {
 
     @Override
     public FileMetadata metadata(String fileId) throws IOException {
-        return FileMetadata.load(metadataStore, fileId);
+        return records.get(fileId);
     }
 
     @Override
