@@ -89,15 +89,19 @@ class RpcRoundTripTest {
         return UserCredentials.newBuilder().setUsername(name).setUid(1000).setGid(100).build();
     }
 
-    // A request message and its data segment come back unchanged, including a 512 KiB data segment.
+    // A request message and its data segment come back unchanged, for data segments the encoder copies behind the
+    // header (up to RecordEncoder.COPIED_DATA_BYTES_MAX) and larger ones it joins as a composite, up to 512 KiB.
     @Test
     void echoesMessageAndData() throws Exception {
-        byte[] payload = new byte[512 * 1024];
-        new Random(1).nextBytes(payload);
-        try (RpcResponse response = RpcClient.await(client.call(address, INTERFACE, ECHO, user("alice"),
-                user("bob"), Unpooled.wrappedBuffer(payload), 5_000))) {
-            assertThat(response.message(UserCredentials.parser()).getUsername()).isEqualTo("bob");
-            assertThat(response.dataBytes()).isEqualTo(payload);
+        int copiedMax = RecordEncoder.COPIED_DATA_BYTES_MAX;
+        for (int length : new int[] {1, 4096, copiedMax, copiedMax + 1, 512 * 1024}) {
+            byte[] payload = new byte[length];
+            new Random(length).nextBytes(payload);
+            try (RpcResponse response = RpcClient.await(client.call(address, INTERFACE, ECHO, user("alice"),
+                    user("bob"), Unpooled.wrappedBuffer(payload), 5_000))) {
+                assertThat(response.message(UserCredentials.parser()).getUsername()).isEqualTo("bob");
+                assertThat(response.dataBytes()).as("data of %d bytes", length).isEqualTo(payload);
+            }
         }
     }
 
