@@ -101,6 +101,8 @@ TEST(MountOptionsTest, IoOptionsSetThreadsWindowsAndBudgetAndCanTurnBufferingOff
   EXPECT_EQ(defaults.io.threads, 8u);
   EXPECT_EQ(defaults.fuse_threads, 64u);
   EXPECT_EQ(ParseMountOptions({"--fuse-threads", "12", "h/v", "/m"}).fuse_threads, 12u);
+  EXPECT_FALSE(defaults.fuse_clone_fd);
+  EXPECT_TRUE(ParseMountOptions({"--fuse-clone-fd", "h/v", "/m"}).fuse_clone_fd);
   EXPECT_THROW(ParseMountOptions({"--fuse-threads", "0", "h/v", "/m"}), UsageError);
   EXPECT_EQ(defaults.io.write_behind_bytes, 4u << 20);
   EXPECT_EQ(defaults.io.read_ahead_bytes, 4u << 20);

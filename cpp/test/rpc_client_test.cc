@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <future>
@@ -186,6 +187,45 @@ TEST(RpcClientTest, AsyncCallsCompleteOnTheIoThreadWithTheAnswerAnErrorOrATimeou
   EXPECT_NE(unanswered.thread, std::this_thread::get_id());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(answered.completions.load() + failed.completions.load() + unanswered.completions.load(), 3);
+  EXPECT_EQ(client.CallsWaiting(), 0u);
+}
+
+TEST(RpcClientTest, AsyncCallsSentTogetherFromManyThreadsAreEachSentOnceAndAnswered) {
+  // Callers combine their sends (a caller that finds another sending leaves its record to it): no
+  // record may be left behind (its call would time out) or sent twice, and every answer must reach
+  // its own call. Many threads fire calls without waiting, so sends overlap all the time.
+  std::atomic<int> received{0};
+  FakeRpcServer server([&received](const Record& request) {
+    received.fetch_add(1);
+    return Echo(request);
+  });
+  RpcClient client;
+  constexpr int kThreads = 16;
+  constexpr int kCallsPerThread = 200;
+  std::atomic<int> answered{0};
+  std::atomic<int> wrong{0};
+  std::promise<void> all_done;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCallsPerThread; ++i) {
+        const std::string data = std::to_string(t) + "/" + std::to_string(i) + std::string(i % 7 * 300, 'x');
+        client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, data), TimeoutOf(20000),
+                                [&, data](CallResponse response, std::exception_ptr error) {
+                                  if (error || response.data != data) wrong.fetch_add(1);
+                                  if (answered.fetch_add(1) + 1 == kThreads * kCallsPerThread) {
+                                    all_done.set_value();
+                                  }
+                                });
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  ASSERT_EQ(all_done.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << answered.load() << " of " << kThreads * kCallsPerThread << " calls answered";
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(received.load(), kThreads * kCallsPerThread);  // none sent twice
+  EXPECT_EQ(server.connections_accepted(), 1);
   EXPECT_EQ(client.CallsWaiting(), 0u);
 }
 

@@ -109,6 +109,7 @@ int RunMount(MountContext& context, const std::string& program_name) {
                                                " on " + context.options.mount_point);
           struct fuse_loop_config* loop_config = fuse_loop_cfg_create();
           fuse_loop_cfg_set_max_threads(loop_config, context.options.fuse_threads);
+          fuse_loop_cfg_set_clone_fd(loop_config, context.options.fuse_clone_fd ? 1 : 0);
           exit_code = fuse_session_loop_mt(session, loop_config) == 0 ? 0 : 1;
           fuse_loop_cfg_destroy(loop_config);
         } catch (const std::exception& error) {

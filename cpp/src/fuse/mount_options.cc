@@ -100,6 +100,8 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     } else if (is_option("--fuse-threads")) {
       options.fuse_threads =
           ParseUnsigned("--fuse-threads", value_of("--fuse-threads"), 1, kFuseThreadsMax);
+    } else if (argument == "--fuse-clone-fd") {
+      options.fuse_clone_fd = true;
     } else if (is_option("--io-threads")) {
       options.io.threads = ParseUnsigned("--io-threads", value_of("--io-threads"), 1, kIoThreadsMax);
     } else if (is_option("--write-behind-bytes")) {
@@ -207,6 +209,8 @@ std::string MountUsage(const std::string& program_name) {
          "                       of its request, except O_DIRECT reads and writes inside one\n"
          "                       object, which the io thread answers; so at most N other\n"
          "                       requests are in flight (default 64, at most 1024; libfuse's: 10)\n"
+         "  --fuse-clone-fd      each FUSE thread reads and answers kernel requests on a /dev/fuse\n"
+         "                       descriptor of its own (libfuse's clone_fd; default: one shared)\n"
          "  --io-threads N       threads sending OSD requests, shared by all files (default 8,\n"
          "                       at most 256)\n"
          "  --write-behind-bytes N  per open file: written bytes sent to the OSDs asynchronously\n"

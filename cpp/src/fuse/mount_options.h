@@ -46,6 +46,10 @@ struct MountOptions {
   // bounds the other requests of the whole mount in flight. libfuse's own
   // default of 10 held a queue depth of 32 (fio libaio, O_DIRECT) to 10 requests.
   std::uint32_t fuse_threads = 64;
+  // libfuse's clone_fd (--fuse-clone-fd): each worker reads and answers kernel requests on a /dev/fuse
+  // descriptor of its own (FUSE_DEV_IOC_CLONE), so replies are matched in that descriptor's own
+  // processing queue instead of one queue and lock shared by every worker.
+  bool fuse_clone_fd = false;
   client::DirUrl url;
   std::string mount_point;
 };
