@@ -29,11 +29,6 @@ final class CpuWaitSampler implements AutoCloseable {
     private final Thread sampler;
     private volatile boolean running = true;
 
-    /** Whether this kernel reports per-thread run delays (else {@link #waitNanos} is always empty). */
-    static boolean available() {
-        return Files.isReadable(TASKS.resolve(String.valueOf(ProcessHandle.current().pid())).resolve("schedstat"));
-    }
-
     CpuWaitSampler(long periodMs) {
         sample();
         sampler = new Thread(() -> {
@@ -77,7 +72,8 @@ final class CpuWaitSampler implements AutoCloseable {
 
     /**
      * Nanoseconds this JVM's threads (summed) waited for a CPU between {@code fromNanos} and {@code toNanos}
-     * ({@code System.nanoTime}), linearly interpolated between samples; -1 when the samples do not cover it.
+     * ({@code System.nanoTime}), linearly interpolated between samples; -1 when the samples do not cover it (or
+     * the kernel reports no per-thread statistics).
      */
     synchronized long waitNanos(long fromNanos, long toNanos) {
         double from = cumulativeAt(fromNanos);
