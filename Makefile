@@ -36,6 +36,7 @@ bench-test:      ## unit tests of the benchmark harnesses' own logic (fio parsin
 	python3 -m unittest discover -s tests/bench/fuse -p 'test_*.py'
 	python3 -m unittest discover -s tests/bench/qos_fuse -p 'test_*.py'
 	python3 -m unittest discover -s tests/bench/fast -p 'test_*.py'
+	python3 -m unittest discover -s tests/bench/core -p 'test_*.py'
 
 system-test: java cpp  ## a local cluster, a FUSE mount and POSIX/fio/tar checks through it
 	tests/system/run $(CPP_BUILD)

@@ -40,9 +40,16 @@ public final class VolumeAccounting {
     /** How many of the newest windows' achieved figures a snapshot lists (for a chart of the last minute). */
     public static final int RECENT_WINDOWS_SHOWN = 60;
 
-    /** One closed window of a volume. */
+    /**
+     * One closed window of a volume; {@code backloggedNanos} of it the volume had requests waiting in the QoS queue
+     * (what its reservation entitles it to in the window is that time's share of the reservation), and meanwhile the
+     * queue released {@code othersReleasedCostWhileBacklogged} of other volumes' requests to storage. A missed
+     * window with nothing of others released while the volume waited is a shortfall of the OSD's capacity (its
+     * device or, on a loaded machine, its CPU), not of the queue's order: the queue gave the volume every slot.
+     */
     public record Window(long startNanos, long achievedCost, long achievedBytes, long achievedRequests,
-            long positioningChargedRequests, long outOfOrderRequests, boolean demand, boolean met) {}
+            long positioningChargedRequests, long outOfOrderRequests, long backloggedNanos,
+            long othersReleasedCostWhileBacklogged, boolean demand, boolean met) {}
 
     /**
      * A volume's figures at one time. Achieved figures are those of the last closed window (per window, i.e.
@@ -63,6 +70,11 @@ public final class VolumeAccounting {
     private final int volumesMax;
     private final Map<String, Volume> volumes = new HashMap<>();
     private long untrackedEventCount;
+    /**
+     * Cost released to storage so far, all tracked volumes together: each volume marks it to see what the queue
+     * released of other volumes while it had requests waiting ({@link Window#othersReleasedCostWhileBacklogged}).
+     */
+    private long releasedCostAll;
 
     public VolumeAccounting(long windowNanos, int windowsKept, int latencySamplesKept, long idleForgetNanos,
             int volumesMax) {
@@ -123,11 +135,13 @@ public final class VolumeAccounting {
         }
     }
 
-    /** A queued request left the queue for storage. */
-    public synchronized void released(String volumeId, long nowNanos) {
+    /** A queued request of {@code cost} left the queue for storage (the queue chose it). */
+    public synchronized void released(String volumeId, long cost, long nowNanos) {
         Volume volume = existing(volumeId, nowNanos);
         if (volume != null) {
             volume.queueDepth = Math.max(0, volume.queueDepth - 1);
+            releasedCostAll += cost;
+            volume.releasedCostAllMark += cost; // its own release is not another volume's
         }
     }
 
@@ -263,6 +277,14 @@ public final class VolumeAccounting {
         /** Time in the open window with queueDepth > 0, accounted up to backlogMarkNanos. */
         long backloggedNanos;
         long backlogMarkNanos;
+        /**
+         * Cost the queue released of other volumes in the open window while this one had requests waiting,
+         * accounted up to {@link #releasedCostAllMark} (the all-volume total when last accounted). Exact between this
+         * volume's events, since its queue depth changes only at them; a window's last stretch is accounted at the
+         * volume's next event, so it may take in what others got just after the window ended.
+         */
+        long othersReleasedCostWhileBacklogged;
+        long releasedCostAllMark;
         long achievedCost;
         long achievedBytes;
         long achievedRequests;
@@ -292,6 +314,7 @@ public final class VolumeAccounting {
             this.windowStartNanos = nowNanos - Math.floorMod(nowNanos, windowNanos);
             this.backlogMarkNanos = nowNanos;
             this.lastEventNanos = nowNanos;
+            this.releasedCostAllMark = releasedCostAll;
         }
 
         /** Adds the time since the last mark to the open window's backlogged time if requests waited. */
@@ -300,6 +323,10 @@ public final class VolumeAccounting {
                 backloggedNanos += untilNanos - backlogMarkNanos;
             }
             backlogMarkNanos = Math.max(backlogMarkNanos, untilNanos);
+            if (queueDepth > 0) {
+                othersReleasedCostWhileBacklogged += releasedCostAll - releasedCostAllMark;
+            }
+            releasedCostAllMark = releasedCostAll;
         }
 
         void leave(long cost) {
@@ -350,7 +377,8 @@ public final class VolumeAccounting {
                 keptMet -= evicted.met() ? 1 : 0;
             }
             Window window = new Window(windowStartNanos, achievedCost, achievedBytes, achievedRequests,
-                    positioningChargedRequests, outOfOrderRequests, hadDemand && reservationCostPerSecond > 0, met);
+                    positioningChargedRequests, outOfOrderRequests, backloggedNanos, othersReleasedCostWhileBacklogged,
+                    hadDemand && reservationCostPerSecond > 0, met);
             if (window.demand()) {
                 keptWithDemand++;
                 keptMet += met ? 1 : 0;
@@ -361,6 +389,7 @@ public final class VolumeAccounting {
             windowStartNanos = windowEndNanos;
             outstandingCostAtWindowStart = outstandingCost;
             backloggedNanos = 0;
+            othersReleasedCostWhileBacklogged = 0;
             achievedCost = 0;
             achievedBytes = 0;
             achievedRequests = 0;

@@ -253,7 +253,7 @@ public final class QosStage implements AutoCloseable {
 
     private void release(AuthorizedRequest next) {
         inFlight++;
-        accounting.released(next.volumeId(), clock.monotonicNanos());
+        accounting.released(next.volumeId(), costOf(next, submitted.get(next)), clock.monotonicNanos());
         try {
             storage.accept(next);
         } catch (RuntimeException e) {
@@ -371,9 +371,22 @@ public final class QosStage implements AutoCloseable {
                 wakeUp = null;
             }
             long nowNanos = clock.monotonicNanos();
+            RuntimeException firstFailure = null;
             for (AuthorizedRequest waiting : policy.removeAll()) {
                 accounting.discarded(waiting.volumeId(), costOf(waiting, submitted.remove(waiting)), nowNanos);
-                onDiscarded.accept(waiting);
+                try {
+                    onDiscarded.accept(waiting);
+                } catch (RuntimeException e) {
+                    // Failing one call (its connection's event loop already shut down, say) must not leave the
+                    // others undiscarded: every waiting request is handed over, the first failure logged.
+                    if (firstFailure == null) {
+                        firstFailure = e;
+                    }
+                }
+            }
+            if (firstFailure != null) {
+                LOG.warn("QoS stage: failing a waiting request at close failed (connection already closed?): {}",
+                        firstFailure.toString());
             }
         } finally {
             lock.unlock();

@@ -24,7 +24,7 @@ class HeartbeatReportTest {
     private void complete(String volume, long reservation, long cost, int window) {
         long atNanos = window * SECOND + 100 * MS;
         accounting.enqueued(volume, reservation, cost, atNanos);
-        accounting.released(volume, atNanos + 10 * MS);
+        accounting.released(volume, cost, atNanos + 10 * MS);
         accounting.completed(volume, cost, cost, 10 * MS, atNanos + 10 * MS);
     }
 

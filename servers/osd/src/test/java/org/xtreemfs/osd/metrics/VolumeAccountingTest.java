@@ -27,7 +27,7 @@ class VolumeAccountingTest {
     private static void serve(VolumeAccounting accounting, String volume, long reservation, long cost, long atNanos,
             long serviceNanos) {
         accounting.enqueued(volume, reservation, cost, atNanos);
-        accounting.released(volume, atNanos);
+        accounting.released(volume, cost, atNanos);
         accounting.completed(volume, cost, cost, serviceNanos, atNanos + serviceNanos);
     }
 
@@ -64,16 +64,43 @@ class VolumeAccountingTest {
     }
 
     @Test
+    void eachWindowKeepsItsBackloggedTimeAndWhatTheQueueReleasedOfOtherVolumesMeanwhile() {
+        // "r" waits from 100 to 500 ms. Of "b", 300 is released at 200 ms (while r waits: counted) and 700 at 550 ms
+        // (after: not counted); r's own release is not another volume's, nor is what b had in storage before r came.
+        // Window 1: nothing of r waits, b's 50 is not counted.
+        VolumeAccounting accounting = new VolumeAccounting(SECOND, 10, 100, 30 * SECOND, 4);
+        accounting.enqueued("b", 0, 20, 0);
+        accounting.released("b", 20, 0);
+        accounting.enqueued("r", 1000, 400, 100 * MS);
+        accounting.enqueued("b", 0, 300, 150 * MS);
+        accounting.released("b", 300, 200 * MS);
+        accounting.completed("b", 20, 20, 200 * MS, 200 * MS);
+        accounting.released("r", 400, 500 * MS);
+        accounting.enqueued("b", 0, 700, 550 * MS);
+        accounting.released("b", 700, 550 * MS);
+        accounting.completed("b", 300, 300, 400 * MS, 600 * MS);
+        accounting.completed("b", 700, 700, 50 * MS, 600 * MS);
+        accounting.completed("r", 400, 400, 700 * MS, 800 * MS);
+        accounting.enqueued("b", 0, 50, 1100 * MS);
+        accounting.released("b", 50, 1100 * MS);
+        accounting.completed("b", 50, 50, 0, 1200 * MS);
+        List<Window> windows = accounting.windows("r", 2 * SECOND);
+        assertThat(windows).extracting(Window::backloggedNanos).containsExactly(400 * MS, 0L);
+        assertThat(windows).extracting(Window::othersReleasedCostWhileBacklogged).containsExactly(300L, 0L);
+        assertThat(windows.get(0).met()).as("400 of 90 % x 400").isTrue();
+    }
+
+    @Test
     void entitlementScalesWithTheTimeTheVolumeHadRequestsWaiting() {
         // Backlogged for 400 ms of the window: 90 % of 400 = 360 suffice; 350 does not.
         VolumeAccounting met = accounting();
         met.enqueued("v", 1000, 1, 100 * MS);
-        met.released("v", 500 * MS);
+        met.released("v", 1, 500 * MS);
         met.completed("v", 360, 360, 400 * MS, 600 * MS);
         assertThat(met.windows("v", SECOND)).extracting(Window::met).containsExactly(true);
         VolumeAccounting missed = accounting();
         missed.enqueued("v", 1000, 1, 100 * MS);
-        missed.released("v", 500 * MS);
+        missed.released("v", 1, 500 * MS);
         missed.completed("v", 350, 350, 400 * MS, 600 * MS);
         assertThat(missed.windows("v", SECOND)).extracting(Window::met).containsExactly(false);
     }

@@ -18,7 +18,7 @@ class VolumeHistoryTest {
 
     private static void serve(VolumeAccounting accounting, String volume, long reservation, long cost, long atNanos) {
         accounting.enqueued(volume, reservation, cost, atNanos);
-        accounting.released(volume, atNanos);
+        accounting.released(volume, cost, atNanos);
         accounting.completed(volume, cost, cost, MS, atNanos + MS);
     }
 
@@ -50,7 +50,7 @@ class VolumeHistoryTest {
     void bytesAreListedBesideTheCostTheyWereChargedAt() {
         VolumeAccounting accounting = accounting(8);
         accounting.enqueued("v", 4000, 3000, 0);
-        accounting.released("v", 0);
+        accounting.released("v", 3000, 0);
         accounting.completed("v", 3000, 1000, MS, MS); // 1000 bytes charged 3000 (a positioning added)
         Map<String, Object> volume = volumes(new VolumeHistory(accounting, VolumeMetrics.CostUnit.BYTES, SECOND,
                 WINDOWS_KEPT).history(SECOND + 250 * MS, 1_000_000L)).get(0);

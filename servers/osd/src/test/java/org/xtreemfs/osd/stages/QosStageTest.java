@@ -632,4 +632,23 @@ class QosStageTest {
             assertThatThrownBy(() -> harness.stage.submit(request("late"))).hasMessageContaining("shutting down");
         }
     }
+
+    @Test
+    void aWaitingRequestWhoseCallCannotBeFailedAtCloseLeavesTheOthersDiscarded() throws RpcException {
+        // Proves close hands over every waiting request even when failing one throws (its connection's event loop
+        // already shut down: seen in OsdFairQueueTest's output as "closing QosStage failed").
+        ManualClock clock = new ManualClock();
+        List<AuthorizedRequest> discarded = new ArrayList<>();
+        QosStage stage = new QosStage(fair(RANDOM_OSD), 1, clock, new ManualWakeUps(clock), request -> {}, waiting -> {
+            discarded.add(waiting);
+            if (discarded.size() == 1) {
+                throw new IllegalStateException("event executor terminated");
+            }
+        }, RANDOM_OSD, accounting());
+        for (int index = 0; index < 4; index++) {
+            stage.submit(request("v:" + index, "v", VolumeShare.BEST_EFFORT, 4096));
+        }
+        stage.close();
+        assertThat(discarded).extracting(AuthorizedRequest::fileId).containsExactlyInAnyOrder("v:1", "v:2", "v:3");
+    }
 }

@@ -127,15 +127,26 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
     @Option(names = "--out", description = "Write every sample as CSV to this file as well.")
     private Path csvOutput;
 
+    @Option(names = "--resamples", defaultValue = "2000",
+            description = "Round-bootstrap resamples behind each confidence interval of the bound's check (default"
+                    + " ${DEFAULT-VALUE}).")
+    private int resamples;
+
+    /** Issue 9's bound: the fair queue costs at most 5 % throughput and at most 5 % p99 latency against FIFO. */
+    static final double OVERHEAD_BOUND = 0.05;
+    /** The confidence of the intervals the bound is judged by. */
+    static final double CONFIDENCE = 0.95;
+
     public static void main(String[] arguments) {
         System.exit(new CommandLine(new QosOverheadBenchmark()).execute(arguments));
     }
 
     @Override
     public Integer call() throws Exception {
-        if (clients <= 0 || rounds <= 0 || seconds <= 0 || fileMib <= 0) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--clients, --rounds, --seconds and"
-                    + " --file-mib must be positive (got " + clients + ", " + rounds + ", " + seconds + ", " + fileMib + ")");
+        if (clients <= 0 || rounds <= 0 || seconds <= 0 || fileMib <= 0 || resamples <= 0) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--clients, --rounds, --seconds,"
+                    + " --file-mib and --resamples must be positive (got " + clients + ", " + rounds + ", " + seconds
+                    + ", " + fileMib + ", " + resamples + ")");
         }
         for (String policy : policies) {
             if (!policy.equals("fair") && !policy.equals("fifo")) {
@@ -182,6 +193,7 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
             connections.forEach(Client::close);
         }
         print(System.out, labels, samples);
+        printBound(System.out, labels, samples, resamples, seed);
         printIntervals(System.out, labels, samples);
         if (csvOutput != null) {
             writeCsv(samples);
@@ -414,6 +426,76 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
         }
         out.println("(figures pooled over the rounds: requests over time, p99 of all requests; per round: median"
                 + " (lowest-highest) of the ratios of the same round)");
+    }
+
+    /**
+     * The bound's check: per workload, fair against FIFO (every label of each policy pooled: fifo-1 and fifo-2 are
+     * both FIFO) in throughput and p99, each with its round-bootstrap interval ({@link PooledRatioInterval}) and
+     * whether the bound holds, is exceeded, or lies inside the noise; and FIFO against itself (the second FIFO label
+     * against the first), whose interval is the noise floor of the same run. Nothing is printed without both
+     * policies.
+     */
+    static void printBound(PrintStream out, List<String> labels, List<Sample> samples, int resamples, long seed) {
+        java.util.Set<String> fair = new java.util.TreeSet<>();
+        List<String> fifo = new ArrayList<>();
+        for (String label : labels) {
+            if (policyOf(label).equals("fair")) {
+                fair.add(label);
+            } else {
+                fifo.add(label);
+            }
+        }
+        if (fair.isEmpty() || fifo.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.printf(Locale.ROOT, "the bound (issue 9): fair costs <= %.0f %% throughput and <= %.0f %% p99 against FIFO;"
+                + " pooled ratios with their %.0f %% round-bootstrap intervals (%d resamples of the rounds)%n",
+                100 * OVERHEAD_BOUND, 100 * OVERHEAD_BOUND, 100 * CONFIDENCE, resamples);
+        double throughputMinimum = 1 - OVERHEAD_BOUND;
+        double latencyMaximum = 1 + OVERHEAD_BOUND;
+        java.util.Set<String> allFifo = new java.util.TreeSet<>(fifo);
+        boolean noise = fifo.size() >= 2;
+        out.printf("%-22s  %-26s %-12s  %-26s %-12s%s%n", "workload", "thr fair/FIFO", "verdict", "p99 fair/FIFO",
+                "verdict", noise ? String.format("  %-26s %-26s", "thr " + fifo.get(1) + "/" + fifo.get(0),
+                        "p99 " + fifo.get(1) + "/" + fifo.get(0)) : "");
+        List<String> unresolved = new ArrayList<>();
+        for (Workload workload : Workload.values()) {
+            PooledRatioInterval.Interval throughput = PooledRatioInterval.of(samples, workload, fair, allFifo, false,
+                    resamples, CONFIDENCE, seed);
+            PooledRatioInterval.Interval latency = PooledRatioInterval.of(samples, workload, fair, allFifo, true,
+                    resamples, CONFIDENCE, seed);
+            PooledRatioInterval.Verdict throughputVerdict = throughput.against(throughputMinimum,
+                    Double.POSITIVE_INFINITY);
+            PooledRatioInterval.Verdict latencyVerdict = latency.against(Double.NEGATIVE_INFINITY, latencyMaximum);
+            String floor = "";
+            if (noise) {
+                floor = String.format("  %-26s %-26s",
+                        interval(PooledRatioInterval.of(samples, workload, java.util.Set.of(fifo.get(1)),
+                                java.util.Set.of(fifo.get(0)), false, resamples, CONFIDENCE, seed)),
+                        interval(PooledRatioInterval.of(samples, workload, java.util.Set.of(fifo.get(1)),
+                                java.util.Set.of(fifo.get(0)), true, resamples, CONFIDENCE, seed)));
+            }
+            out.printf("%-22s  %-26s %-12s  %-26s %-12s%s%n", workload.label, interval(throughput),
+                    throughputVerdict.name().toLowerCase(Locale.ROOT).replace('_', ' '), interval(latency),
+                    latencyVerdict.name().toLowerCase(Locale.ROOT).replace('_', ' '), floor);
+            if (throughputVerdict == PooledRatioInterval.Verdict.NOT_RESOLVED) {
+                unresolved.add(workload.label + " throughput");
+            }
+            if (latencyVerdict == PooledRatioInterval.Verdict.NOT_RESOLVED) {
+                unresolved.add(workload.label + " p99");
+            }
+        }
+        out.println("(holds: the whole interval within the bound; exceeded: the whole interval beyond it; not resolved:"
+                + " the bound lies inside the interval, so this run's noise cannot tell; more rounds narrow the"
+                + " intervals by about the square root of their number)");
+        if (!unresolved.isEmpty()) {
+            out.println("not resolved in this run: " + String.join(", ", unresolved));
+        }
+    }
+
+    private static String interval(PooledRatioInterval.Interval interval) {
+        return String.format(Locale.ROOT, "%.3f (%.3f-%.3f)", interval.ratio(), interval.lower(), interval.upper());
     }
 
     /** Every interval: per workload and round, each label's throughput and p99. */

@@ -67,6 +67,64 @@ class QosOverheadBenchmarkTest {
         assertThat(QosOverheadBenchmark.spread(new double[] {1.05, 0.95, 1.0})).isEqualTo("1.000 (0.950-1.050)");
     }
 
+    @Test
+    void theRoundBootstrapsPooledP99IsThePercentileOfAllDrawnLatencies() {
+        // Proves the bisection over sorted rounds gives exactly the nearest-rank p99 of the concatenated latencies
+        // (the pooled figure the table prints), for a draw of all rounds once.
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        List<Sample> samples = new java.util.ArrayList<>();
+        for (int round = 1; round <= 5; round++) {
+            for (String label : List.of("fifo", "fair")) {
+                long[] latencies = random.longs(997 + round, 1, 5_000_000).toArray();
+                samples.add(new Sample(round, Workload.RANDOM_READ_4K, label, 0, 0, latencies.length, 1_000_000_000L,
+                        latencies, 0));
+            }
+        }
+        PooledRatioInterval.Interval interval = PooledRatioInterval.of(samples, Workload.RANDOM_READ_4K,
+                java.util.Set.of("fair"), java.util.Set.of("fifo"), true, 200, 0.95, 1);
+        assertThat(interval.ratio()).isCloseTo(QosOverheadBenchmark.pooled(samples, Workload.RANDOM_READ_4K, "fair",
+                true) / QosOverheadBenchmark.pooled(samples, Workload.RANDOM_READ_4K, "fifo", true),
+                org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(interval.lower()).isLessThanOrEqualTo(interval.ratio());
+        assertThat(interval.upper()).isGreaterThanOrEqualTo(interval.ratio());
+    }
+
+    @Test
+    void theBoundHoldsIsExceededOrIsNotResolvedByTheIntervalOfTheRun() {
+        // Proves the three verdicts: a policy equal to the baseline in every round holds the 5 % bound; one 20 %
+        // slower in every round, whatever the round's speed, exceeds it; one equal on average but +-50 % from
+        // round to round cannot be told from 5 % (the interval spans the bound).
+        java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        List<Sample> equal = new java.util.ArrayList<>();
+        List<Sample> slower = new java.util.ArrayList<>();
+        List<Sample> noisy = new java.util.ArrayList<>();
+        for (int round = 1; round <= 30; round++) {
+            long base = 800 + random.nextInt(400); // the machine's drift: every label of the round alike
+            equal.add(sample(round, "fifo", base, 1_000_000_000L, 100));
+            equal.add(sample(round, "fair", base, 1_000_000_000L, 100));
+            slower.add(sample(round, "fifo", base, 1_000_000_000L, 100));
+            slower.add(sample(round, "fair", base * 8 / 10, 1_000_000_000L, 100));
+            noisy.add(sample(round, "fifo", base, 1_000_000_000L, 100));
+            noisy.add(sample(round, "fair", (long) (base * (0.5 + random.nextDouble())), 1_000_000_000L, 100));
+        }
+        java.util.Set<String> fair = java.util.Set.of("fair");
+        java.util.Set<String> fifo = java.util.Set.of("fifo");
+        assertThat(PooledRatioInterval.of(equal, Workload.RANDOM_READ_4K, fair, fifo, false, 500, 0.95, 1)
+                .against(0.95, Double.POSITIVE_INFINITY)).isEqualTo(PooledRatioInterval.Verdict.HOLDS);
+        PooledRatioInterval.Interval slow = PooledRatioInterval.of(slower, Workload.RANDOM_READ_4K, fair, fifo, false,
+                500, 0.95, 1);
+        assertThat(slow.ratio()).isCloseTo(0.8, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(slow.against(0.95, Double.POSITIVE_INFINITY)).isEqualTo(PooledRatioInterval.Verdict.EXCEEDED);
+        PooledRatioInterval.Interval unclear = PooledRatioInterval.of(noisy, Workload.RANDOM_READ_4K, fair, fifo,
+                false, 500, 0.95, 1);
+        assertThat(unclear.lower()).isLessThan(0.95);
+        assertThat(unclear.against(0.95, Double.POSITIVE_INFINITY))
+                .isEqualTo(PooledRatioInterval.Verdict.NOT_RESOLVED);
+        // Latency: a p99 bound is an upper one.
+        assertThat(PooledRatioInterval.of(equal, Workload.RANDOM_READ_4K, fair, fifo, true, 500, 0.95, 1)
+                .against(Double.NEGATIVE_INFINITY, 1.05)).isEqualTo(PooledRatioInterval.Verdict.HOLDS);
+    }
+
     private static Sample sample(int round, String policy, long requests, long elapsedNanos, long latencyNanos) {
         long[] latencies = new long[(int) requests];
         java.util.Arrays.fill(latencies, latencyNanos);
