@@ -333,6 +333,10 @@ def main():
                                           profile=profile)
                     elif workload in ("write-direct", "read-direct"):
                         rw = workload.split("-")[0]
+                        if rw == "write":
+                            # A fresh file, as make bench's row writes: every object is a new file on the OSD (an
+                            # overwrite measures neither the creates nor the end_fsync of objects never forced).
+                            (side.mnt / "seq-direct.dat").unlink(missing_ok=True)
                         result = side.fio(rw, "1M", options.runtime_s, options.size_mib,
                                           qd=options.sequential_queue_depth, time_based=False,
                                           end_fsync=rw == "write", file="seq-direct.dat", profile=profile,

@@ -13,6 +13,12 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import com.sun.management.UnixOperatingSystemMXBean;
 import com.sun.nio.file.ExtendedOpenOption;
@@ -69,6 +75,18 @@ public final class ObjectStore implements ObjectStorage {
      */
     public static final int OPEN_OBJECT_FILES_MAX_DEFAULT = 4096;
     private final OpenObjectFiles openFiles;
+    /**
+     * Object files an {@link #fsync} forces at once. One after another, every force waits for its own journal commit
+     * and disk flush: 4,096 objects (512 MiB of 128 KiB) took 22 s through the mount at load 28, so the client's
+     * fsync of a large file timed out at 30 s. Forced together, the file system commits them in shared journal
+     * transactions: 2,048 objects of 128 KiB on this machine's ext4 took 3.8 s with 4 threads, 0.8 s with 8, 1.0 s
+     * with 16 and 0.8 s with 32 (load 28).
+     */
+    static final int FSYNC_PARALLELISM = 8;
+    /** Forces queued for the fsync threads at most; beyond it the fsyncing thread forces the object itself. */
+    private static final int FSYNC_QUEUE_CAPACITY = 1024;
+    /** The fsync threads (osd-fsync-N, daemons), made on the first fsync of several objects; closed by close(). */
+    private ThreadPoolExecutor fsyncThreads;
     /** Object files are opened for reading and writing alike, so one cached channel serves both. */
     private final Set<OpenOption> objectOptions;
     /** As objectOptions, creating the file (0600, PrivateFiles; folders 0700) when missing. */
@@ -149,6 +167,11 @@ public final class ObjectStore implements ObjectStorage {
 
     @Override
     public void close() {
+        synchronized (this) {
+            if (fsyncThreads != null) {
+                fsyncThreads.shutdown();
+            }
+        }
         openFiles.close();
         if (ownsMetadataStore) {
             metadataStore.close();
@@ -313,15 +336,78 @@ public final class ObjectStore implements ObjectStorage {
         try {
             Path folder = fileFolder(fileId);
             if (Files.isDirectory(folder)) {
-                for (long objectNumber : storedObjects(fileId)) {
-                    forceFile(folder.resolve(Long.toString(objectNumber)));
-                }
+                forceAll(folder, storedObjects(fileId));
                 forceFolders(folder);
             }
             metadataStore.sync();
         } finally {
             device.end(completionNanos);
         }
+    }
+
+    /**
+     * Forces the objects {@code objectNumbers} of the file folder {@code folder}, {@link #FSYNC_PARALLELISM} at a time,
+     * and returns once every one is on stable storage; throws the first failure (after every force has ended, so
+     * none runs on after the caller was answered).
+     */
+    private void forceAll(Path folder, List<Long> objectNumbers) throws IOException {
+        if (objectNumbers.size() <= 1) {
+            for (long objectNumber : objectNumbers) {
+                forceFile(folder.resolve(Long.toString(objectNumber)));
+            }
+            return;
+        }
+        ThreadPoolExecutor threads = fsyncThreads();
+        List<Future<?>> forces = new ArrayList<>(objectNumbers.size());
+        for (long objectNumber : objectNumbers) {
+            Path object = folder.resolve(Long.toString(objectNumber));
+            forces.add(threads.submit(() -> {
+                forceFile(object);
+                return null;
+            }));
+        }
+        IOException failure = null;
+        boolean interrupted = false;
+        for (Future<?> force : forces) {
+            while (true) {
+                try {
+                    force.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // the forces run on: wait for them, then keep the interrupt
+                } catch (ExecutionException e) {
+                    if (failure == null) {
+                        failure = e.getCause() instanceof IOException io ? io
+                                : new IOException("cannot force an object of " + folder + ": " + e.getCause(), e.getCause());
+                    }
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /**
+     * The fsync threads: a bounded queue, and when it is full (or the store closed) the submitting thread forces the
+     * object itself, so a burst of fsyncs never fails for want of room and never holds more than the queue's tasks.
+     */
+    private synchronized ThreadPoolExecutor fsyncThreads() {
+        if (fsyncThreads == null) {
+            AtomicInteger number = new AtomicInteger();
+            fsyncThreads = new ThreadPoolExecutor(FSYNC_PARALLELISM, FSYNC_PARALLELISM, 30, TimeUnit.SECONDS,
+                    new ArrayBlockingQueue<>(FSYNC_QUEUE_CAPACITY), task -> {
+                        Thread thread = new Thread(task, "osd-fsync-" + number.getAndIncrement());
+                        thread.setDaemon(true);
+                        return thread;
+                    }, (force, executor) -> force.run()); // also after close(): the caller's future always completes
+            fsyncThreads.allowCoreThreadTimeOut(true); // an idle OSD keeps none
+        }
+        return fsyncThreads;
     }
 
     @Override

@@ -220,6 +220,36 @@ class ObjectStoreTest {
     }
 
     @Test
+    void fsyncOfManyObjectsForcesThemOnTheFsyncThreadsAndKeepsEveryByte() throws IOException {
+        // Proves a file of many objects is forced by the fsync threads (one after another, 4,096 objects took
+        // longer than a client's 30-s call deadline) and that every object is still intact afterwards.
+        ObjectStore store = open(root);
+        StripeLayout layout = StripeLayout.single(4096);
+        int objects = 3 * ObjectStore.FSYNC_PARALLELISM;
+        for (int object = 0; object < objects; object++) {
+            store.write(FILE, layout, object, 0, bytes(4096, object), 0, false);
+        }
+        store.fsync(FILE);
+        assertThat(Thread.getAllStackTraces().keySet()).anyMatch(thread -> thread.getName().startsWith("osd-fsync-"));
+        for (int object = 0; object < objects; object++) {
+            assertThat(store.read(FILE, layout, object, 0, 4096)).isEqualTo(array(4096, object));
+        }
+    }
+
+    @Test
+    void fsyncFailsWhenAnObjectCannotBeForcedAfterForcingTheOthers() throws IOException {
+        // Proves a force that fails on one of the fsync threads is the fsync's failure (never a silent success):
+        // object 5 is a symbolic link to nothing, which cannot be opened to be forced.
+        ObjectStore store = open(root);
+        StripeLayout layout = StripeLayout.single(4096);
+        for (int object = 0; object < 4; object++) {
+            store.write(FILE, layout, object, 0, bytes(100, object), 0, false);
+        }
+        Files.createSymbolicLink(store.objectPath(FILE, 5), root.resolve("nowhere"));
+        assertThatThrownBy(() -> store.fsync(FILE)).isInstanceOf(IOException.class).hasMessageContaining("5");
+    }
+
+    @Test
     void concurrentWritesToDifferentObjectsOfOneFileNeverLoseASizeGrowth() throws Exception {
         // Proves the per-file lock around the size record: the storage stage now runs writes to different
         // objects of one file at once, and an unguarded read-grow-store would let a smaller end win.
