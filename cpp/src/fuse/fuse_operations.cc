@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <sys/file.h>
+#include <sys/uio.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -469,6 +471,23 @@ void Create(fuse_req_t request, fuse_ino_t parent, const char* name, mode_t mode
   });
 }
 
+// The bytes of a read as they arrived (the OSDs' pieces, read-ahead objects, zeros of holes): the
+// kernel gathers them (fuse_reply_iov), so they are not joined into one buffer first. libfuse adds
+// one vector for its header; more runs than the kernel takes in one writev are joined instead.
+void ReplyRuns(fuse_req_t request, const client::ReadResult& data) {
+  if (data.run_count() + 1 > static_cast<std::size_t>(IOV_MAX)) {
+    const std::string joined = data.Join();
+    fuse_reply_buf(request, joined.data(), joined.size());
+    return;
+  }
+  std::vector<struct iovec> runs;
+  runs.reserve(data.run_count());
+  data.ForEachRun([&](const char* bytes, std::size_t length) {
+    runs.push_back(iovec{const_cast<char*>(bytes), length});
+  });
+  fuse_reply_iov(request, runs.data(), static_cast<int>(runs.size()));
+}
+
 // Reads and writes are answered from the client's io thread when the OSD answers (FileHandle's
 // ReadAsync and WriteAsync), so no FUSE worker waits for an OSD round trip on that path.
 void Read(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
@@ -477,11 +496,11 @@ void Read(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
     if (offset < 0) return EINVAL;
     HandleOf(info)->ReadAsync(
         static_cast<std::uint64_t>(offset), size,
-        [request, node, &context](std::string data, std::exception_ptr error) {
+        [request, node, &context](client::ReadResult data, std::exception_ptr error) {
           if (error) {
             fuse_reply_err(request, ErrnoOf(context, "read", node, error));
           } else {
-            fuse_reply_buf(request, data.data(), data.size());
+            ReplyRuns(request, data);
           }
         });
     return kAnswered;
