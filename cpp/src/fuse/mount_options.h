@@ -46,6 +46,11 @@ struct MountOptions {
   // bounds the other requests of the whole mount in flight. libfuse's own
   // default of 10 held a queue depth of 32 (fio libaio, O_DIRECT) to 10 requests.
   std::uint32_t fuse_threads = 64;
+  // The kernel's read-ahead window of this mount (its bdi's read_ahead_kb), set once the connection
+  // is initialised; 0 leaves the kernel's (128 KiB, which FUSE's init can only lower). A buffered
+  // sequential reader then gets requests of up to 1 MiB, several in flight, instead of 128 KiB ones
+  // one or two at a time. Needs root (sysfs); otherwise the kernel's window stays and the log says so.
+  std::uint64_t kernel_read_ahead_bytes = 4 << 20;
   client::DirUrl url;
   std::string mount_point;
 };
