@@ -6,7 +6,8 @@ shared machine moves far less than IOPS. Medians over the rounds at the end; eve
 
 Workloads (--workloads, comma-separated): randread, randwrite (4 KiB QD32, libaio, O_DIRECT), read, write (1 MiB,
 buffered), read-direct, write-direct (1 MiB, libaio, O_DIRECT, queue depth --sequential-queue-depth, as make bench's
-sequential rows; the write ends with fsync), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
+sequential rows; the write ends with fsync; with --cold every read job starts on a dropped page cache, as make bench's
+cold reads), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
 folder per round, listed in that order; create and unlink go together so that rounds stay independent). For those
 the MRC's CPU per operation is reported too ("mrc ... us/op"), and the OSDs' (the background OSD_UNLINKs, as far as
 they ran before the loop ended).
