@@ -232,11 +232,11 @@ std::exception_ptr WriteAsyncAndWait(FileHandle& file, std::uint64_t offset, con
 
 std::string ReadAsyncAndWait(FileHandle& file, std::uint64_t offset, std::uint64_t length) {
   auto outcome = std::make_shared<std::promise<std::string>>();
-  file.ReadAsync(offset, length, [outcome](std::string data, std::exception_ptr error) {
+  file.ReadAsync(offset, length, [outcome](ReadResult data, std::exception_ptr error) {
     if (error) {
       outcome->set_exception(error);
     } else {
-      outcome->set_value(std::move(data));
+      outcome->set_value(data.Join());
     }
   });
   return outcome->get_future().get();
@@ -385,9 +385,9 @@ TEST_F(FileHandleTest, AsyncRequestsSendEveryObjectPieceAtOnceAndAnswerWhenTheLa
 
   std::atomic<int> reads_done{0};
   std::string read;
-  file->ReadAsync(0, 100 + data.size(), [&](std::string bytes, std::exception_ptr error) {
+  file->ReadAsync(0, 100 + data.size(), [&](ReadResult bytes, std::exception_ptr error) {
     EXPECT_EQ(error, nullptr);
-    read = std::move(bytes);
+    read = bytes.Join();
     ++reads_done;
   });
   EXPECT_EQ(deferring.HeldCount(), 4u);

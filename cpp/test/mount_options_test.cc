@@ -127,5 +127,17 @@ TEST(MountOptionsTest, IoOptionsSetThreadsWindowsAndBudgetAndCanTurnBufferingOff
   EXPECT_NE(MountUsage("mount.xtreemfs").find("--write-behind-bytes"), std::string::npos);
 }
 
+TEST(MountOptionsTest, KernelReadAheadIsTheKernelsUnlessGivenAndIsBounded) {
+  // The kernel's read-ahead window of the mount: 0 (the kernel's own) unless given, more than
+  // 64 MiB is a usage error.
+  EXPECT_EQ(ParseMountOptions({"h/v", "/m"}).kernel_read_ahead_bytes, 0u);
+  EXPECT_EQ(ParseMountOptions({"--kernel-read-ahead-bytes", "4194304", "h/v", "/m"}).kernel_read_ahead_bytes,
+            4u << 20);
+  EXPECT_EQ(ParseMountOptions({"--kernel-read-ahead-bytes=1048576", "h/v", "/m"}).kernel_read_ahead_bytes,
+            1u << 20);
+  EXPECT_THROW(ParseMountOptions({"--kernel-read-ahead-bytes", "67108865", "h/v", "/m"}), UsageError);
+  EXPECT_NE(MountUsage("mount.xtreemfs").find("--kernel-read-ahead-bytes"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace xtreemfs::fuse_adapter

@@ -52,6 +52,27 @@ TEST(ReadAheadCacheTest, SequentialReadsPlanObjectsWithinTheWindowAndRandomReads
   for (std::uint64_t object : {98, 99}) cache.Cancel(object);
 }
 
+TEST(ReadResultTest, KeepsRunsInOrderWithHolesAsZerosAndJoinsThemOnDemand) {
+  // Pieces are shared, not copied; holes longer than the zero buffer are several runs of it.
+  ReadResult result;
+  auto object = std::make_shared<const std::string>("0123456789");
+  result.Append(SharedBytes{object, 2, 3});
+  result.AppendZeros(ReadResult::kZeroRunBytesMax + 5);
+  result.Append(std::string("tail"));
+  result.Append(SharedBytes{object, 0, 0});  // an empty piece adds no run
+  EXPECT_EQ(result.size(), 3 + ReadResult::kZeroRunBytesMax + 5 + 4);
+  EXPECT_EQ(result.run_count(), 4u);
+  std::vector<std::size_t> lengths;
+  result.ForEachRun([&](const char* data, std::size_t length) {
+    EXPECT_NE(data, nullptr);
+    lengths.push_back(length);
+  });
+  EXPECT_EQ(lengths, (std::vector<std::size_t>{3, ReadResult::kZeroRunBytesMax, 5, 4}));
+  EXPECT_EQ(result.Join(), "234" + std::string(ReadResult::kZeroRunBytesMax + 5, '\0') + "tail");
+  EXPECT_TRUE(ReadResult().empty());
+  EXPECT_EQ(ReadResult().Join(), "");
+}
+
 TEST(ReadAheadCacheTest, ServesCompletedObjectsDropsThemOnANewGenerationAndReleasesTheBudget) {
   // A completed object serves any piece of it (short when the OSD stored less); a different data
   // generation drops it; a full budget plans nothing; the destructor releases every charge.
@@ -63,12 +84,18 @@ TEST(ReadAheadCacheTest, ServesCompletedObjectsDropsThemOnANewGenerationAndRelea
               (std::vector<std::uint64_t>{0, 1}));  // the budget holds two objects
     cache.Complete(0, "object zero", true);
     cache.Complete(1, "", false);
-    EXPECT_EQ(cache.Lookup(0, 7, 100, 5), std::optional<std::string>("zero"));
-    EXPECT_EQ(cache.Lookup(0, 50, 10, 5), std::optional<std::string>(""));
-    EXPECT_EQ(cache.Lookup(1, 0, 10, 5), std::nullopt);
+    const std::optional<SharedBytes> zero = cache.Lookup(0, 7, 100, 5);
+    ASSERT_TRUE(zero.has_value());
+    EXPECT_EQ(zero->view(), "zero");
+    const std::optional<SharedBytes> beyond = cache.Lookup(0, 50, 10, 5);
+    ASSERT_TRUE(beyond.has_value());
+    EXPECT_EQ(beyond->view(), "");
+    EXPECT_FALSE(cache.Lookup(1, 0, 10, 5).has_value());
     EXPECT_EQ(budget.ChargedBytes(), kObjectSizeBytes);
-    EXPECT_EQ(cache.Lookup(0, 0, 10, 6), std::nullopt);
+    EXPECT_FALSE(cache.Lookup(0, 0, 10, 6).has_value());
     EXPECT_EQ(budget.ChargedBytes(), 0u);
+    // Bytes served before the drop stay valid: they share the object's buffer.
+    EXPECT_EQ(zero->view(), "zero");
     EXPECT_EQ(cache.AfterRead(20, 30, 100 * kObjectSizeBytes, 6),
               (std::vector<std::uint64_t>{0, 1}));
     EXPECT_EQ(budget.ChargedBytes(), 2u * kObjectSizeBytes);

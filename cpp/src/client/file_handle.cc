@@ -382,9 +382,13 @@ std::string FileHandle::FetchPiece(const ObjectPiece& piece, const StreamClassif
 }
 
 std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_bytes) {
+  return ReadRuns(offset_bytes, length_bytes).Join();
+}
+
+ReadResult FileHandle::ReadRuns(std::uint64_t offset_bytes, std::uint64_t length_bytes) {
   const std::uint64_t size_bytes = KnownSizeBytes();
   if (offset_bytes >= size_bytes || length_bytes == 0) {
-    return std::string();
+    return ReadResult();
   }
   const std::uint64_t clamped_length = std::min(length_bytes, size_bytes - offset_bytes);
   const std::uint64_t end_bytes = offset_bytes + clamped_length;
@@ -396,11 +400,11 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
   }
   const StreamClassifier stream = ObserveRead(offset_bytes, clamped_length);
   const std::vector<ObjectPiece> pieces = SplitIntoObjectPieces(layout_, offset_bytes, clamped_length);
-  std::vector<std::string> piece_data(pieces.size());
+  std::vector<SharedBytes> piece_data(pieces.size());
   std::vector<std::size_t> missing;  // indices of pieces read-ahead does not hold
   for (std::size_t index = 0; index < pieces.size(); ++index) {
     const ObjectPiece& piece = pieces[index];
-    std::optional<std::string> cached;
+    std::optional<SharedBytes> cached;
     if (read_ahead_) {
       cached = read_ahead_->Lookup(piece.object_number, piece.offset_in_object_bytes,
                                    piece.length_bytes, data_generation);
@@ -413,14 +417,16 @@ std::string FileHandle::Read(std::uint64_t offset_bytes, std::uint64_t length_by
   }
   io_.pool.RunAll(missing.size(), [&](std::size_t missing_index) {
     const std::size_t index = missing[missing_index];
-    piece_data[index] = FetchPiece(pieces[index], stream);
+    auto fetched = std::make_shared<const std::string>(FetchPiece(pieces[index], stream));
+    const std::size_t length = fetched->size();
+    piece_data[index] = SharedBytes{std::move(fetched), 0, length};
   });
-  std::string result;
-  result.reserve(clamped_length);
+  ReadResult result;
   for (std::size_t index = 0; index < pieces.size(); ++index) {
-    result += piece_data[index];
+    const std::size_t stored = piece_data[index].length;
+    result.Append(std::move(piece_data[index]));
     // The piece lies inside the known file size, so whatever the OSD does not store is a hole.
-    result.append(pieces[index].length_bytes - piece_data[index].size(), '\0');
+    result.AppendZeros(pieces[index].length_bytes - stored);
   }
   if (read_ahead_) {
     for (std::uint64_t object_number :
@@ -897,22 +903,15 @@ struct FileHandle::ReadGather {
       if (--remaining > 0) return;
     }
     if (error) {
-      done(std::string(), error);
+      done(ReadResult(), error);
       return;
     }
     // Every piece lies inside the known file size, so whatever the OSD does not store is a hole.
-    std::string result;
-    if (pieces.size() == 1) {
-      result = std::move(data[0]);
-      result.resize(pieces[0].length_bytes, '\0');
-    } else {
-      std::uint64_t length_bytes = 0;
-      for (const ObjectPiece& piece : pieces) length_bytes += piece.length_bytes;
-      result.reserve(length_bytes);
-      for (std::size_t i = 0; i < pieces.size(); ++i) {
-        result += data[i];
-        result.append(pieces[i].length_bytes - data[i].size(), '\0');
-      }
+    ReadResult result;
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      const std::uint64_t stored = data[i].size();
+      result.Append(std::move(data[i]));
+      result.AppendZeros(pieces[i].length_bytes - stored);
     }
     done(std::move(result), nullptr);
   }
@@ -954,11 +953,11 @@ struct FileHandle::WriteGather {
 
 void FileHandle::ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_bytes, ReadDone done) {
   if (read_ahead_) {
-    std::string data;
+    ReadResult data;
     try {
-      data = Read(offset_bytes, length_bytes);
+      data = ReadRuns(offset_bytes, length_bytes);
     } catch (...) {
-      done(std::string(), std::current_exception());
+      done(ReadResult(), std::current_exception());
       return;
     }
     done(std::move(data), nullptr);
@@ -966,7 +965,7 @@ void FileHandle::ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_byte
   }
   const std::uint64_t size_bytes = KnownSizeBytes();
   if (offset_bytes >= size_bytes || length_bytes == 0) {
-    done(std::string(), nullptr);
+    done(ReadResult(), nullptr);
     return;
   }
   const std::uint64_t clamped_length = std::min(length_bytes, size_bytes - offset_bytes);

@@ -18,6 +18,7 @@
 
 #include "client/io_pool.h"
 #include "client/read_ahead.h"
+#include "client/read_result.h"
 #include "client/read_routing.h"
 #include "client/replica_chain.h"
 #include "client/striping.h"
@@ -72,6 +73,8 @@ class FileHandle {
   // Buffered writes of any handle of this file overlapping the range are sent and answered first
   // (read-your-writes); sequential readers are served from read-ahead.
   std::string Read(std::uint64_t offset_bytes, std::uint64_t length_bytes);
+  // As Read, the bytes as the runs they arrived in (read_result.h: no join, no copy out of read-ahead).
+  ReadResult ReadRuns(std::uint64_t offset_bytes, std::uint64_t length_bytes);
   // Writes `data` at `offset_bytes`; the known size grows to the written end at once. With
   // write-behind the bytes are buffered and sent asynchronously: the call waits only while the
   // handle's queued bytes exceed its window or the volume's budget is used up. An OSD error of an
@@ -91,7 +94,7 @@ class FileHandle {
   // must not throw; when the call itself throws (before anything was sent), `done` never runs. The
   // handle must live until `done` ran (the kernel sends no release while a request of the file is
   // unanswered).
-  using ReadDone = std::function<void(std::string data, std::exception_ptr error)>;
+  using ReadDone = std::function<void(ReadResult data, std::exception_ptr error)>;
   void ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_bytes, ReadDone done);
   using WriteDone = std::function<void(std::exception_ptr error)>;
   void WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done);

@@ -29,7 +29,7 @@ void ReadAheadCache::DropLocked(Predicate drop) {
   }
 }
 
-std::optional<std::string> ReadAheadCache::Lookup(std::uint64_t object_number,
+std::optional<SharedBytes> ReadAheadCache::Lookup(std::uint64_t object_number,
                                                   std::uint64_t offset_in_object,
                                                   std::uint64_t length_bytes,
                                                   std::uint64_t data_generation) {
@@ -42,9 +42,10 @@ std::optional<std::string> ReadAheadCache::Lookup(std::uint64_t object_number,
     auto found = entries_.find(object_number);
     if (found == entries_.end() || found->second.stale) return std::nullopt;
     if (found->second.done) {
-      const std::string& data = found->second.data;
-      if (offset_in_object >= data.size()) return std::string();
-      return data.substr(offset_in_object, length_bytes);
+      const std::shared_ptr<const std::string>& data = found->second.data;
+      const std::size_t offset = static_cast<std::size_t>(std::min<std::uint64_t>(offset_in_object, data->size()));
+      const std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(length_bytes, data->size() - offset));
+      return SharedBytes{data, offset, length};
     }
     fetch_completed_.wait(lock);
   }
@@ -89,7 +90,7 @@ void ReadAheadCache::Complete(std::uint64_t object_number, std::string data, boo
     --in_flight_count_;
     if (ok && !found->second.stale) {
       found->second.done = true;
-      found->second.data = std::move(data);
+      found->second.data = std::make_shared<const std::string>(std::move(data));
     } else {
       budget_.Release(object_size_bytes_);
       entries_.erase(found);

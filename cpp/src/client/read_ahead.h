@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/io_pool.h"
+#include "client/read_result.h"
 
 namespace xtreemfs::client {
 
@@ -29,10 +30,11 @@ class ReadAheadCache {
   ReadAheadCache& operator=(const ReadAheadCache&) = delete;
 
   // The bytes [offset_in_object, + length) of a prefetched object, waiting for an in-flight fetch;
-  // they may be fewer than `length` (the OSD stores less: a hole or the end of the data). nullopt
-  // when the object is not cached under `data_generation` or its fetch failed (read it directly).
-  // A different generation than the cache's drops everything first: the file changed here.
-  std::optional<std::string> Lookup(std::uint64_t object_number, std::uint64_t offset_in_object,
+  // they may be fewer than `length` (the OSD stores less: a hole or the end of the data). Shared with
+  // the cache, not copied: they stay valid after the object is dropped. nullopt when the object is
+  // not cached under `data_generation` or its fetch failed (read it directly). A different
+  // generation than the cache's drops everything first: the file changed here.
+  std::optional<SharedBytes> Lookup(std::uint64_t object_number, std::uint64_t offset_in_object,
                                     std::uint64_t length_bytes, std::uint64_t data_generation);
 
   // Records a read of [offset, end) and returns the objects to fetch now, each already registered
@@ -57,7 +59,7 @@ class ReadAheadCache {
     std::uint64_t data_generation = 0;
     bool done = false;
     bool stale = false;  // dropped while in flight; erased on completion
-    std::string data;
+    std::shared_ptr<const std::string> data;  // set when done
   };
   // Erases entries matching `drop`; in-flight ones are only marked stale. Caller holds mutex_.
   template <typename Predicate>

@@ -3,13 +3,17 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <sys/file.h>
+#include <sys/uio.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <fstream>
+#include <sstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -183,6 +187,55 @@ void Init(void* private_data, struct fuse_conn_info* connection) {
                       std::to_string((connection->want & FUSE_CAP_ASYNC_READ) != 0 ? 1 : 0));
 }
 
+// The device number ("major:minor") of the mount at `mount_point` in /proc/self/mountinfo (the last
+// one mounted there), which names its bdi; empty when not found. Read from the table, not by stat of
+// the mount point, which would be a request to this very mount.
+std::string MountDeviceOf(const std::string& mount_point) {
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::string line;
+  std::string device;
+  while (std::getline(mountinfo, line)) {
+    std::istringstream fields(line);
+    std::string id, parent, major_minor, root, point;
+    if (!(fields >> id >> parent >> major_minor >> root >> point)) continue;
+    // The table escapes space, tab, newline and backslash as \ooo.
+    std::string unescaped;
+    for (std::size_t i = 0; i < point.size(); ++i) {
+      if (point[i] == '\\' && i + 3 < point.size()) {
+        unescaped += static_cast<char>(std::stoi(point.substr(i + 1, 3), nullptr, 8));
+        i += 3;
+      } else {
+        unescaped += point[i];
+      }
+    }
+    if (unescaped == mount_point) device = major_minor;
+  }
+  return device;
+}
+
+// --kernel-read-ahead-bytes: the kernel reads ahead of a buffered sequential reader by its bdi's
+// read_ahead_kb, 128 KiB unless changed, and FUSE's init can only lower it. Written once the init
+// reply was processed (which clamps it), i.e. from the first request after init, before the
+// kernel's first open of a file (a file takes the window when it is opened).
+void ApplyKernelReadAhead(MountContext& context) {
+  std::call_once(context.kernel_read_ahead_once, [&context] {
+    if (context.options.kernel_read_ahead_bytes == 0) return;
+    const std::string device = MountDeviceOf(context.mount_point_absolute);
+    const std::string setting = "/sys/class/bdi/" + device + "/read_ahead_kb";
+    const std::uint64_t kib = (context.options.kernel_read_ahead_bytes + 1023) / 1024;
+    std::ofstream file(setting);
+    if (!device.empty() && file) file << kib << "\n";
+    if (device.empty() || !file.flush()) {
+      context.log.Log(LogLevel::kInfo, "kernel read-ahead stays as the kernel set it: cannot write " +
+                                           (device.empty() ? "no mount at " + context.mount_point_absolute +
+                                                                 " in /proc/self/mountinfo"
+                                                           : setting));
+      return;
+    }
+    context.log.Log(LogLevel::kInfo, "kernel read-ahead: " + setting + " = " + std::to_string(kib));
+  });
+}
+
 // Called once after the request loop ended (unmount or a signal): handles the kernel never
 // released still hold buffered writes; they are sent and the sizes reported now.
 void Destroy(void* private_data) {
@@ -212,6 +265,7 @@ void Destroy(void* private_data) {
 // at most the negative TTL.
 void Lookup(fuse_req_t request, fuse_ino_t parent, const char* name) {
   Run(request, "lookup", parent, [&](MountContext& context) {
+    ApplyKernelReadAhead(context);  // every open of a file follows a lookup of its name
     const std::string path = PathOf(context, parent, name);
     // The caller's credentials (its groups, read from /proc) only when the MRC is asked.
     std::optional<xtreemfs::mrc::Stat> stat = context.volume->CachedStat(path);
@@ -248,6 +302,7 @@ void ForgetMulti(fuse_req_t request, size_t count, struct fuse_forget_data* forg
 
 void Getattr(fuse_req_t request, fuse_ino_t node, struct fuse_file_info*) {
   Run(request, "getattr", node, [&](MountContext& context) {
+    ApplyKernelReadAhead(context);
     const std::string path = PathOf(context, node);
     std::optional<xtreemfs::mrc::Stat> stat = context.volume->CachedStat(path);
     if (!stat) stat = context.volume->Getattr(CallerCredentials(request), path);
@@ -469,6 +524,23 @@ void Create(fuse_req_t request, fuse_ino_t parent, const char* name, mode_t mode
   });
 }
 
+// The bytes of a read as they arrived (the OSDs' pieces, read-ahead objects, zeros of holes): the
+// kernel gathers them (fuse_reply_iov), so they are not joined into one buffer first. libfuse adds
+// one vector for its header; more runs than the kernel takes in one writev are joined instead.
+void ReplyRuns(fuse_req_t request, const client::ReadResult& data) {
+  if (data.run_count() + 1 > static_cast<std::size_t>(IOV_MAX)) {
+    const std::string joined = data.Join();
+    fuse_reply_buf(request, joined.data(), joined.size());
+    return;
+  }
+  std::vector<struct iovec> runs;
+  runs.reserve(data.run_count());
+  data.ForEachRun([&](const char* bytes, std::size_t length) {
+    runs.push_back(iovec{const_cast<char*>(bytes), length});
+  });
+  fuse_reply_iov(request, runs.data(), static_cast<int>(runs.size()));
+}
+
 // Reads and writes are answered from the client's io thread when the OSD answers (FileHandle's
 // ReadAsync and WriteAsync), so no FUSE worker waits for an OSD round trip on that path.
 void Read(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
@@ -477,11 +549,11 @@ void Read(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
     if (offset < 0) return EINVAL;
     HandleOf(info)->ReadAsync(
         static_cast<std::uint64_t>(offset), size,
-        [request, node, &context](std::string data, std::exception_ptr error) {
+        [request, node, &context](client::ReadResult data, std::exception_ptr error) {
           if (error) {
             fuse_reply_err(request, ErrnoOf(context, "read", node, error));
           } else {
-            fuse_reply_buf(request, data.data(), data.size());
+            ReplyRuns(request, data);
           }
         });
     return kAnswered;

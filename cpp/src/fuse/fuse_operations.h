@@ -39,6 +39,9 @@ struct MountContext {
   NodeTable nodes;
   // For the kernel invalidations (fuse_lowlevel_notify_inval_*); set before the loop starts.
   struct fuse_session* session = nullptr;
+  // The mount point as an absolute path (resolved before mounting): finds the mount's bdi.
+  std::string mount_point_absolute;
+  std::once_flag kernel_read_ahead_once;  // --kernel-read-ahead-bytes is applied once, after init
 };
 
 struct fuse_lowlevel_ops MakeFuseOperations();

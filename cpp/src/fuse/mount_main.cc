@@ -1,6 +1,7 @@
 // mount.xtreemfs: mounts a volume through FUSE. Order matters: the volume is checked before
 // mounting (so a bad URL fails on the terminal), the process daemonizes after mounting, and the
 // RPC client (which owns a thread) is created only after the fork.
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -95,6 +96,11 @@ int RunMount(MountContext& context, const std::string& program_name) {
     return 1;
   }
   int exit_code = 1;
+  // Resolved while it is still a plain folder (later, resolving it would ask this mount itself).
+  if (char* resolved = realpath(context.options.mount_point.c_str(), nullptr)) {
+    context.mount_point_absolute = resolved;
+    std::free(resolved);
+  }
   if (fuse_session_mount(session, context.options.mount_point.c_str()) != 0) {
     std::fprintf(stderr, "%s: cannot mount on '%s'\n", program_name.c_str(),
                  context.options.mount_point.c_str());

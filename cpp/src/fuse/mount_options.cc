@@ -10,6 +10,7 @@ namespace {
 constexpr std::uint32_t kIoThreadsMax = 256;
 constexpr std::uint32_t kFuseThreadsMax = 1024;
 constexpr std::uint32_t kBufferBytesMax = 1u << 30;  // 1 GiB: per handle and for the whole mount
+constexpr std::uint32_t kKernelReadAheadBytesMax = 64u << 20;
 
 std::uint32_t ParseUnsigned(const std::string& option, const std::string& text, std::uint32_t min,
                             std::uint32_t max) {
@@ -114,6 +115,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
                                                   value_of("--read-ahead-bytes"), 0, kBufferBytesMax);
     } else if (argument == "--no-read-ahead") {
       options.io.read_ahead_bytes = 0;
+    } else if (is_option("--kernel-read-ahead-bytes")) {
+      options.kernel_read_ahead_bytes = ParseUnsigned(
+          "--kernel-read-ahead-bytes", value_of("--kernel-read-ahead-bytes"), 0, kKernelReadAheadBytesMax);
     } else if (is_option("--io-buffer-bytes")) {
       options.io.buffer_bytes_max = ParseUnsigned("--io-buffer-bytes", value_of("--io-buffer-bytes"),
                                                   1 << 20, kBufferBytesMax);
@@ -220,6 +224,9 @@ std::string MountUsage(const std::string& program_name) {
          "  --read-ahead-bytes N per open file: bytes prefetched ahead of sequential reads\n"
          "                       (default 4194304; 0 = off)\n"
          "  --no-read-ahead      the same as --read-ahead-bytes 0\n"
+         "  --kernel-read-ahead-bytes N  the kernel's read-ahead window of this mount, for\n"
+         "                       buffered reads (its bdi's read_ahead_kb; needs root; at most\n"
+         "                       67108864; default 0 = the kernel's 128 KiB)\n"
          "  --io-buffer-bytes N  write-behind and read-ahead memory of all files together; writers\n"
          "                       wait when it is used up (default 67108864, at least 1048576)\n"
          "  --tls-ca FILE        trust the CA certificate(s) in FILE (PEM) for the servers that speak\n"

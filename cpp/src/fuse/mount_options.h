@@ -50,6 +50,15 @@ struct MountOptions {
   // descriptor of its own (FUSE_DEV_IOC_CLONE), so replies are matched in that descriptor's own
   // processing queue instead of one queue and lock shared by every worker.
   bool fuse_clone_fd = false;
+
+  // The kernel's read-ahead window of this mount (its bdi's read_ahead_kb), set once the connection
+  // is initialised; 0 leaves the kernel's (128 KiB, which FUSE's init can only lower). A buffered
+  // sequential reader then gets requests of up to 1 MiB, several in flight, instead of 128 KiB ones
+  // one or two at a time. Needs root (sysfs); otherwise the kernel's window stays and the log says so.
+  // Off by default: with 4 MiB the OSD spent 30-40 % more CPU per MiB of a cold buffered read (A/B
+  // against main, tests/bench/fuse/README.md), presumably objects fetched twice because the client's
+  // read-ahead drops objects behind a read and the kernel's concurrent requests arrive out of order.
+  std::uint64_t kernel_read_ahead_bytes = 0;
   client::DirUrl url;
   std::string mount_point;
 };

@@ -6,7 +6,8 @@ shared machine moves far less than IOPS. Medians over the rounds at the end; eve
 
 Workloads (--workloads, comma-separated): randread, randwrite (4 KiB QD32, libaio, O_DIRECT), read, write (1 MiB,
 buffered), read-direct, write-direct (1 MiB, libaio, O_DIRECT, queue depth --sequential-queue-depth, as make bench's
-sequential rows; the write ends with fsync), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
+sequential rows; the write ends with fsync; with --cold every read job starts on a dropped page cache, as make bench's
+cold reads), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
 folder per round, listed in that order; create and unlink go together so that rounds stay independent). For those
 the MRC's CPU per operation is reported too ("mrc ... us/op"), and the OSDs' (the background OSD_UNLINKs, as far as
 they ran before the loop ended).
@@ -54,6 +55,14 @@ def load():
     return os.getloadavg()[0]
 
 
+def drop_caches():
+    """As make bench before a cold read: sync, then drop the kernel's page, dentry and inode caches (the OSDs' object
+    files and the mount's pages alike), so that the read reaches the disk. Needs root."""
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as drop:
+        drop.write("3\n")
+
+
 class Side:
     def __init__(self, name, repo, state, width, mount_args, osd_settings, java_opts, mount_binary=None, osds=3):
         self.mount_binary = Path(mount_binary) if mount_binary else Path(repo) / "cpp/build/mount.xtreemfs"
@@ -64,6 +73,7 @@ class Side:
         self.jfr = False
         self.async_profiler = None
         self.idle_cpu_per_s = {}
+        self.cold = False
 
     def cluster(self, *args):
         env = dict(os.environ)
@@ -132,6 +142,8 @@ class Side:
             command.append("--time_based")
         if end_fsync:
             command.append("--end_fsync=1")
+        if self.cold and rw in ("read", "randread"):
+            drop_caches()
         pids_osd = self.osd_pids
         pid_mount = [self.mount_process.pid]
         load_before = load()
@@ -267,6 +279,9 @@ def main():
     parser.add_argument("--profile-round", type=int, default=0, metavar="N",
                         help="the round --profile records (a later one sees the JIT settled)")
     parser.add_argument("--jfr", action="store_true", help="with --profile, JFR recordings of the JVMs too")
+    parser.add_argument("--cold", action="store_true",
+                        help="drop the page cache (sync; echo 3 > /proc/sys/vm/drop_caches) before every read job, as "
+                             "make bench's cold reads do; needs root")
     parser.add_argument("--async-profiler", type=Path, metavar="LIB",
                         help="with --profile, async-profiler's CPU samples of the JVMs too (path of libasyncProfiler.so)")
     options = parser.parse_args()
@@ -284,6 +299,7 @@ def main():
         sides.append(Side(name, repo, options.out / name, options.width, mount_args.get(name, "").split(),
                           osd_settings.get(name, []), java.get(name, ""), mounts.get(name), options.osds))
     for side in sides:
+        side.cold = options.cold
         side.jfr = options.jfr
         side.async_profiler = options.async_profiler.resolve() if options.async_profiler else None
     results = []
