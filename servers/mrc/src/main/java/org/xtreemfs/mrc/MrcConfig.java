@@ -70,9 +70,10 @@ public final class MrcConfig {
             "mrc.recovery.fillRetryDelayMs", 5_000, 10, 3_600_000, "the wait before a failed fill of a replacement"
                     + " replica is tried again, in milliseconds (at most 10 attempts; then it stays filling until"
                     + " the next round of mrc.recovery.checkPeriodMs starts it again)");
-    public static final Setting<Long> DELETION_BATCH_DELAY_MS = Setting.longInteger("mrc.deletion.batchDelayMs", 10, 0,
-            60_000, "how long the MRC gathers deleted files before it sends their OSDs one OSD_DELETE_FILES each, in"
-                    + " milliseconds (servers/mrc/README.md, \"Deletion\"); unlink does not wait for it");
+    public static final Setting<Long> DELETION_BATCH_DELAY_MS = Setting.longInteger("mrc.deletion.batchDelayMs", 100,
+            0, 60_000, "how long the MRC gathers deleted files before it sends their OSDs one OSD_DELETE_FILES each, in"
+                    + " milliseconds (servers/mrc/README.md, \"Deletion\"); unlink does not wait for it, and each"
+                    + " round costs an OSD one synced write, so longer rounds cost less per file");
     public static final Setting<Long> DELETION_RETRY_DELAY_MS = Setting.longInteger("mrc.deletion.retryDelayMs",
             5_000, 10, 3_600_000, "the rest after a round of deletions in which an OSD failed (down, OVERLOADED), in"
                     + " milliseconds; its files stay recorded and are sent again until it takes them");

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -188,12 +189,11 @@ public final class DeletionQueue {
      */
     public boolean enqueueAll(List<String> fileIds) throws IOException {
         long due = clock.wallClockMillis() + delayMs;
-        List<String> added = new ArrayList<>();
+        Set<String> added = new LinkedHashSet<>();
         WriteBatch batch = new WriteBatch();
         synchronized (this) {
             for (String fileId : fileIds) {
-                if (!dueMillisByFileId.containsKey(fileId) && !inProgress.containsKey(fileId)
-                        && !added.contains(fileId)) {
+                if (!dueMillisByFileId.containsKey(fileId) && !inProgress.containsKey(fileId)) {
                     added.add(fileId);
                 }
             }
