@@ -103,6 +103,7 @@ public final class ObjectDeletions implements AutoCloseable {
     private void committed(List<DeletedFile> files) {
         recorded.addAndGet(files.size());
         synchronized (lock) {
+            boolean wasEmpty = waiting.isEmpty();
             for (DeletedFile file : files) {
                 if (waiting.size() < FILES_KEPT_MAX) {
                     waiting.putIfAbsent(file.fileId(), file);
@@ -110,7 +111,11 @@ public final class ObjectDeletions implements AutoCloseable {
                     moreInStore = true;
                 }
             }
-            lock.notifyAll();
+            // Wakes the sender only to start gathering or to send a full batch: a wake-up per unlink made every
+            // unlink a round of its own (measured: +400 us of MRC CPU per unlink).
+            if (wasEmpty || waiting.size() >= OsdServiceClient.DELETE_FILES_PER_REQUEST_MAX) {
+                lock.notifyAll();
+            }
         }
     }
 
@@ -160,8 +165,11 @@ public final class ObjectDeletions implements AutoCloseable {
                 }
                 lock.wait();
             }
-            if (waiting.size() < OsdServiceClient.DELETE_FILES_PER_REQUEST_MAX && batchDelayMs > 0 && !closed) {
-                lock.wait(batchDelayMs);
+            long deadlineNanos = System.nanoTime() + batchDelayMs * 1_000_000L;
+            long remainingNanos;
+            while (waiting.size() < OsdServiceClient.DELETE_FILES_PER_REQUEST_MAX && !closed
+                    && (remainingNanos = deadlineNanos - System.nanoTime()) > 0) {
+                lock.wait(Math.max(1, remainingNanos / 1_000_000L));
             }
             List<DeletedFile> batch = new ArrayList<>(Math.min(waiting.size(), OsdServiceClient.DELETE_FILES_PER_REQUEST_MAX));
             for (DeletedFile file : waiting.values()) {
