@@ -309,11 +309,9 @@ class FakeCluster : public rpc::Transport {
         const auto path = Parse<PathRequest>(bytes);
         auto found = files_.find(path.path());
         if (found == files_.end()) throw rpc::RpcError::Errno(ENOENT, path.path());
-        UnlinkResponse response;
-        *response.mutable_deleted_file() =
-            CredentialsOf(found->second, xtreemfs::common::ACCESS_MODE_READ_WRITE);
+        // The real MRC records the deletion and has the OSDs delete the objects itself.
         files_.erase(found);
-        return Answer(response);
+        return Answer(UnlinkResponse());
       }
       case MRC_REPLICA_FAILED: {
         const auto report = Parse<ReplicaFailedRequest>(bytes);

@@ -426,15 +426,15 @@ TEST_F(FileHandleTest, AFailedPieceOfAnAsyncRequestFailsItOnceAndLeavesTheSizeAl
   EXPECT_EQ(writes_done.load(), 1);
 }
 
-TEST_F(FileHandleTest, UnlinkOfTheLastLinkDeletesObjectsOnEveryOsdOfTheStripe) {
-  // MRC_UNLINK returning deleted_file makes the client send OSD_UNLINK to each OSD of the file.
+TEST_F(FileHandleTest, UnlinkOfTheLastLinkCallsNoOsd) {
+  // The MRC deletes an unlinked file's objects on the OSDs itself (servers/mrc/README.md,
+  // "Deletion"): unlink is one MRC call, and the client sends no OSD_UNLINK.
   auto file = Create("/gone");
   file->Write(0, "bytes");
   file->Close();
   volume->Unlink(user, "/gone");
-  volume->WaitForObjectDeletions();  // sent in the background
-  EXPECT_EQ(cluster.unlinks_by_osd.size(), kStripeWidth);
-  EXPECT_EQ(volume->FailedObjectDeletions(), 0u);
+  EXPECT_THROW(volume->Getattr(user, "/gone"), rpc::RpcError);
+  EXPECT_TRUE(cluster.unlinks_by_osd.empty());
 }
 
 TEST_F(FileHandleTest, HandlesOfOneFileShareTheKnownSize) {

@@ -97,6 +97,23 @@ mkdir -p "$m/tree/sub" && echo leaf > "$m/tree/sub/leaf" && stat "$m/tree/sub/le
 check "rename of a directory: nothing is found under the old name" bash -c "
   mv '$m/tree' '$m/tree2' && ! stat '$m/tree/sub/leaf' 2>/dev/null && test \"\$(cat '$m/tree2/sub/leaf')\" = leaf"
 check "unlink then stat is ENOENT" bash -c "stat '$m/g2' >/dev/null && rm '$m/g2' && ! stat '$m/g2' 2>/dev/null"
+# POSIX: an unlinked file open in a process keeps its data until the last close. The MRC deletes an unlinked
+# file's objects within milliseconds here (osd.deletion.delayMs = 0), so the mount must not let it: it hides
+# the name instead until the last release. The page cache is dropped, so the read reaches the OSD.
+check "a file unlinked while open keeps its data until closed" python3 -c '
+import os, sys, time
+path = os.path.join(sys.argv[1], "open-unlinked")
+with open(path, "wb") as f:
+    f.write(b"kept" * 4096)
+fd = os.open(path, os.O_RDONLY)
+os.unlink(path)
+gone = not os.path.exists(path)
+time.sleep(2)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+data = os.pread(fd, 65536, 0)
+os.close(fd)
+sys.exit(0 if gone and data == b"kept" * 4096 else 1)
+' "$m"
 check "creating a file updates the directory's mtime and a subdirectory its link count at once" python3 -c '
 import os, sys, time
 d = sys.argv[1]

@@ -162,43 +162,6 @@ void Volume::CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_i
                               options, std::move(done));
 }
 
-void Volume::DeleteObjects(const UserCredentials& user,
-                           const xtreemfs::common::FileCredentials& deleted) {
-  // The head replica's OSDs only: each forwards the unlink down its chain (replica_chain.h).
-  std::set<std::string> osd_uuids;
-  if (deleted.xlocs().replicas_size() > 0) {
-    const auto& head = deleted.xlocs().replicas(0).osd_uuids();
-    osd_uuids.insert(head.begin(), head.end());
-  }
-  auto request = std::make_shared<xtreemfs::osd::FileRequest>();
-  *request->mutable_credentials() = deleted;
-  request->set_file_id(deleted.xcap().file_id());
-  // All OSDs of the stripe at once, in the background: the namespace change is done and durable at
-  // the MRC, and the OSDs keep the objects for osd.deletion.delayMs anyway (open handles elsewhere
-  // go on reading them), so the caller does not wait for them. The pool's bounded queue holds the
-  // caller back when deletions pile up; the pool runs every queued task before the volume goes.
-  for (const std::string& osd_uuid : osd_uuids) {
-    {
-      std::lock_guard<std::mutex> lock(object_deletions_mutex_);
-      ++object_deletions_in_flight_;
-    }
-    io_.pool.Submit([this, user, request, osd_uuid] {
-      try {
-        CallOsd(osd_uuid, xtreemfs::osd::OSD_UNLINK, user, *request, {}, true);
-      } catch (const std::exception&) {
-        failed_object_deletions_.fetch_add(1);
-      }
-      std::lock_guard<std::mutex> lock(object_deletions_mutex_);
-      if (--object_deletions_in_flight_ == 0) object_deletions_done_.notify_all();
-    });
-  }
-}
-
-void Volume::WaitForObjectDeletions() {
-  std::unique_lock<std::mutex> lock(object_deletions_mutex_);
-  object_deletions_done_.wait(lock, [this] { return object_deletions_in_flight_ == 0; });
-}
-
 std::optional<Stat> Volume::CachedStat(const std::string& path) {
   if (auto cached = metadata_cache_.Get(path); cached && !IsOpenHere(*cached)) {
     NoteHit(path);
@@ -399,15 +362,12 @@ void Volume::Rmdir(const UserCredentials& user, const std::string& path) {
 
 void Volume::Unlink(const UserCredentials& user, const std::string& path) {
   // The other names of a hard-linked file lose a link: drop them too (when the inode is cached).
-  const auto response = Mutate(
+  Mutate(
       [&] {
         return CallMrc<xtreemfs::mrc::UnlinkResponse>(xtreemfs::mrc::MRC_UNLINK, user,
                                                       PathRequestOf(volume_name_, path), false);
       },
       [&] { InvalidateEntry(path); });
-  if (response.has_deleted_file()) {
-    DeleteObjects(user, response.deleted_file());
-  }
 }
 
 void Volume::Rename(const UserCredentials& user, const std::string& source_path,
@@ -419,7 +379,7 @@ void Volume::Rename(const UserCredentials& user, const std::string& source_path,
   request.set_flags(flags);
   // Both names, both parents, an overwritten target's other names, and everything cached below
   // either path when they are directories.
-  const auto response = Mutate(
+  Mutate(
       [&] {
         return CallMrc<xtreemfs::mrc::UnlinkResponse>(xtreemfs::mrc::MRC_RENAME, user, request,
                                                       false);
@@ -430,9 +390,6 @@ void Volume::Rename(const UserCredentials& user, const std::string& source_path,
         metadata_cache_.InvalidateSubtree(source_path);
         metadata_cache_.InvalidateSubtree(target_path);
       });
-  if (response.has_deleted_file()) {
-    DeleteObjects(user, response.deleted_file());
-  }
 }
 
 Stat Volume::Link(const UserCredentials& user, const std::string& existing_path,

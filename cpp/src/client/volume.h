@@ -101,10 +101,11 @@ class Volume {
   xtreemfs::mrc::Stat Mknod(const UserCredentials& user, const std::string& path, std::uint32_t mode,
                             std::uint64_t rdev);
   void Rmdir(const UserCredentials& user, const std::string& path);
-  // Drops a link; when it was the file's last one, also asks every OSD of the file to delete its
-  // objects (OSD_UNLINK, sent in the background: the call returns once the MRC dropped the name).
+  // Drops a link. When it was the file's last one, the MRC has the file's OSDs delete its objects
+  // in the background (servers/mrc/README.md, "Deletion"): one MRC call, no OSD call here.
   void Unlink(const UserCredentials& user, const std::string& path);
-  // `flags`: RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2. An overwritten file's objects are deleted.
+  // `flags`: RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2. An overwritten file's objects are deleted
+  // by the MRC, as for Unlink.
   void Rename(const UserCredentials& user, const std::string& source_path,
               const std::string& target_path, std::uint32_t flags);
   xtreemfs::mrc::Stat Link(const UserCredentials& user, const std::string& existing_path,
@@ -135,11 +136,6 @@ class Volume {
   std::unique_ptr<FileHandle> OpenFile(const UserCredentials& user, const std::string& path,
                                        std::uint32_t flags, std::uint32_t mode);
 
-  // OSD deletions that failed after the MRC dropped a file's last link: their objects stay until
-  // an administrator cleans up. Exposed for tests and status output.
-  std::uint64_t FailedObjectDeletions() const { return failed_object_deletions_.load(); }
-  // Waits until every OSD_UNLINK sent so far (in the background, see Unlink) is answered or failed.
-  void WaitForObjectDeletions();
   // The I/O pool and buffer budget shared by this volume's files (tests check the bounds).
   IoResources& io_resources() { return io_; }
 
@@ -166,9 +162,6 @@ class Volume {
   void CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_id,
                     const UserCredentials& user, const google::protobuf::MessageLite& request,
                     std::string_view data, rpc::CallDone done);
-  // Best effort OSD_UNLINK on every OSD of a deleted file, queued on the I/O pool without waiting;
-  // failures are counted, not thrown, because the namespace change already happened.
-  void DeleteObjects(const UserCredentials& user, const xtreemfs::common::FileCredentials& deleted);
   // The size/epoch state shared by all handles of one file (created on first open).
   std::shared_ptr<FileState> StateOfFile(const std::string& file_id, std::uint64_t size_bytes,
                                          std::uint32_t truncate_epoch);
@@ -218,10 +211,6 @@ class Volume {
   void CountLookup(StatAhead& state, std::int64_t now_ms);
   std::mutex stat_ahead_mutex_;
   std::unordered_map<std::string, StatAhead> stat_ahead_;  // guarded by stat_ahead_mutex_
-  std::atomic<std::uint64_t> failed_object_deletions_{0};
-  std::mutex object_deletions_mutex_;
-  std::condition_variable object_deletions_done_;
-  std::uint64_t object_deletions_in_flight_ = 0;  // guarded by object_deletions_mutex_
   std::mutex files_mutex_;
   // Open files by file id; an entry lives while a handle of the file is open (bounded by the
   // number of open handles).

@@ -11,10 +11,8 @@ import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.client.cache.MetadataCache;
-import org.xtreemfs.foundation.replication.ReplicaChain;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.stubs.MrcServiceClient;
-import org.xtreemfs.interfaces.common.FileCredentials;
 import org.xtreemfs.interfaces.mrc.AccessRequest;
 import org.xtreemfs.interfaces.mrc.DirectoryEntry;
 import org.xtreemfs.interfaces.mrc.FileLayoutResponse;
@@ -30,10 +28,8 @@ import org.xtreemfs.interfaces.mrc.SetattrField;
 import org.xtreemfs.interfaces.mrc.SetattrRequest;
 import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.interfaces.mrc.StatvfsResponse;
-import org.xtreemfs.interfaces.mrc.UnlinkResponse;
 import org.xtreemfs.interfaces.mrc.VolumeNameRequest;
 import org.xtreemfs.interfaces.mrc.XattrRequest;
-import org.xtreemfs.interfaces.osd.FileRequest;
 
 /**
  * An open volume: the POSIX-shaped namespace API, answered by the volume's MRC. Paths are volume-relative and
@@ -318,19 +314,19 @@ public final class Volume implements AutoCloseable {
         }
     }
 
-    /** Removes a name; when it was the file's last link, deletes the file's objects on its OSDs. */
+    /**
+     * Removes a name; when it was the file's last link, the MRC has the OSDs delete the file's objects in the
+     * background (servers/mrc/README.md, "Deletion").
+     */
     public void unlink(String path) throws XtreemFSException {
         String normalized = normalize("unlink", path);
         invalidateWithParent(normalized);
-        UnlinkResponse response = mrcCall("unlink " + describe(normalized), false,
+        mrcCall("unlink " + describe(normalized), false,
                 (mrc, address) -> mrc.unlink(address, client.credentials(), pathRequest(normalized)));
         statCache.invalidate(normalized);
-        if (response.hasDeletedFile()) {
-            deleteObjects(describe(normalized), response.getDeletedFile());
-        }
     }
 
-    /** Renames atomically; a replaced file whose last link that was has its objects deleted. */
+    /** Renames atomically; a replaced file whose last link that was has its objects deleted by the MRC. */
     public void rename(String sourcePath, String targetPath) throws XtreemFSException {
         rename(sourcePath, targetPath, 0);
     }
@@ -342,17 +338,13 @@ public final class Volume implements AutoCloseable {
         String operation = "rename " + describe(source) + " to " + describe(target);
         invalidateTreeWithParent(source);
         invalidateTreeWithParent(target);
-        UnlinkResponse response;
         try {
-            response = mrcCall(operation, false, (mrc, address) -> mrc.rename(address, client.credentials(),
+            mrcCall(operation, false, (mrc, address) -> mrc.rename(address, client.credentials(),
                     RenameRequest.newBuilder().setVolumeName(name).setSourcePath(source).setTargetPath(target)
                             .setFlags(flags).build()));
         } finally {
             statCache.invalidateTree(source);
             statCache.invalidateTree(target);
-        }
-        if (response.hasDeletedFile()) {
-            deleteObjects(operation + " (replaced file)", response.getDeletedFile());
         }
     }
 
@@ -440,38 +432,6 @@ public final class Volume implements AutoCloseable {
 
     String describe(String normalizedPath) {
         return "'" + name + normalizedPath + "'";
-    }
-
-    /**
-     * Sends OSD_UNLINK to every OSD of the head replica of a file whose last link is gone; each forwards it down its
-     * chain (ReplicaChain). Failures are logged, not thrown: the name is already removed, and the caller cannot undo
-     * that.
-     */
-    void deleteObjects(String operation, FileCredentials deletedFile) {
-        String fileId = deletedFile.getXcap().getFileId();
-        List<CompletableFuture<?>> deletions = new ArrayList<>();
-        List<String> osdUuids = new ArrayList<>();
-        List<String> heads;
-        try {
-            heads = ReplicaChain.of(deletedFile.getXlocs()).headOsds();
-        } catch (IllegalArgumentException malformed) {
-            LOG.warn("{}: objects of file {} were not deleted: {}", operation, fileId, malformed.getMessage());
-            return;
-        }
-        for (String osdUuid : heads) {
-            osdUuids.add(osdUuid);
-            deletions.add(client.callServiceAsync(osdUuid, true, address -> client.osd().unlink(address,
-                    client.credentials(), FileRequest.newBuilder().setCredentials(deletedFile)
-                            .setFileId(fileId).build())));
-        }
-        for (int index = 0; index < deletions.size(); index++) {
-            try {
-                Client.await("delete objects", deletions.get(index));
-            } catch (XtreemFSException e) {
-                LOG.warn("{}: objects of file {} on OSD {} were not deleted: {}", operation, fileId,
-                        osdUuids.get(index), e.getMessage());
-            }
-        }
     }
 
     private PathRequest pathRequest(String normalizedPath) {

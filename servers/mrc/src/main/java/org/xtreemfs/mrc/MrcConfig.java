@@ -70,6 +70,13 @@ public final class MrcConfig {
             "mrc.recovery.fillRetryDelayMs", 5_000, 10, 3_600_000, "the wait before a failed fill of a replacement"
                     + " replica is tried again, in milliseconds (at most 10 attempts; then it stays filling until"
                     + " the next round of mrc.recovery.checkPeriodMs starts it again)");
+    public static final Setting<Long> DELETION_BATCH_DELAY_MS = Setting.longInteger("mrc.deletion.batchDelayMs", 100,
+            0, 60_000, "how long the MRC gathers deleted files before it sends their OSDs one OSD_DELETE_FILES each, in"
+                    + " milliseconds (servers/mrc/README.md, \"Deletion\"); unlink does not wait for it, and each"
+                    + " round costs an OSD one synced write, so longer rounds cost less per file");
+    public static final Setting<Long> DELETION_RETRY_DELAY_MS = Setting.longInteger("mrc.deletion.retryDelayMs",
+            5_000, 10, 3_600_000, "the rest after a round of deletions in which an OSD failed (down, OVERLOADED), in"
+                    + " milliseconds; its files stay recorded and are sent again until it takes them");
     public static final Setting<Long> RECOVERY_CHECK_PERIOD_MS = Setting.longInteger("mrc.recovery.checkPeriodMs",
             10_000, 0, 3_600_000, "how often the MRC looks for replica work left (a replacement whose fill does not"
                     + " run, a chain left short by a failure that an online OSD can now top up), in milliseconds; 0:"
@@ -102,6 +109,7 @@ public final class MrcConfig {
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
             HEARTBEAT_PERIOD_MS, CAPABILITY_TIMEOUT_MS, CapabilitySecret.INLINE, CapabilitySecret.FILE, METADATA_QUEUE_CAPACITY,
             OUTCOMES_RETENTION_MS, OUTCOMES_RECORDS_MAX, RECOVERY_FILL_TIMEOUT_MS, RECOVERY_FILL_RETRY_DELAY_MS,
+            DELETION_BATCH_DELAY_MS, DELETION_RETRY_DELAY_MS,
             RECOVERY_CHECK_PERIOD_MS, RECOVERY_CHECK_FILES_MAX, PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS, ATIME_POLICY,
             IDENTITY_FROM_CERTIFICATE).plus(TLS_SETTINGS.schema()).plus(STATUS_SETTINGS.schema());
 
@@ -243,6 +251,14 @@ public final class MrcConfig {
 
     public long recoveryFillRetryDelayMs() {
         return settings.get(RECOVERY_FILL_RETRY_DELAY_MS);
+    }
+
+    public long deletionBatchDelayMs() {
+        return settings.get(DELETION_BATCH_DELAY_MS);
+    }
+
+    public long deletionRetryDelayMs() {
+        return settings.get(DELETION_RETRY_DELAY_MS);
     }
 
     public long recoveryCheckPeriodMs() {

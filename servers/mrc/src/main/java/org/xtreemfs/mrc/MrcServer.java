@@ -42,6 +42,7 @@ import org.xtreemfs.mrc.ops.AccessOp;
 import org.xtreemfs.mrc.ops.CallerIdentity;
 import org.xtreemfs.mrc.ops.FtruncateOp;
 import org.xtreemfs.mrc.ops.ReplicaFailedOp;
+import org.xtreemfs.mrc.ops.ObjectDeletions;
 import org.xtreemfs.mrc.ops.RecoveryCheck;
 import org.xtreemfs.mrc.ops.ReplacementFills;
 import org.xtreemfs.mrc.ops.GetFileLayoutOp;
@@ -109,6 +110,7 @@ public final class MrcServer implements RunningServer {
     private OsdDirectory osdDirectory;
     private OperationCounters counters;
     private ReplacementFills replacementFills;
+    private ObjectDeletions objectDeletions;
     private RecoveryCheck recoveryCheck;
     private String uuid;
     private InetSocketAddress address;
@@ -168,6 +170,13 @@ public final class MrcServer implements RunningServer {
                     new UuidResolver(dir, OSD_ADDRESS_CACHE_MS, clock::monotonicNanos),
                     new OsdServiceClient(rpcClient, config.recoveryFillTimeoutMs()), config.recoveryFillRetryDelayMs());
             started.add(replacementFills);
+            // Deleted files' objects: recorded by unlink and rename in their batch, sent to the OSDs from here.
+            objectDeletions = new ObjectDeletions(namespace, metadataStage, capabilities,
+                    new UuidResolver(dir, OSD_ADDRESS_CACHE_MS, clock::monotonicNanos),
+                    new OsdServiceClient(rpcClient, ObjectDeletions.REQUEST_TIMEOUT_MS), config.deletionBatchDelayMs(),
+                    config.deletionRetryDelayMs());
+            started.add(objectDeletions);
+            objectDeletions.start();
             rpcServer = buildRpcServer(capabilities);
             address = rpcServer.start();
             started.add(rpcServer);
@@ -271,6 +280,10 @@ public final class MrcServer implements RunningServer {
 
     MetadataStage metadataStage() {
         return metadataStage;
+    }
+
+    ObjectDeletions objectDeletions() {
+        return objectDeletions;
     }
 
     ReplacementFills replacementFills() {

@@ -51,6 +51,12 @@ final class MrcStatusPage {
         values.put("replacementsFailed", replacements.get(2));
         values.put("chainsLeftShort", replacements.get(3));
         values.put("replacementsFilling", replacements.get(4));
+        List<Long> deletions = server.objectDeletions().counters();
+        values.put("deletedFilesRecorded", deletions.get(0));
+        values.put("deletedFilesDone", deletions.get(1));
+        values.put("deleteFilesRequestsSent", deletions.get(2));
+        values.put("deleteFilesRequestsFailed", deletions.get(3));
+        values.put("deletedFilesWaiting", deletions.get(4));
         List<Long> recovery = server.recoveryCheck().counters();
         values.put("recoveryRounds", recovery.get(0));
         values.put("recoveryFillsResumed", recovery.get(1));

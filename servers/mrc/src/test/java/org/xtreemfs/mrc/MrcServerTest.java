@@ -200,18 +200,21 @@ class MrcServerTest {
     }
 
     @Test
-    void unlinkOfLastLinkReturnsDeletionCredentials() throws Exception {
-        // The deleted_file credentials carry the file's XLoc and a signed write XCap for OSD_UNLINK.
+    void unlinkOfLastLinkRecordsTheDeletionWhichSurvivesARestart() throws Exception {
+        // The answer hands out nothing; the MRC recorded the file for its OSDs in the unlink's batch, and a
+        // restarted MRC still has it waiting (this test's OSDs do not exist, so it stays recorded).
         createVolume(1);
-        OpenResponse opened = open("/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_WRONLY_FLAG_VALUE);
+        open("/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_WRONLY_FLAG_VALUE);
+        open("/kept", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_WRONLY_FLAG_VALUE);
         UnlinkResponse unlinked = RpcClient.await(client.unlink(address, ALICE, PathRequest.newBuilder()
                 .setVolumeName("vol").setPath("/f").build()));
-        assertThat(unlinked.hasDeletedFile()).isTrue();
-        assertThat(unlinked.getDeletedFile().getXlocs()).isEqualTo(opened.getCredentials().getXlocs());
-        XCap deletion = unlinked.getDeletedFile().getXcap();
-        assertThat(deletion.getFileId()).isEqualTo(opened.getCredentials().getXcap().getFileId());
-        assertThat(deletion.getAccessMode()).isEqualTo(AccessMode.ACCESS_MODE_READ_WRITE);
-        assertThat(new XCapSigner(SECRET).verify(deletion)).isTrue();
+        assertThat(unlinked).isEqualTo(UnlinkResponse.getDefaultInstance());
+        assertThat(mrc.objectDeletions().counters().get(0)).as("deleted files recorded").isEqualTo(1L);
+        assertThat(mrc.objectDeletions().counters().get(1)).as("none done: no OSD took it").isZero();
+        mrc.close();
+        mrc = startMrc();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(mrc.objectDeletions().counters().get(4)).as("waiting after the restart").isEqualTo(1L));
     }
 
     @Test

@@ -45,6 +45,7 @@ import org.xtreemfs.osd.metrics.VolumeAccounting;
 import org.xtreemfs.osd.metrics.VolumeHistory;
 import org.xtreemfs.osd.metrics.VolumeMetrics;
 import org.xtreemfs.osd.ops.CopyObjectOp;
+import org.xtreemfs.osd.ops.DeleteFilesOp;
 import org.xtreemfs.osd.ops.FillReplicaOp;
 import org.xtreemfs.osd.ops.FsyncOp;
 import org.xtreemfs.osd.replication.ReplicaFiller;
@@ -272,6 +273,7 @@ public final class OsdServer implements RunningServer {
                 .handle(osd, OsdProcedure.OSD_LOCK_RENEW_VALUE, new LockRenewOp(lockService))
                 .handle(osd, OsdProcedure.OSD_FILL_REPLICA_VALUE, new FillReplicaOp(preprocessing))
                 .handle(osd, OsdProcedure.OSD_COPY_OBJECT_VALUE, new CopyObjectOp(preprocessing))
+                .handle(osd, OsdProcedure.OSD_DELETE_FILES_VALUE, new DeleteFilesOp(preprocessing, deletionScheduler))
                 .build());
         InetSocketAddress rpcAddress = rpcServer.start();
         // A fill's copies go to this OSD itself, over loopback (the bind address may be the wildcard).

@@ -28,6 +28,7 @@ import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.common.XCap;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.dir.Service;
+import org.xtreemfs.interfaces.osd.DeleteFilesRequest;
 import org.xtreemfs.interfaces.osd.FileRequest;
 import org.xtreemfs.interfaces.osd.ReadRequest;
 import org.xtreemfs.interfaces.osd.TruncateRequest;
@@ -133,6 +134,37 @@ class OsdServerTest {
         RpcClient.await(osd.unlink(osdAddress, USER, fileRequest(readWrite(1))));
         await().atMost(Duration.ofSeconds(10)).until(() -> !server.store().exists(FILE));
         assertThat(server.deletions().pendingCount()).isZero();
+    }
+
+    @Test
+    void theMrcsBatchOfDeletedFilesIsCheckedWhollyThenDeleted() throws Exception {
+        // Proves OSD_DELETE_FILES refuses a whole batch with one bad capability (naming it) or one file whose XLoc
+        // does not name this OSD, recording nothing, and that an accepted batch deletes the objects.
+        write(readWrite(0), 0, 0, "doomed".getBytes(StandardCharsets.UTF_8), true);
+        FileRequest foreign = fileRequest(credentials(AccessMode.ACCESS_MODE_READ_WRITE, 0,
+                new XCapSigner("other-secret")));
+        assertThatThrownBy(() -> RpcClient.await(osd.deleteFiles(osdAddress, USER, DeleteFilesRequest.newBuilder()
+                .addFiles(fileRequest(readWrite(0))).addFiles(foreign).build())))
+                .isInstanceOfSatisfying(RpcException.class,
+                        e -> assertThat(e.errorType()).isEqualTo(ErrorType.AUTH_FAILED))
+                .hasMessageContaining("invalid signature");
+        FileCredentials elsewhere = readWrite(0).toBuilder().setXlocs(XLocSet.newBuilder().addReplicas(
+                Replica.newBuilder().addOsdUuids("another-osd").setStripingPolicy(StripingPolicy.newBuilder()
+                        .setObjectSizeBytes(OBJECT_SIZE).setWidth(1)))).build();
+        assertThatThrownBy(() -> RpcClient.await(osd.deleteFiles(osdAddress, USER, DeleteFilesRequest.newBuilder()
+                .addFiles(fileRequest(elsewhere)).build())))
+                .isInstanceOfSatisfying(RpcException.class,
+                        e -> assertThat(e.errorType()).isEqualTo(ErrorType.INVALID_ARGS))
+                .hasMessageContaining("not in the XLoc");
+        assertThat(server.deletions().pendingCount()).isZero();
+        assertThat(server.store().exists(FILE)).isTrue();
+
+        RpcClient.await(osd.deleteFiles(osdAddress, USER, DeleteFilesRequest.newBuilder()
+                .addFiles(fileRequest(readWrite(0))).addFiles(FileRequest.newBuilder().setFileId("vol-1:101")
+                        .setCredentials(readWrite(0).toBuilder().setXcap(signer.sign(readWrite(0).getXcap()
+                                .toBuilder().setFileId("vol-1:101").clearSignature().build())))).build()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !server.store().exists(FILE)
+                && server.deletions().pendingCount() == 0);
     }
 
     @Test

@@ -326,9 +326,14 @@ final class TestCluster implements AutoCloseable {
 
     /** A figure of an OSD's {@code /status.json} (e.g. storageReadsServed), fetched now; in-process or process. */
     long osdStatusNumber(int index, String key) throws java.io.IOException, InterruptedException {
-        String name = osdName(index);
+        return statusNumber(osdName(index), key);
+    }
+
+    /** A figure of a server's {@code /status.json} ("mrc", "osd0", ...), fetched now; in-process or process. */
+    long statusNumber(String name, String key) throws java.io.IOException, InterruptedException {
         boolean inProcess = cluster.running(name).filter(InProcessRunner.InProcessServer.class::isInstance).isPresent();
-        int statusPort = inProcess ? osd(index).addresses().status().getPort() : cluster.status().stream()
+        int statusPort = inProcess ? (name.equals("mrc") ? mrc().statusPort()
+                : osd(Integer.parseInt(name.substring(3))).addresses().status().getPort()) : cluster.status().stream()
                 .filter(server -> server.name().equals(name)).mapToInt(LocalCluster.ServerStatus::statusPort)
                 .findFirst().orElseThrow();
         String status = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
@@ -337,7 +342,7 @@ final class TestCluster implements AutoCloseable {
         java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("\"" + key + "\"\\s*:\\s*(\\d+)")
                 .matcher(status);
         if (!matcher.find()) {
-            throw new IllegalStateException("osd" + index + "'s status page has no figure " + key + ": " + status);
+            throw new IllegalStateException(name + "'s status page has no figure " + key + ": " + status);
         }
         return Long.parseLong(matcher.group(1));
     }

@@ -8,6 +8,7 @@ import org.xtreemfs.foundation.rpc.RpcResponse;
 import org.xtreemfs.interfaces.common.OsdWriteResponse;
 import org.xtreemfs.interfaces.osd.CopyObjectRequest;
 import org.xtreemfs.interfaces.osd.CopyObjectResponse;
+import org.xtreemfs.interfaces.osd.DeleteFilesRequest;
 import org.xtreemfs.interfaces.osd.FileRequest;
 import org.xtreemfs.interfaces.osd.FillReplicaRequest;
 import org.xtreemfs.interfaces.osd.FillReplicaResponse;
@@ -26,6 +27,9 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
  * a write's bytes are passed as a buffer whose ownership goes to the transport.
  */
 public final class OsdServiceClient extends ServiceStub {
+    /** Files one OSD_DELETE_FILES may name (osd.proto): the MRC sends at most this many, the OSD refuses more. */
+    public static final int DELETE_FILES_PER_REQUEST_MAX = 1_024;
+
     public OsdServiceClient(RpcClient rpcClient, long timeoutMs) {
         super(rpcClient, OsdInterface.OSD_INTERFACE_ID_VALUE, timeoutMs);
     }
@@ -54,6 +58,15 @@ public final class OsdServiceClient extends ServiceStub {
     /** Deletes the file's objects on this OSD (done asynchronously by the OSD, surviving restarts). */
     public CompletableFuture<Empty> unlink(InetSocketAddress osd, UserCredentials credentials, FileRequest request) {
         return call(osd, credentials, OsdProcedure.OSD_UNLINK_VALUE, request, Empty.parser());
+    }
+
+    /**
+     * Has the OSD queue the deletion of a batch of deleted files' objects (sent by the MRC; osd.proto
+     * OSD_DELETE_FILES): answered once the OSD recorded them durably.
+     */
+    public CompletableFuture<Empty> deleteFiles(InetSocketAddress osd, UserCredentials credentials,
+            DeleteFilesRequest request) {
+        return call(osd, credentials, OsdProcedure.OSD_DELETE_FILES_VALUE, request, Empty.parser());
     }
 
     public CompletableFuture<Empty> fsync(InetSocketAddress osd, UserCredentials credentials, FileRequest request) {

@@ -23,6 +23,8 @@ import org.xtreemfs.foundation.kv.Keys;
  * 'r' recordedAtMs clientId 0x00 requestNumber -> empty: the outcomes in recording order, for expiry
  * 'W' volumeId 0x00 inode               -> replica work left on the file's chain: the replica count to restore
  *                                          (4 bytes, big-endian; 0: none, only a filling replica to finish)
+ * 'G' volumeId 0x00 inode               -> a deleted file whose objects the OSDs have not yet all queued for
+ *                                          deletion: {@link DeletedFile#encodeObjects} (ObjectDeletions)
  * </pre>
  */
 public final class KvLayout {
@@ -36,6 +38,7 @@ public final class KvLayout {
     static final byte OUTCOME = 'R';
     static final byte OUTCOME_BY_TIME = 'r';
     static final byte REPLICA_WORK = 'W';
+    static final byte OBJECT_DELETION = 'G';
     private static final byte SEPARATOR = 0;
 
     private KvLayout() {}
@@ -129,12 +132,20 @@ public final class KvLayout {
         return afterKey == null ? all : KeyRange.between(Keys.concat(afterKey, new byte[] {0}), all.endExclusive());
     }
 
-    /** The volume id inside a {@link #replicaWork} key. */
+    static byte[] objectDeletion(String volumeId, long inode) {
+        return Keys.concat(volumePrefix(OBJECT_DELETION, volumeId), Keys.longBigEndian(inode));
+    }
+
+    static KeyRange allObjectDeletions() {
+        return KeyRange.prefix(new byte[] {OBJECT_DELETION});
+    }
+
+    /** The volume id inside a {@link #replicaWork} or {@link #objectDeletion} key. */
     static String replicaWorkVolumeId(byte[] key) {
         return new String(key, 1, key.length - 1 - 1 - Long.BYTES, StandardCharsets.UTF_8);
     }
 
-    /** The inode inside a {@link #replicaWork} key. */
+    /** The inode inside a {@link #replicaWork} or {@link #objectDeletion} key. */
     static long replicaWorkInode(byte[] key) {
         return ByteBuffer.wrap(key, key.length - Long.BYTES, Long.BYTES).getLong();
     }

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KeyRange;
@@ -155,6 +156,19 @@ public final class Namespace {
         } finally {
             commitLock.writeLock().unlock();
         }
+        List<DeletedFile> deleted = null;
+        for (Map.Entry<ByteBuffer, Optional<byte[]>> entry : changes.entrySet()) {
+            byte[] key = entry.getKey().array();
+            if (key.length > 0 && key[0] == KvLayout.OBJECT_DELETION && entry.getValue().isPresent()) {
+                if (deleted == null) {
+                    deleted = new ArrayList<>();
+                }
+                deleted.add(objectDeletionOf(key, entry.getValue().get()));
+            }
+        }
+        if (deleted != null) {
+            objectDeletionsCommitted.accept(deleted);
+        }
     }
 
     /** The committed value of {@code key} (empty when absent), from the cache of committed values or the store. */
@@ -258,13 +272,18 @@ public final class Namespace {
         putInode(transaction, volumeId, new InodeRecord(root, null, null, ROOT_INODE, 0));
     }
 
-    /** Deletes every record of the volume: its record, name, counter, inodes, entries, xattrs and replica work. */
+    /**
+     * Deletes every record of the volume: its record, name, counter, inodes, entries, xattrs, replica work and
+     * deleted files.
+     */
     public void deleteVolumeRecords(Transaction transaction, Volume volume) {
         String id = volume.getId();
         transaction.delete(KvLayout.volume(id));
         transaction.delete(KvLayout.volumeName(volume.getName()));
         transaction.delete(KvLayout.inodeCounter(id));
-        for (byte kind : new byte[] {KvLayout.INODE, KvLayout.DENTRY, KvLayout.XATTR, KvLayout.REPLICA_WORK}) {
+        // Deleted files' records go too: the OSDs remove a deleted volume's objects by its id (VolumeReaper).
+        for (byte kind : new byte[] {KvLayout.INODE, KvLayout.DENTRY, KvLayout.XATTR, KvLayout.REPLICA_WORK,
+                KvLayout.OBJECT_DELETION}) {
             try (KvIterator iterator = store.iterator(KvLayout.volumeRange(kind, id))) {
                 while (iterator.hasNext()) {
                     transaction.delete(iterator.next().key());
@@ -537,7 +556,39 @@ public final class Namespace {
         if (!record.isRegularFile() || !record.hasLayout()) {
             return Optional.empty();
         }
-        return Optional.of(new DeletedFile(volumeId, inode, record.xlocs(), record.issuedTruncateEpoch()));
+        DeletedFile deleted = new DeletedFile(volumeId, inode, record.xlocs(), record.issuedTruncateEpoch());
+        // In the operation's own batch: the name goes and its objects' deletion is owed, together or not at all.
+        transaction.put(KvLayout.objectDeletion(volumeId, inode), deleted.encodeObjects());
+        return Optional.of(deleted);
+    }
+
+    /**
+     * Called after each batch that recorded deleted files (by {@link #dropLink}), with those files, on the thread
+     * that wrote it and outside the commit lock; must return quickly. A repeated request answered from its
+     * recorded outcome writes nothing and so reports nothing again. Set once, before operations run.
+     */
+    public void onObjectDeletionsCommitted(Consumer<List<DeletedFile>> listener) {
+        this.objectDeletionsCommitted = listener;
+    }
+
+    private volatile Consumer<List<DeletedFile>> objectDeletionsCommitted = files -> {};
+
+    /** Up to {@code count} recorded deletions from the store, in key order (at start, and after a full queue). */
+    public List<DeletedFile> objectDeletions(int count) {
+        List<DeletedFile> files = new ArrayList<>();
+        for (KvEntry entry : store.scan(KvLayout.allObjectDeletions(), count)) {
+            files.add(objectDeletionOf(entry.key(), entry.value()));
+        }
+        return files;
+    }
+
+    /** Every OSD of the file queued its objects' deletion: its record goes. */
+    public void objectDeletionDone(Transaction transaction, DeletedFile file) {
+        transaction.delete(KvLayout.objectDeletion(file.volumeId(), file.inode()));
+    }
+
+    private static DeletedFile objectDeletionOf(byte[] key, byte[] value) {
+        return DeletedFile.decodeObjects(KvLayout.replicaWorkVolumeId(key), KvLayout.replicaWorkInode(key), value);
     }
 
     /** A directory's entries changed: mtime and ctime now, nlink adjusted by {@code linkDelta}. */

@@ -9,6 +9,7 @@ import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.mrc.RenameRequest;
+import org.xtreemfs.interfaces.mrc.UnlinkResponse;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.metadata.Caller;
 import org.xtreemfs.mrc.metadata.DeletedFile;
@@ -20,9 +21,9 @@ import org.xtreemfs.mrc.metadata.Transaction;
 
 /**
  * MRC_RENAME: atomic rename within a volume (EXDEV across volumes). When it replaces the last link of a
- * file the answer carries {@code deleted_file}, as for unlink.
+ * file, the batch records that file's deletion, as for unlink ({@link ObjectDeletions}).
  */
-public final class RenameOp extends MetadataOp<RenameRequest, WithShare<Optional<DeletedFile>>> {
+public final class RenameOp extends MetadataOp<RenameRequest, Optional<DeletedFile>> {
     public static final int RENAME_NOREPLACE = 1;
     public static final int RENAME_EXCHANGE = 2;
 
@@ -31,15 +32,14 @@ public final class RenameOp extends MetadataOp<RenameRequest, WithShare<Optional
     }
 
     @Override
-    protected WithShare<Optional<DeletedFile>> apply(OperationContext context, RenameRequest request)
-            throws RpcException {
-        return UnlinkOp.withShare(services.ledger(), rename(services.namespace(), context, request.getVolumeName(),
-                request.getSourcePath(), request.getTargetPath(), request.getFlags(), request.getTargetVolumeName()));
+    protected Optional<DeletedFile> apply(OperationContext context, RenameRequest request) throws RpcException {
+        return rename(services.namespace(), context, request.getVolumeName(), request.getSourcePath(),
+                request.getTargetPath(), request.getFlags(), request.getTargetVolumeName());
     }
 
     @Override
-    protected MessageLite answer(RpcCall call, WithShare<Optional<DeletedFile>> deleted) {
-        return UnlinkOp.response(services.capabilities(), deleted, call.remoteAddress());
+    protected MessageLite answer(RpcCall call, Optional<DeletedFile> deleted) {
+        return UnlinkResponse.getDefaultInstance();
     }
 
     /**

@@ -61,24 +61,28 @@ public interface ResultCodec<T> {
     }, in -> new OpenResult(in.readUTF(), InodeRecord.decode(readBytes(in)), AccessMode.forNumber(in.readInt()),
             in.readBoolean(), readShare(in)));
 
-    /** Unlink's and rename's result: the file whose last link went away, if any, with its volume's share. */
-    ResultCodec<WithShare<Optional<DeletedFile>>> DELETED = of((result, out) -> {
-        out.writeBoolean(result.value().isPresent());
-        if (result.value().isPresent()) {
-            DeletedFile file = result.value().get();
+    /**
+     * Unlink's and rename's result: the file whose last link went away, if any (the answer carries nothing of it; the
+     * record format once also held a share, written empty now, so outcomes recorded before an upgrade still read).
+     */
+    ResultCodec<Optional<DeletedFile>> DELETED = of((result, out) -> {
+        out.writeBoolean(result.isPresent());
+        if (result.isPresent()) {
+            DeletedFile file = result.get();
             out.writeUTF(file.volumeId());
             out.writeLong(file.inode());
             writeBytes(out, file.xlocs().toByteArray());
             out.writeInt(file.truncateEpoch());
         }
-        writeShare(out, result.share());
+        writeShare(out, Optional.empty());
     }, in -> {
         Optional<DeletedFile> file = Optional.empty();
         if (in.readBoolean()) {
             file = Optional.of(new DeletedFile(in.readUTF(), in.readLong(), XLocSet.parseFrom(readBytes(in)),
                     in.readInt()));
         }
-        return new WithShare<>(file, readShare(in));
+        readShare(in);
+        return file;
     });
 
     /** Ftruncate's result: the capability it renews, the issued epoch and the share. */

@@ -6,6 +6,8 @@ import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
 import static org.xtreemfs.mrc.ops.NamespaceFixture.WRONLY;
 import static org.xtreemfs.mrc.ops.NamespaceFixture.expectErrno;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -14,13 +16,16 @@ import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.mrc.metadata.DeletedFile;
 import org.xtreemfs.mrc.metadata.Namespace;
 import org.xtreemfs.mrc.metadata.OperationContext;
+import org.xtreemfs.mrc.metadata.Transaction;
 
-/** UnlinkOp.unlink: link counts, the deleted file handed back, and the errors. */
+/** UnlinkOp.unlink: link counts, the deleted file handed back and recorded, and the errors. */
 class UnlinkOpTest extends OnOneVolume {
     @Test
     void unlinkDropsLinksAndReportsTheDeletedFile() throws Exception {
         // unlink of the last link returns the deleted file's layout; earlier links only lower nlink.
         OpenResult created = create("/f");
+        List<DeletedFile> reported = new ArrayList<>();
+        namespace.onObjectDeletionsCommitted(reported::addAll);
         LinkOp.link(namespace, root(), "vol", "/f", "/g");
         assertThat(stat("/f").getNlink()).isEqualTo(2);
         assertThat(UnlinkOp.unlink(namespace, root(), "vol", "/f")).isEmpty();
@@ -31,6 +36,15 @@ class UnlinkOpTest extends OnOneVolume {
         assertThat(deleted.get().fileId()).isEqualTo(created.volumeId() + ":" + created.record().inode());
         expectErrno(Errno.ENOENT, () -> namespace.inodeOf(namespace.begin(), created.volumeId(),
                 created.record().inode()));
+        assertThat(namespace.objectDeletions(10)).as("the objects' deletion is recorded in the unlink's batch")
+                .containsExactly(deleted.get());
+        assertThat(reported).as("and reported once, after that batch").containsExactly(deleted.get());
+
+        Transaction done = namespace.begin();
+        namespace.objectDeletionDone(done, deleted.get());
+        done.commit();
+        assertThat(namespace.objectDeletions(10)).isEmpty();
+        assertThat(reported).as("removing the record reports nothing").hasSize(1);
     }
 
     @Test

@@ -1,11 +1,17 @@
 package org.xtreemfs.osd.stages;
 
+import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.rpc.RpcCall;
+import org.xtreemfs.foundation.rpc.RpcException;
+import org.xtreemfs.interfaces.rpc.Empty;
 import org.xtreemfs.osd.stages.StorageWork.DeleteObjects;
 import org.xtreemfs.osd.storage.DeletionQueue;
 
@@ -30,6 +36,45 @@ public final class DeletionScheduler implements AutoCloseable {
         this.queue = queue;
         this.storage = storage;
         this.pollMs = pollMs;
+    }
+
+    /** OSD_DELETE_FILES batches waiting for this scheduler's thread, at most {@link #BATCHES_WAITING_MAX}. */
+    private final AtomicInteger batchesWaiting = new AtomicInteger();
+    /** Batches of deleted files that may wait to be recorded; one more is refused OVERLOADED. */
+    public static final int BATCHES_WAITING_MAX = 16;
+
+    /**
+     * Records a batch of deleted files (OSD_DELETE_FILES) in the queue on this scheduler's thread, so the synced
+     * write never holds a network thread, and answers {@code call} once it is durable: OVERLOADED when
+     * {@link #BATCHES_WAITING_MAX} batches wait already or the queue is full, the storage's error when it failed.
+     */
+    public void record(List<String> fileIds, RpcCall call) {
+        if (batchesWaiting.incrementAndGet() > BATCHES_WAITING_MAX) {
+            batchesWaiting.decrementAndGet();
+            call.fail(RpcException.overloaded(BATCHES_WAITING_MAX
+                    + " batches of deleted files wait to be recorded at this OSD; retry later"));
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                batchesWaiting.decrementAndGet();
+                try {
+                    if (queue.enqueueAll(fileIds)) {
+                        call.respond(Empty.getDefaultInstance());
+                    } else {
+                        call.fail(RpcException.overloaded("OSD deletion queue cannot"
+                                + " take " + fileIds.size() + " more files (osd.deletion.pendingMax); retry later"));
+                    }
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("deletion scheduler: recording {} deleted files failed", fileIds.size(), e);
+                    call.fail(RpcException.internal("recording the deletion of "
+                            + fileIds.size() + " files failed: " + e.getMessage()));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            batchesWaiting.decrementAndGet();
+            call.fail(RpcException.internal("OSD is shutting down"));
+        }
     }
 
     /** Starts polling at once, so deletions left from before a restart resume immediately when due. */

@@ -120,34 +120,8 @@ public final class PreprocessingStage implements AutoCloseable {
             throws RpcException {
         FileCredentials credentials = request.credentials();
         String fileId = request.fileId();
-        if (!credentials.hasXcap()) {
-            throw RpcException.authFailed("request for file " + fileId + " carries no capability");
-        }
-        XCap capability = credentials.getXcap();
-        if (capability.getSignature().isEmpty()) {
-            throw RpcException.authFailed("capability for file " + capability.getFileId() + " is unsigned");
-        }
-        if (!signer.verify(capability)) {
-            throw RpcException.authFailed("capability for file " + capability.getFileId()
-                    + " has an invalid signature (tampered, or signed with another capability.secret)");
-        }
-        if (capability.getExpiresMs() <= nowMillis) {
-            throw RpcException.authFailed("capability for file " + capability.getFileId() + " expired at "
-                    + capability.getExpiresMs() + " ms (now " + nowMillis + " ms); renew it at the MRC");
-        }
-        if (!capability.getFileId().equals(fileId)) {
-            throw RpcException.authFailed("capability is for file " + capability.getFileId()
-                    + " but the request is for file " + fileId);
-        }
-        AccessMode mode = capability.getAccessMode();
-        if (mode == AccessMode.ACCESS_MODE_NONE || mode == AccessMode.UNRECOGNIZED) {
-            throw RpcException.authFailed("capability for file " + fileId + " grants no access (" + mode + ")");
-        }
-        if (request.needsWriteAccess() && mode != AccessMode.ACCESS_MODE_WRITE
-                && mode != AccessMode.ACCESS_MODE_READ_WRITE) {
-            throw RpcException.authFailed("capability for file " + fileId + " grants " + mode + " but "
-                    + request.getClass().getSimpleName() + " needs write access");
-        }
+        XCap capability = checkCapability(credentials, fileId, request.needsWriteAccess(),
+                request.getClass().getSimpleName(), signer, nowMillis);
         ReplicaChain chain = chain(credentials, fileId);
         ReplicaChain.Member member = chain.member(ownUuid).orElseThrow(() -> RpcException.invalidArguments(
                 "this OSD (" + ownUuid + ") is not in the XLoc of file " + fileId + ": " + credentials.getXlocs()
@@ -175,6 +149,51 @@ public final class PreprocessingStage implements AutoCloseable {
                 fill ? VolumeShare.BEST_EFFORT : share(capability), capability.getTruncateEpoch(),
                 layout(credentials.getXlocs().getReplicas(member.replicaIndex()), member.stripePosition(), fileId),
                 link);
+    }
+
+    /**
+     * Checks one file of an OSD_DELETE_FILES batch as {@link #authorize} checks a request: a valid write capability
+     * of the file, and an XLoc naming this OSD in some replica (each OSD deletes its own copy: nothing travels a
+     * chain).
+     */
+    public void authorizeDeletion(FileCredentials credentials, String fileId) throws RpcException {
+        checkCapability(credentials, fileId, true, "OSD_DELETE_FILES", signer, clock.wallClockMillis());
+        if (chain(credentials, fileId).member(ownUuid).isEmpty()) {
+            throw RpcException.invalidArguments("this OSD (" + ownUuid + ") is not in the XLoc of file " + fileId);
+        }
+    }
+
+    /** The capability's signature, expiry, file and access mode; AUTH_FAILED naming what is wrong. */
+    private static XCap checkCapability(FileCredentials credentials, String fileId, boolean needsWriteAccess,
+            String requestName, XCapSigner signer, long nowMillis) throws RpcException {
+        if (!credentials.hasXcap()) {
+            throw RpcException.authFailed("request for file " + fileId + " carries no capability");
+        }
+        XCap capability = credentials.getXcap();
+        if (capability.getSignature().isEmpty()) {
+            throw RpcException.authFailed("capability for file " + capability.getFileId() + " is unsigned");
+        }
+        if (!signer.verify(capability)) {
+            throw RpcException.authFailed("capability for file " + capability.getFileId()
+                    + " has an invalid signature (tampered, or signed with another capability.secret)");
+        }
+        if (capability.getExpiresMs() <= nowMillis) {
+            throw RpcException.authFailed("capability for file " + capability.getFileId() + " expired at "
+                    + capability.getExpiresMs() + " ms (now " + nowMillis + " ms); renew it at the MRC");
+        }
+        if (!capability.getFileId().equals(fileId)) {
+            throw RpcException.authFailed("capability is for file " + capability.getFileId()
+                    + " but the request is for file " + fileId);
+        }
+        AccessMode mode = capability.getAccessMode();
+        if (mode == AccessMode.ACCESS_MODE_NONE || mode == AccessMode.UNRECOGNIZED) {
+            throw RpcException.authFailed("capability for file " + fileId + " grants no access (" + mode + ")");
+        }
+        if (needsWriteAccess && mode != AccessMode.ACCESS_MODE_WRITE && mode != AccessMode.ACCESS_MODE_READ_WRITE) {
+            throw RpcException.authFailed("capability for file " + fileId + " grants " + mode + " but "
+                    + requestName + " needs write access");
+        }
+        return capability;
     }
 
     /** The fair queue's flow of a volume's replica fills: best-effort, accounted apart from the volume. */

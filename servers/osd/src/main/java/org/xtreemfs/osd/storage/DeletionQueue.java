@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -172,6 +173,47 @@ public final class DeletionQueue {
             synchronized (this) {
                 dueMillisByFileId.remove(fileId);
                 unsyncedFileIds.remove(fileId);
+            }
+            throw e;
+        }
+        return true;
+    }
+
+    /**
+     * Records the deletion of every file of a batch (OSD_DELETE_FILES) with ONE synced write, each due after the
+     * delay; files already pending keep their earlier due time. Synced whatever this OSD holds of them: the batch
+     * shares one fsync, and nothing else of these files needs to know about unsynced entries.
+     *
+     * @return false, recording none, when they would take the queue past {@code pendingMax} (the caller reports
+     *     overload and the sender repeats them later)
+     */
+    public boolean enqueueAll(List<String> fileIds) throws IOException {
+        long due = clock.wallClockMillis() + delayMs;
+        Set<String> added = new LinkedHashSet<>();
+        WriteBatch batch = new WriteBatch();
+        synchronized (this) {
+            for (String fileId : fileIds) {
+                if (!dueMillisByFileId.containsKey(fileId) && !inProgress.containsKey(fileId)) {
+                    added.add(fileId);
+                }
+            }
+            if (added.isEmpty()) {
+                return true;
+            }
+            if (pendingCount() + added.size() > pendingMax) {
+                return false;
+            }
+            for (String fileId : added) {
+                dueMillisByFileId.put(fileId, due);
+                unsyncedFileIds.remove(fileId);
+                batch.put(key(fileId), encodeDue(due));
+            }
+        }
+        try {
+            writeEntries(batch, "record the deletion of " + added.size() + " files");
+        } catch (IOException e) {
+            synchronized (this) {
+                added.forEach(dueMillisByFileId::remove);
             }
             throw e;
         }

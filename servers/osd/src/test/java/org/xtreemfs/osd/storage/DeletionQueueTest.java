@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -138,5 +139,28 @@ class DeletionQueueTest {
         queue.retryLater("v:2");
         queue.complete("v:1");
         assertThat(queue.takeDue()).containsExactly("v:2");
+    }
+
+    @Test
+    void aBatchIsRecordedInOneSyncedWriteWhollyOrNotAtAllAndSurvivesARestart() throws IOException {
+        // Proves enqueueAll (OSD_DELETE_FILES) records every new file of a batch with one synced write, keeps a
+        // pending file's earlier due time, refuses a batch that would pass pendingMax without recording any of it,
+        // and that a recorded batch is found after a restart.
+        DeletionQueue queue = queue(1_000, 4);
+        assertThat(queue.enqueue("v:1")).isTrue();
+        clock.advanceMillis(500);
+        long syncedBefore = store.counts().syncedBatches();
+        assertThat(queue.enqueueAll(List.of("v:1", "v:2", "v:3", "v:2"))).isTrue();
+        assertThat(store.counts().syncedBatches() - syncedBefore).as("one synced write for the batch").isEqualTo(1);
+        assertThat(queue.pendingCount()).isEqualTo(3);
+        assertThat(queue.enqueueAll(List.of("v:4", "v:5"))).as("past pendingMax 4").isFalse();
+        assertThat(queue.isPending("v:4")).as("a refused batch records none of its files").isFalse();
+        clock.advanceMillis(500);
+        assertThat(queue.takeDue()).as("v:1 kept its first due time").containsExactly("v:1");
+
+        reopenStore();
+        DeletionQueue after = queue(1_000, 4);
+        clock.advanceMillis(500);
+        assertThat(after.takeDue()).containsExactly("v:1", "v:2", "v:3");
     }
 }
