@@ -102,6 +102,25 @@ TEST_F(FileHandleTest, CloseAndFsyncReportTheWrittenSizeToTheMrcOnlyWhenItChange
   EXPECT_EQ(cluster.size_updates.size(), 2u);
 }
 
+TEST_F(FileHandleTest, FlushAndCloseSayWhetherTheKernelsAttributesMayBeStale) {
+  // A file created exclusively and closed unwritten (every create of the metadata benchmark) costs
+  // no MRC call and needs no invalidation; a write does; an open for reading of an existing file
+  // may have set atime, and O_TRUNC the size, so theirs always may be stale.
+  auto created = volume->OpenFile(user, "/new", O_CREAT | O_EXCL | O_WRONLY, 0644);
+  EXPECT_FALSE(created->Flush());
+  EXPECT_FALSE(created->Close());
+  EXPECT_EQ(cluster.size_updates.size(), 0u);
+  auto written = volume->OpenFile(user, "/new", O_WRONLY, 0);
+  EXPECT_FALSE(written->Flush());
+  written->Write(0, "abc");
+  EXPECT_TRUE(written->Flush());
+  EXPECT_FALSE(written->Close());  // the flush reported everything already
+  EXPECT_EQ(cluster.size_updates.size(), 1u);
+  EXPECT_TRUE(volume->OpenFile(user, "/new", O_RDONLY, 0)->Close());
+  EXPECT_TRUE(volume->OpenFile(user, "/new", O_WRONLY | O_TRUNC, 0)->Close());
+  EXPECT_TRUE(volume->OpenFile(user, "/other", O_CREAT | O_RDWR, 0644)->Close());
+}
+
 TEST_F(FileHandleTest, ReopenedFileStartsFromTheMrcSize) {
   // A new handle learns the size from MRC_OPEN, so data written and closed before reads back.
   {
@@ -516,7 +535,11 @@ TEST_F(FileHandleTest, WriteZerosReallyZeroesARangeAcrossObjects) {
 }
 
 TEST_F(FileHandleTest, MetadataErrorsCarryTheServersErrno) {
-  // Thin metadata wrappers pass the MRC's errno through (ENOENT, EEXIST).
+  // Thin metadata wrappers pass the MRC's errno through (ENOENT, EEXIST); a lookup's ENOENT is
+  // an answer (GetattrIfExists: nothing; the fake throws it, RpcClient returns it as a value).
+  EXPECT_FALSE(volume->GetattrIfExists(user, "/absent").has_value());
+  Create("/file");
+  EXPECT_TRUE(volume->GetattrIfExists(user, "/file").has_value());
   try {
     volume->Getattr(user, "/absent");
     FAIL() << "expected an error";

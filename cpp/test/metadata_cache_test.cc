@@ -231,6 +231,7 @@ class NamespaceMrc : public rpc::Transport {
       case MRC_READDIR: {
         const auto readdir = Parse<ReaddirRequest>(bytes);
         last_readdir_offset = readdir.offset();
+        if (readdir.names_only()) ++names_only_readdirs;
         Existing(readdir.path());
         const std::string prefix = readdir.path() == "/" ? "/" : readdir.path() + "/";
         ReaddirResponse response;
@@ -329,6 +330,7 @@ class NamespaceMrc : public rpc::Transport {
   std::map<std::string, std::map<std::string, std::string>> xattrs;
   std::map<std::uint32_t, int> mrc_calls;
   std::uint64_t last_readdir_offset = 0;
+  int names_only_readdirs = 0;  // listings of names only (AbsentNames)
 
  private:
   template <typename Message>
@@ -578,10 +580,53 @@ TEST_F(VolumeCacheTest, RepeatedMissesInOneDirectoryListItIntoTheCache) {
   for (int i = 30; i < 38; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
   EXPECT_FALSE(FetchedFromMrc("/d/f38"));
-  // Names that do not exist count for nothing: a create loop's lookups never list the directory.
+  // Names that do not exist count for nothing: a create loop's lookups never list the directory
+  // with attributes (they list its names once: AbsentNames, below).
   clock.Advance(kTtlMs);
   for (int i = 0; i < 20; ++i) EXPECT_EQ(ErrnoOfGetattr("/d/new" + std::to_string(i)), ENOENT);
-  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR) - mrc.names_only_readdirs, 2);
+}
+
+TEST_F(VolumeCacheTest, LookupsOfNewNamesAreAnsweredHereAfterTheDirectorysNamesWereListed) {
+  // A create loop: the lookup of each new name finds nothing. After 4 such answers from the MRC the
+  // directory's names are listed (names only), and further new names are missing without a call
+  // for one TTL from the listing; names created here are asked for again (and found).
+  volume->Mkdir(user, "/d", 0755);
+  volume->Mknod(user, "/d/old", S_IFREG | 0644, 0);
+  const int before = Getattrs();
+  for (int i = 0; i < 4; ++i) EXPECT_FALSE(volume->GetattrIfExists(user, "/d/f" + std::to_string(i)));
+  EXPECT_EQ(Getattrs(), before + 4);
+  EXPECT_EQ(mrc.names_only_readdirs, 1);
+  for (int i = 4; i < 50; ++i) {
+    const std::string path = "/d/f" + std::to_string(i);
+    EXPECT_FALSE(volume->GetattrIfExists(user, path).has_value());
+    volume->Mknod(user, path, S_IFREG | 0644, 0);
+    EXPECT_TRUE(volume->GetattrIfExists(user, path).has_value());  // asked for: created here
+  }
+  EXPECT_EQ(Getattrs(), before + 4 + 46);  // only the created names' getattrs
+  EXPECT_TRUE(volume->GetattrIfExists(user, "/d/old").has_value());
+  // Another client's new name is missing here until a TTL after the listing started.
+  mrc.nodes["/d/elsewhere"] = StatOf(5000, S_IFREG | 0644);
+  EXPECT_FALSE(volume->GetattrIfExists(user, "/d/elsewhere").has_value());
+  clock.Advance(kTtlMs);
+  EXPECT_TRUE(volume->GetattrIfExists(user, "/d/elsewhere").has_value());
+  // A name removed here is asked for (and missing); a renamed directory's knowledge goes with it.
+  volume->Unlink(user, "/d/f4");
+  EXPECT_EQ(ErrnoOfGetattr("/d/f4"), ENOENT);
+  volume->Rename(user, "/d", "/e", 0);
+  EXPECT_TRUE(volume->GetattrIfExists(user, "/e/f5").has_value());
+}
+
+TEST_F(VolumeCacheTest, AbsentNamesCanBeTurnedOff) {
+  VolumeOptions options;
+  options.metadata_cache_ttl_ms = kTtlMs;
+  options.absent_names_misses = 0;
+  volume = Volume::Open(mrc, ParseDirUrl("dir/demo"), clock, options);
+  volume->Mkdir(user, "/d", 0755);
+  const int before = Getattrs();
+  for (int i = 0; i < 20; ++i) EXPECT_FALSE(volume->GetattrIfExists(user, "/d/f" + std::to_string(i)));
+  EXPECT_EQ(Getattrs(), before + 20);
+  EXPECT_EQ(mrc.names_only_readdirs, 0);
 }
 
 TEST_F(VolumeCacheTest, StatAheadListsAgainOnlyWhileTheListingsAreUsed) {

@@ -28,6 +28,10 @@ TEST(MountOptionsTest, NegativeCacheTtlFollowsTheMetadataTtlUnlessGiven) {
                 .NegativeCacheTtlMs(),
             0u);
   EXPECT_THROW(ParseMountOptions({"--negative-cache-ttl-ms", "x", "dir/v", "/m"}), UsageError);
+  // Listing a directory's names after lookups that found nothing: 4 by default, 0 turns it off.
+  EXPECT_EQ(ParseMountOptions({"dir/v", "/m"}).absent_names_misses, 4u);
+  EXPECT_EQ(ParseMountOptions({"--absent-names-misses=0", "dir/v", "/m"}).absent_names_misses, 0u);
+  EXPECT_THROW(ParseMountOptions({"--absent-names-misses", "-1", "dir/v", "/m"}), UsageError);
 }
 
 TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {

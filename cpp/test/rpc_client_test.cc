@@ -306,6 +306,26 @@ TEST(RpcClientTest, ServerErrorsArriveAsRpcErrorWithErrno) {
   }
 }
 
+TEST(RpcClientTest, ErrnoAnswersComeBackAsValuesWhenAskedAndOtherErrorsAreStillThrown) {
+  // errno_as_value: an ERRNO answer is returned (no exception), any other error kind is thrown.
+  FakeRpcServer server([](const Record& request) {
+    if (request.data == "overloaded") return FakeReply::Fail(OVERLOADED, EAGAIN, "queue full");
+    return FakeReply::Fail(ERRNO, ENOENT, "no such file or directory: '/f7'");
+  });
+  RpcClient client;
+  CallOptions options = TimeoutOf(5000);
+  options.errno_as_value = true;
+  CallResponse answer = client.Call(server.address(), RequestWith(nullptr, ""), options);
+  EXPECT_EQ(answer.errno_answer, ENOENT);
+  EXPECT_EQ(answer.errno_message, "no such file or directory: '/f7'");
+  EXPECT_TRUE(answer.message_bytes.empty());
+  EXPECT_EQ(ErrnoOf([&] { client.Call(server.address(), RequestWith(nullptr, "overloaded"), options); }),
+            EAGAIN);
+  // Without the option the same answer is thrown as before.
+  EXPECT_EQ(ErrnoOf([&] { client.Call(server.address(), RequestWith(nullptr, ""), TimeoutOf(5000)); }),
+            ENOENT);
+}
+
 TEST(RpcClientTest, UnansweredCallTimesOutWithEtimedout) {
   // A server that never answers makes the call fail with ETIMEDOUT after about its timeout.
   FakeRpcServer server([](const Record&) { return FakeReply::Of(FakeReply::Action::kIgnore); });

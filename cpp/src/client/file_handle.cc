@@ -25,6 +25,9 @@ FileHandle::FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
       file_id_(credentials.xcap().file_id()),
       path_(std::move(path)),
       reopen_flags_(open_flags & ~static_cast<std::uint32_t>(O_CREAT | O_EXCL | O_TRUNC)),
+      open_may_have_changed_attributes_(
+          (open_flags & O_TRUNC) != 0 ||
+          ((open_flags & O_ACCMODE) != O_WRONLY && (open_flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL))),
       state_(std::move(state)),
       credentials_(std::move(credentials)),
       io_(volume.io_) {
@@ -748,7 +751,7 @@ void FileHandle::TruncateObjects(std::uint64_t new_size_bytes) {
   });
 }
 
-void FileHandle::ReportSize(bool close_file) {
+bool FileHandle::ReportSize(bool close_file) {
   const bool wrote = wrote_since_report_.exchange(false);
   std::uint64_t size_bytes;
   std::uint64_t generation;
@@ -757,7 +760,7 @@ void FileHandle::ReportSize(bool close_file) {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (!state_->size_dirty && !wrote) {
       // The MRC knows this size and mtime already; close_file alone is not worth a round trip.
-      return;
+      return false;
     }
     size_bytes = state_->size_bytes;
     generation = state_->size_generation;
@@ -787,6 +790,7 @@ void FileHandle::ReportSize(bool close_file) {
   if (state_->size_generation == generation) {
     state_->size_dirty = false;
   }
+  return true;
 }
 
 void FileHandle::Fsync() {
@@ -806,10 +810,10 @@ void FileHandle::Fsync() {
   ReportSize(false);
 }
 
-void FileHandle::Flush() {
+bool FileHandle::Flush() {
   DrainWrites(this, 0, kWholeFileEndBytes);
   ThrowIfWriteFailed();
-  ReportSize(false);
+  return ReportSize(false) || open_may_have_changed_attributes_;
 }
 
 void FileHandle::KeepCreatedStat(const xtreemfs::mrc::Stat& stat) {
@@ -830,11 +834,11 @@ std::optional<xtreemfs::mrc::Stat> FileHandle::TakeCreatedStat() {
   return stat;
 }
 
-void FileHandle::Close() {
+bool FileHandle::Close() {
   WaitForAsyncCalls();
   {
     std::lock_guard<std::mutex> lock(credentials_mutex_);
-    if (closed_) return;
+    if (closed_) return false;
     closed_ = true;
   }
   DrainWrites(this, 0, kWholeFileEndBytes);
@@ -842,13 +846,15 @@ void FileHandle::Close() {
   // The size goes to the MRC even after a failed write (other objects may hold the bytes); the
   // write error is what the caller sees.
   std::exception_ptr report_error;
+  bool reported = false;
   try {
-    ReportSize(true);
+    reported = ReportSize(true);
   } catch (...) {
     report_error = std::current_exception();
   }
   ThrowIfWriteFailed();
   if (report_error) std::rethrow_exception(report_error);
+  return reported || open_may_have_changed_attributes_;
 }
 
 namespace {

@@ -116,10 +116,14 @@ class FileHandle {
   // error, if any.
   void Fsync();
   // close(2) of one descriptor (FUSE flush): sends this handle's buffered writes, waits for them,
-  // throws its write error, and reports the size to the MRC.
-  void Flush();
-  // Like Flush, with close_file set in the size report. Further calls do nothing.
-  void Close();
+  // throws its write error, and reports the size to the MRC. Returns whether the file's attributes
+  // at the MRC may now differ from what the kernel was last told: a report was sent, or the open
+  // itself may have changed them (see open_may_have_changed_attributes_). A file created and
+  // closed without writing (every create of the metadata benchmark) needs no MRC call and no
+  // invalidation of the kernel's attributes.
+  bool Flush();
+  // Like Flush, with close_file set in the size report. Further calls do nothing (false).
+  bool Close();
 
   std::uint64_t KnownSizeBytes() const;
   const std::string& file_id() const { return file_id_; }
@@ -200,7 +204,8 @@ class FileHandle {
   std::string ReadOsdFor(std::uint32_t stripe_position, const StreamClassifier& stream);
   // MRC_UPDATE_FILE_SIZE when the size changed or this handle wrote since its last report; after
   // writes with close_file set, which makes the MRC set mtime and ctime even for an unchanged size.
-  void ReportSize(bool close_file);
+  // Returns whether it sent the report.
+  bool ReportSize(bool close_file);
   std::vector<std::uint32_t> StripePositions() const;
   bool WriteBehindEnabled() const;
 
@@ -243,6 +248,10 @@ class FileHandle {
   const std::string file_id_;
   const std::string path_;              // the path the file was opened by; empty: no reopen
   const std::uint32_t reopen_flags_;    // the open flags without O_CREAT, O_EXCL and O_TRUNC
+  // The open itself may have changed attributes the opener's kernel has not seen: atime (an open
+  // for reading of an existing file, servers/mrc/README.md "atime") or size (O_TRUNC). Not for a
+  // write-only open, nor for an exclusive create (a new file: the answer is its Stat).
+  const bool open_may_have_changed_attributes_;
   StripingLayout layout_;
   // Guarded by credentials_mutex_ (a re-formed chain replaces them, see FollowChain):
   std::vector<std::string> osd_uuids_;  // replicas[0] (the head); position i holds objects n with n mod width == i

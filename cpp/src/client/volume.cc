@@ -80,7 +80,9 @@ Volume::Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options,
       volume_id_(std::move(volume_id)),
       mrc_uuid_(std::move(mrc_uuid)),
       resolver_(std::move(resolver)),
-      metadata_cache_(clock, options.metadata_cache_ttl_ms, options.metadata_cache_entries_max) {}
+      metadata_cache_(clock, options.metadata_cache_ttl_ms, options.metadata_cache_entries_max),
+      absent_names_(clock, options.absent_names_ttl_ms, options.absent_names_misses,
+                    options.absent_names_max) {}
 
 Volume::~Volume() = default;
 
@@ -101,6 +103,12 @@ rpc::ServiceLookup Volume::LookupOf(const std::string& service_uuid) {
 template <typename Response>
 Response Volume::CallMrc(std::uint32_t procedure_id, const UserCredentials& user,
                          const google::protobuf::MessageLite& request, bool idempotent) {
+  return rpc::ParseResponse<Response>(CallMrcRaw(procedure_id, user, request, idempotent, false));
+}
+
+rpc::CallResponse Volume::CallMrcRaw(std::uint32_t procedure_id, const UserCredentials& user,
+                                     const google::protobuf::MessageLite& request, bool idempotent,
+                                     bool errno_as_value) {
   rpc::CallRequest call;
   call.interface_id = xtreemfs::mrc::MRC_INTERFACE_ID;
   call.procedure_id = procedure_id;
@@ -112,7 +120,17 @@ Response Volume::CallMrc(std::uint32_t procedure_id, const UserCredentials& user
   // The MRC records the outcome of every change it applies (servers/mrc/README.md, "Exactly-once
   // retries"), so a change whose answer was lost is retried too, and the retry gets the first outcome.
   options.exactly_once = !idempotent;
-  return rpc::ParseResponse<Response>(transport_.CallService(LookupOf(mrc_uuid_), call, options));
+  options.errno_as_value = errno_as_value;
+  try {
+    return transport_.CallService(LookupOf(mrc_uuid_), call, options);
+  } catch (const rpc::RpcError& error) {
+    // RpcClient returns such answers; a transport that throws them anyway (test fakes) gets the same.
+    if (!errno_as_value || error.kind() != rpc::ErrorKind::kErrno) throw;
+    rpc::CallResponse answer;
+    answer.errno_answer = error.posix_errno();
+    answer.errno_message = error.message();
+    return answer;
+  }
 }
 
 // FileHandle calls these from its own translation unit.
@@ -171,11 +189,31 @@ std::optional<Stat> Volume::CachedStat(const std::string& path) {
 }
 
 Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
-  if (auto cached = CachedStat(path)) return *cached;
+  std::optional<Stat> stat = GetattrIfExists(user, path);
+  if (!stat) throw rpc::RpcError::Errno(ENOENT, "no such file or directory: '" + path + "'");
+  return *stat;
+}
+
+bool Volume::KnownAbsent(const std::string& path) {
+  return path != "/" && absent_names_.KnownAbsent(MetadataCache::ParentOf(path),
+                                                  path.substr(path.rfind('/') + 1));
+}
+
+std::optional<Stat> Volume::GetattrIfExists(const UserCredentials& user, const std::string& path) {
+  if (auto cached = CachedStat(path)) return cached;
+  if (KnownAbsent(path)) return std::nullopt;
+  const std::string directory = MetadataCache::ParentOf(path);
   const std::uint64_t generation = metadata_cache_.Generation();
-  Stat stat = CallMrc<xtreemfs::mrc::GetattrResponse>(xtreemfs::mrc::MRC_GETATTR, user,
-                                                      PathRequestOf(volume_name_, path), true)
-                  .stat();
+  rpc::CallResponse response = CallMrcRaw(xtreemfs::mrc::MRC_GETATTR, user,
+                                          PathRequestOf(volume_name_, path), true, true);
+  if (response.errno_answer == ENOENT) {
+    if (path != "/") NoteAbsentAndList(user, directory);
+    return std::nullopt;
+  }
+  if (response.errno_answer != 0) {
+    throw rpc::RpcError::Errno(response.errno_answer, response.errno_message);
+  }
+  Stat stat = rpc::ParseResponse<xtreemfs::mrc::GetattrResponse>(response).stat();
   metadata_cache_.Put(path, stat, generation);
   ApplyLocalSize(stat);
   if (path != "/") NoteMissAndStatAhead(user, MetadataCache::ParentOf(path));
@@ -250,6 +288,31 @@ void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string
   state.listed_entries = std::max<std::uint64_t>(fetched, 1);
 }
 
+void Volume::NoteAbsentAndList(const UserCredentials& user, const std::string& directory) {
+  const std::uint64_t ticket = absent_names_.NoteMiss(directory);
+  if (ticket == 0) return;
+  std::vector<std::string> names;
+  bool complete = false;
+  // From offset 2 ("." and ".." are no names to look up; a listing from 0 may update atime).
+  std::uint64_t offset = 2;
+  try {
+    while (names.size() <= absent_names_.names_max()) {
+      const auto batch = Readdir(user, directory, offset, kStatAheadBatchEntries, true);
+      for (const auto& entry : batch.entries()) names.push_back(entry.name());
+      if (batch.end_of_directory() || batch.entries_size() == 0) {
+        complete = batch.end_of_directory() && names.size() <= absent_names_.names_max();
+        break;
+      }
+      const std::uint64_t next = batch.entries(batch.entries_size() - 1).next_offset();
+      if (next <= offset) break;
+      offset = next;
+    }
+  } catch (const rpc::RpcError&) {
+    // No read permission, the directory went away, a timeout: lookups keep asking the MRC.
+  }
+  absent_names_.Listed(directory, ticket, std::move(names), complete);
+}
+
 bool Volume::IsOpenHere(const Stat& stat) {
   if ((stat.mode() & S_IFMT) != S_IFREG) return false;
   std::lock_guard<std::mutex> lock(files_mutex_);
@@ -280,6 +343,7 @@ void Volume::InvalidateNames(const std::string& path) {
 }
 
 void Volume::InvalidateEntry(const std::string& path) {
+  absent_names_.NoteChanged(path);
   InvalidateNames(path);
   metadata_cache_.Invalidate(MetadataCache::ParentOf(path));
 }
@@ -357,6 +421,7 @@ void Volume::Rmdir(const UserCredentials& user, const std::string& path) {
       [&] {
         InvalidateEntry(path);
         metadata_cache_.InvalidateSubtree(path);
+        absent_names_.ForgetSubtree(path);
       });
 }
 
@@ -388,7 +453,9 @@ void Volume::Rename(const UserCredentials& user, const std::string& source_path,
         InvalidateEntry(source_path);
         InvalidateEntry(target_path);
         metadata_cache_.InvalidateSubtree(source_path);
+        absent_names_.ForgetSubtree(source_path);
         metadata_cache_.InvalidateSubtree(target_path);
+        absent_names_.ForgetSubtree(target_path);
       });
 }
 

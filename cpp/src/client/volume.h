@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "client/absent_names.h"
 #include "client/clock.h"
 #include "client/dir_url.h"
 #include "client/metadata_cache.h"
@@ -46,6 +47,15 @@ struct VolumeOptions {
   // client more than a few getattrs). 0 disables it.
   std::uint32_t stat_ahead_misses = 8;
   std::uint32_t stat_ahead_entries_max = 32768;
+  // Absent names (client/absent_names.h): after this many lookups in one directory that the MRC
+  // answered ENOENT within `absent_names_ttl_ms`, the directory's names are listed (names only, up
+  // to `absent_names_max`) and a lookup of any other name is answered ENOENT here for
+  // `absent_names_ttl_ms` from the listing's start: every create's lookup of its new name then
+  // costs no MRC round trip. The mount passes its negative TTL (the kernel keeps a missing name as
+  // long). 0 (either) disables it.
+  std::uint32_t absent_names_misses = 4;
+  std::uint32_t absent_names_ttl_ms = 1000;
+  std::uint32_t absent_names_max = 65536;
   IoOptions io;  // I/O threads, write-behind and read-ahead windows, buffer budget
   // How long one OSD request of a replicated file follows its chain through failures (reporting a
   // member that gives no answer to the MRC, taking the re-formed XLoc): the mount's --retry-window-ms.
@@ -95,6 +105,13 @@ class Volume {
   // nothing. Lets a caller skip gathering credentials (FUSE reads the caller's groups from /proc)
   // for a stat the cache serves.
   std::optional<xtreemfs::mrc::Stat> CachedStat(const std::string& path);
+  // Getattr of a name that may not exist (a lookup): nothing when the MRC answers ENOENT, without
+  // an exception on the way (rpc::CallOptions::errno_as_value), or when the name is known absent
+  // (AbsentNames, without asking); other errors are thrown as RpcError.
+  std::optional<xtreemfs::mrc::Stat> GetattrIfExists(const UserCredentials& user,
+                                                     const std::string& path);
+  // Whether GetattrIfExists answers nothing for `path` without asking the MRC (AbsentNames).
+  bool KnownAbsent(const std::string& path);
   xtreemfs::mrc::Stat Setattr(const UserCredentials& user, const std::string& path,
                               const xtreemfs::mrc::Stat& stat, std::uint32_t to_set);
   xtreemfs::mrc::Stat Mkdir(const UserCredentials& user, const std::string& path, std::uint32_t mode);
@@ -153,6 +170,10 @@ class Volume {
   template <typename Response>
   Response CallMrc(std::uint32_t procedure_id, const UserCredentials& user,
                    const google::protobuf::MessageLite& request, bool idempotent);
+  // CallMrc's call, unparsed; with `errno_as_value` an ERRNO answer is returned, not thrown.
+  rpc::CallResponse CallMrcRaw(std::uint32_t procedure_id, const UserCredentials& user,
+                               const google::protobuf::MessageLite& request, bool idempotent,
+                               bool errno_as_value);
   // Calls an OSD procedure by the OSD's UUID (LookupOf).
   rpc::CallResponse CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
                             const UserCredentials& user, const google::protobuf::MessageLite& request,
@@ -182,6 +203,9 @@ class Volume {
   // when the misses reach options_.stat_ahead_misses (see VolumeOptions). Never throws: a failed
   // listing (e.g. no read permission) only means no stat-ahead.
   void NoteMissAndStatAhead(const UserCredentials& user, const std::string& directory);
+  // A lookup in `directory` answered ENOENT by the MRC: lists the directory's names when
+  // AbsentNames asks for it. Never throws (a failed listing only means no knowledge).
+  void NoteAbsentAndList(const UserCredentials& user, const std::string& directory);
   // A getattr the cache answered: counted for the rate of the directory, if stat-ahead tracks it.
   void NoteHit(const std::string& path);
 
@@ -209,6 +233,8 @@ class Volume {
   };
   // Counts a getattr in `directory` for stat-ahead's rate (hits only for directories it tracks).
   void CountLookup(StatAhead& state, std::int64_t now_ms);
+  // Names known not to exist: listed after ENOENT answers, corrected by every change made here.
+  AbsentNames absent_names_;
   std::mutex stat_ahead_mutex_;
   std::unordered_map<std::string, StatAhead> stat_ahead_;  // guarded by stat_ahead_mutex_
   std::mutex files_mutex_;

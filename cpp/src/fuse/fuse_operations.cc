@@ -269,23 +269,20 @@ void Lookup(fuse_req_t request, fuse_ino_t parent, const char* name) {
     const std::string path = PathOf(context, parent, name);
     // The caller's credentials (its groups, read from /proc) only when the MRC is asked.
     std::optional<xtreemfs::mrc::Stat> stat = context.volume->CachedStat(path);
-    if (!stat) {
-      try {
-        stat = context.volume->Getattr(CallerCredentials(request), path);
-      } catch (const rpc::RpcError& error) {
-        const std::uint32_t negative_ttl_ms = context.options.NegativeCacheTtlMs();
-        if (error.kind() != rpc::ErrorKind::kErrno || error.posix_errno() != ENOENT ||
-            negative_ttl_ms == 0) {
-          throw;
-        }
-        struct fuse_entry_param entry;
-        std::memset(&entry, 0, sizeof entry);
-        entry.entry_timeout = SecondsOf(negative_ttl_ms);
-        fuse_reply_entry(request, &entry);
-        return kAnswered;
-      }
+    // A missing name is an answer, not an error: no exception on this path (every create's lookup),
+    // and a name known absent costs neither the MRC nor the caller's groups (read from /proc: 15 %
+    // of the mount's CPU during creates, perf).
+    if (!stat && !context.volume->KnownAbsent(path)) {
+      stat = context.volume->GetattrIfExists(CallerCredentials(request), path);
     }
-    return AnswerEntry(request, context, parent, name, *stat);
+    if (stat) return AnswerEntry(request, context, parent, name, *stat);
+    const std::uint32_t negative_ttl_ms = context.options.NegativeCacheTtlMs();
+    if (negative_ttl_ms == 0) return ENOENT;
+    struct fuse_entry_param entry;
+    std::memset(&entry, 0, sizeof entry);
+    entry.entry_timeout = SecondsOf(negative_ttl_ms);
+    fuse_reply_entry(request, &entry);
+    return kAnswered;
   });
 }
 
@@ -583,13 +580,15 @@ void Flush(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info) {
   Run(request, "flush", node, [&](MountContext& context) {
     client::FileHandle& file = *HandleOf(info);
     std::exception_ptr flush_error;  // the locks go even when the data could not be stored
+    bool reported = true;            // a failed report may still have been applied
     try {
-      file.Flush();
+      reported = file.Flush();
     } catch (...) {
       flush_error = std::current_exception();
     }
-    // The MRC has the written size and mtime now (the size report of the flush).
-    InvalidateAttributes(context, node);
+    // The MRC has the written size and mtime now (the size report of the flush). Without a report
+    // (nothing written: every create's close) the kernel's attributes are still right.
+    if (reported) InvalidateAttributes(context, node);
     context.locks->Release(file, client::LockKind::kPosix, info->lock_owner);
     if (flush_error) std::rethrow_exception(flush_error);
     return AnswerSuccess(request);
@@ -610,12 +609,13 @@ void Release(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info) {
   std::unique_ptr<client::FileHandle> handle = TakeBack(context, info);
   Run(request, "release", node, [&](MountContext&) {
     std::exception_ptr close_error;
+    bool reported = true;  // as in Flush
     try {
-      handle->Close();
+      reported = handle->Close();
     } catch (...) {
       close_error = std::current_exception();  // reported after the hidden name is gone
     }
-    InvalidateAttributes(context, node);
+    if (reported) InvalidateAttributes(context, node);
     // The last handle of a file unlinked while open: its hidden name goes now.
     for (const std::string& hidden : context.nodes.Released(node)) {
       context.volume->Unlink(CallerCredentials(request), hidden);

@@ -30,6 +30,9 @@ void OpenVolume(MountContext& context) {
   volume_options.timeout_ms = context.options.timeout_ms;
   volume_options.metadata_cache_ttl_ms = context.options.metadata_cache_ttl_ms;
   volume_options.stat_ahead_misses = context.options.stat_ahead_misses;
+  volume_options.absent_names_misses = context.options.absent_names_misses;
+  // A name known absent here is trusted as long as the kernel keeps a negative entry.
+  volume_options.absent_names_ttl_ms = context.options.NegativeCacheTtlMs();
   volume_options.uuid_cache_ttl_ms = context.options.uuid_cache_ttl_ms;
   volume_options.io = context.options.io;
   volume_options.chain_retry_window_ms = context.options.retry_window_ms;

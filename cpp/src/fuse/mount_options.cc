@@ -68,6 +68,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     } else if (is_option("--negative-cache-ttl-ms")) {
       options.negative_cache_ttl_ms = ParseUnsigned("--negative-cache-ttl-ms",
                                                     value_of("--negative-cache-ttl-ms"), 0, 3600000);
+    } else if (is_option("--absent-names-misses")) {
+      options.absent_names_misses =
+          ParseUnsigned("--absent-names-misses", value_of("--absent-names-misses"), 0, 1000000);
     } else if (is_option("--stat-ahead-misses")) {
       options.stat_ahead_misses =
           ParseUnsigned("--stat-ahead-misses", value_of("--stat-ahead-misses"), 0, 1000000);
@@ -189,6 +192,14 @@ std::string MountUsage(const std::string& program_name) {
          "                       linked or renamed through this mount show at once, a name created\n"
          "                       by another client after at most N ms (default: the metadata\n"
          "                       cache TTL; 0: never remembered)\n"
+         "  --absent-names-misses N\n"
+         "                       after N lookups in one directory that found no entry, list\n"
+         "                       its names (at most 65536) and answer lookups of other names\n"
+         "                       as missing without asking the MRC for the negative TTL from\n"
+         "                       then (the lookup of every new name before a create); names\n"
+         "                       changed through this mount are asked for again, a name created\n"
+         "                       by another client shows after at most that TTL (default 4;\n"
+         "                       0: never)\n"
          "  --stat-ahead-misses N\n"
          "                       after N stats in one directory that the cache could not answer,\n"
          "                       list the directory with attributes into the cache (at most\n"

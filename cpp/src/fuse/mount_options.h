@@ -33,6 +33,8 @@ struct MountOptions {
   }
   // Getattr misses in one directory after which the client lists it into its cache; 0: never.
   std::uint32_t stat_ahead_misses = 8;
+  // Lookups that found no entry in one directory before its names are listed (client/absent_names.h).
+  std::uint32_t absent_names_misses = 4;
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file_path;               // empty: stderr in the foreground, nothing as a daemon
   std::uint32_t timeout_ms = 30000;        // per RPC attempt

@@ -66,8 +66,14 @@ class PendingCall {
     return done_signal_.wait_until(lock, deadline, [this] { return done_; });
   }
 
-  CallResponse TakeResult() {
+  CallResponse TakeResult(bool errno_as_value) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (error_ && errno_as_value && error_->kind() == ErrorKind::kErrno) {
+      CallResponse answer;
+      answer.errno_answer = error_->posix_errno();
+      answer.errno_message = error_->message();
+      return answer;
+    }
     // A fresh exception for this thread: copies of a std::runtime_error share one reference-counted
     // message, whose last release may otherwise happen on the io thread.
     if (error_) {
@@ -708,7 +714,7 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
       throw TimeoutError(address, request.interface_id, request.procedure_id, options.timeout_ms);
     }
   }
-  return call->TakeResult();
+  return call->TakeResult(options.errno_as_value);
 }
 
 void RpcClient::CallServiceAsync(const ServiceLookup& lookup, const CallRequest& request,

@@ -43,6 +43,11 @@ struct CallOptions {
   // The server answers a repeat of an applied request with the outcome it recorded (the MRC's
   // exactly-once requests): RetryingTransport numbers such a call and retries it like an idempotent one.
   bool exactly_once = false;
+  // A server's ERRNO answer comes back in CallResponse::errno_answer instead of as a thrown RpcError.
+  // For answers that are a normal outcome, not a failure: a lookup's ENOENT (every create's lookup
+  // of its new name) cost the mount two C++ exceptions, whose unwinding (`_Unwind_Find_FDE`) was
+  // among the top frames of its create profile. Other errors are thrown as before.
+  bool errno_as_value = false;
 };
 
 struct CallRequest {
@@ -59,6 +64,10 @@ struct CallRequest {
 struct CallResponse {
   std::string message_bytes;
   std::string data;
+  // With CallOptions::errno_as_value: the errno of the server's ERRNO answer (0: a response) and
+  // its message; message_bytes and data are then empty.
+  int errno_answer = 0;
+  std::string errno_message{};
 };
 
 // A service named by its UUID rather than by an address: `resolve` looks its address up (the UUID

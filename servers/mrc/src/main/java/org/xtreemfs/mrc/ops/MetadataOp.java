@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.rpc.Errno;
@@ -72,28 +73,58 @@ public abstract class MetadataOp<R, T> implements RpcHandler {
         R request = call.request(parser);
         OperationContext context = OperationContext.of(services.callerIdentity().of(call),
                 services.clock().wallClockMillis());
-        prepare(context, request)
-                .thenCompose(prepared -> readsOnly(request) ? readHere(prepared, request)
-                        : services.metadataStage().submit(procedure, () -> {
-                            checkDeadline(call);
-                            return applyOnce(call, prepared, request);
-                        }))
-                .thenCompose(result -> afterCommit(request, result))
-                .thenApply(result -> {
-                    try {
-                        return answer(call, result);
-                    } catch (RpcException e) {
-                        throw new CompletionException(e);
-                    }
-                })
-                .whenComplete((response, error) -> {
-                    services.counters().record(procedure, error != null);
-                    if (error == null) {
-                        call.respond(response);
-                    } else {
-                        call.fail(toRpcException(error));
-                    }
-                });
+        CompletableFuture<T> applied = then(prepare(context, request), prepared -> readsOnly(request)
+                ? readHere(prepared, request)
+                : services.metadataStage().submit(procedure, () -> {
+                    checkDeadline(call);
+                    return applyOnce(call, prepared, request);
+                }));
+        // handle(), not whenComplete(): its future completes with null, so a failure is not wrapped again.
+        then(applied, result -> afterCommit(request, result)).handle((result, error) -> {
+            respond(call, result, error);
+            return null;
+        });
+    }
+
+    /**
+     * {@code next} applied to the value of {@code stage}: at once when it is complete already (the common case:
+     * the OSD list is cached, reads run here, changes apply here while the stage is idle), else when it completes.
+     * A failed complete stage is passed on as it is. Why not thenCompose alone: it wraps every failure in a new
+     * CompletionException, whose stack trace (the whole Netty stack) was filled in for each ENOENT a lookup of a
+     * new name answers, 2.9 % of the MRC's CPU during creates through FUSE.
+     */
+    @SuppressWarnings("unchecked")
+    static <A, B> CompletableFuture<B> then(CompletableFuture<A> stage,
+            Function<A, CompletableFuture<B>> next) {
+        if (!stage.isDone()) {
+            return stage.thenCompose(next);
+        }
+        if (stage.isCompletedExceptionally()) {
+            return (CompletableFuture<B>) (CompletableFuture<?>) stage;
+        }
+        try {
+            return next.apply(stage.join());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Answers the call: the response built from the result, or the error. */
+    private void respond(RpcCall call, T result, Throwable error) {
+        MessageLite response = null;
+        if (error == null) {
+            try {
+                response = answer(call, result);
+            } catch (RpcException | RuntimeException e) {
+                error = e;
+            }
+        }
+        services.counters().record(procedure, error != null);
+        if (error == null) {
+            call.respond(response);
+        } else {
+            call.fail(toRpcException(error));
+        }
     }
 
     /**
