@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # FUSE operations of issue 3's list that the other scripts do not reach: mknod of FIFOs, sockets and
 # device nodes (kept as metadata, as a local file system does), access(2), fallocate zero-range,
-# readdir of a directory larger than one MRC page (offsets), and statfs.
+# readdir of a directory larger than one MRC page (offsets, continuation after removals), and statfs.
 #
 #   tests/system/fuse_ops_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -114,6 +114,20 @@ while True:
     if not entry: break
     again.append(entry.contents.d_name)
 assert again == rest and len(first) + len(rest) == 2502, (len(first), len(rest), len(again))' "$m"
+check "a listing goes on past names removed behind it and lists every other name exactly once" /usr/bin/python3 -c '
+import os, sys
+top = os.path.join(sys.argv[1], "many")
+names = sorted(os.listdir(top))
+with os.scandir(top) as entries:
+    listed = [next(entries).name for _ in range(1200)]
+    # Positions shift by 300 behind the listing; pages counted by position skipped 300 names here.
+    for name in sorted(listed)[:300]:
+        os.unlink(os.path.join(top, name))
+    listed += [entry.name for entry in entries]
+removed = set(sorted(listed[:1200])[:300])
+kept = [name for name in names if name not in removed]
+missing = [name for name in kept if name not in listed]
+assert not missing and len(listed) == len(set(listed)), (len(missing), missing[:3], len(listed), len(set(listed)))' "$m"
 
 echo "== statfs"
 check "statfs reports blocks, free space and a name limit of 255" /usr/bin/python3 -c '
