@@ -2,10 +2,11 @@
 
 // One open directory's listing (opendir .. releasedir in the mount).
 //
-// The kernel reads a directory a few KiB at a time (one FUSE readdir request per getdents call of
-// about 100 names, or 30 with attributes), each naming the offset it reached. Asking the MRC for
-// every such request, from that offset, made a listing quadratic: the MRC counted `offset` entries
-// from the directory's start for every request, and the rest of each page it sent was thrown away.
+// The kernel reads a directory in FUSE readdir requests (on this machine's kernel 6.18 about 700-1,000
+// short names each, judged from the MRC calls per `ls`; one 4 KiB page on older kernels), each naming
+// the offset it reached. Asking the MRC for every such request, from that
+// offset by position, made a listing quadratic: the MRC counted `offset` entries from the
+// directory's start for every request, and what did not fit the request was thrown away.
 // A listing instead keeps the last MRC page it fetched and serves every offset inside it; the next
 // page continues after the last name of the page held (MRC_READDIR `after_name`), so a whole
 // listing costs O(entries) at the MRC and one round trip per `page_entries` entries.

@@ -647,8 +647,8 @@ client::DirectoryListing* ListingOf(struct fuse_file_info* info) {
   return reinterpret_cast<client::DirectoryListing*>(static_cast<std::uintptr_t>(info->fh));
 }
 
-// An open directory gets a listing (client/directory_listing.h): the kernel's readdir requests, a
-// few KiB each, are served from one MRC page, and each further page continues after the last name
+// An open directory gets a listing (client/directory_listing.h): the kernel's readdir requests (one
+// per getdents buffer) are served from one MRC page, and each further page continues after the last name
 // instead of being counted from the directory's start. No MRC call: the kernel checked read access.
 void Opendir(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info) {
   Run(request, "opendir", node, [&](MountContext& context) {
