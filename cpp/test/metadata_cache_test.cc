@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <map>
 
+#include "client/directory_listing.h"
 #include "client/file_handle.h"
 #include "client/volume.h"
 #include "fake_cluster.h"
@@ -229,24 +230,39 @@ class NamespaceMrc : public rpc::Transport {
         return Answer(UnlinkResponse());
       }
       case MRC_READDIR: {
+        // As the MRC: "." at 0, ".." at 1, then names in byte order; by position, or after a name.
         const auto readdir = Parse<ReaddirRequest>(bytes);
         last_readdir_offset = readdir.offset();
         if (readdir.names_only()) ++names_only_readdirs;
+        last_readdir_after_name = readdir.after_name();
+        std::vector<std::pair<std::string, std::string>> listing{
+            {".", readdir.path()}, {"..", ParentOf(readdir.path())}};
         Existing(readdir.path());
         const std::string prefix = readdir.path() == "/" ? "/" : readdir.path() + "/";
-        ReaddirResponse response;
-        std::uint64_t offset = 0;
         for (const auto& [path, stat] : nodes) {
           if (path.rfind(prefix, 0) != 0 || path == prefix ||
               path.find('/', prefix.size()) != std::string::npos) {
             continue;
           }
-          auto* entry = response.add_entries();
-          entry->set_name(path.substr(prefix.size()));
-          entry->set_next_offset(++offset);
-          if (!readdir.names_only()) *entry->mutable_stat() = Existing(path);
+          listing.emplace_back(path.substr(prefix.size()), path);
         }
-        response.set_end_of_directory(true);
+        std::size_t first = static_cast<std::size_t>(readdir.offset());
+        if (!readdir.after_name().empty()) {
+          first = 2;
+          while (first < listing.size() && listing[first].first <= readdir.after_name()) ++first;
+        }
+        const std::size_t limit = readdir.limit() == 0 ? 1024 : readdir.limit();
+        ReaddirResponse response;
+        std::uint64_t offset = readdir.offset();
+        std::size_t index = first;
+        for (; index < listing.size() && static_cast<std::size_t>(response.entries_size()) < limit;
+             ++index) {
+          auto* entry = response.add_entries();
+          entry->set_name(listing[index].first);
+          entry->set_next_offset(++offset);
+          if (!readdir.names_only()) *entry->mutable_stat() = Existing(listing[index].second);
+        }
+        response.set_end_of_directory(index >= listing.size());
         return Answer(response);
       }
       case MRC_SETXATTR:
@@ -331,6 +347,7 @@ class NamespaceMrc : public rpc::Transport {
   std::map<std::uint32_t, int> mrc_calls;
   std::uint64_t last_readdir_offset = 0;
   int names_only_readdirs = 0;  // listings of names only (AbsentNames)
+  std::string last_readdir_after_name;
 
  private:
   template <typename Message>
@@ -799,6 +816,123 @@ TEST(MetadataCacheMountOptionTest, TtlOptionParsesAndRejectsValuesOutsideItsRang
   }
   EXPECT_NE(fuse_adapter::MountUsage("mount.xtreemfs").find("--metadata-cache-ttl-ms"),
             std::string::npos);
+}
+
+
+// ------------------------------------------------------------------- DirectoryListing (opendir)
+
+// Reads a whole directory the way the kernel does: requests of `per_request` entries, each from
+// the offset the previous one reached; returns the names.
+std::vector<std::string> ListAll(DirectoryListing& listing, const UserCredentials& user,
+                                 int per_request, bool with_stats) {
+  std::vector<std::string> names;
+  std::uint64_t offset = 0;
+  for (;;) {
+    int taken = 0;
+    bool end = false;
+    while (taken < per_request) {
+      const auto position = listing.At(user, offset, with_stats);
+      if (position.index >= position.page->entries_size()) {
+        end = true;
+        break;
+      }
+      for (int i = position.index; i < position.page->entries_size() && taken < per_request; ++i) {
+        const auto& entry = position.page->entries(i);
+        EXPECT_EQ(entry.has_stat(), with_stats) << entry.name();
+        names.push_back(entry.name());
+        offset = entry.next_offset();
+        ++taken;
+      }
+    }
+    if (end) return names;
+  }
+}
+
+TEST_F(VolumeCacheTest, AListingServesTheKernelsRequestsFromPagesContinuedByName) {
+  volume->Mkdir(user, "/d", 0755);
+  for (int i = 0; i < 250; ++i) {
+    volume->Mknod(user, "/d/f" + std::to_string(1000 + i), S_IFREG | 0644, 0);
+  }
+  DirectoryListing listing(*volume, clock, [] { return std::string("/d"); }, 100, kTtlMs);
+  const int before = mrc.Calls(xtreemfs::mrc::MRC_READDIR);
+  const auto names = ListAll(listing, user, 30, false);
+  ASSERT_EQ(names.size(), 252u);
+  EXPECT_EQ(names[0], ".");
+  EXPECT_EQ(names[1], "..");
+  EXPECT_EQ(names[2], "f1000");
+  EXPECT_EQ(names[251], "f1249");
+  // 252 entries in pages of 100: three pages, not one per request of 30; the later pages continue
+  // after the last name of the one before (the MRC seeks to it instead of counting from the start).
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR) - before, 3);
+  EXPECT_EQ(mrc.last_readdir_offset, 200u);
+  EXPECT_EQ(mrc.last_readdir_after_name, "f1197");
+}
+
+TEST_F(VolumeCacheTest, AListingKeepsOffsetsForSeeksAndListsEveryUnchangedNameOnce) {
+  volume->Mkdir(user, "/d", 0755);
+  for (int i = 0; i < 50; ++i) volume->Mknod(user, "/d/f" + std::to_string(100 + i), S_IFREG | 0644, 0);
+  DirectoryListing listing(*volume, clock, [] { return std::string("/d"); }, 10, kTtlMs);
+  // telldir/seekdir: an offset handed out earlier names the same entry again.
+  auto position = listing.At(user, 0, false);
+  ASSERT_EQ(position.page->entries(5).name(), "f103");
+  const std::uint64_t told = position.page->entries(4).next_offset();  // the offset of f103
+  for (std::uint64_t offset = 10; offset < 30; ++offset) listing.At(user, offset, false);
+  position = listing.At(user, told, false);
+  EXPECT_EQ(position.page->entries(position.index).name(), "f103");
+  // Names removed and added while a listing goes on do not make it skip or repeat the others.
+  std::vector<std::string> names;
+  std::uint64_t offset = 0;
+  for (int round = 0;; ++round) {
+    position = listing.At(user, offset, false);
+    if (position.index >= position.page->entries_size()) break;
+    const auto& entry = position.page->entries(position.index);
+    names.push_back(entry.name());
+    offset = entry.next_offset();
+    if (round == 15) {
+      // Two listed names go and one comes before them, one after: positions shift by one, which
+      // made a listing by position skip an unchanged name.
+      volume->Unlink(user, "/d/f101");
+      volume->Unlink(user, "/d/f102");
+      volume->Mknod(user, "/d/f099", S_IFREG | 0644, 0);
+      volume->Mknod(user, "/d/f200", S_IFREG | 0644, 0);
+    }
+  }
+  std::vector<std::string> unchanged;
+  for (int i = 0; i < 50; ++i) {
+    if (i != 1 && i != 2) unchanged.push_back("f" + std::to_string(100 + i));
+  }
+  std::vector<std::string> listed_unchanged;
+  for (const auto& name : names) {
+    if (name != "." && name != ".." && name != "f101" && name != "f102" && name != "f099" &&
+        name != "f200") {
+      listed_unchanged.push_back(name);
+    }
+  }
+  EXPECT_EQ(listed_unchanged, unchanged);
+  // rewinddir shows the directory as it is now.
+  position = listing.At(user, 0, false);
+  EXPECT_EQ(position.page->entries(2).name(), "f099");
+}
+
+TEST_F(VolumeCacheTest, AListingFetchesAttributesWhenAskedAndAgainAfterTheTtl) {
+  volume->Mkdir(user, "/d", 0755);
+  for (int i = 0; i < 5; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
+  DirectoryListing listing(*volume, clock, [] { return std::string("/d"); }, 100, kTtlMs);
+  EXPECT_EQ(ListAll(listing, user, 3, false).size(), 7u);
+  const int names_only = mrc.Calls(xtreemfs::mrc::MRC_READDIR);
+  // readdirplus after a names-only listing: fetched again with attributes, once.
+  EXPECT_EQ(ListAll(listing, user, 3, true).size(), 7u);
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), names_only + 1);  // offset 0 always asks
+  auto position = listing.At(user, 4, true);
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), names_only + 1);
+  EXPECT_EQ(position.page->entries(position.index).name(), "f2");
+  // Attributes are trusted for one TTL; after it the page is fetched again, after the name before.
+  mrc.nodes["/d/f2"].set_mode(S_IFREG | 0600);
+  clock.Advance(kTtlMs);
+  position = listing.At(user, 4, true);
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), names_only + 2);
+  EXPECT_EQ(mrc.last_readdir_after_name, "f1");
+  EXPECT_EQ(position.page->entries(position.index).stat().mode(), static_cast<std::uint32_t>(S_IFREG | 0600));
 }
 
 }  // namespace

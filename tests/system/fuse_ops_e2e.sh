@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # FUSE operations of issue 3's list that the other scripts do not reach: mknod of FIFOs, sockets and
 # device nodes (kept as metadata, as a local file system does), access(2), fallocate zero-range,
-# readdir of a directory larger than one MRC page (offsets), and statfs.
+# readdir of a directory larger than one MRC page (offsets, continuation after removals), and statfs.
 #
 #   tests/system/fuse_ops_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -114,6 +114,39 @@ while True:
     if not entry: break
     again.append(entry.contents.d_name)
 assert again == rest and len(first) + len(rest) == 2502, (len(first), len(rest), len(again))' "$m"
+check "a listing goes on past names removed behind it and lists every other name exactly once" /usr/bin/python3 -c '
+import ctypes, os, struct, sys
+# getdents64 with a 2 KiB buffer, so the kernel asks the mount for about 60 names per request
+# (readdir(3) and scandir take a buffer of the directory block size, here the whole directory).
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_getdents64 = 217
+top = os.path.join(sys.argv[1], "many")
+names = sorted(os.listdir(top))
+fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+buffer = ctypes.create_string_buffer(2048)
+def more():
+    got = libc.syscall(SYS_getdents64, fd, buffer, len(buffer))
+    assert got >= 0, os.strerror(ctypes.get_errno())
+    batch, at = [], 0
+    while at < got:
+        length = struct.unpack_from("H", buffer.raw, at + 16)[0]
+        name = buffer.raw[at + 19:at + length].split(b"\0", 1)[0].decode()
+        if name not in (".", ".."): batch.append(name)
+        at += length
+    return got, batch
+listed = []
+while len(listed) < 1200:
+    listed += more()[1]
+# Positions shift by 300 behind the listing; pages counted by position skipped 300 names here.
+removed = set(sorted(listed)[:300])
+for name in removed:
+    os.unlink(os.path.join(top, name))
+while True:
+    got, batch = more()
+    if got == 0: break
+    listed += batch
+missing = [name for name in names if name not in removed and name not in listed]
+assert not missing and len(listed) == len(set(listed)), (len(missing), missing[:3], len(listed), len(set(listed)))' "$m"
 
 echo "== statfs"
 check "statfs reports blocks, free space and a name limit of 255" /usr/bin/python3 -c '

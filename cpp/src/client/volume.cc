@@ -89,8 +89,8 @@ Volume::~Volume() = default;
 namespace {
 // Directories whose stat-ahead state is kept at once, and entries asked per stat-ahead batch.
 constexpr std::size_t kStatAheadDirectoriesMax = 1024;
-// The MRC's largest page (ReaddirOp.READDIR_LIMIT_MAX): it pages by position, so each further page
-// re-reads every entry before it, and fewer, larger pages cost it less.
+// The MRC's largest page (ReaddirOp.READDIR_LIMIT_MAX): fewer, larger pages cost it less per entry;
+// each further page continues after the last name of the previous one.
 constexpr std::uint32_t kStatAheadBatchEntries = 10000;
 }  // namespace
 
@@ -266,18 +266,20 @@ void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string
   // From offset 2: "." and ".." are not needed, and a listing from offset 0 is an access of the
   // directory that may update its atime (servers/mrc/README.md), which a stat is not.
   std::uint64_t offset = 2;
+  std::string after_name;  // the last name listed: the next page continues after it
   std::uint64_t fetched = 0;
   try {
     // Entries are trusted for one TTL from their arrival: a listing still going on after half of it
     // would bring entries that expire before they are used (a slow MRC or a loaded machine).
     while (fetched < options_.stat_ahead_entries_max &&
            clock_.MonotonicMs() - started_ms < options_.metadata_cache_ttl_ms / 2) {
-      const auto batch = Readdir(user, directory, offset, kStatAheadBatchEntries, false);
+      const auto batch = Readdir(user, directory, offset, kStatAheadBatchEntries, false, after_name);
       fetched += static_cast<std::uint64_t>(batch.entries_size());
       if (batch.end_of_directory() || batch.entries_size() == 0) break;
-      const std::uint64_t next = batch.entries(batch.entries_size() - 1).next_offset();
-      if (next <= offset) break;
-      offset = next;
+      const auto& last = batch.entries(batch.entries_size() - 1);
+      if (last.next_offset() <= offset) break;
+      offset = last.next_offset();
+      after_name = last.name();
     }
   } catch (const rpc::RpcError&) {
     // No read permission, the directory went away, a timeout: stat goes on one entry at a time.
@@ -501,11 +503,12 @@ std::string Volume::Readlink(const UserCredentials& user, const std::string& pat
 
 xtreemfs::mrc::ReaddirResponse Volume::Readdir(const UserCredentials& user, const std::string& path,
                                                std::uint64_t offset, std::uint32_t limit,
-                                               bool names_only) {
+                                               bool names_only, const std::string& after_name) {
   xtreemfs::mrc::ReaddirRequest request;
   request.set_volume_name(volume_name_);
   request.set_path(path);
   request.set_offset(offset);
+  request.set_after_name(after_name);
   request.set_limit(limit);
   request.set_names_only(names_only);
   const std::uint64_t generation = metadata_cache_.Generation();

@@ -130,9 +130,12 @@ class Volume {
   xtreemfs::mrc::Stat Symlink(const UserCredentials& user, const std::string& target,
                               const std::string& link_path);
   std::string Readlink(const UserCredentials& user, const std::string& path);
-  // One batch of entries from `offset` (entries already seen, "." and ".." included).
+  // One batch of entries from `offset` (entries already seen, "." and ".." included). A non-empty
+  // `after_name` (only with offset >= 3) continues right after that name, numbering from `offset`: the
+  // MRC seeks to it instead of counting `offset` entries from the start (linear paging).
   xtreemfs::mrc::ReaddirResponse Readdir(const UserCredentials& user, const std::string& path,
-                                         std::uint64_t offset, std::uint32_t limit, bool names_only);
+                                         std::uint64_t offset, std::uint32_t limit, bool names_only,
+                                         const std::string& after_name = "");
   // xattrs: user.* are stored by the MRC; xtreemfs.* are read-only layout attributes (setting or
   // removing them is EPERM); names of other namespaces have no value here (ENODATA, answered
   // without asking the MRC: the kernel asks security.capability before every write).

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "client/directory_listing.h"
 #include "client/file_handle.h"
 #include "fuse/posix_conversion.h"
 
@@ -25,7 +26,8 @@ namespace xtreemfs::fuse_adapter {
 namespace {
 
 constexpr int kSupplementaryGroupsMax = 64;
-// Entries asked from the MRC per readdir batch; the loop below is bounded by the directory size.
+// Entries asked from the MRC per page of an open directory's listing (client::DirectoryListing),
+// which serves the kernel's readdir requests of a few KiB each from it.
 constexpr std::uint32_t kReaddirBatchEntries = 1024;
 // An operation returns this when it has answered the kernel itself; any other value is an errno.
 constexpr int kAnswered = 0;
@@ -713,22 +715,50 @@ void Removexattr(fuse_req_t request, fuse_ino_t node, const char* name) {
 // The d_ino of a listed name whose inode number is not known (libfuse's FUSE_UNKNOWN_INO).
 constexpr ino_t kUnknownInode = 0xffffffff;
 
+client::DirectoryListing* ListingOf(struct fuse_file_info* info) {
+  return reinterpret_cast<client::DirectoryListing*>(static_cast<std::uintptr_t>(info->fh));
+}
+
+// An open directory gets a listing (client/directory_listing.h): the kernel's readdir requests (one
+// per getdents buffer) are served from one MRC page, and each further page continues after the last name
+// instead of being counted from the directory's start. No MRC call: the kernel checked read access.
+void Opendir(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info) {
+  Run(request, "opendir", node, [&](MountContext& context) {
+    auto listing = std::make_unique<client::DirectoryListing>(
+        *context.volume, context.clock, [&context, node] { return PathOf(context, node); },
+        kReaddirBatchEntries, context.options.metadata_cache_ttl_ms);
+    info->fh = reinterpret_cast<std::uintptr_t>(listing.get());
+    if (fuse_reply_open(request, info) == 0) listing.release();
+    return kAnswered;
+  });
+}
+
+void Releasedir(fuse_req_t request, fuse_ino_t, struct fuse_file_info* info) {
+  std::unique_ptr<client::DirectoryListing> listing(ListingOf(info));
+  info->fh = 0;
+  fuse_reply_err(request, 0);
+}
+
 // One readdir answer of at most `size` bytes from `offset`; with `plus` every entry carries its
 // attributes and a node (one lookup each, except "." and "..", which the kernel does not count).
-void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset, bool plus) {
+void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
+                   struct fuse_file_info* info, bool plus) {
   Run(request, plus ? "readdirplus" : "readdir", node, [&](MountContext& context) {
-    const std::string path = PathOf(context, node);
+    client::DirectoryListing& listing = *ListingOf(info);
+    std::lock_guard<std::mutex> lock(listing.mutex());
+    const client::UserCredentials user = CallerCredentials(request);
     std::vector<char> buffer(size);
     std::size_t used = 0;
     std::uint64_t next_offset = static_cast<std::uint64_t>(offset);
-    bool buffer_full = false;  // the kernel asks again from the last offset it received
-    // Each batch either makes progress or ends the loop, so it ends after at most
-    // (entries / batch + 1) round trips.
+    // Each page either brings the next entry or ends the directory, so this ends after at most
+    // (entries / page + 1) round trips, and most requests are served from the page held.
     for (;;) {
-      const std::uint64_t batch_start_offset = next_offset;
-      const auto batch = context.volume->Readdir(CallerCredentials(request), path, next_offset,
-                                                 kReaddirBatchEntries, !plus);
-      for (const auto& entry : batch.entries()) {
+      const client::DirectoryListing::Position position = listing.At(user, next_offset, plus);
+      const auto& entries = position.page->entries();
+      if (position.index >= entries.size()) break;  // the end of the directory
+      bool buffer_full = false;  // the kernel asks again from the last offset it received
+      for (int i = position.index; i < entries.size(); ++i) {
+        const auto& entry = entries.Get(i);
         const std::string& name = entry.name();
         const bool dot = name == "." || name == "..";
         struct fuse_entry_param entry_param;
@@ -767,12 +797,7 @@ void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offse
         used += entry_bytes;
         next_offset = entry.next_offset();
       }
-      if (buffer_full || batch.end_of_directory() || batch.entries_size() == 0) break;
-      if (next_offset <= batch_start_offset) {
-        throw rpc::RpcError::Of(rpc::ErrorKind::kInternal,
-                                "MRC readdir offsets do not advance past " +
-                                    std::to_string(next_offset));
-      }
+      if (buffer_full) break;
     }
     fuse_reply_buf(request, buffer.data(), used);
     return kAnswered;
@@ -780,13 +805,13 @@ void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offse
 }
 
 void Readdir(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
-             struct fuse_file_info*) {
-  ReaddirCommon(request, node, size, offset, false);
+             struct fuse_file_info* info) {
+  ReaddirCommon(request, node, size, offset, info, false);
 }
 
 void Readdirplus(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
-                 struct fuse_file_info*) {
-  ReaddirCommon(request, node, size, offset, true);
+                 struct fuse_file_info* info) {
+  ReaddirCommon(request, node, size, offset, info, true);
 }
 
 // --- advisory locks across mounts (client::LockClient; the head OSD keeps the lock table) -------
@@ -898,6 +923,8 @@ struct fuse_lowlevel_ops MakeFuseOperations() {
   operations.getxattr = Getxattr;
   operations.listxattr = Listxattr;
   operations.removexattr = Removexattr;
+  operations.opendir = Opendir;
+  operations.releasedir = Releasedir;
   operations.readdir = Readdir;
   operations.readdirplus = Readdirplus;
   operations.access = Access;

@@ -195,6 +195,8 @@ public final class Volume implements AutoCloseable {
         private List<DirectoryEntry> page = List.of();
         private int indexInPage;
         private long nextOffset;
+        /** The last real entry listed ("" before any): the next page continues after it (linear paging). */
+        private String lastName = "";
         private boolean endOfDirectory;
 
         private DirectoryIterator(String path, boolean namesOnly) {
@@ -205,14 +207,17 @@ public final class Volume implements AutoCloseable {
         public boolean hasNextEntry() throws XtreemFSException {
             while (indexInPage >= page.size() && !endOfDirectory) {
                 long offset = nextOffset;
+                // After a real entry the MRC seeks to its name; by position it would step over every entry before.
+                String afterName = offset >= 3 ? lastName : "";
                 ReaddirResponse response = mrcCall("readdir " + describe(path) + " at offset " + offset, true,
                         (mrc, address) -> mrc.readdir(address, client.credentials(), ReaddirRequest.newBuilder()
-                                .setVolumeName(name).setPath(path).setOffset(offset)
+                                .setVolumeName(name).setPath(path).setOffset(offset).setAfterName(afterName)
                                 .setLimit(client.options().readdirPageEntries()).setNamesOnly(namesOnly).build()));
                 page = response.getEntriesList();
                 indexInPage = 0;
                 endOfDirectory = response.getEndOfDirectory() || page.isEmpty();
                 if (!page.isEmpty()) {
+                    lastName = page.get(page.size() - 1).getName();
                     long last = page.get(page.size() - 1).getNextOffset();
                     // A server that leaves next_offset unset still pages correctly by count.
                     nextOffset = last > offset ? last : offset + page.size();

@@ -15,6 +15,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KeyRange;
+import org.xtreemfs.foundation.kv.Keys;
 import org.xtreemfs.foundation.kv.KvEntry;
 import org.xtreemfs.foundation.kv.KvIterator;
 import org.xtreemfs.foundation.kv.KvStore;
@@ -516,12 +517,30 @@ public final class Namespace {
 
     /**
      * Up to {@code count} entries of a directory in byte order of their names, after skipping the first
-     * {@code skip} (readdir's pages). Reads the committed store.
+     * {@code skip} (readdir's pages by position: the skipped entries are stepped over one by one). Reads the
+     * committed store.
      */
     public List<Dentry> dentries(String volumeId, long directoryInode, long skip, int count) {
+        return dentries(volumeId, KeyRange.prefix(KvLayout.dentryPrefix(volumeId, directoryInode)), skip, count);
+    }
+
+    /**
+     * Up to {@code count} entries of a directory whose names sort after {@code afterName} (which need not exist any
+     * more), in byte order of their names: readdir's continuation from the last name a reader saw, which seeks to the
+     * name instead of stepping over every entry before it, so a whole listing costs time linear in its length.
+     * Reads the committed store.
+     */
+    public List<Dentry> dentriesAfter(String volumeId, long directoryInode, String afterName, int count) {
+        byte[] prefix = KvLayout.dentryPrefix(volumeId, directoryInode);
+        // The smallest key greater than the name's own: the name followed by a zero byte.
+        byte[] start = Keys.concat(KvLayout.dentry(volumeId, directoryInode, afterName), new byte[] {0});
+        return dentries(volumeId, KeyRange.between(start, Keys.prefixEnd(prefix)), 0, count);
+    }
+
+    private List<Dentry> dentries(String volumeId, KeyRange range, long skip, int count) {
         List<Dentry> page = new ArrayList<>();
         long toSkip = skip;
-        try (KvIterator iterator = store.iterator(KeyRange.prefix(KvLayout.dentryPrefix(volumeId, directoryInode)))) {
+        try (KvIterator iterator = store.iterator(range)) {
             while (iterator.hasNext() && page.size() < count) {
                 KvEntry dentry = iterator.next();
                 if (toSkip > 0) {

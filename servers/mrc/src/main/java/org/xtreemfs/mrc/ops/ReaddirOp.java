@@ -38,7 +38,7 @@ public final class ReaddirOp extends MetadataOp<ReaddirRequest, ReaddirResponse>
     @Override
     protected ReaddirResponse apply(OperationContext context, ReaddirRequest request) throws RpcException {
         return readdir(services.namespace(), context, request.getVolumeName(), request.getPath(), request.getOffset(),
-                request.getLimit(), request.getNamesOnly());
+                request.getAfterName(), request.getLimit(), request.getNamesOnly());
     }
 
     @Override
@@ -54,6 +54,22 @@ public final class ReaddirOp extends MetadataOp<ReaddirRequest, ReaddirResponse>
      */
     public static ReaddirResponse readdir(Namespace namespace, OperationContext context, String volumeName,
             String path, long offset, int limit, boolean namesOnly) throws RpcException {
+        return readdir(namespace, context, volumeName, path, offset, "", limit, namesOnly);
+    }
+
+    /**
+     * As above; a non-empty {@code afterName} continues right after the entry of that name (which need not exist
+     * any more) instead of counting {@code offset} entries from the start, and numbers the page's entries from
+     * {@code offset} (the position the caller reached). Why: counting from the start made every page of a listing
+     * cost its offset, a whole listing quadratic in its length. Entries created or removed meanwhile do not shift
+     * such a continuation: every entry present throughout is listed exactly once, as POSIX asks of readdir.
+     */
+    public static ReaddirResponse readdir(Namespace namespace, OperationContext context, String volumeName,
+            String path, long offset, String afterName, int limit, boolean namesOnly) throws RpcException {
+        if (!afterName.isEmpty() && offset < 3) {
+            throw RpcException.invalidArguments("readdir: after_name '" + afterName + "' needs an offset of at least 3,"
+                    + " not " + offset);
+        }
         Volume volume = namespace.volume(volumeName);
         Transaction transaction = namespace.begin();
         InodeRecord directory = namespace.resolve(transaction, volume, context.caller(), path);
@@ -78,8 +94,9 @@ public final class ReaddirOp extends MetadataOp<ReaddirRequest, ReaddirResponse>
         }
         int room = pageSize - response.getEntriesCount();
         // One entry more than fits tells whether the directory goes on after this page.
-        List<Namespace.Dentry> dentries = namespace.dentries(volume.getId(), directory.inode(),
-                Math.max(0, offset - 2), room + 1);
+        List<Namespace.Dentry> dentries = afterName.isEmpty()
+                ? namespace.dentries(volume.getId(), directory.inode(), Math.max(0, offset - 2), room + 1)
+                : namespace.dentriesAfter(volume.getId(), directory.inode(), afterName, room + 1);
         boolean end = dentries.size() <= room;
         long position = Math.max(2, offset);
         for (Namespace.Dentry dentry : dentries.subList(0, Math.min(room, dentries.size()))) {

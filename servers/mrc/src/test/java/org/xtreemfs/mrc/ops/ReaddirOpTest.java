@@ -5,6 +5,7 @@ import static org.xtreemfs.mrc.ops.NamespaceFixture.CREAT;
 import static org.xtreemfs.mrc.ops.NamespaceFixture.ROOT;
 import static org.xtreemfs.mrc.ops.NamespaceFixture.WRONLY;
 import static org.xtreemfs.mrc.ops.NamespaceFixture.expectErrno;
+import static org.xtreemfs.mrc.ops.NamespaceFixture.expectInvalidArgs;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -45,5 +46,55 @@ class ReaddirOpTest extends OnOneVolume {
         assertThat(paged).containsExactly(".", "..", "a", "b", "c", "d", "e");
         assertThat(pages).isEqualTo(3);
         expectErrno(Errno.ENOTDIR, () -> ReaddirOp.readdir(namespace, root(), "vol", "/d/a", 0, 0, false));
+    }
+
+    @Test
+    void continuationAfterANameListsEveryEntryPresentThroughoutExactlyOnce() throws Exception {
+        // Pages continued by name (after_name), with creates and unlinks between the pages: every name present from
+        // the first page to the last comes exactly once and in order, and the offsets go on from the caller's.
+        MkdirOp.mkdir(namespace, root(), "vol", "/d", 0755);
+        List<String> kept = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            String name = String.format("f%03d", i);
+            create("/d/" + name);
+            if (i % 2 == 0) {
+                kept.add(name);
+            }
+        }
+        ReaddirResponse first = ReaddirOp.readdir(namespace, root(), "vol", "/d", 0, 7, true);
+        List<String> listed = new ArrayList<>();
+        first.getEntriesList().forEach(entry -> listed.add(entry.getName()));
+        long offset = first.getEntries(first.getEntriesCount() - 1).getNextOffset();
+        String last = listed.get(listed.size() - 1);
+        boolean end = first.getEndOfDirectory();
+        int round = 0;
+        while (!end) {
+            // Between pages: the odd names go (the last one listed too), and names sorting before and after appear.
+            for (int i = 1; i < 40; i += 2) {
+                String name = String.format("/d/f%03d", i);
+                if (round == i / 8) {
+                    UnlinkOp.unlink(namespace, root(), "vol", name);
+                }
+            }
+            create("/d/a" + round);
+            create("/d/g" + round);
+            ReaddirResponse page = ReaddirOp.readdir(namespace, root(), "vol", "/d", offset, last, 7, false);
+            assertThat(page.getEntriesList()).allMatch(DirectoryEntry::hasStat);
+            for (DirectoryEntry entry : page.getEntriesList()) {
+                assertThat(entry.getNextOffset()).isEqualTo(offset + 1);
+                offset = entry.getNextOffset();
+                listed.add(entry.getName());
+            }
+            if (page.getEntriesCount() > 0) {
+                last = listed.get(listed.size() - 1);
+            }
+            end = page.getEndOfDirectory();
+            round++;
+        }
+        assertThat(listed).doesNotHaveDuplicates();
+        assertThat(listed).containsSubsequence(kept);
+        assertThat(listed.subList(2, listed.size())).isSorted();
+        assertThat(listed).noneMatch(name -> name.startsWith("a"));
+        expectInvalidArgs(() -> ReaddirOp.readdir(namespace, root(), "vol", "/d", 2, "f000", 7, false));
     }
 }
