@@ -34,17 +34,24 @@ class NamespaceTest {
     @BeforeEach
     void createVolumeWithOneDirectory() throws Exception {
         volume = Volume.newBuilder().setId(VOLUME_ID).setName("vol").build();
+        createVolumeWithDirectory(namespace, volume, context, 0700);
+    }
+
+    /** The volume "vol" ({@code volume}) with its root (0755) and the directory "/d" of {@code mode}: its inode. */
+    static long createVolumeWithDirectory(Namespace namespace, Volume volume, OperationContext context, int mode)
+            throws RpcException {
         Transaction transaction = namespace.begin();
         namespace.putVolume(transaction, volume);
-        namespace.putRootDirectory(transaction, VOLUME_ID, Stat.newBuilder().setInode(Namespace.ROOT_INODE)
+        namespace.putRootDirectory(transaction, volume.getId(), Stat.newBuilder().setInode(Namespace.ROOT_INODE)
                 .setMode(FileModes.S_IFDIR | 0755).setNlink(2).build());
         transaction.commit();
         transaction = namespace.begin();
         Namespace.Entry entry = namespace.resolveNew(transaction, volume, Caller.root(), "/d");
-        long inode = namespace.allocateInode(transaction, VOLUME_ID);
-        namespace.insertEntry(transaction, VOLUME_ID, entry, new InodeRecord(Namespace.newStat(context, inode,
-                FileModes.S_IFDIR | 0700, 2, 0, volume).build(), null, null, Namespace.ROOT_INODE, 0), context);
+        long inode = namespace.allocateInode(transaction, volume.getId());
+        namespace.insertEntry(transaction, volume.getId(), entry, new InodeRecord(Namespace.newStat(context, inode,
+                FileModes.S_IFDIR | mode, 2, 0, volume).build(), null, null, Namespace.ROOT_INODE, 0), context);
         transaction.commit();
+        return inode;
     }
 
     private static int errno(RpcException error) {

@@ -1,0 +1,111 @@
+package org.xtreemfs.mrc.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.RocksKvOptions;
+import org.xtreemfs.foundation.kv.RocksKvStore;
+import org.xtreemfs.interfaces.mrc.Volume;
+
+/**
+ * The namespace's cache of committed values under sweeps over more keys than it keeps (a stat of every file of a
+ * large directory, a listing with attributes): the records every operation reads and the records read often stay
+ * cached. Store reads are counted by RocksDB's own counters ({@link RocksKvStore#counts()}, the status page's
+ * {@code storeGets}). Its invariant (cached = committed) is tested in {@link NamespaceTest}.
+ */
+class CommittedValueCacheTest {
+    private static final String VOLUME_ID = "00000000-0000-0000-0000-000000000001";
+    private static final int KEPT_MAX = Namespace.COMMITTED_VALUES_KEPT_MAX;
+
+    @TempDir
+    Path folder;
+    private RocksKvStore store;
+    private Namespace namespace;
+    private final OperationContext context = OperationContext.of(Caller.root(), 1_000);
+    private Volume volume;
+    private long directory;
+
+    @BeforeEach
+    void createVolumeWithOneDirectory() throws Exception {
+        store = RocksKvStore.open(RocksKvOptions.defaults(folder.resolve("db")));
+        namespace = new Namespace(store, Durability.BUFFERED, AtimePolicy.NOATIME);
+        volume = Volume.newBuilder().setId(VOLUME_ID).setName("vol").build();
+        directory = NamespaceTest.createVolumeWithDirectory(namespace, volume, context, 0755);
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    /** What a stat of "/d/name" reads: the volume by name, then the path from the root. */
+    private InodeRecord stat(String name) throws Exception {
+        return namespace.resolve(namespace.begin(), namespace.volume("vol"), Caller.root(), "/d/" + name);
+    }
+
+    @Test
+    void aStatOfEveryFileOfALargeDirectoryReadsEachFileOnceAndTheSharedRecordsNeverAgain() throws Exception {
+        // 2 x 16,384 + 100 files in /d, created in one batch, then each stat'ed once. Each stat reads the volume's name
+        // and record, the root, the entry "d" and its inode (the same five keys every time) and the file's entry and
+        // inode (read only once). Exactly two store gets per stat: the cache never drops the five shared keys. When
+        // the cache was emptied on reaching its bound, each emptying cost the next stat five more gets.
+        int files = 2 * KEPT_MAX + 100;
+        Transaction create = namespace.begin();
+        for (int i = 0; i < files; i++) {
+            long inode = namespace.allocateInode(create, VOLUME_ID);
+            namespace.putInode(create, VOLUME_ID, new InodeRecord(Namespace.newStat(context, inode,
+                    FileModes.S_IFREG | 0644, 1, 0, volume).build(), null, null, 0, 0));
+            namespace.putDentry(create, VOLUME_ID, directory, "f" + i, inode);
+        }
+        create.commit();
+        stat("f0"); // the shared records' first reads
+        long before = store.counts().gets();
+        for (int i = 1; i < files; i++) {
+            assertThat(stat("f" + i).isRegularFile()).isTrue();
+        }
+        assertThat(store.counts().gets() - before).as("store gets of %d stats", files - 1).isEqualTo(2L * (files - 1));
+        assertThat(namespace.committedValuesKept()).isLessThanOrEqualTo(KEPT_MAX);
+
+        before = store.counts().gets();
+        assertThat(namespace.resolve(namespace.begin(), namespace.volume("vol"), Caller.root(), "/d").inode())
+                .isEqualTo(directory);
+        assertThat(store.counts().gets() - before).as("store gets of the volume and /d after the sweep").isZero();
+    }
+
+    @Test
+    void recordsReadOftenOutliveASweepOfRecordsReadOnce() throws Exception {
+        // A full cache, then 4,000 names looked up three times each (read often), then a sweep of 2 x 16,384 names
+        // looked up once (a listing of a huge directory): looking up the 4,000 again costs at most a tenth of them
+        // a store get. Emptying when full, or a least-recently-used order, would read all 4,000 again: each of them
+        // was last read more than 16,384 other keys ago.
+        List<String> often = java.util.stream.IntStream.range(0, 4_000).mapToObj(i -> "often" + i).toList();
+        for (int i = 0; i < KEPT_MAX; i++) {
+            lookup("before" + i);
+        }
+        for (int round = 0; round < 3; round++) {
+            for (String name : often) {
+                lookup(name);
+            }
+        }
+        for (int i = 0; i < 2 * KEPT_MAX; i++) {
+            lookup("sweep" + i);
+        }
+        long before = store.counts().gets();
+        for (String name : often) {
+            lookup(name);
+        }
+        assertThat(store.counts().gets() - before).as("store gets of the 4,000 names read often")
+                .isLessThanOrEqualTo(often.size() / 10);
+        assertThat(namespace.committedValuesKept()).isLessThanOrEqualTo(KEPT_MAX);
+    }
+
+    private void lookup(String name) {
+        assertThat(namespace.lookup(namespace.begin(), VOLUME_ID, Namespace.ROOT_INODE, name)).isEmpty();
+    }
+}
