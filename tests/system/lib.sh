@@ -15,10 +15,13 @@
 #   check_overlap WHAT RESULT KILLED_NS [MIN_MS]   the I/O behind RESULT (last field: when it ended, ns) ended
 #                                   more than MIN_MS (default 0) after the kill: fails loudly when it did not
 #   mount_volume VOLUME MOUNTPOINT [mount.xtreemfs options...]   mount (and unmount at exit)
-#   check DESCRIPTION COMMAND...   run COMMAND, print PASS/FAIL, count
+#   check DESCRIPTION COMMAND...   run COMMAND, print PASS/FAIL, count (announced in $checks_log before it runs
+#                                   and recorded there when it ends)
 #   refused_saying TEXT COMMAND... COMMAND fails within 90 s and its output contains TEXT (case-insensitive)
 #   errno_is ERRNO PYTHON_CODE ARG...   pass only if the python code raises OSError with that errno
-#   system_finish                  print the summary line and exit 1 on any failure (or when nothing was checked)
+#   system_finish                  print the summary line and exit 1 on any failure, when nothing was checked, when
+#                                   a check started but its end did not reach this shell, or when the script's file
+#                                   changed while it ran; a script that ends before system_finish fails too
 # $pids[] holds processes a script starts itself (e.g. a mount in the foreground); cleanup on exit stops them,
 # unmounts every mount it made, stops the cluster and then runs the commands in $cleanups[] (e.g. removing
 # network namespaces the script made). A passing run removes its state folder, a failing one
@@ -35,6 +38,18 @@ system_setup() {
   cluster_prefix=()
   failures=0
   passes=0
+  finished=0
+  # Every check is announced here before it runs and recorded when it ends, in a file rather than only in this
+  # shell's variables, so that one whose end this shell never saw (run in a subshell or the background, or a
+  # shell that left mid-check) still shows up, and system_finish fails the run (see there).
+  checks_log="$state/checks.log"
+  : > "$checks_log"
+  # Bash reads a script as it runs it (again after every command it forks), so a script edited in place during
+  # a run goes on from its old byte offset in the new text: checks are skipped or mixed without an error.
+  # The text bash is reading is the file open on fd 255; system_finish compares its digest with this one.
+  script_text="$(readlink -f "$0")"
+  if [ /proc/$$/fd/255 -ef "$script_text" ]; then script_text="/proc/$$/fd/255"; fi
+  script_digest="$(sha256sum < "$script_text")"
   export BUILD_SUFFIX="${BUILD_SUFFIX:-}"
   trap system_cleanup EXIT
   trap 'exit 130' INT TERM  # makes the EXIT trap run on signals too
@@ -43,6 +58,12 @@ system_setup() {
 system_cleanup() {
   local status=$?
   local mounted pid
+  if [ "$finished" != 1 ] && [ "$status" -eq 0 ]; then
+    # An exit 0 before the summary (from a check's command run in this shell, or a script cut short) would
+    # otherwise pass with the remaining checks never run.
+    echo "system $(basename "$0"): ended with status 0 before system_finish: the checks after that point never ran" >&2
+    status=1
+  fi
   for mounted in "${mounts[@]}"; do
     if mountpoint -q "$mounted" 2>/dev/null; then fusermount3 -u "$mounted" 2>/dev/null || fusermount3 -uz "$mounted" || true; fi
   done
@@ -56,6 +77,7 @@ system_cleanup() {
   else
     echo "logs and state kept in $state (server logs in $state/log)"
   fi
+  exit "$status"
 }
 
 cluster() { "${cluster_prefix[@]}" "$repository/bin/xtreemfs-cluster" "$1" --state "$state" "${@:2}"; }
@@ -130,8 +152,13 @@ mount_volume() {
 }
 
 check() {
-  local what="$1"; shift
-  if "$@"; then echo "PASS $what"; passes=$((passes + 1)); else echo "FAIL $what"; failures=$((failures + 1)); fi
+  local what="${1//$'\n'/ }"; shift
+  printf 'start %s\n' "$what" >> "$checks_log"
+  if "$@"; then
+    echo "PASS $what"; passes=$((passes + 1)); printf 'PASS %s\n' "$what" >> "$checks_log"
+  else
+    echo "FAIL $what"; failures=$((failures + 1)); printf 'FAIL %s\n' "$what" >> "$checks_log"
+  fi
 }
 
 refused_saying() {
@@ -163,9 +190,30 @@ errno_is() { /usr/bin/python3 -c "$errno_py" "$@"; }
 # The same as uid/gid 65534 (nobody) without supplementary groups.
 nobody_errno_is() { setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "$errno_py" "$@"; }
 
+# The run fails, saying why, unless every check that started ended and was counted by this shell (a check
+# run in a subshell or the background counts only in its own copy of the variables; started and ended are
+# read from $checks_log), the script bash read did not change meanwhile, at least one check ran and none failed.
 system_finish() {
-  echo "system $(basename "$0"): $passes passed, $failures failed"
-  if [ "$failures" -ne 0 ]; then exit 1; fi
-  if [ "$passes" -eq 0 ]; then echo "system $(basename "$0"): no check ran" >&2; exit 1; fi
-  exit 0
+  local name started ended counted=$((passes + failures)) verdict=0
+  name="$(basename "$0")"
+  finished=1
+  started="$(grep -c '^start ' "$checks_log" || true)"
+  ended="$(grep -c -E '^(PASS|FAIL) ' "$checks_log" || true)"
+  echo "system $name: $passes passed, $failures failed ($started started)"
+  if [ "$failures" -ne 0 ]; then verdict=1; fi
+  if [ "$started" -ne "$counted" ] || [ "$ended" -ne "$counted" ]; then
+    echo "system $name: $started checks started and $ended ended, but this shell counted $counted:" \
+      "a check ran where its result does not reach the summary (a subshell, the background) or never ended" >&2
+    awk '$1 == "start" { sub(/^start /, ""); open[$0]++; next }
+         { sub(/^(PASS|FAIL) /, ""); open[$0]-- }
+         END { for (what in open) if (open[what] > 0) print "  started, never ended: " what }' "$checks_log" >&2
+    verdict=1
+  fi
+  if [ "$(sha256sum < "$script_text")" != "$script_digest" ]; then
+    echo "system $name: the script's file changed while it ran; bash went on reading the new text from its old" \
+      "position, so checks may have been skipped or mixed: run it again" >&2
+    verdict=1
+  fi
+  if [ "$counted" -eq 0 ]; then echo "system $name: no check ran" >&2; verdict=1; fi
+  exit "$verdict"
 }
