@@ -264,7 +264,7 @@ TEST(RetryingTransportTest, AnFsyncOfAnAliveServerLongerThanTheWindowIsWaitedFor
   EXPECT_EQ(transport.Call(ServiceAddress{}, Fsync(), IdempotentWithTimeout(30000)).data, "forced");
   EXPECT_EQ(osd.calls, 5);
   EXPECT_EQ(osd.pings, 4);
-  EXPECT_EQ(time.now_ms, 120000u);
+  EXPECT_EQ(time.now_ms, 450000u);  // attempts of 30, 60, 120, 240 s: each repeat waits twice as long
   EXPECT_TRUE(time.sleeps_ms.empty());
 }
 
@@ -311,8 +311,8 @@ TEST(RetryingTransportTest, AnAliveServerThatNeverAnswersFailsAtTheSlowServerLim
   RetryingTransport transport(osd, policy, time.Sleep(), time.Now());
   const std::string message = TimeoutOfFsync(transport, 30000).what();
   EXPECT_NE(message.find("answered its pings"), std::string::npos) << message;
-  EXPECT_EQ(osd.calls, 4);  // 4 x 30 s reach the 100 s limit
-  EXPECT_EQ(time.now_ms, 120000u);
+  EXPECT_EQ(osd.calls, 3);  // 30 + 60 + 100 s (doubling, capped at the limit) reach the 100 s limit
+  EXPECT_EQ(time.now_ms, 190000u);
 }
 
 TEST(RetryingTransportTest, WithoutASlowServerLimitATimeoutAlwaysCountsAgainstTheWindow) {

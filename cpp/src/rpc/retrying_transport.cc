@@ -110,6 +110,9 @@ CallResponse RetryingTransport::CallService(const ServiceLookup& lookup, const C
   // Time of attempts whose server answered its ping afterwards (see the header: slow is not dead).
   std::uint64_t alive_ms = 0;
   std::uint32_t backoff_ms = policy_.backoff_initial_ms;
+  // Doubled after every attempt an alive server did not answer in time, so a call that takes longer
+  // than timeout_ms every time (not only the first: forcing thousands of files) still completes.
+  CallOptions attempt_options = options;
   // `attempt` counts the attempts attempts_max caps: not those whose server proved alive.
   for (std::uint32_t attempt = 1;; ++attempt) {
     ServiceAddress address;
@@ -121,7 +124,7 @@ CallResponse RetryingTransport::CallService(const ServiceLookup& lookup, const C
         address = lookup.resolve();
       }
       resolved = true;
-      return inner_.Call(address, numbered, options);
+      return inner_.Call(address, numbered, attempt_options);
     } catch (const RpcError& error) {
       // Refused or reset: the server may be back elsewhere, so the next lookup asks the DIR.
       if (error.kind() == ErrorKind::kTransport && lookup.forget) lookup.forget();
@@ -139,7 +142,11 @@ CallResponse RetryingTransport::CallService(const ServiceLookup& lookup, const C
                              std::to_string(alive_ms) + " ms in all (slow-server limit " +
                              std::to_string(policy_.slow_server_wait_max_ms) + " ms)");
         }
-        // Alive: nothing to wait out, and this attempt does not count; send the call again.
+        // Alive: nothing to wait out, and this attempt does not count; send the call again with twice
+        // the time (the server also gets the longer deadline, so it does not drop the repeat).
+        attempt_options.timeout_ms = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+            std::uint64_t{attempt_options.timeout_ms} * 2,
+            std::max(options.timeout_ms, policy_.slow_server_wait_max_ms)));
         --attempt;
         continue;
       }

@@ -9,7 +9,8 @@
 // network thread, so they prove it accepts and answers calls without waiting behind its work). A
 // server that answers is alive and working (an fsync forcing thousands of objects, a write queued
 // behind others on a loaded machine): the attempt's time counts neither against the retry window nor
-// as one of `attempts_max`, and the call is sent again at once. Only time in which the server did
+// as one of `attempts_max`, and the call is sent again at once with twice the previous attempt's
+// timeout (so a call that needs longer than timeout_ms every time still completes). Only time in which the server did
 // not answer its ping uses up the window, so a dead or stopped server still ends in the last error
 // once the window is over, while a slow one is waited for up to `slow_server_wait_max_ms`. An ERRNO
 // ETIMEDOUT answer (the OSD's and the MRC's "waited past your deadline in my queue, not executed") is
