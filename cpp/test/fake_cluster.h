@@ -487,6 +487,8 @@ class FakeCluster : public rpc::Transport {
         ++fsyncs;
         return Answer(xtreemfs::rpc::Empty());
       }
+      case OSD_PING:
+        return Answer(xtreemfs::rpc::Empty());
       case OSD_LOCK_ACQUIRE:
       case OSD_LOCK_CHECK:
       case OSD_LOCK_RELEASE:

@@ -16,6 +16,7 @@ TEST(MountOptionsTest, UrlAndMountPointWithDefaults) {
   EXPECT_EQ(options.log_level, LogLevel::kWarn);
   EXPECT_EQ(options.attempts_max, 0u);
   EXPECT_EQ(options.retry_window_ms, 60000u);
+  EXPECT_EQ(options.slow_server_wait_ms, 600000u);
   EXPECT_EQ(options.uuid_cache_ttl_ms, 60000u);
 }
 
@@ -40,7 +41,7 @@ TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {
                                             "-o", "allow_other,ro", "-odefault_permissions",
                                             "--log-file", "/tmp/l", "--timeout-ms", "500",
                                             "--retries=0", "--retry-window-ms", "1500",
-                                            "--uuid-cache-ttl-ms=700"});
+                                            "--uuid-cache-ttl-ms=700", "--slow-server-wait-ms=0"});
   EXPECT_TRUE(options.foreground);
   EXPECT_EQ(options.log_level, LogLevel::kDebug);
   EXPECT_EQ(options.fuse_options,
@@ -49,6 +50,7 @@ TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {
   EXPECT_EQ(options.timeout_ms, 500u);
   EXPECT_EQ(options.attempts_max, 1u);
   EXPECT_EQ(options.retry_window_ms, 1500u);
+  EXPECT_EQ(options.slow_server_wait_ms, 0u);
   EXPECT_EQ(options.uuid_cache_ttl_ms, 700u);
 }
 

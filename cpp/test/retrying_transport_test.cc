@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "osd.pb.h"
+
 namespace xtreemfs::rpc {
 namespace {
 
@@ -111,7 +113,7 @@ TEST(RetryingTransportTest, TransientErrorsAreRetriedForTheWholeWindowThenTheLas
   // A server down longer than the window: attempts go on with capped backoff until the window is
   // used up (the last backoff cut to end exactly at it), then the caller gets the last error.
   ScriptedTransport inner(Refusals(100));
-  FakeTime time{5000};
+  FakeTime time{5000, {}};
   RetryPolicy policy;
   policy.retry_window_ms = 10000;
   RetryingTransport transport(inner, policy, time.Sleep(), time.Now());
@@ -125,7 +127,7 @@ TEST(RetryingTransportTest, TransientErrorsAreRetriedForTheWholeWindowThenTheLas
 TEST(RetryingTransportTest, ServerBackInsideTheWindowIsOnlyAPause) {
   // A restart of 50 s (refused connections, then an answer) is invisible with the default window.
   ScriptedTransport inner(Refusals(27));
-  FakeTime time{0};
+  FakeTime time{0, {}};
   RetryingTransport transport(inner, RetryPolicy{}, time.Sleep(), time.Now());
   EXPECT_EQ(transport.Call(ServiceAddress{}, CallRequest{}, Idempotent(true)).data, "answer");
   EXPECT_EQ(inner.calls, 28);
@@ -192,6 +194,183 @@ TEST(RetryingTransportTest, ACallMadeByTheLookupIsNotRetriedOnItsOwnSoWindowsDoN
   RetryingTransport plain(dir_again, policy, [](std::uint32_t) {});
   EXPECT_EQ(plain.Call(ServiceAddress{"dir", 1}, CallRequest{}, Idempotent(true)).data, "answer");
   EXPECT_EQ(dir_again.calls, 4);
+}
+
+// An OSD on the fake clock whose first `slow_attempts` calls (an fsync forcing thousands of objects)
+// take longer than the call's timeout, so each attempt ends in a timeout after timeout_ms; later
+// calls answer. Its pings answer at once while it is alive; a stopped one leaves them unanswered too.
+class SlowOsd : public Transport {
+ public:
+  SlowOsd(FakeTime& time, int slow_attempts, bool alive)
+      : time_(time), slow_attempts_(slow_attempts), alive_(alive) {}
+
+  CallResponse Call(const ServiceAddress&, const CallRequest& request,
+                    const CallOptions& options) override {
+    if (request.procedure_id == xtreemfs::osd::OSD_PING) {
+      ++pings;
+      if (alive_) return CallResponse{};
+      time_.now_ms += options.timeout_ms;
+      throw RpcError::Of(ErrorKind::kTimeout, "ping: no response");
+    }
+    if (++calls <= slow_attempts_) {
+      time_.now_ms += options.timeout_ms;
+      throw RpcError::Of(ErrorKind::kTimeout,
+                         "no response within " + std::to_string(options.timeout_ms) + " ms");
+    }
+    return CallResponse{"", "forced"};
+  }
+
+  int calls = 0;
+  int pings = 0;
+
+ private:
+  FakeTime& time_;
+  int slow_attempts_;
+  bool alive_;
+};
+
+CallRequest Fsync() {
+  CallRequest request;
+  request.interface_id = xtreemfs::osd::OSD_INTERFACE_ID;
+  request.procedure_id = xtreemfs::osd::OSD_FSYNC;
+  return request;
+}
+
+CallOptions IdempotentWithTimeout(std::uint32_t timeout_ms) {
+  CallOptions options = Idempotent(true);
+  options.timeout_ms = timeout_ms;
+  return options;
+}
+
+// The timeout an idempotent fsync with `timeout_ms` per attempt ends in (a test failure if it succeeds).
+RpcError TimeoutOfFsync(RetryingTransport& transport, std::uint32_t timeout_ms) {
+  try {
+    transport.Call(ServiceAddress{}, Fsync(), IdempotentWithTimeout(timeout_ms));
+  } catch (const RpcError& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::kTimeout);
+    EXPECT_EQ(error.posix_errno(), ETIMEDOUT);
+    return error;
+  }
+  ADD_FAILURE() << "expected a timeout";
+  return RpcError::Of(ErrorKind::kInternal, "no error");
+}
+
+TEST(RetryingTransportTest, AnFsyncOfAnAliveServerLongerThanTheWindowIsWaitedFor) {
+  // The default window (60 s) holds two 30 s attempts; this fsync needs 4 x 30 s. The OSD answers
+  // every ping, so it is slow, not gone: the call goes on without backoff and then succeeds.
+  FakeTime time{0, {}};
+  SlowOsd osd(time, 4, true);
+  RetryingTransport transport(osd, RetryPolicy{}, time.Sleep(), time.Now());
+  EXPECT_EQ(transport.Call(ServiceAddress{}, Fsync(), IdempotentWithTimeout(30000)).data, "forced");
+  EXPECT_EQ(osd.calls, 5);
+  EXPECT_EQ(osd.pings, 4);
+  EXPECT_EQ(time.now_ms, 450000u);  // attempts of 30, 60, 120, 240 s: each repeat waits twice as long
+  EXPECT_TRUE(time.sleeps_ms.empty());
+}
+
+TEST(RetryingTransportTest, AttemptsOfAnAliveServerDoNotCountAgainstTheRetriesCap) {
+  // --timeout-ms 3000 --retries 1 (two attempts) on a loaded machine: a write that needs three
+  // 3 s attempts to an OSD that answers its pings still succeeds.
+  FakeTime time{0, {}};
+  SlowOsd osd(time, 3, true);
+  RetryPolicy policy;
+  policy.attempts_max = 2;
+  RetryingTransport transport(osd, policy, time.Sleep(), time.Now());
+  EXPECT_EQ(transport.Call(ServiceAddress{}, Fsync(), IdempotentWithTimeout(3000)).data, "forced");
+  EXPECT_EQ(osd.calls, 4);
+}
+
+TEST(RetryingTransportTest, AStoppedServerStillFailsOnceTheWindowIsOver) {
+  // Neither the call nor the ping is answered: every attempt and its ping use up the window, and the
+  // caller gets the timeout between the window and the window plus two timeouts after the start.
+  FakeTime time{0, {}};
+  SlowOsd osd(time, 1000, false);
+  RetryPolicy policy;
+  policy.retry_window_ms = 10000;
+  RetryingTransport transport(osd, policy, time.Sleep(), time.Now());
+  TimeoutOfFsync(transport, 3000);
+  // Attempt 0-3 s, ping 3-6 s, backoff 0.1 s, attempt 6.1-9.1 s, ping 9.1-12.1 s: past 10 s.
+  EXPECT_EQ(osd.calls, 2);
+  EXPECT_EQ(osd.pings, 2);
+  EXPECT_EQ(time.now_ms, 12100u);
+  // The same with --retries 1: the cap counts these attempts.
+  FakeTime capped_time{0, {}};
+  SlowOsd capped_osd(capped_time, 1000, false);
+  policy.attempts_max = 2;
+  RetryingTransport capped(capped_osd, policy, capped_time.Sleep(), capped_time.Now());
+  EXPECT_THROW(capped.Call(ServiceAddress{}, Fsync(), IdempotentWithTimeout(3000)), RpcError);
+  EXPECT_EQ(capped_osd.calls, 2);
+}
+
+TEST(RetryingTransportTest, AnAliveServerThatNeverAnswersFailsAtTheSlowServerLimit) {
+  // A server that answers pings but never the call (a hung disk) is not waited for forever.
+  FakeTime time{0, {}};
+  SlowOsd osd(time, 1000, true);
+  RetryPolicy policy;
+  policy.slow_server_wait_max_ms = 100000;
+  RetryingTransport transport(osd, policy, time.Sleep(), time.Now());
+  const std::string message = TimeoutOfFsync(transport, 30000).what();
+  EXPECT_NE(message.find("answered its pings"), std::string::npos) << message;
+  EXPECT_EQ(osd.calls, 3);  // 30 + 60 + 100 s (doubling, capped at the limit) reach the 100 s limit
+  EXPECT_EQ(time.now_ms, 190000u);
+}
+
+TEST(RetryingTransportTest, WithoutASlowServerLimitATimeoutAlwaysCountsAgainstTheWindow) {
+  // slow_server_wait_max_ms 0 (--slow-server-wait-ms 0): no pings, the window alone decides.
+  FakeTime time{0, {}};
+  SlowOsd osd(time, 4, true);
+  RetryPolicy policy;
+  policy.slow_server_wait_max_ms = 0;
+  RetryingTransport transport(osd, policy, time.Sleep(), time.Now());
+  EXPECT_THROW(transport.Call(ServiceAddress{}, Fsync(), IdempotentWithTimeout(30000)), RpcError);
+  EXPECT_EQ(osd.calls, 2);
+  EXPECT_EQ(osd.pings, 0);
+}
+
+TEST(RetryingTransportTest, AReplicatedFilesCallIsRepeatedOnlyWhileItsServerIsSlowButAlive) {
+  // The chain logic reports a member that gives no answer; the transport must not hide that, nor
+  // report a member that is only slow.
+  CallOptions options = IdempotentWithTimeout(30000);
+  options.repeat_only_while_alive = true;
+  FakeTime time{0, {}};
+  SlowOsd slow(time, 2, true);
+  RetryingTransport transport(slow, RetryPolicy{}, time.Sleep(), time.Now());
+  EXPECT_EQ(transport.Call(ServiceAddress{}, Fsync(), options).data, "forced");
+  EXPECT_EQ(slow.calls, 3);
+  SlowOsd stopped(time, 1000, false);
+  RetryingTransport to_stopped(stopped, RetryPolicy{}, time.Sleep(), time.Now());
+  EXPECT_THROW(to_stopped.Call(ServiceAddress{}, Fsync(), options), RpcError);
+  EXPECT_EQ(stopped.calls, 1);
+  EXPECT_EQ(stopped.pings, 1);
+  ScriptedTransport refusing(Refusals(3));
+  RetryingTransport to_refusing(refusing, RetryPolicy{}, time.Sleep(), time.Now());
+  EXPECT_THROW(to_refusing.Call(ServiceAddress{}, Fsync(), options), RpcError);
+  EXPECT_EQ(refusing.calls, 1);
+}
+
+TEST(RetryingTransportTest, ARequestTheServerDroppedPastItsDeadlineIsSentAgain) {
+  // The OSD's and MRC's ETIMEDOUT answer for work that waited in their queues past the caller's
+  // deadline (not executed) is a slow server's answer, even when it beats the caller's own timeout.
+  ScriptedTransport inner({RpcError::Errno(ETIMEDOUT, "request waited 3100 ms in the OSD's queues"),
+                           RpcError::Errno(ETIMEDOUT, "request waited 3050 ms in the OSD's queues")});
+  RetryPolicy policy;
+  policy.attempts_max = 1;  // --retries 0: these do not count
+  RetryingTransport transport(inner, policy, [](std::uint32_t) {});
+  EXPECT_EQ(transport.Call(ServiceAddress{}, Fsync(), Idempotent(true)).data, "answer");
+  EXPECT_EQ(inner.calls, 3);
+  // A call that may not be repeated still gets the answer.
+  ScriptedTransport once({RpcError::Errno(ETIMEDOUT, "waited")});
+  RetryingTransport plain(once, policy, [](std::uint32_t) {});
+  EXPECT_THROW(plain.Call(ServiceAddress{}, Fsync(), Idempotent(false)), RpcError);
+  EXPECT_EQ(once.calls, 1);
+}
+
+TEST(RetryingTransportTest, EveryServerKindHasItsPingAndOtherInterfacesAreNotPinged) {
+  EXPECT_EQ(RetryingTransport::PingProcedureOf(xtreemfs::osd::OSD_INTERFACE_ID),
+            static_cast<std::uint32_t>(xtreemfs::osd::OSD_PING));
+  EXPECT_NE(RetryingTransport::PingProcedureOf(20001), 0u);  // MRC
+  EXPECT_NE(RetryingTransport::PingProcedureOf(10001), 0u);  // DIR
+  EXPECT_EQ(RetryingTransport::PingProcedureOf(0), 0u);
 }
 
 TEST(RetryingTransportTest, GeneratedClientIdsDifferAndFitTheWire) {

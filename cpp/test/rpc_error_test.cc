@@ -51,6 +51,10 @@ TEST(RpcErrorTest, OnlyTransportTimeoutAndOverloadAreTransient) {
   EXPECT_TRUE(RpcError::Of(ErrorKind::kTimeout, "x").IsTransient());
   EXPECT_TRUE(RpcError::Of(ErrorKind::kOverloaded, "x").IsTransient());
   EXPECT_FALSE(RpcError::Errno(ENOENT, "x").IsTransient());
+  // A server's ETIMEDOUT: the request waited past its deadline in the server's queue, not executed.
+  EXPECT_TRUE(RpcError::Errno(ETIMEDOUT, "x").IsTransient());
+  EXPECT_TRUE(RpcError::Errno(ETIMEDOUT, "x").WasDroppedPastDeadline());
+  EXPECT_FALSE(RpcError::Of(ErrorKind::kTimeout, "x").WasDroppedPastDeadline());
   EXPECT_FALSE(RpcError::Of(ErrorKind::kAuthFailed, "x").IsTransient());
   EXPECT_FALSE(RpcError::Of(ErrorKind::kInternal, "x").IsTransient());
   EXPECT_FALSE(RpcError::Of(ErrorKind::kInvalidArgs, "x").IsTransient());

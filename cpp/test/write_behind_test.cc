@@ -80,6 +80,46 @@ class ControlledOsdTransport : public rpc::Transport {
   int writes_arrived_ = 0;
 };
 
+// OSDs slower than the call's timeout but alive: each OSD's first `slow_calls` calls of one procedure end
+// in a timeout after timeout_ms of `now_ms` (the retrying transport's clock), as an fsync forcing
+// thousands of objects or a write queued on a loaded machine does, while the OSD keeps answering its
+// pings (FakeCluster answers OSD_PING); later calls pass through.
+class SlowOsdTransport : public rpc::Transport {
+ public:
+  SlowOsdTransport(rpc::Transport& inner, std::uint32_t procedure_id, int slow_calls)
+      : inner_(inner), procedure_id_(procedure_id), slow_calls_(slow_calls) {}
+
+  rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
+                         const rpc::CallOptions& options) override {
+    if (request.interface_id == xtreemfs::osd::OSD_INTERFACE_ID && request.procedure_id == procedure_id_) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (timed_out_by_osd_[address.host] < slow_calls_) {
+        ++timed_out_by_osd_[address.host];
+        now_ms += options.timeout_ms;
+        throw rpc::RpcError::Of(rpc::ErrorKind::kTimeout,
+                                "no response within " + std::to_string(options.timeout_ms) + " ms");
+      }
+    }
+    return inner_.Call(address, request, options);
+  }
+
+  int timed_out() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int total = 0;
+    for (const auto& [osd, count] : timed_out_by_osd_) total += count;
+    return total;
+  }
+
+  std::atomic<std::uint64_t> now_ms{0};
+
+ private:
+  rpc::Transport& inner_;
+  std::uint32_t procedure_id_;
+  int slow_calls_;
+  std::mutex mutex_;
+  std::map<std::string, int> timed_out_by_osd_;
+};
+
 class WriteBehindTest : public ::testing::Test {
  protected:
   std::unique_ptr<Volume> OpenVolume(std::uint64_t window_bytes, std::uint64_t budget_bytes) {
@@ -88,6 +128,19 @@ class WriteBehindTest : public ::testing::Test {
     options.io.buffer_bytes_max = budget_bytes;
     options.io.read_ahead_bytes = 0;
     return Volume::Open(transport, ParseDirUrl("dir/demo"), clock, options);
+  }
+  // A write-behind volume over a retrying transport whose clock is `slow`'s (no real waiting).
+  std::unique_ptr<Volume> OpenVolumeOverSlowOsd(SlowOsdTransport& slow, rpc::RetryPolicy policy,
+                                                std::uint32_t timeout_ms) {
+    retrying_ = std::make_unique<rpc::RetryingTransport>(
+        slow, policy, [&slow](std::uint32_t ms) { slow.now_ms += ms; },
+        [&slow] { return slow.now_ms.load(); });
+    VolumeOptions options;
+    options.timeout_ms = timeout_ms;
+    options.io.write_behind_bytes = 1 << 20;
+    options.io.buffer_bytes_max = 8 << 20;
+    options.io.read_ahead_bytes = 0;
+    return Volume::Open(*retrying_, ParseDirUrl("dir/demo"), clock, options);
   }
   // What another client sees: a fresh volume without any buffering, reading the OSDs.
   std::string ReadElsewhere(const std::string& path) {
@@ -105,6 +158,7 @@ class WriteBehindTest : public ::testing::Test {
   FakeClock clock;
   FakeCluster cluster{clock, 4, kStripeWidth, kObjectSizeBytes};
   ControlledOsdTransport transport{cluster};
+  std::unique_ptr<rpc::RetryingTransport> retrying_;  // OpenVolumeOverSlowOsd's
   UserCredentials user;
 };
 
@@ -240,6 +294,38 @@ TEST_F(WriteBehindTest, BufferedWritesAreResentWhenTheOsdIsBackInsideTheRetryWin
   EXPECT_GE(backoffs, 5);
   file->Close();
   EXPECT_EQ(ReadElsewhere("/restart"), data);
+}
+
+TEST_F(WriteBehindTest, AnFsyncSlowerThanTheRetryWindowSucceedsWhileTheOsdAnswersPings) {
+  // fio's end_fsync after 1 GiB on a loaded machine: each OSD needs a third attempt (30 + 60 s, more
+  // than the 60 s window, before it) to force its objects, and answers its pings all along. The application's
+  // fsync must not fail; the bytes are all there afterwards.
+  SlowOsdTransport slow(transport, xtreemfs::osd::OSD_FSYNC, 2);
+  auto volume = OpenVolumeOverSlowOsd(slow, rpc::RetryPolicy{}, 30000);
+  auto file = volume->OpenFile(user, "/slow-fsync", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(4 * kObjectSizeBytes + 10, 11);
+  file->Write(0, data);
+  file->Fsync();
+  EXPECT_EQ(slow.timed_out(), 2 * static_cast<int>(kStripeWidth));
+  EXPECT_GE(slow.now_ms.load(), 90000u);  // longer than the retry window
+  file->Close();
+  EXPECT_EQ(ReadElsewhere("/slow-fsync"), data);
+}
+
+TEST_F(WriteBehindTest, BufferedWritesSlowerThanAShortTimeoutAreNotLostWithRetriesCapped) {
+  // fuse_posix_e2e.sh's mount (--timeout-ms 3000 --retries 1) at load 35: buffered writes time out
+  // more often than the cap allows while the OSD is alive; the flush (close(2)) must still succeed.
+  SlowOsdTransport slow(transport, xtreemfs::osd::OSD_WRITE, 3);
+  rpc::RetryPolicy policy;
+  policy.attempts_max = 2;
+  auto volume = OpenVolumeOverSlowOsd(slow, policy, 3000);
+  auto file = volume->OpenFile(user, "/slow-writes", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(3 * kObjectSizeBytes + 10, 12);
+  file->Write(0, data);
+  file->Flush();
+  EXPECT_EQ(slow.timed_out(), 3 * static_cast<int>(kStripeWidth));  // 4 attempts for one object per OSD
+  file->Close();
+  EXPECT_EQ(ReadElsewhere("/slow-writes"), data);
 }
 
 TEST_F(WriteBehindTest, AnOsdFailureSurfacesOnCloseWithoutFsync) {

@@ -95,7 +95,8 @@ assert after.st_ctime_ns > before.st_ctime_ns, ("ctime", before.st_ctime_ns, aft
   "$mount_point/same"
 
 echo "== OSD errors of buffered writes"
-# The mount uses --timeout-ms 3000 --retries 1 (lib.sh), so a stopped OSD fails a call in ~6-9 s.
+# The mount uses --timeout-ms 3000 --retries 1 (lib.sh), so a stopped OSD fails a call in ~12 s (two attempts,
+# each followed by an unanswered 3 s ping; an OSD that answers its ping is slow, not stopped, and is waited for).
 # OSD 0 is stopped; with stripe width 2 every file has objects on it.
 stopped_write_py='
 import os, sys

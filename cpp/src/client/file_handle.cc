@@ -222,9 +222,10 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
                                       bool idempotent, std::string* response_data,
                                       const StreamClassifier* read_stream, std::string* called_osd_uuid,
                                       const FailedAttempt* earlier) {
-  // A replicated file's call is not repeated by the transport: an OSD that gives no answer is
-  // reported to the MRC here (servers/osd README, "Chain replication"), and every retry takes the
-  // chain as it is then. Updates are idempotent by offset, size and epoch, so a re-sent one is safe.
+  // A replicated file's call is repeated by the transport only while its OSD is slow but answers its
+  // ping (rpc::CallOptions::repeat_only_while_alive): an OSD that gives no answer is reported to the
+  // MRC here (servers/osd README, "Chain replication"), and every retry takes the chain as it is then.
+  // Updates are idempotent by offset, size and epoch, so a re-sent one is safe.
   StripeRetry retry = earlier != nullptr ? earlier->retry : NewStripeRetry();
   if (earlier != nullptr) {
     try {
@@ -245,7 +246,8 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
         sync.set_file_id(file_id_);
         for (const std::string& head : attempt.heads) {
           try {
-            volume_.CallOsd(head, xtreemfs::osd::OSD_FSYNC, user_, sync, {}, false);
+            // Only a head that gives no answer is reported; a slow one is waited for (RetryingTransport).
+            volume_.CallOsd(head, xtreemfs::osd::OSD_FSYNC, user_, sync, {}, true, true);
           } catch (const rpc::RpcError& error) {
             if (error.kind() != rpc::ErrorKind::kTransport && error.kind() != rpc::ErrorKind::kTimeout) throw;
             // Report the head that gave no answer, not this call's OSD.
@@ -256,8 +258,9 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
         if (credentials_.xlocs().version() == attempt.xloc_version) fsync_after_reformation_ = false;
       }
       const auto request = build_request(attempt.credentials);
+      // A replicated file's call is repeated by the transport only while its OSD is slow but alive.
       rpc::CallResponse response = volume_.CallOsd(attempt.osd_uuid, procedure_id, user_, request, data,
-                                                   attempt.following ? false : idempotent);
+                                                   idempotent, attempt.following);
       if (response_data != nullptr) {
         *response_data = std::move(response.data);
       }

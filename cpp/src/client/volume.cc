@@ -162,10 +162,12 @@ rpc::CallRequest OsdCallOf(std::uint32_t procedure_id, const UserCredentials& us
 rpc::CallResponse Volume::CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
                                   const UserCredentials& user,
                                   const google::protobuf::MessageLite& request,
-                                  std::string_view data, bool idempotent) {
+                                  std::string_view data, bool idempotent,
+                                  bool repeat_only_while_alive) {
   rpc::CallOptions options;
   options.timeout_ms = options_.timeout_ms;
   options.idempotent = idempotent;
+  options.repeat_only_while_alive = repeat_only_while_alive;
   return transport_.CallService(LookupOf(osd_uuid), OsdCallOf(procedure_id, user, request, data),
                                 options);
 }

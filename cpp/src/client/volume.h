@@ -177,10 +177,11 @@ class Volume {
   rpc::CallResponse CallMrcRaw(std::uint32_t procedure_id, const UserCredentials& user,
                                const google::protobuf::MessageLite& request, bool idempotent,
                                bool errno_as_value);
-  // Calls an OSD procedure by the OSD's UUID (LookupOf).
+  // Calls an OSD procedure by the OSD's UUID (LookupOf). `repeat_only_while_alive` (with
+  // `idempotent`): rpc::CallOptions's, for a replicated file's calls, whose failures the chain handles.
   rpc::CallResponse CallOsd(const std::string& osd_uuid, std::uint32_t procedure_id,
                             const UserCredentials& user, const google::protobuf::MessageLite& request,
-                            std::string_view data, bool idempotent);
+                            std::string_view data, bool idempotent, bool repeat_only_while_alive = false);
   // CallOsd as one asynchronous attempt (rpc::Transport::CallServiceAsync): `done` runs on the
   // transport's io thread, or before this returns; the caller repeats a failed call synchronously.
   void CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_id,

@@ -21,6 +21,7 @@ void OpenVolume(MountContext& context) {
   xtreemfs::rpc::RetryPolicy retry_policy;
   retry_policy.attempts_max = context.options.attempts_max;
   retry_policy.retry_window_ms = context.options.retry_window_ms;
+  retry_policy.slow_server_wait_max_ms = context.options.slow_server_wait_ms;
   xtreemfs::rpc::RpcClientOptions rpc_options;
   rpc_options.tls = context.options.tls;
   context.rpc_client = std::make_unique<xtreemfs::rpc::RpcClient>(rpc_options);

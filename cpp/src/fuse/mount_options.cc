@@ -101,6 +101,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     } else if (is_option("--retry-window-ms")) {
       options.retry_window_ms =
           ParseUnsigned("--retry-window-ms", value_of("--retry-window-ms"), 0, 3600000);
+    } else if (is_option("--slow-server-wait-ms")) {
+      options.slow_server_wait_ms =
+          ParseUnsigned("--slow-server-wait-ms", value_of("--slow-server-wait-ms"), 0, 86400000);
     } else if (is_option("--fuse-threads")) {
       options.fuse_threads =
           ParseUnsigned("--fuse-threads", value_of("--fuse-threads"), 1, kFuseThreadsMax);
@@ -214,9 +217,20 @@ std::string MountUsage(const std::string& program_name) {
          "                       retried after no answer, a refused or reset connection or an\n"
          "                       overloaded server, with backoff from 100 ms doubling to 2 s: a\n"
          "                       server restart shorter than N is only a pause (default 60000;\n"
-         "                       0: no retries)\n"
+         "                       0: no retries). Only time in which the server did not answer\n"
+         "                       counts: see --slow-server-wait-ms\n"
          "  --retries N          at most N repeats of such a request, even inside the window\n"
          "                       (default: no cap)\n"
+         "  --slow-server-wait-ms N\n"
+         "                       a request that got no answer within --timeout-ms is followed by\n"
+         "                       a ping of its server; a server that answers is alive but slow\n"
+         "                       (an fsync forcing many objects, a loaded machine): that attempt\n"
+         "                       counts neither against --retry-window-ms nor --retries, and the\n"
+         "                       request is sent again with twice the time, for at most N ms of\n"
+         "                       such attempts in all.\n"
+         "                       A server that does not answer its ping (dead, stopped) uses up\n"
+         "                       the window as before (default 600000; 0: no pings, a slow\n"
+         "                       server counts as unreachable)\n"
          "  --uuid-cache-ttl-ms N  how long a server's address learnt from the DIR is used before\n"
          "                       the DIR is asked again; a retry after a refused or reset\n"
          "                       connection asks it at once (default 60000)\n"

@@ -40,6 +40,9 @@ struct MountOptions {
   std::uint32_t timeout_ms = 30000;        // per RPC attempt
   std::uint32_t attempts_max = 0;          // per repeatable RPC, 0: no cap (--retries N: N + 1)
   std::uint32_t retry_window_ms = 60000;   // repeatable RPCs retry this long (--retry-window-ms)
+  // Unanswered attempts to a server that answers its pings (alive, slow) wait this long in all before
+  // the call fails; 0: a slow server counts as unreachable (--slow-server-wait-ms; rpc::RetryPolicy).
+  std::uint32_t slow_server_wait_ms = 600000;
   std::uint32_t uuid_cache_ttl_ms = 60000; // how long an OSD's address from the DIR is used
   client::IoOptions io;                    // --io-threads, write-behind, read-ahead, buffer budget
   rpc::TlsOptions tls;                     // --tls-ca, --tls-cert, --tls-key

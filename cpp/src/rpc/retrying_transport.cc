@@ -7,6 +7,10 @@
 #include <random>
 #include <thread>
 
+#include "dir.pb.h"
+#include "mrc.pb.h"
+#include "osd.pb.h"
+
 namespace xtreemfs::rpc {
 
 RetryingTransport::RetryingTransport(Transport& inner, RetryPolicy policy, SleepFunction sleep,
@@ -68,6 +72,32 @@ CallResponse RetryingTransport::Call(const ServiceAddress& address, const CallRe
   return CallService(ServiceLookup{[&address] { return address; }, nullptr}, request, options);
 }
 
+std::uint32_t RetryingTransport::PingProcedureOf(std::uint32_t interface_id) {
+  switch (interface_id) {
+    case xtreemfs::osd::OSD_INTERFACE_ID: return xtreemfs::osd::OSD_PING;
+    case xtreemfs::mrc::MRC_INTERFACE_ID: return xtreemfs::mrc::MRC_PING;
+    case xtreemfs::dir::DIR_INTERFACE_ID: return xtreemfs::dir::DIR_PING;
+    default: return 0;
+  }
+}
+
+bool RetryingTransport::AnswersPing(const ServiceAddress& address, std::uint32_t interface_id,
+                                    std::uint32_t timeout_ms) {
+  CallRequest ping;
+  ping.interface_id = interface_id;
+  ping.procedure_id = PingProcedureOf(interface_id);
+  if (ping.procedure_id == 0) return false;
+  CallOptions options;
+  options.timeout_ms = timeout_ms;
+  try {
+    inner_.Call(address, ping, options);
+    return true;
+  } catch (const RpcError& error) {
+    // Any answer came from a live server; only no answer at all says it may be gone.
+    return error.kind() != ErrorKind::kTransport && error.kind() != ErrorKind::kTimeout;
+  }
+}
+
 CallResponse RetryingTransport::CallService(const ServiceLookup& lookup, const CallRequest& request,
                                             const CallOptions& options) {
   CallRequest numbered = request;
@@ -77,28 +107,57 @@ CallResponse RetryingTransport::CallService(const ServiceLookup& lookup, const C
   }
   const bool repeatable = options.idempotent || options.exactly_once;
   const std::uint64_t first_attempt_ms = now_ms_();
+  // Time of attempts whose server answered its ping afterwards (see the header: slow is not dead).
+  std::uint64_t alive_ms = 0;
   std::uint32_t backoff_ms = policy_.backoff_initial_ms;
+  // Doubled after every attempt an alive server did not answer in time, so a call that takes longer
+  // than timeout_ms every time (not only the first: forcing thousands of files) still completes.
+  CallOptions attempt_options = options;
+  // `attempt` counts the attempts attempts_max caps: not those whose server proved alive.
   for (std::uint32_t attempt = 1;; ++attempt) {
+    ServiceAddress address;
+    bool resolved = false;
+    const std::uint64_t attempt_start_ms = now_ms_();
     try {
-      ServiceAddress address;
       {
         LookupScope scope(this);
         address = lookup.resolve();
       }
-      return inner_.Call(address, numbered, options);
+      resolved = true;
+      return inner_.Call(address, numbered, attempt_options);
     } catch (const RpcError& error) {
       // Refused or reset: the server may be back elsewhere, so the next lookup asks the DIR.
       if (error.kind() == ErrorKind::kTransport && lookup.forget) lookup.forget();
-      if (!repeatable || !error.IsTransient() ||
-          (policy_.attempts_max != 0 && attempt >= policy_.attempts_max)) {
-        throw;
+      if (!repeatable || !error.IsTransient()) throw;
+      // A request the server dropped past its deadline is an answer (alive), and nothing was
+      // applied; the caller's own timeout usually comes first, but under load the answer may win.
+      if (policy_.slow_server_wait_max_ms != 0 &&
+          (error.WasDroppedPastDeadline() ||
+           (error.kind() == ErrorKind::kTimeout && resolved &&
+            AnswersPing(address, request.interface_id, options.timeout_ms)))) {
+        alive_ms += now_ms_() - attempt_start_ms;
+        if (alive_ms >= policy_.slow_server_wait_max_ms) {
+          throw RpcError(error.kind(), error.posix_errno(),
+                         error.message() + "; the server answered its pings but not this call for " +
+                             std::to_string(alive_ms) + " ms in all (slow-server limit " +
+                             std::to_string(policy_.slow_server_wait_max_ms) + " ms)");
+        }
+        // Alive: nothing to wait out, and this attempt does not count; send the call again with twice
+        // the time (the server also gets the longer deadline, so it does not drop the repeat).
+        attempt_options.timeout_ms = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+            std::uint64_t{attempt_options.timeout_ms} * 2,
+            std::max(options.timeout_ms, policy_.slow_server_wait_max_ms)));
+        --attempt;
+        continue;
       }
+      if (options.repeat_only_while_alive) throw;
+      if (policy_.attempts_max != 0 && attempt >= policy_.attempts_max) throw;
       // The next attempt must start inside the window; a backoff that would end past it is cut to
       // end exactly there, so the last chance is not lost to rounding.
-      const std::uint64_t elapsed_ms = now_ms_() - first_attempt_ms;
-      if (elapsed_ms >= policy_.retry_window_ms) throw;
+      const std::uint64_t unanswered_ms = now_ms_() - first_attempt_ms - alive_ms;
+      if (unanswered_ms >= policy_.retry_window_ms) throw;
       backoff_ms = static_cast<std::uint32_t>(
-          std::min<std::uint64_t>(backoff_ms, policy_.retry_window_ms - elapsed_ms));
+          std::min<std::uint64_t>(backoff_ms, policy_.retry_window_ms - unanswered_ms));
     }
     sleep_(backoff_ms);
     backoff_ms = static_cast<std::uint32_t>(

@@ -56,7 +56,11 @@ RpcError RpcError::Errno(int posix_errno, const std::string& message) {
 
 bool RpcError::IsTransient() const {
   return kind_ == ErrorKind::kTransport || kind_ == ErrorKind::kTimeout ||
-         kind_ == ErrorKind::kOverloaded;
+         kind_ == ErrorKind::kOverloaded || WasDroppedPastDeadline();
+}
+
+bool RpcError::WasDroppedPastDeadline() const {
+  return kind_ == ErrorKind::kErrno && posix_errno_ == ETIMEDOUT;
 }
 
 RpcError RpcErrorFromResponse(const ErrorResponse& response) {

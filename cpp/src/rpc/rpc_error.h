@@ -46,9 +46,12 @@ class RpcError : public std::runtime_error {
   const std::string& message() const { return message_; }
   int posix_errno() const { return posix_errno_; }
   const std::string& redirect_to_service_uuid() const { return redirect_to_service_uuid_; }
-  // True when repeating the same call later may succeed: no answer arrived, or the server was
-  // overloaded. Only idempotent calls are repeated.
+  // True when repeating the same call later may succeed: no answer arrived, the server was
+  // overloaded, or it dropped the request past its deadline. Only idempotent calls are repeated.
   bool IsTransient() const;
+  // The OSD's and the MRC's ERRNO ETIMEDOUT: the request waited in the server's queues past the
+  // caller's deadline and was not executed (StorageStage, MetadataOp). The server is alive.
+  bool WasDroppedPastDeadline() const;
 
  private:
   ErrorKind kind_;

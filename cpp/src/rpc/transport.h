@@ -43,6 +43,11 @@ struct CallOptions {
   // The server answers a repeat of an applied request with the outcome it recorded (the MRC's
   // exactly-once requests): RetryingTransport numbers such a call and retries it like an idempotent one.
   bool exactly_once = false;
+  // With `idempotent`: the transport repeats the call only after a timeout whose server then answers
+  // its ping (slow, not dead: RetryingTransport); every other transient error reaches the caller at
+  // once. A replicated file's OSD calls: a member that gives no answer is the chain logic's to report
+  // (client::FileHandle::CallStripeOsd), but a member that is only slow must not be reported.
+  bool repeat_only_while_alive = false;
   // A server's ERRNO answer comes back in CallResponse::errno_answer instead of as a thrown RpcError.
   // For answers that are a normal outcome, not a failure: a lookup's ENOENT (every create's lookup
   // of its new name) cost the mount two C++ exceptions, whose unwinding (`_Unwind_Find_FDE`) was
