@@ -209,12 +209,12 @@ class MrcServerTest {
         UnlinkResponse unlinked = RpcClient.await(client.unlink(address, ALICE, PathRequest.newBuilder()
                 .setVolumeName("vol").setPath("/f").build()));
         assertThat(unlinked).isEqualTo(UnlinkResponse.getDefaultInstance());
-        assertThat(mrc.objectDeletions().counters().get(0)).as("deleted files recorded").isEqualTo(1L);
-        assertThat(mrc.objectDeletions().counters().get(1)).as("none done: no OSD took it").isZero();
+        assertThat(mrc.objectDeletions().counters().get("deletedFilesRecorded")).as("deleted files recorded").isEqualTo(1L);
+        assertThat(mrc.objectDeletions().counters().get("deletedFilesDone")).as("none done: no OSD took it").isZero();
         mrc.close();
         mrc = startMrc();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(mrc.objectDeletions().counters().get(4)).as("waiting after the restart").isEqualTo(1L));
+                assertThat(mrc.objectDeletions().counters().get("deletedFilesWaiting")).as("waiting after the restart").isEqualTo(1L));
     }
 
     @Test

@@ -119,13 +119,19 @@ public final class ObjectDeletions implements AutoCloseable {
         }
     }
 
-    /** What the status page shows: recorded, done, requests sent, requests failed, waiting in memory. */
-    public List<Long> counters() {
+    /** What the status page shows, by its name there: recorded, done, requests sent and failed, waiting in memory. */
+    public Map<String, Long> counters() {
         long waitingNow;
         synchronized (lock) {
             waitingNow = waiting.size();
         }
-        return List.of(recorded.get(), filesDone.get(), requestsSent.get(), requestsFailed.get(), waitingNow);
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put("deletedFilesRecorded", recorded.get());
+        counters.put("deletedFilesDone", filesDone.get());
+        counters.put("deleteFilesRequestsSent", requestsSent.get());
+        counters.put("deleteFilesRequestsFailed", requestsFailed.get());
+        counters.put("deletedFilesWaiting", waitingNow);
+        return counters;
     }
 
     private void run() {

@@ -1,6 +1,8 @@
 package org.xtreemfs.mrc.ops;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -233,9 +235,17 @@ public final class RecoveryCheck implements AutoCloseable {
         return Work.none(volumeId, inode);
     }
 
-    /** What the status page shows: rounds run, fills resumed, chains topped up, chains short after the last pass. */
-    public List<Long> counters() {
-        return List.of(roundsRun.get(), fillsResumed.get(), chainsToppedUp.get(), chainsShort);
+    /**
+     * What the status page shows, by its name there: rounds run, fills resumed, chains topped up, chains short after
+     * the last pass.
+     */
+    public Map<String, Long> counters() {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put("recoveryRounds", roundsRun.get());
+        counters.put("recoveryFillsResumed", fillsResumed.get());
+        counters.put("recoveryChainsToppedUp", chainsToppedUp.get());
+        counters.put("recoveryChainsShort", chainsShort);
+        return counters;
     }
 
     @Override

@@ -1,7 +1,9 @@
 package org.xtreemfs.mrc.ops;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -123,9 +125,15 @@ public final class ReplacementFills implements AutoCloseable {
         chainsLeftShort.incrementAndGet();
     }
 
-    /** What the status page shows. */
-    public List<Long> counters() {
-        return List.of(started.get(), filled.get(), failed.get(), chainsLeftShort.get(), (long) active.size());
+    /** What the status page shows, by its name there. */
+    public Map<String, Long> counters() {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put("replacementsStarted", started.get());
+        counters.put("replacementsFilled", filled.get());
+        counters.put("replacementsFailed", failed.get());
+        counters.put("chainsLeftShort", chainsLeftShort.get());
+        counters.put("replacementsFilling", (long) active.size());
+        return counters;
     }
 
     /** The file's record and its volume's share, read on the metadata thread. */
