@@ -37,7 +37,7 @@ import picocli.CommandLine.Option;
  * write, {@code --clients} clients with one request outstanding each, so no overload) against one volume on one
  * unemulated OSD whose queueing policy is switched at run time between intervals ({@code POST /qos/policy} on the
  * OSD's status port, from this host), so that every policy runs on the same cluster, disk, files and load. The
- * labels of {@code --policies} are alternated within every round, their order rotated from round to round so that
+ * labels of {@code --policies} are alternated within every round, their order rotated and reversed from round to round so that
  * drift of the machine hits every label alike. A policy given twice ({@code fifo,fair,fifo}: labels fifo-1, fair,
  * fifo-2) measures the noise floor in the same run: fifo-2 against fifo-1 is the same policy against itself,
  * switched the same way. Reports per workload and label the throughput and the p99 latency, and the ratio of each
@@ -220,12 +220,20 @@ public final class QosOverheadBenchmark implements Callable<Integer> {
     }
 
     /**
-     * The labels in round {@code round}: the list rotated by the round number, so over as many rounds as there are
-     * labels each takes every position once and a drift within a round favours none (for two: ABBA).
+     * The labels in round {@code round}: over every 2n rounds (n labels) the list rotated by 0..n-1, then the same
+     * rotations reversed. So each label takes every position equally often and a drift within a round favours none
+     * (for two: ABBA), and, for two or three labels, each label follows each other label equally often within a
+     * workload. The rotations alone did not give that: with fifo-1, fair, fifo-2, fifo-2 followed fair in two of
+     * three rounds, so anything an interval leaves behind for the next (a policy switch, the page cache) landed on
+     * one label.
      */
     static List<String> roundOrder(List<String> labels, int round) {
+        int sequence = Math.floorMod(round, 2 * labels.size());
         List<String> order = new ArrayList<>(labels);
-        java.util.Collections.rotate(order, -(round % labels.size()));
+        java.util.Collections.rotate(order, -(sequence % labels.size()));
+        if (sequence >= labels.size()) {
+            java.util.Collections.reverse(order);
+        }
         return order;
     }
 
