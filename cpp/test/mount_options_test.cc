@@ -37,6 +37,7 @@ TEST(MountOptionsTest, NegativeCacheTtlFollowsTheMetadataTtlUnlessGiven) {
   EXPECT_EQ(ParseMountOptions({"dir/v", "/m"}).caller_groups_ttl_ms, 1000u);
   EXPECT_EQ(ParseMountOptions({"--caller-groups-ttl-ms=0", "dir/v", "/m"}).caller_groups_ttl_ms, 0u);
   EXPECT_THROW(ParseMountOptions({"--caller-groups-ttl-ms", "3600001", "dir/v", "/m"}), UsageError);
+  EXPECT_NE(MountUsage("mount.xtreemfs").find("--caller-groups-ttl-ms"), std::string::npos);
 }
 
 TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {
