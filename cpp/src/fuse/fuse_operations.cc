@@ -36,18 +36,19 @@ MountContext& ContextOf(fuse_req_t request) {
   return *static_cast<MountContext*>(fuse_req_userdata(request));
 }
 
-// The calling process's identity, as the MRC checks permissions with it.
+// The calling thread's identity, as the MRC checks permissions with it. Its supplementary groups
+// come from /proc through libfuse, reused for --caller-groups-ttl-ms (caller_groups.h says why
+// that is safe with default_permissions).
 client::UserCredentials CallerCredentials(fuse_req_t request) {
   const struct fuse_ctx* caller = fuse_req_ctx(request);
   client::UserCredentials user;
   user.set_uid(caller->uid);
   user.set_gid(caller->gid);
   user.set_username(std::to_string(caller->uid));
-  gid_t groups[kSupplementaryGroupsMax];
-  const int group_count = fuse_req_getgroups(request, kSupplementaryGroupsMax, groups);
-  for (int i = 0; i < group_count && i < kSupplementaryGroupsMax; ++i) {
-    user.add_supplementary_gids(groups[i]);
-  }
+  const std::vector<gid_t> groups = ContextOf(request).caller_groups->Of(
+      caller->pid, caller->uid, caller->gid, kSupplementaryGroupsMax,
+      [request](int size, gid_t* list) { return fuse_req_getgroups(request, size, list); });
+  for (const gid_t group : groups) user.add_supplementary_gids(group);
   return user;
 }
 
