@@ -1,11 +1,16 @@
 #include "rpc/rpc_client.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <future>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -16,6 +21,40 @@ namespace {
 
 using testing::FakeReply;
 using testing::FakeRpcServer;
+
+// A loopback port that refuses connections for as long as this object lives: bound, never listening. A port
+// merely closed again (a server's that has stopped) could be bound by another process in the meantime (tests
+// run in parallel, and every server binds port 0), and a call meant to be refused would reach that process.
+class RefusingPort {
+ public:
+  RefusingPort() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in bound{};
+    bound.sin_family = AF_INET;
+    bound.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(bound);
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&bound), sizeof(bound)) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
+      const int error = errno;
+      if (fd_ >= 0) ::close(fd_);
+      throw std::system_error(error, std::generic_category(), "cannot bind a loopback port to refuse on");
+    }
+    port_ = ntohs(bound.sin_port);
+  }
+  ~RefusingPort() { ::close(fd_); }
+  RefusingPort(const RefusingPort&) = delete;
+  RefusingPort& operator=(const RefusingPort&) = delete;
+
+  ServiceAddress address() const {
+    ServiceAddress address;
+    address.host = "127.0.0.1";
+    address.port = port_;
+    return address;
+  }
+
+ private:
+  int fd_;
+  std::uint16_t port_ = 0;
+};
 
 // Echoes the request's message and data back, and the procedure id as message when it is empty.
 FakeReply Echo(const Record& request) {
@@ -275,11 +314,8 @@ TEST(RpcClientTest, AsyncCallsTimeOutAtTheirOwnDeadlinesWhateverTheOrderOfTheirT
 }
 
 TEST(RpcClientTest, AsyncCallToARefusedAddressFailsOnceWithATransportError) {
-  ServiceAddress unused;
-  {
-    FakeRpcServer server(Echo);
-    unused = server.address();
-  }
+  const RefusingPort unused_port;
+  const ServiceAddress unused = unused_port.address();
   RpcClient client;
   AsyncOutcome refused;
   client.CallServiceAsync(LookupAt(unused), RequestWith(nullptr, ""), TimeoutOf(10000),
@@ -418,11 +454,8 @@ TEST(RpcClientTest, MalformedResponseClosesTheConnectionWithEio) {
 
 TEST(RpcClientTest, RefusedConnectionFailsFastWithTransportError) {
   // Calling a port nobody listens on fails with a transport error well before the call timeout.
-  ServiceAddress unused;
-  {
-    FakeRpcServer server(Echo);
-    unused = server.address();
-  }  // the port is free again (nobody accepts on it)
+  const RefusingPort unused_port;
+  const ServiceAddress unused = unused_port.address();
   RpcClient client;
   const auto start = std::chrono::steady_clock::now();
   try {
