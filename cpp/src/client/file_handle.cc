@@ -1116,7 +1116,9 @@ void FileHandle::StartPieceWrite(const std::shared_ptr<WriteGather>& gather, std
         std::shared_ptr<const FailedAttempt> failed;
         if (error) failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, std::move(attempt), retry});
         repeat(std::move(failed));
-      });
+      },
+      // The record is sent from the gather's copy of the bytes, which lives as long as the record.
+      gather->bytes);
 }
 
 }  // namespace xtreemfs::client

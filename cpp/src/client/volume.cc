@@ -147,13 +147,15 @@ namespace {
 
 // An OSD procedure call; the request and credentials must outlive it.
 rpc::CallRequest OsdCallOf(std::uint32_t procedure_id, const UserCredentials& user,
-                           const google::protobuf::MessageLite& request, std::string_view data) {
+                           const google::protobuf::MessageLite& request, std::string_view data,
+                           std::shared_ptr<const void> data_owner = nullptr) {
   rpc::CallRequest call;
   call.interface_id = xtreemfs::osd::OSD_INTERFACE_ID;
   call.procedure_id = procedure_id;
   call.credentials = &user;
   call.message = &request;
   call.data = data;
+  call.data_owner = std::move(data_owner);
   return call;
 }
 
@@ -174,11 +176,13 @@ rpc::CallResponse Volume::CallOsd(const std::string& osd_uuid, std::uint32_t pro
 
 void Volume::CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_id,
                           const UserCredentials& user, const google::protobuf::MessageLite& request,
-                          std::string_view data, rpc::CallDone done) {
+                          std::string_view data, rpc::CallDone done,
+                          std::shared_ptr<const void> data_owner) {
   rpc::CallOptions options;
   options.timeout_ms = options_.timeout_ms;
   options.idempotent = true;
-  transport_.CallServiceAsync(LookupOf(osd_uuid), OsdCallOf(procedure_id, user, request, data),
+  transport_.CallServiceAsync(LookupOf(osd_uuid),
+                              OsdCallOf(procedure_id, user, request, data, std::move(data_owner)),
                               options, std::move(done));
 }
 

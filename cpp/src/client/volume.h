@@ -184,9 +184,11 @@ class Volume {
                             std::string_view data, bool idempotent, bool repeat_only_while_alive = false);
   // CallOsd as one asynchronous attempt (rpc::Transport::CallServiceAsync): `done` runs on the
   // transport's io thread, or before this returns; the caller repeats a failed call synchronously.
+  // `data_owner` (may be null) keeps `data` alive: then the record is sent from it, not a copy.
   void CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_id,
                     const UserCredentials& user, const google::protobuf::MessageLite& request,
-                    std::string_view data, rpc::CallDone done);
+                    std::string_view data, rpc::CallDone done,
+                    std::shared_ptr<const void> data_owner = nullptr);
   // The size/epoch state shared by all handles of one file (created on first open).
   std::shared_ptr<FileState> StateOfFile(const std::string& file_id, std::uint64_t size_bytes,
                                          std::uint32_t truncate_epoch);
