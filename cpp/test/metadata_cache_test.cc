@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 #include <map>
 
 #include "client/directory_listing.h"
@@ -197,7 +198,11 @@ class NamespaceMrc : public rpc::Transport {
         if (S_ISDIR(removed.mode())) throw rpc::RpcError::Errno(EISDIR, path);
         Remove(path);
         if (inner_files_.erase(path) != 0) return inner_.Call(address, request, options);
-        return Answer(UnlinkResponse());
+        // As the MRC: the directory as the unlink left it.
+        UnlinkResponse response;
+        if (unlink_answers_directory) *response.mutable_directory_stat() = Existing(ParentOf(path));
+        if (during_unlink) during_unlink();
+        return Answer(response);
       }
       case MRC_RMDIR: {
         const auto path = Parse<PathRequest>(bytes).path();
@@ -348,6 +353,10 @@ class NamespaceMrc : public rpc::Transport {
   std::uint64_t last_readdir_offset = 0;
   int names_only_readdirs = 0;  // listings of names only (AbsentNames)
   std::string last_readdir_after_name;
+  // MRC_UNLINK's answer carries the directory's Stat (an older MRC's, or a repeat's, does not).
+  bool unlink_answers_directory = true;
+  // Runs inside MRC_UNLINK after its answer was made: another change racing with it.
+  std::function<void()> during_unlink;
 
  private:
   template <typename Message>
@@ -509,7 +518,9 @@ TEST_F(VolumeCacheTest, UnlinkDropsTheNameItsParentAndTheOtherHardLinks) {
   volume->Unlink(user, "/g");
   EXPECT_EQ(ErrnoOfGetattr("/g"), ENOENT);
   EXPECT_EQ(volume->Getattr(user, "/f").nlink(), 1u);
-  EXPECT_TRUE(FetchedFromMrc("/"));
+  // The parent is replaced by the Stat the unlink's answer carries (the directory as it left it).
+  EXPECT_FALSE(FetchedFromMrc("/"));
+  EXPECT_EQ(volume->Getattr(user, "/").mtime_ns(), mrc.nodes["/"].mtime_ns());
 }
 
 TEST_F(VolumeCacheTest, LinkRefreshesTheExistingNamesLinkCount) {
@@ -646,25 +657,51 @@ TEST_F(VolumeCacheTest, AbsentNamesCanBeTurnedOff) {
   EXPECT_EQ(mrc.names_only_readdirs, 0);
 }
 
-TEST_F(VolumeCacheTest, StatAheadListsAgainOnlyWhileTheListingsAreUsed) {
-  // A listing of 100 entries pays when at least 50 getattrs per TTL come for the directory; at a
-  // slower pace the entries would expire unused and getattrs go to the MRC one by one.
+TEST_F(VolumeCacheTest, StatAheadListsAgainOnlyWhileTheListingsPay) {
+  // A getattr round trip costs about as much as 16 listed entries: a listing of 100 entries pays
+  // when at least 7 getattrs per TTL come for the directory; at a slower pace the entries would
+  // expire unused and getattrs go to the MRC one by one.
   volume->Mkdir(user, "/d", 0755);
   for (int i = 0; i < 100; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
   for (int i = 0; i < 8; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);  // the first listing is a probe
-  // A slow pace: 10 getattrs per TTL for two TTLs; no second listing.
+  // A slow pace: 4 getattrs per TTL for three TTLs; no second listing.
   for (int window = 0; window < 3; ++window) {
     clock.Advance(kTtlMs);
-    for (int i = 0; i < 10; ++i) volume->Getattr(user, "/d/f" + std::to_string(10 * window + i));
+    for (int i = 0; i < 4; ++i) volume->Getattr(user, "/d/f" + std::to_string(10 + 4 * window + i));
   }
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);
-  // A fast pace: 60 getattrs in a TTL; the next misses list again.
+  // A burst after the slow pace (an unlink loop's lookups after a pause): listed within its first
+  // TTL, at the first check (every 8 misses) at which its getattrs so far pay: the 12th.
   clock.Advance(kTtlMs);
-  for (int i = 0; i < 60; ++i) volume->Getattr(user, "/d/f" + std::to_string(i % 40));
-  clock.Advance(kTtlMs);
-  for (int i = 40; i < 48; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
+  for (int i = 0; i < 11; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(50 + i)));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);
+  EXPECT_TRUE(FetchedFromMrc("/d/f61"));
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
+  for (int i = 62; i < 100; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
+}
+
+TEST_F(VolumeCacheTest, AnUnlinksAnswerServesTheDirectorysNextGetattr) {
+  // The kernel asks for a directory's attributes after every unlink in it (default_permissions):
+  // the unlink's answer carries them, so that getattr needs no round trip and shows the new mtime.
+  volume->Mkdir(user, "/d", 0755);
+  for (const char* name : {"/d/f", "/d/g", "/d/h"}) volume->Mknod(user, name, S_IFREG | 0644, 0);
+  const Stat before = volume->Getattr(user, "/d");
+  volume->Unlink(user, "/d/f");
+  EXPECT_FALSE(FetchedFromMrc("/d"));
+  EXPECT_EQ(volume->Getattr(user, "/d").mtime_ns(), mrc.nodes["/d"].mtime_ns());
+  EXPECT_GT(volume->Getattr(user, "/d").mtime_ns(), before.mtime_ns());
+  EXPECT_EQ(ErrnoOfGetattr("/d/f"), ENOENT);
+  // A change made here while the unlink was under way may be newer than the answer: not kept.
+  mrc.during_unlink = [&] { volume->Mknod(user, "/d/new", S_IFREG | 0644, 0); };
+  volume->Unlink(user, "/d/g");
+  mrc.during_unlink = nullptr;
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+  EXPECT_EQ(volume->Getattr(user, "/d").mtime_ns(), mrc.nodes["/d"].mtime_ns());
+  // An answer without it (an older MRC, a repeat answered from its recorded outcome): asked for.
+  mrc.unlink_answers_directory = false;
+  volume->Unlink(user, "/d/h");
+  EXPECT_TRUE(FetchedFromMrc("/d"));
 }
 
 TEST_F(VolumeCacheTest, StatAheadCanBeTurnedOff) {

@@ -41,10 +41,11 @@ struct VolumeOptions {
   // Stat-ahead: after this many Getattr cache misses that found an entry in one directory (within
   // one TTL, without a listing of it in between), the directory is listed with attributes
   // (MRC_READDIR, up to `stat_ahead_entries_max` entries) into the metadata cache, so that stat of
-  // its other entries is served locally, as `ls -l`, `find` or a backup tool ask. Listed again
-  // only while it pays: when the directory saw at least half as many getattrs in the last TTL as
-  // the previous listing brought entries (entries live one TTL; a listing costs the MRC and the
-  // client more than a few getattrs). 0 disables it.
+  // its other entries is served locally, as `ls -l`, `find` or a backup tool ask, and so is the
+  // kernel's lookup before each unlink of an unlink loop. Listed again only while it pays: when the
+  // directory's getattrs in the last TTL (or in the current one so far, when more) times
+  // kListedEntriesPerGetattr (volume.cc: what a getattr round trip costs in listed entries) reach
+  // the entries the previous listing brought (entries live one TTL). 0 disables it.
   std::uint32_t stat_ahead_misses = 8;
   std::uint32_t stat_ahead_entries_max = 32768;
   // Absent names (client/absent_names.h): after this many lookups in one directory that the MRC
