@@ -56,6 +56,15 @@ FileHandle::~FileHandle() {
   }
   // Close drained this handle's writes even when it threw; prefetches still use `this`.
   read_ahead_.reset();
+  // The size the MRC was told stays known here after the last handle (Volume::ApplyLocalSize): an
+  // answer the MRC read before that report may still be on its way. With writes of another handle
+  // still unreported, that handle's close keeps the size instead.
+  std::optional<Volume::KnownSize> known;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (!state_->size_dirty) known = Volume::KnownSize{state_->size_bytes, state_->truncate_epoch};
+  }
+  if (known) volume_.RememberClosedSize(file_id_, *known);
   state_.reset();
   volume_.ForgetFileIfUnused(file_id_);
 }
