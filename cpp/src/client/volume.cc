@@ -187,6 +187,8 @@ void Volume::CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_i
 std::optional<Stat> Volume::CachedStat(const std::string& path) {
   if (auto cached = metadata_cache_.Get(path); cached && !IsOpenHere(*cached)) {
     NoteHit(path);
+    // An entry filled by a listing may predate a size this process knows (ApplyLocalSize).
+    ApplyLocalSize(*cached);
     return cached;
   }
   return std::nullopt;
