@@ -150,6 +150,12 @@ class NamespaceMrc : public rpc::Transport {
         const auto path = Parse<PathRequest>(bytes).path();
         GetattrResponse response;
         *response.mutable_stat() = Existing(path);
+        if (after_getattr_read) {
+          // What happens while the answer is on its way back (the store was read already).
+          auto hook = std::move(after_getattr_read);
+          after_getattr_read = nullptr;
+          hook();
+        }
         return Answer(response);
       }
       case MRC_SETATTR: {
@@ -346,6 +352,8 @@ class NamespaceMrc : public rpc::Transport {
 
   int Calls(std::uint32_t procedure_id) { return mrc_calls[procedure_id]; }
 
+  // Runs once, in the next MRC_GETATTR after its Stat was read and before it is answered.
+  std::function<void()> after_getattr_read;
   // The MRC's state; tests change it directly to act as another client.
   std::map<std::string, Stat> nodes;
   std::map<std::string, std::map<std::string, std::string>> xattrs;
@@ -383,7 +391,10 @@ class NamespaceMrc : public rpc::Transport {
   // The Stat as the MRC reports it: a regular file's size is FakeCluster's.
   Stat Existing(const std::string& path) {
     Stat stat = ExistingNode(path);
-    if (inner_files_.count(path) != 0) stat.set_size_bytes(inner_.mrc_size_of(path));
+    if (inner_files_.count(path) != 0) {
+      stat.set_size_bytes(inner_.mrc_size_of(path));
+      stat.set_truncate_epoch(inner_.mrc_epoch_of(path));
+    }
     return stat;
   }
   Stat Create(const std::string& path, std::uint32_t mode) {
@@ -744,6 +755,54 @@ TEST_F(VolumeCacheTest, OpenFilesBypassTheCacheAndTheLastCloseDropsTheInode) {
   EXPECT_TRUE(FetchedFromMrc("/f"));  // cached while open, dropped on the last close
   EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), 150u);
   EXPECT_FALSE(FetchedFromMrc("/f"));
+}
+
+TEST_F(VolumeCacheTest, AFilesSizeIsNeverAnsweredBelowWhatWasWrittenHere) {
+  // Two appenders of one mount (tests/system/fuse_posix_e2e.sh): one closes, and its size report
+  // completes while a getattr, read at the MRC before the report arrived, is on its way back. The
+  // kernel takes the answered size as the end of the file for the next O_APPEND write; answering
+  // the MRC's older size made that write overwrite the line just appended.
+  auto appender = volume->OpenFile(user, "/appended", O_CREAT | O_WRONLY | O_APPEND, 0644);
+  auto other = volume->OpenFile(user, "/appended", O_WRONLY | O_APPEND, 0);
+  appender->Write(0, "a line 1\n");
+  mrc.after_getattr_read = [&] { appender->Flush(); };
+  EXPECT_EQ(volume->Getattr(user, "/appended").size_bytes(), 9u);
+  EXPECT_EQ(cluster.mrc_size_of("/appended"), 9u);  // the report did complete during the getattr
+  // The same when the file's last handle is closed meanwhile (size report, then the close).
+  other->Write(9, "b line 1\n");
+  mrc.after_getattr_read = [&] {
+    appender.reset();
+    other.reset();
+  };
+  EXPECT_EQ(volume->Getattr(user, "/appended").size_bytes(), 18u);
+  EXPECT_EQ(cluster.mrc_size_of("/appended"), 18u);
+  // A listing's entry read before the reports (readdirplus hands the kernel its attributes too).
+  Stat listed = mrc.nodes["/appended"];
+  ASSERT_EQ(listed.truncate_epoch(), 0u);
+  listed.set_size_bytes(9);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 18u);
+  // Another client grew the file in the same truncate epoch: its larger size shows.
+  listed.set_size_bytes(100);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 100u);
+  // A truncate here that the answer predates (its epoch is older): the truncated size, while the
+  // file is open and after its close.
+  auto truncating = volume->OpenFile(user, "/appended", O_WRONLY, 0);
+  truncating->Truncate(4);
+  listed.set_size_bytes(18);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 4u);
+  truncating.reset();
+  listed = mrc.nodes["/appended"];
+  listed.set_size_bytes(18);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 4u);
+  // A truncate by another client (an epoch newer than any known here): the MRC's size.
+  listed.set_truncate_epoch(cluster.mrc_epoch_of("/appended") + 1);
+  listed.set_size_bytes(2);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 2u);
 }
 
 TEST_F(VolumeCacheTest, CachedStatIsWhatGetattrServesWithoutTheMrc) {

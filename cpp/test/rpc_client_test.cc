@@ -9,7 +9,10 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <future>
+#include <mutex>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -268,6 +271,106 @@ TEST(RpcClientTest, AsyncCallsSentTogetherFromManyThreadsAreEachSentOnceAndAnswe
       << answered.load() << " of " << kThreads * kCallsPerThread << " calls answered";
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(received.load(), kThreads * kCallsPerThread);  // none sent twice
+  EXPECT_EQ(server.connections_accepted(), 1);
+  EXPECT_EQ(client.CallsWaiting(), 0u);
+}
+
+TEST(RpcClientTest, CallsQueuedWhileTheIoThreadIsMidWriteAreEachSentOnceAndAnswered) {
+  // The io thread writes what the socket did not take at once (writing_), and callers arriving
+  // meanwhile must queue behind that write: a record left queued with no write to follow would never
+  // be sent, and neither would a ping on the same connection after its call timed out (the
+  // slow-server rule would then take a live server for dead). Forced here rather than hoped for: the
+  // server stops reading (its handler holds on "hold"), 45 MiB of records cannot fit the socket
+  // buffers, so the io thread is mid-write once its posted work ran; then 8 threads queue small
+  // calls, asynchronous and synchronous, and the server reads again. Three rounds.
+  std::mutex gate_mutex;
+  std::condition_variable gate_changed;
+  bool holding = false;
+  std::atomic<int> received{0};
+  FakeRpcServer server([&](const Record& request) {
+    received.fetch_add(1);
+    if (request.data == "hold") {
+      std::unique_lock<std::mutex> lock(gate_mutex);
+      gate_changed.wait(lock, [&] { return !holding; });
+    }
+    if (request.data.size() > 1024) return FakeReply::Respond("", std::to_string(request.data.size()));
+    return Echo(request);
+  });
+  RpcClient client;
+  ASSERT_EQ(client.Call(server.address(), RequestWith(nullptr, "first"), TimeoutOf(10000)).data, "first");
+  constexpr int kRounds = 3;
+  constexpr int kLargeRecords = 3;
+  constexpr std::size_t kLargeBytes = 15 << 20;
+  constexpr int kThreads = 8;
+  constexpr int kSmallCallsPerThread = 40;
+  const std::string large(kLargeBytes, 'L');
+  for (int round = 0; round < kRounds; ++round) {
+    const int received_before = received.load();
+    {
+      std::lock_guard<std::mutex> lock(gate_mutex);
+      holding = true;
+    }
+    std::atomic<int> answered{0};
+    std::atomic<int> wrong{0};
+    const int expected = 1 + kLargeRecords + kThreads * (kSmallCallsPerThread + 1);
+    std::promise<void> all_done;
+    auto count = [&](bool right) {
+      if (!right) wrong.fetch_add(1);
+      if (answered.fetch_add(1) + 1 == expected) all_done.set_value();
+    };
+    client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, "hold"), TimeoutOf(30000),
+                            [&](CallResponse response, std::exception_ptr error) {
+                              count(!error && response.data == "hold");
+                            });
+    for (int i = 0; i < kLargeRecords; ++i) {
+      client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, large), TimeoutOf(30000),
+                              [&](CallResponse response, std::exception_ptr error) {
+                                count(!error && response.data == std::to_string(kLargeBytes));
+                              });
+    }
+    // Everything posted so far ran on the io thread: its write of the large records is in progress
+    // and cannot finish while the server does not read.
+    std::promise<void> io_thread_passed;
+    client.RunOnIoThread([&] { io_thread_passed.set_value(); });
+    io_thread_passed.get_future().wait();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kSmallCallsPerThread; ++i) {
+          const std::string data = std::to_string(round) + "/" + std::to_string(t) + "/" + std::to_string(i);
+          client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, data), TimeoutOf(30000),
+                                  [&, data](CallResponse response, std::exception_ptr error) {
+                                    count(!error && response.data == data);
+                                  });
+        }
+        // A synchronous call (as a ping is) queued behind the same write.
+        const std::string ping = "ping " + std::to_string(t);
+        std::string answer;
+        try {
+          answer = client.Call(server.address(), RequestWith(nullptr, ping), TimeoutOf(30000)).data;
+        } catch (const RpcError&) {
+        }
+        count(answer == ping);
+      });
+    }
+    // The synchronous calls wait for the server, so they are queued before it reads again.
+    const auto queued_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (client.CallsWaiting() < static_cast<std::size_t>(expected) &&
+           std::chrono::steady_clock::now() < queued_by) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(client.CallsWaiting(), static_cast<std::size_t>(expected)) << "round " << round;
+    {
+      std::lock_guard<std::mutex> lock(gate_mutex);
+      holding = false;
+    }
+    gate_changed.notify_all();
+    ASSERT_EQ(all_done.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready)
+        << "round " << round << ": " << answered.load() << " of " << expected << " calls answered";
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ(wrong.load(), 0) << "round " << round;
+    EXPECT_EQ(received.load() - received_before, expected) << "round " << round;  // none sent twice
+  }
   EXPECT_EQ(server.connections_accepted(), 1);
   EXPECT_EQ(client.CallsWaiting(), 0u);
 }

@@ -98,6 +98,9 @@ constexpr std::uint32_t kStatAheadBatchEntries = 10000;
 // cache", load 23-25): about 0.8 ms per MRC round trip of an unlink loop against 46 us per entry of
 // a listing with attributes through the mount, i.e. about 17.
 constexpr std::uint64_t kListedEntriesPerGetattr = 16;
+
+// Files whose size at close is kept for ApplyLocalSize (about 100 bytes each).
+constexpr std::size_t kClosedFileSizesMax = 16384;
 }  // namespace
 
 rpc::ServiceLookup Volume::LookupOf(const std::string& service_uuid) {
@@ -195,6 +198,8 @@ void Volume::CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_i
 std::optional<Stat> Volume::CachedStat(const std::string& path) {
   if (auto cached = metadata_cache_.Get(path); cached && !IsOpenHere(*cached)) {
     NoteHit(path);
+    // An entry filled by a listing may predate a size this process knows (ApplyLocalSize).
+    ApplyLocalSize(*cached);
     return cached;
   }
   return std::nullopt;
@@ -366,20 +371,51 @@ void Volume::InvalidateEntry(const std::string& path) {
   metadata_cache_.Invalidate(MetadataCache::ParentOf(path));
 }
 
+namespace {
+
+bool IsNewer(const Volume::KnownSize& a, const Volume::KnownSize& b) {
+  return a.truncate_epoch != b.truncate_epoch ? a.truncate_epoch > b.truncate_epoch
+                                              : a.size_bytes > b.size_bytes;
+}
+
+}  // namespace
+
 void Volume::ApplyLocalSize(Stat& stat) {
   if ((stat.mode() & S_IFMT) != S_IFREG) return;
+  const std::string file_id = volume_id_ + ":" + std::to_string(stat.inode());
   std::shared_ptr<FileState> state;
+  KnownSize newest{stat.size_bytes(), stat.truncate_epoch()};
   {
     std::lock_guard<std::mutex> lock(files_mutex_);
-    auto found = files_.find(volume_id_ + ":" + std::to_string(stat.inode()));
-    if (found == files_.end()) return;
-    state = found->second.lock();
+    auto found = files_.find(file_id);
+    if (found != files_.end()) state = found->second.lock();
+    auto closed = closed_sizes_.find(file_id);
+    if (closed != closed_sizes_.end() && IsNewer(closed->second.first, newest)) {
+      newest = closed->second.first;
+    }
   }
-  if (!state) return;
-  std::lock_guard<std::mutex> lock(state->mutex);
-  // Sizes not yet reported (writes or a truncate since the last update) are newer than the MRC's.
-  if (state->size_dirty) {
-    stat.set_size_bytes(state->size_bytes);
+  if (state) {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    const KnownSize local{state->size_bytes, state->truncate_epoch};
+    if (IsNewer(local, newest)) newest = local;
+  }
+  stat.set_size_bytes(newest.size_bytes);
+  stat.set_truncate_epoch(newest.truncate_epoch);
+}
+
+void Volume::RememberClosedSize(const std::string& file_id, KnownSize known) {
+  std::lock_guard<std::mutex> lock(files_mutex_);
+  auto found = closed_sizes_.find(file_id);
+  if (found != closed_sizes_.end()) {
+    if (IsNewer(found->second.first, known)) known = found->second.first;
+    closed_files_.erase(found->second.second);
+    closed_sizes_.erase(found);
+  }
+  closed_files_.push_front(file_id);
+  closed_sizes_.emplace(file_id, std::make_pair(known, closed_files_.begin()));
+  if (closed_sizes_.size() > kClosedFileSizesMax) {
+    closed_sizes_.erase(closed_files_.back());
+    closed_files_.pop_back();
   }
 }
 

@@ -126,7 +126,9 @@ int AnswerEntry(fuse_req_t request, MountContext& context, fuse_ino_t parent, co
   entry.ino = context.nodes.Remember(parent, name, stat.inode(),
                                      (stat.mode() & S_IFMT) == S_IFDIR, stat.nlink());
   entry.generation = 1;  // node ids are never reused within a mount
-  StatToPosix(stat, &entry.attr);
+  xtreemfs::mrc::Stat newest = stat;  // the kernel takes the size as the file's end
+  context.volume->ApplyLocalSize(newest);
+  StatToPosix(newest, &entry.attr);
   entry.attr_timeout = SecondsOf(context.options.metadata_cache_ttl_ms);
   entry.entry_timeout = entry.attr_timeout;
   if (fuse_reply_entry(request, &entry) != 0) context.nodes.Forget(entry.ino, 1);
@@ -764,7 +766,15 @@ void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offse
         const bool dot = name == "." || name == "..";
         struct fuse_entry_param entry_param;
         std::memset(&entry_param, 0, sizeof entry_param);
-        StatToPosix(entry.stat(), &entry_param.attr);
+        if (plus && S_ISREG(entry.stat().mode())) {
+          // The kernel takes these attributes for the node (a held page may be up to a TTL old):
+          // a file written here shows the newest size this process knows, as getattr does.
+          xtreemfs::mrc::Stat stat = entry.stat();
+          context.volume->ApplyLocalSize(stat);
+          StatToPosix(stat, &entry_param.attr);
+        } else {
+          StatToPosix(entry.stat(), &entry_param.attr);
+        }
         const auto entry_offset = static_cast<off_t>(entry.next_offset());
         std::size_t entry_bytes;
         if (plus) {
