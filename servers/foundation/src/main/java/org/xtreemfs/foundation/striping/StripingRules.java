@@ -13,8 +13,9 @@ public final class StripingRules {
      * The object size of a new volume without a reservation and without replicas when its create request leaves it
      * unset. One object is one file on an OSD: with 128 KiB objects a sequential writer made the OSD create, write
      * and force 8,192 files per GiB, and that kernel work was half of the OSD's CPU per MiB (issue 10). A 4 KiB write
-     * or read of a larger object is still one 4 KiB pwrite or pread (object files are sparse, no read-modify-write),
-     * so random I/O does not pay for the larger size.
+     * or read of a larger object is still one 4 KiB pwrite or pread (object files are sparse, no read-modify-write).
+     * Measured (tests/bench/fuse/README.md, A/B of the two sizes on one build): random 4 KiB reads cost the same, but
+     * random 4 KiB writes cost the OSD about 40 % more CPU each, not explained yet; --object-size at mkfs chooses.
      */
     public static final int OBJECT_SIZE_BYTES_DEFAULT = 1024 * 1024;
     /**
