@@ -26,7 +26,8 @@ public final class StripingRules {
      * list as one record rewritten on every write of the object, so under random 4 KiB writes that record grows with
      * the object size (up to 32 extents at 128 KiB, 256 at 1 MiB).
      */
-    public static final int RESERVED_OR_REPLICATED_DEFAULT_OBJECT_SIZE_BYTES = 128 * 1024;
+    public static final int RESERVED_OR_REPLICATED_DEFAULT_OBJECT_SIZE_BYTES =
+            org.xtreemfs.qos.device.CalibrationPattern.OBJECT_SIZE_BYTES;
     /**
      * What an object size of 0 in a file's XLoc means. The MRC stores every volume's policy filled in and copies it
      * into each new file's XLoc, so only a hand-made XLoc carries 0; its meaning stays the size files had before the

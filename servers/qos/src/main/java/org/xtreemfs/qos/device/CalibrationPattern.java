@@ -37,8 +37,8 @@ import java.util.List;
  */
 public record CalibrationPattern(long fileBytes, long warmupNanos, long windowNanos) {
     /**
-     * The default object size of a reserved volume (StripingRules.RESERVED_OR_REPLICATED_DEFAULT_OBJECT_SIZE_BYTES;
-     * a test in the OSD checks it): the request size the admitted figures are measured in. Volumes without a
+     * The default object size of a reserved volume (StripingRules.RESERVED_OR_REPLICATED_DEFAULT_OBJECT_SIZE_BYTES
+     * takes its value from here): the request size the admitted figures are measured in. Volumes without a
      * reservation default to larger objects, which only makes their sequential requests cheaper per byte.
      */
     public static final int OBJECT_SIZE_BYTES = 128 * 1024;
