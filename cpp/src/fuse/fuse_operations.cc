@@ -748,7 +748,10 @@ void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offse
                    struct fuse_file_info* info, bool plus) {
   Run(request, plus ? "readdirplus" : "readdir", node, [&](MountContext& context) {
     client::DirectoryListing& listing = *ListingOf(info);
-    std::lock_guard<std::mutex> lock(listing.mutex());
+    // Unlocked before the reply: once the kernel has the last page it may release the directory
+    // (Releasedir, on another worker), which deletes the listing and its mutex. An unlock after the
+    // reply wrote into freed memory (seen as a mount crash under `ls -l` loops, found with TSan).
+    std::unique_lock<std::mutex> lock(listing.mutex());
     const client::UserCredentials user = CallerCredentials(request);
     std::vector<char> buffer(size);
     std::size_t used = 0;
@@ -810,6 +813,7 @@ void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offse
       }
       if (buffer_full) break;
     }
+    lock.unlock();
     fuse_reply_buf(request, buffer.data(), used);
     return kAnswered;
   });
