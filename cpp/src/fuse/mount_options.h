@@ -55,6 +55,11 @@ struct MountOptions {
   // descriptor of its own (FUSE_DEV_IOC_CLONE), so replies are matched in that descriptor's own
   // processing queue instead of one queue and lock shared by every worker.
   bool fuse_clone_fd = false;
+  // Threads receiving the servers' answers (--network-threads; rpc::RpcClientOptions::io_threads):
+  // each connection is served by one, in turn, and completes its asynchronous reads and writes there
+  // (the reply to the kernel included), so the answers of the OSDs of a stripe are received and
+  // answered in parallel.
+  std::uint32_t network_threads = 1;
 
   // The kernel's read-ahead window of this mount (its bdi's read_ahead_kb), set once the connection
   // is initialised; 0 leaves the kernel's (128 KiB, which FUSE's init can only lower). A buffered
