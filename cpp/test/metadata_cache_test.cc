@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 #include <map>
 
 #include "client/directory_listing.h"
@@ -149,6 +150,12 @@ class NamespaceMrc : public rpc::Transport {
         const auto path = Parse<PathRequest>(bytes).path();
         GetattrResponse response;
         *response.mutable_stat() = Existing(path);
+        if (after_getattr_read) {
+          // What happens while the answer is on its way back (the store was read already).
+          auto hook = std::move(after_getattr_read);
+          after_getattr_read = nullptr;
+          hook();
+        }
         return Answer(response);
       }
       case MRC_SETATTR: {
@@ -197,7 +204,11 @@ class NamespaceMrc : public rpc::Transport {
         if (S_ISDIR(removed.mode())) throw rpc::RpcError::Errno(EISDIR, path);
         Remove(path);
         if (inner_files_.erase(path) != 0) return inner_.Call(address, request, options);
-        return Answer(UnlinkResponse());
+        // As the MRC: the directory as the unlink left it.
+        UnlinkResponse response;
+        if (unlink_answers_directory) *response.mutable_directory_stat() = Existing(ParentOf(path));
+        if (during_unlink) during_unlink();
+        return Answer(response);
       }
       case MRC_RMDIR: {
         const auto path = Parse<PathRequest>(bytes).path();
@@ -341,6 +352,8 @@ class NamespaceMrc : public rpc::Transport {
 
   int Calls(std::uint32_t procedure_id) { return mrc_calls[procedure_id]; }
 
+  // Runs once, in the next MRC_GETATTR after its Stat was read and before it is answered.
+  std::function<void()> after_getattr_read;
   // The MRC's state; tests change it directly to act as another client.
   std::map<std::string, Stat> nodes;
   std::map<std::string, std::map<std::string, std::string>> xattrs;
@@ -348,6 +361,10 @@ class NamespaceMrc : public rpc::Transport {
   std::uint64_t last_readdir_offset = 0;
   int names_only_readdirs = 0;  // listings of names only (AbsentNames)
   std::string last_readdir_after_name;
+  // MRC_UNLINK's answer carries the directory's Stat (an older MRC's, or a repeat's, does not).
+  bool unlink_answers_directory = true;
+  // Runs inside MRC_UNLINK after its answer was made: another change racing with it.
+  std::function<void()> during_unlink;
 
  private:
   template <typename Message>
@@ -374,7 +391,10 @@ class NamespaceMrc : public rpc::Transport {
   // The Stat as the MRC reports it: a regular file's size is FakeCluster's.
   Stat Existing(const std::string& path) {
     Stat stat = ExistingNode(path);
-    if (inner_files_.count(path) != 0) stat.set_size_bytes(inner_.mrc_size_of(path));
+    if (inner_files_.count(path) != 0) {
+      stat.set_size_bytes(inner_.mrc_size_of(path));
+      stat.set_truncate_epoch(inner_.mrc_epoch_of(path));
+    }
     return stat;
   }
   Stat Create(const std::string& path, std::uint32_t mode) {
@@ -509,7 +529,9 @@ TEST_F(VolumeCacheTest, UnlinkDropsTheNameItsParentAndTheOtherHardLinks) {
   volume->Unlink(user, "/g");
   EXPECT_EQ(ErrnoOfGetattr("/g"), ENOENT);
   EXPECT_EQ(volume->Getattr(user, "/f").nlink(), 1u);
-  EXPECT_TRUE(FetchedFromMrc("/"));
+  // The parent is replaced by the Stat the unlink's answer carries (the directory as it left it).
+  EXPECT_FALSE(FetchedFromMrc("/"));
+  EXPECT_EQ(volume->Getattr(user, "/").mtime_ns(), mrc.nodes["/"].mtime_ns());
 }
 
 TEST_F(VolumeCacheTest, LinkRefreshesTheExistingNamesLinkCount) {
@@ -646,25 +668,51 @@ TEST_F(VolumeCacheTest, AbsentNamesCanBeTurnedOff) {
   EXPECT_EQ(mrc.names_only_readdirs, 0);
 }
 
-TEST_F(VolumeCacheTest, StatAheadListsAgainOnlyWhileTheListingsAreUsed) {
-  // A listing of 100 entries pays when at least 50 getattrs per TTL come for the directory; at a
-  // slower pace the entries would expire unused and getattrs go to the MRC one by one.
+TEST_F(VolumeCacheTest, StatAheadListsAgainOnlyWhileTheListingsPay) {
+  // A getattr round trip costs about as much as 16 listed entries: a listing of 100 entries pays
+  // when at least 7 getattrs per TTL come for the directory; at a slower pace the entries would
+  // expire unused and getattrs go to the MRC one by one.
   volume->Mkdir(user, "/d", 0755);
   for (int i = 0; i < 100; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
   for (int i = 0; i < 8; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);  // the first listing is a probe
-  // A slow pace: 10 getattrs per TTL for two TTLs; no second listing.
+  // A slow pace: 4 getattrs per TTL for three TTLs; no second listing.
   for (int window = 0; window < 3; ++window) {
     clock.Advance(kTtlMs);
-    for (int i = 0; i < 10; ++i) volume->Getattr(user, "/d/f" + std::to_string(10 * window + i));
+    for (int i = 0; i < 4; ++i) volume->Getattr(user, "/d/f" + std::to_string(10 + 4 * window + i));
   }
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);
-  // A fast pace: 60 getattrs in a TTL; the next misses list again.
+  // A burst after the slow pace (an unlink loop's lookups after a pause): listed within its first
+  // TTL, at the first check (every 8 misses) at which its getattrs so far pay: the 12th.
   clock.Advance(kTtlMs);
-  for (int i = 0; i < 60; ++i) volume->Getattr(user, "/d/f" + std::to_string(i % 40));
-  clock.Advance(kTtlMs);
-  for (int i = 40; i < 48; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
+  for (int i = 0; i < 11; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(50 + i)));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);
+  EXPECT_TRUE(FetchedFromMrc("/d/f61"));
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
+  for (int i = 62; i < 100; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
+}
+
+TEST_F(VolumeCacheTest, AnUnlinksAnswerServesTheDirectorysNextGetattr) {
+  // The kernel asks for a directory's attributes after every unlink in it (default_permissions):
+  // the unlink's answer carries them, so that getattr needs no round trip and shows the new mtime.
+  volume->Mkdir(user, "/d", 0755);
+  for (const char* name : {"/d/f", "/d/g", "/d/h"}) volume->Mknod(user, name, S_IFREG | 0644, 0);
+  const Stat before = volume->Getattr(user, "/d");
+  volume->Unlink(user, "/d/f");
+  EXPECT_FALSE(FetchedFromMrc("/d"));
+  EXPECT_EQ(volume->Getattr(user, "/d").mtime_ns(), mrc.nodes["/d"].mtime_ns());
+  EXPECT_GT(volume->Getattr(user, "/d").mtime_ns(), before.mtime_ns());
+  EXPECT_EQ(ErrnoOfGetattr("/d/f"), ENOENT);
+  // A change made here while the unlink was under way may be newer than the answer: not kept.
+  mrc.during_unlink = [&] { volume->Mknod(user, "/d/new", S_IFREG | 0644, 0); };
+  volume->Unlink(user, "/d/g");
+  mrc.during_unlink = nullptr;
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+  EXPECT_EQ(volume->Getattr(user, "/d").mtime_ns(), mrc.nodes["/d"].mtime_ns());
+  // An answer without it (an older MRC, a repeat answered from its recorded outcome): asked for.
+  mrc.unlink_answers_directory = false;
+  volume->Unlink(user, "/d/h");
+  EXPECT_TRUE(FetchedFromMrc("/d"));
 }
 
 TEST_F(VolumeCacheTest, StatAheadCanBeTurnedOff) {
@@ -707,6 +755,54 @@ TEST_F(VolumeCacheTest, OpenFilesBypassTheCacheAndTheLastCloseDropsTheInode) {
   EXPECT_TRUE(FetchedFromMrc("/f"));  // cached while open, dropped on the last close
   EXPECT_EQ(volume->Getattr(user, "/f").size_bytes(), 150u);
   EXPECT_FALSE(FetchedFromMrc("/f"));
+}
+
+TEST_F(VolumeCacheTest, AFilesSizeIsNeverAnsweredBelowWhatWasWrittenHere) {
+  // Two appenders of one mount (tests/system/fuse_posix_e2e.sh): one closes, and its size report
+  // completes while a getattr, read at the MRC before the report arrived, is on its way back. The
+  // kernel takes the answered size as the end of the file for the next O_APPEND write; answering
+  // the MRC's older size made that write overwrite the line just appended.
+  auto appender = volume->OpenFile(user, "/appended", O_CREAT | O_WRONLY | O_APPEND, 0644);
+  auto other = volume->OpenFile(user, "/appended", O_WRONLY | O_APPEND, 0);
+  appender->Write(0, "a line 1\n");
+  mrc.after_getattr_read = [&] { appender->Flush(); };
+  EXPECT_EQ(volume->Getattr(user, "/appended").size_bytes(), 9u);
+  EXPECT_EQ(cluster.mrc_size_of("/appended"), 9u);  // the report did complete during the getattr
+  // The same when the file's last handle is closed meanwhile (size report, then the close).
+  other->Write(9, "b line 1\n");
+  mrc.after_getattr_read = [&] {
+    appender.reset();
+    other.reset();
+  };
+  EXPECT_EQ(volume->Getattr(user, "/appended").size_bytes(), 18u);
+  EXPECT_EQ(cluster.mrc_size_of("/appended"), 18u);
+  // A listing's entry read before the reports (readdirplus hands the kernel its attributes too).
+  Stat listed = mrc.nodes["/appended"];
+  ASSERT_EQ(listed.truncate_epoch(), 0u);
+  listed.set_size_bytes(9);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 18u);
+  // Another client grew the file in the same truncate epoch: its larger size shows.
+  listed.set_size_bytes(100);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 100u);
+  // A truncate here that the answer predates (its epoch is older): the truncated size, while the
+  // file is open and after its close.
+  auto truncating = volume->OpenFile(user, "/appended", O_WRONLY, 0);
+  truncating->Truncate(4);
+  listed.set_size_bytes(18);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 4u);
+  truncating.reset();
+  listed = mrc.nodes["/appended"];
+  listed.set_size_bytes(18);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 4u);
+  // A truncate by another client (an epoch newer than any known here): the MRC's size.
+  listed.set_truncate_epoch(cluster.mrc_epoch_of("/appended") + 1);
+  listed.set_size_bytes(2);
+  volume->ApplyLocalSize(listed);
+  EXPECT_EQ(listed.size_bytes(), 2u);
 }
 
 TEST_F(VolumeCacheTest, CachedStatIsWhatGetattrServesWithoutTheMrc) {

@@ -33,6 +33,11 @@ TEST(MountOptionsTest, NegativeCacheTtlFollowsTheMetadataTtlUnlessGiven) {
   EXPECT_EQ(ParseMountOptions({"dir/v", "/m"}).absent_names_misses, 4u);
   EXPECT_EQ(ParseMountOptions({"--absent-names-misses=0", "dir/v", "/m"}).absent_names_misses, 0u);
   EXPECT_THROW(ParseMountOptions({"--absent-names-misses", "-1", "dir/v", "/m"}), UsageError);
+  // Callers' groups reused for 1 s by default; 0 reads them for every request.
+  EXPECT_EQ(ParseMountOptions({"dir/v", "/m"}).caller_groups_ttl_ms, 1000u);
+  EXPECT_EQ(ParseMountOptions({"--caller-groups-ttl-ms=0", "dir/v", "/m"}).caller_groups_ttl_ms, 0u);
+  EXPECT_THROW(ParseMountOptions({"--caller-groups-ttl-ms", "3600001", "dir/v", "/m"}), UsageError);
+  EXPECT_NE(MountUsage("mount.xtreemfs").find("--caller-groups-ttl-ms"), std::string::npos);
 }
 
 TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {

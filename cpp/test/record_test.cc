@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,6 +60,30 @@ TEST(RecordTest, EncodeThenDecodeRoundTripsHeaderMessageAndData) {
   EXPECT_EQ(record->data, data);
   EXPECT_FALSE(decoder.Next().has_value());
   EXPECT_EQ(decoder.BufferedBytes(), 0u);
+}
+
+TEST(RecordTest, AnOwnedLargeDataSegmentIsReferencedAndSmallOrUnownedOnesAreCopied) {
+  // The pieces of an outgoing record are byte for byte EncodeRecord's; only an owned data segment
+  // above kCopiedDataBytesMax stays in the caller's buffer (no copy), kept alive by the record.
+  RpcHeader header = RequestHeaderFor(9);
+  ErrorResponse message;
+  message.set_error_message("write");
+  auto large = std::make_shared<const std::string>(kCopiedDataBytesMax + 1, 'x');
+  OutgoingRecord referenced = EncodeOutgoingRecord(header, &message, *large, large);
+  EXPECT_EQ(referenced.data.data(), large->data());
+  EXPECT_EQ(large.use_count(), 2);
+  EXPECT_EQ(referenced.head + std::string(referenced.data), EncodeRecord(header, &message, *large));
+  EXPECT_EQ(referenced.SizeBytes(), EncodeRecord(header, &message, *large).size());
+
+  OutgoingRecord unowned = EncodeOutgoingRecord(header, &message, *large, nullptr);
+  EXPECT_TRUE(unowned.data.empty());
+  EXPECT_EQ(unowned.head, EncodeRecord(header, &message, *large));
+
+  auto small = std::make_shared<const std::string>(kCopiedDataBytesMax, 'y');
+  OutgoingRecord copied = EncodeOutgoingRecord(header, &message, *small, small);
+  EXPECT_TRUE(copied.data.empty());
+  EXPECT_EQ(copied.data_owner, nullptr);
+  EXPECT_EQ(copied.head, EncodeRecord(header, &message, *small));
 }
 
 TEST(RecordTest, NullMessageEncodesAsEmptyMessageSegment) {

@@ -1,14 +1,21 @@
 #include "rpc/rpc_client.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <future>
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -19,6 +26,40 @@ namespace {
 
 using testing::FakeReply;
 using testing::FakeRpcServer;
+
+// A loopback port that refuses connections for as long as this object lives: bound, never listening. A port
+// merely closed again (a server's that has stopped) could be bound by another process in the meantime (tests
+// run in parallel, and every server binds port 0), and a call meant to be refused would reach that process.
+class RefusingPort {
+ public:
+  RefusingPort() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in bound{};
+    bound.sin_family = AF_INET;
+    bound.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(bound);
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&bound), sizeof(bound)) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
+      const int error = errno;
+      if (fd_ >= 0) ::close(fd_);
+      throw std::system_error(error, std::generic_category(), "cannot bind a loopback port to refuse on");
+    }
+    port_ = ntohs(bound.sin_port);
+  }
+  ~RefusingPort() { ::close(fd_); }
+  RefusingPort(const RefusingPort&) = delete;
+  RefusingPort& operator=(const RefusingPort&) = delete;
+
+  ServiceAddress address() const {
+    ServiceAddress address;
+    address.host = "127.0.0.1";
+    address.port = port_;
+    return address;
+  }
+
+ private:
+  int fd_;
+  std::uint16_t port_ = 0;
+};
 
 // Echoes the request's message and data back, and the procedure id as message when it is empty.
 FakeReply Echo(const Record& request) {
@@ -113,7 +154,9 @@ TEST(RpcClientTest, LargeConcurrentCallsArriveWholeAndInOrderOfTheirBytes) {
   // Callers send their records themselves while the connection is idle, and leave the rest of a
   // record the socket does not take at once to the io thread. With 1 MiB records from 8 threads
   // the socket's buffer fills, so sends end part-way: every record must still reach the server
-  // whole, never interleaved with another, and each answer its caller.
+  // whole, never interleaved with another, and each answer its caller. Half the threads give their
+  // data an owner, so their large records are sent from the caller's bytes (head and data as two
+  // pieces, a partial send ending in either), the others copy it into the record.
   FakeRpcServer server(Echo);
   RpcClient client;
   constexpr int kThreads = 8;
@@ -125,8 +168,10 @@ TEST(RpcClientTest, LargeConcurrentCallsArriveWholeAndInOrderOfTheirBytes) {
       for (int i = 0; i < kCallsPerThread; ++i) {
         std::string data((i % 2 == 0) ? (1 << 20) : 17, '\0');
         for (std::size_t b = 0; b < data.size(); ++b) data[b] = static_cast<char>(t * 31 + i * 7 + b);
-        CallResponse response =
-            client.Call(server.address(), RequestWith(nullptr, data), TimeoutOf(20000));
+        auto owned = std::make_shared<const std::string>(data);
+        CallRequest request = RequestWith(nullptr, *owned);
+        if (t % 2 == 0) request.data_owner = owned;
+        CallResponse response = client.Call(server.address(), request, TimeoutOf(20000));
         if (response.data != data) mismatches.fetch_add(1);
       }
     });
@@ -279,6 +324,106 @@ TEST(RpcClientTest, ConnectionsAreServedByTheIoThreadsInTurnAndLargeAnswersArriv
   EXPECT_EQ(ErrnoOf([&] { RpcClient unusable(options); }), EINVAL);
 }
 
+TEST(RpcClientTest, CallsQueuedWhileTheIoThreadIsMidWriteAreEachSentOnceAndAnswered) {
+  // The io thread writes what the socket did not take at once (writing_), and callers arriving
+  // meanwhile must queue behind that write: a record left queued with no write to follow would never
+  // be sent, and neither would a ping on the same connection after its call timed out (the
+  // slow-server rule would then take a live server for dead). Forced here rather than hoped for: the
+  // server stops reading (its handler holds on "hold"), 45 MiB of records cannot fit the socket
+  // buffers, so the io thread is mid-write once its posted work ran; then 8 threads queue small
+  // calls, asynchronous and synchronous, and the server reads again. Three rounds.
+  std::mutex gate_mutex;
+  std::condition_variable gate_changed;
+  bool holding = false;
+  std::atomic<int> received{0};
+  FakeRpcServer server([&](const Record& request) {
+    received.fetch_add(1);
+    if (request.data == "hold") {
+      std::unique_lock<std::mutex> lock(gate_mutex);
+      gate_changed.wait(lock, [&] { return !holding; });
+    }
+    if (request.data.size() > 1024) return FakeReply::Respond("", std::to_string(request.data.size()));
+    return Echo(request);
+  });
+  RpcClient client;
+  ASSERT_EQ(client.Call(server.address(), RequestWith(nullptr, "first"), TimeoutOf(10000)).data, "first");
+  constexpr int kRounds = 3;
+  constexpr int kLargeRecords = 3;
+  constexpr std::size_t kLargeBytes = 15 << 20;
+  constexpr int kThreads = 8;
+  constexpr int kSmallCallsPerThread = 40;
+  const std::string large(kLargeBytes, 'L');
+  for (int round = 0; round < kRounds; ++round) {
+    const int received_before = received.load();
+    {
+      std::lock_guard<std::mutex> lock(gate_mutex);
+      holding = true;
+    }
+    std::atomic<int> answered{0};
+    std::atomic<int> wrong{0};
+    const int expected = 1 + kLargeRecords + kThreads * (kSmallCallsPerThread + 1);
+    std::promise<void> all_done;
+    auto count = [&](bool right) {
+      if (!right) wrong.fetch_add(1);
+      if (answered.fetch_add(1) + 1 == expected) all_done.set_value();
+    };
+    client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, "hold"), TimeoutOf(30000),
+                            [&](CallResponse response, std::exception_ptr error) {
+                              count(!error && response.data == "hold");
+                            });
+    for (int i = 0; i < kLargeRecords; ++i) {
+      client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, large), TimeoutOf(30000),
+                              [&](CallResponse response, std::exception_ptr error) {
+                                count(!error && response.data == std::to_string(kLargeBytes));
+                              });
+    }
+    // Everything posted so far ran on the io thread: its write of the large records is in progress
+    // and cannot finish while the server does not read.
+    std::promise<void> io_thread_passed;
+    client.RunOnIoThread([&] { io_thread_passed.set_value(); });
+    io_thread_passed.get_future().wait();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kSmallCallsPerThread; ++i) {
+          const std::string data = std::to_string(round) + "/" + std::to_string(t) + "/" + std::to_string(i);
+          client.CallServiceAsync(LookupAt(server.address()), RequestWith(nullptr, data), TimeoutOf(30000),
+                                  [&, data](CallResponse response, std::exception_ptr error) {
+                                    count(!error && response.data == data);
+                                  });
+        }
+        // A synchronous call (as a ping is) queued behind the same write.
+        const std::string ping = "ping " + std::to_string(t);
+        std::string answer;
+        try {
+          answer = client.Call(server.address(), RequestWith(nullptr, ping), TimeoutOf(30000)).data;
+        } catch (const RpcError&) {
+        }
+        count(answer == ping);
+      });
+    }
+    // The synchronous calls wait for the server, so they are queued before it reads again.
+    const auto queued_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (client.CallsWaiting() < static_cast<std::size_t>(expected) &&
+           std::chrono::steady_clock::now() < queued_by) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(client.CallsWaiting(), static_cast<std::size_t>(expected)) << "round " << round;
+    {
+      std::lock_guard<std::mutex> lock(gate_mutex);
+      holding = false;
+    }
+    gate_changed.notify_all();
+    ASSERT_EQ(all_done.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready)
+        << "round " << round << ": " << answered.load() << " of " << expected << " calls answered";
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ(wrong.load(), 0) << "round " << round;
+    EXPECT_EQ(received.load() - received_before, expected) << "round " << round;  // none sent twice
+  }
+  EXPECT_EQ(server.connections_accepted(), 1);
+  EXPECT_EQ(client.CallsWaiting(), 0u);
+}
+
 TEST(RpcClientTest, AsyncCallsTimeOutAtTheirOwnDeadlinesWhateverTheOrderOfTheirTimeouts) {
   // One timer per connection serves every asynchronous call's deadline: a later call with a shorter
   // timeout fails first, the longer one at its own deadline, and a call after the timer ran out of
@@ -325,11 +470,8 @@ TEST(RpcClientTest, AsyncCallsTimeOutAtTheirOwnDeadlinesWhateverTheOrderOfTheirT
 }
 
 TEST(RpcClientTest, AsyncCallToARefusedAddressFailsOnceWithATransportError) {
-  ServiceAddress unused;
-  {
-    FakeRpcServer server(Echo);
-    unused = server.address();
-  }
+  const RefusingPort unused_port;
+  const ServiceAddress unused = unused_port.address();
   RpcClient client;
   AsyncOutcome refused;
   client.CallServiceAsync(LookupAt(unused), RequestWith(nullptr, ""), TimeoutOf(10000),
@@ -468,11 +610,8 @@ TEST(RpcClientTest, MalformedResponseClosesTheConnectionWithEio) {
 
 TEST(RpcClientTest, RefusedConnectionFailsFastWithTransportError) {
   // Calling a port nobody listens on fails with a transport error well before the call timeout.
-  ServiceAddress unused;
-  {
-    FakeRpcServer server(Echo);
-    unused = server.address();
-  }  // the port is free again (nobody accepts on it)
+  const RefusingPort unused_port;
+  const ServiceAddress unused = unused_port.address();
   RpcClient client;
   const auto start = std::chrono::steady_clock::now();
   try {

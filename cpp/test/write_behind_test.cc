@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -341,6 +342,35 @@ TEST_F(WriteBehindTest, AnOsdFailureSurfacesOnCloseWithoutFsync) {
     EXPECT_EQ(error.posix_errno(), EIO);
   }
   EXPECT_THROW(file->Close(), rpc::RpcError);
+}
+
+TEST_F(WriteBehindTest, AFailedBufferedWriteOfOneHandleFailsTheFsyncOfAnotherOnce) {
+  // Linux reports a failed writeback to fsync through every descriptor open at the time, once each
+  // (errseq): bytes written through one descriptor must not vanish behind a successful fsync of
+  // another (a program writing through one descriptor and syncing another, or a second process's
+  // fsync of the file). The writer's own handle keeps its error for every later call.
+  auto volume = OpenVolume(1 << 20, 8 << 20);
+  auto writer = volume->OpenFile(user, "/shared", O_CREAT | O_RDWR, 0644);
+  auto syncer = volume->OpenFile(user, "/shared", O_RDWR, 0);
+  auto errno_of = [](const std::function<void()>& call) {
+    try {
+      call();
+      return 0;
+    } catch (const rpc::RpcError& error) {
+      return error.posix_errno();
+    }
+  };
+  transport.FailWrites(true);
+  writer->Write(0, PatternOf(1000, 7));
+  EXPECT_EQ(errno_of([&] { syncer->Fsync(); }), EIO);
+  transport.FailWrites(false);
+  auto opened_after = volume->OpenFile(user, "/shared", O_RDWR, 0);
+  EXPECT_EQ(errno_of([&] { syncer->Fsync(); }), 0);        // reported once
+  EXPECT_EQ(errno_of([&] { opened_after->Fsync(); }), 0);  // failed before it was opened
+  EXPECT_EQ(errno_of([&] { writer->Fsync(); }), EIO);
+  EXPECT_EQ(errno_of([&] { writer->Close(); }), EIO);
+  syncer->Close();
+  opened_after->Close();
 }
 
 TEST_F(WriteBehindTest, OverlappingRandomWritesLandInTheOrderTheyWereMade) {

@@ -97,13 +97,14 @@ assert after.st_ctime_ns > before.st_ctime_ns, ("ctime", before.st_ctime_ns, aft
 echo "== OSD errors of buffered writes"
 # The mount uses --timeout-ms 3000 --retries 1 (lib.sh), so a stopped OSD fails a call in ~12 s (two attempts,
 # each followed by an unanswered 3 s ping; an OSD that answers its ping is slow, not stopped, and is waited for).
-# OSD 0 is stopped; with stripe width 2 every file has objects on it.
+# OSD 0 is stopped; with stripe width 2 every file has objects on it: 2 MiB reach both OSDs of a file
+# whatever its stripe order, also with the default 1 MiB objects (1 MiB reached only stripe position 0).
 stopped_write_py='
 import os, sys
 path, how = sys.argv[1], sys.argv[2]
 fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o644)
 try:
-    os.write(fd, b"z" * 1048576)  # buffered: may succeed
+    os.write(fd, b"z" * 2097152)  # buffered: may succeed
     if how == "fsync":
         os.fsync(fd)
     os.close(fd)

@@ -4,6 +4,8 @@
 # The cluster is bin/xtreemfs-cluster's (the project's one launcher), with its state in $state: servers as
 # processes on free loopback ports, ready (READY line, MRC and OSDs registered at the DIR) when start returns.
 # Provides: $repository $cpp_build $state $dir_port $mrc_port $osd_names[] $osd_ports[] $osd_uuids[] $pids[],
+#   $dir_status_port $mrc_status_port $osd_status_ports[] (the ports the servers announced; 0 unless the cluster
+#   was started with --status-ports), all from xtreemfs-cluster status --shell,
 #   start_cluster OSD_COUNT [-Dkey=value...]   a DIR, an MRC and OSD_COUNT OSDs (osd0..), the settings on every OSD
 #   start_typed_cluster LAUNCHER_OPTIONS...   the same from xtreemfs-cluster start options (--osd SPEC, ...)
 #   cluster VERB [ARGS...]          bin/xtreemfs-cluster VERB --state $state ARGS (run through $cluster_prefix[],

@@ -20,7 +20,6 @@ readonly RETRY_WINDOW_MS=30000   # the mount's --retry-window-ms: every cut shor
 readonly TIMEOUT_MS=2000         # the mount's --timeout-ms per attempt
 readonly SHORT_WINDOW_MS=3000    # the Java client's window in the too-long-cut check
 readonly SUBNET=10.77.0
-readonly DIR_STATUS_PORT=30638   # free for sure: the DIR has its host to itself
 
 tag="xtmh$$"                     # namespace names unique to this run
 switch="$tag-switch"             # the namespace holding the bridge every host's link plugs into
@@ -82,7 +81,8 @@ check "a host has no route beyond the test's subnet (nothing reaches the outside
 cluster_prefix=(nsenter --net="/run/netns/$tag-c2")
 placement=()
 for host in dir mrc osd0 osd1 osd2; do placement+=(--netns "$host=$tag-$host@${address[$host]}"); done
-start_typed_cluster --osds 3 "${placement[@]}" --dir-setting "dir.status.port=$DIR_STATUS_PORT"
+# --status-ports: the DIR binds a free status port in its namespace and announces it ($dir_status_port).
+start_typed_cluster --osds 3 "${placement[@]}" --status-ports
 
 in_namespace() {  # in_namespace PID HOST: the process is in HOST's network namespace
   [ "$(stat -L -c %i "/proc/$1/ns/net")" = "$(stat -L -c %i "/run/netns/$tag-$2")" ]
@@ -108,7 +108,7 @@ for uuid, host in expected.items():
 print("\n".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)'
 check "the MRC and the OSDs, bound to 0.0.0.0, registered their hosts' addresses (the DIR's status page from c2)" \
-  bash -c "nsenter --net=/run/netns/$tag-c2 curl -sf --max-time 10 http://${address[dir]}:$DIR_STATUS_PORT/status.json |
+  bash -c "nsenter --net=/run/netns/$tag-c2 curl -sf --max-time 10 http://${address[dir]}:$dir_status_port/status.json |
   /usr/bin/python3 -c '$registered_py' $mrc_uuid=${address[mrc]} ${osd_uuids[0]}=${address[osd0]} \
     ${osd_uuids[1]}=${address[osd1]} ${osd_uuids[2]}=${address[osd2]}"
 

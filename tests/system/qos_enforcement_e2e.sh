@@ -26,9 +26,6 @@ threshold_percent=90
 # with 16 released at once the emulated disk serves them in arrival order and gentle waits behind flood's
 # requests there (measured with this workload: fair 67 % and FIFO 57 % of the reservation, the test fails).
 
-# osd_status_port: the status page port of seq0 (the cluster is started with --status-ports).
-osd_status_port() { sed -n 's/^server\.seq0\.setting\.osd\.status\.port=//p' "$state/cluster.properties"; }
-
 # run_policy POLICY: a fresh cluster with the OSD on POLICY, both tenants through their mounts; leaves the
 # gentle volume's mean over the measurement (bytes/s) in $state/POLICY-gentle.mean and its per-second log.
 run_policy() {
@@ -37,7 +34,7 @@ run_policy() {
     --osd "name=seq0,usage=sequential,device=hdd,emulation=hdd7200,osd.qos.policy=$policy" \
     >/dev/null
   dir="127.0.0.1:$dir_port"
-  status_port="$(osd_status_port)"
+  status_port="${osd_status_ports[0]}"  # seq0's: the cluster keeps the port it announced (--status-ports)
   check "$policy: the OSD runs the $policy policy" \
     bash -c "curl -fsS http://127.0.0.1:$status_port/status.json | grep -qi '\"qosPolicy\":\"$policy\"'"
   for volume in gentle flood; do

@@ -37,8 +37,7 @@ check "it reads back identical through the mount (cmp)" cmp "$state/big.bin" "$m
 # Reads each OSD served from its own copy (status.json storageReadsServed) so far: those of the cmp above.
 declare -A mount_reads
 for index in "${!osd_names[@]}"; do
-  port="$(grep "^server.${osd_names[$index]}.setting.osd.status.port=" "$state/cluster.properties" | cut -d= -f2)"
-  mount_reads[${osd_uuids[$index]}]="$(curl -sS "http://127.0.0.1:$port/status.json" |
+  mount_reads[${osd_uuids[$index]}]="$(curl -sS "http://127.0.0.1:${osd_status_ports[$index]}/status.json" |
     grep -o '"storageReadsServed":[0-9]*' | cut -d: -f2 || true)"
 done
 check "it reads back identical through the Java client (xtfscp get)" bash -c "

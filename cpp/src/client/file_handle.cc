@@ -46,6 +46,8 @@ FileHandle::FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
     read_ahead_ = std::make_unique<ReadAheadCache>(io_.options.read_ahead_bytes,
                                                    layout_.object_size_bytes, io_.budget);
   }
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  file_write_failures_seen_ = state_->writes.failures;  // earlier failures are not this handle's
 }
 
 FileHandle::~FileHandle() {
@@ -56,6 +58,15 @@ FileHandle::~FileHandle() {
   }
   // Close drained this handle's writes even when it threw; prefetches still use `this`.
   read_ahead_.reset();
+  // The size the MRC was told stays known here after the last handle (Volume::ApplyLocalSize): an
+  // answer the MRC read before that report may still be on its way. With writes of another handle
+  // still unreported, that handle's close keeps the size instead.
+  std::optional<Volume::KnownSize> known;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (!state_->size_dirty) known = Volume::KnownSize{state_->size_bytes, state_->truncate_epoch};
+  }
+  if (known) volume_.RememberClosedSize(file_id_, *known);
   state_.reset();
   volume_.ForgetFileIfUnused(file_id_);
 }
@@ -639,10 +650,12 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
       std::lock_guard<std::mutex> lock(state->mutex);
       state->writes.queued.remove(queued);
       owner->queued_bytes_ -= bytes;
-      if (error && !owner->write_error_) {
+      if (error) {
         error->message = "buffered write of object " + std::to_string(queued->write.object_number) +
                          " failed: " + error->message;
-        owner->write_error_ = std::move(error);
+        ++state->writes.failures;
+        state->writes.last_failure = *error;
+        if (!owner->write_error_) owner->write_error_ = std::move(error);
       }
       GrowKnownSizeLocked(*state, reported_size_bytes);
       // Released together with the owner's count, so the budget never lags behind the windows.
@@ -695,6 +708,17 @@ void FileHandle::ThrowIfWriteFailed() {
     error = write_error_;
   }
   if (error) throw rpc::RpcError(error->kind, error->posix_errno, error->message);
+}
+
+void FileHandle::ThrowIfFileWriteFailedSinceLastReport() {
+  WriteFailure failure;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->writes.failures == file_write_failures_seen_) return;
+    file_write_failures_seen_ = state_->writes.failures;
+    failure = state_->writes.last_failure;
+  }
+  throw rpc::RpcError(failure.kind, failure.posix_errno, failure.message);
 }
 
 void FileHandle::WriteZeros(std::uint64_t offset_bytes, std::uint64_t length_bytes) {
@@ -801,6 +825,7 @@ bool FileHandle::ReportSize(bool close_file) {
 void FileHandle::Fsync() {
   DrainWrites(nullptr, 0, kWholeFileEndBytes);
   ThrowIfWriteFailed();
+  ThrowIfFileWriteFailedSinceLastReport();
   const std::vector<std::uint32_t> positions = StripePositions();
   io_.pool.RunAll(positions.size(), [&](std::size_t index) {
     const std::uint32_t position = positions[index];
@@ -1118,7 +1143,9 @@ void FileHandle::StartPieceWrite(const std::shared_ptr<WriteGather>& gather, std
         std::shared_ptr<const FailedAttempt> failed;
         if (error) failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, std::move(attempt), retry});
         repeat(std::move(failed));
-      });
+      },
+      // The record is sent from the gather's copy of the bytes, which lives as long as the record.
+      gather->bytes);
 }
 
 }  // namespace xtreemfs::client

@@ -118,7 +118,8 @@ class FileHandle {
   void TruncateObjects(std::uint64_t new_size_bytes);
   // Sends the buffered writes of every handle of the file and waits for them, makes the data
   // durable on the OSDs (OSD_FSYNC) and reports the size to the MRC. Throws this handle's write
-  // error, if any.
+  // error, if any, and else a failed buffered write of another handle of the file since this
+  // handle opened or last reported one (each reported once per handle, as Linux's fsync does).
   void Fsync();
   // close(2) of one descriptor (FUSE flush): sends this handle's buffered writes, waits for them,
   // throws its write error, and reports the size to the MRC. Returns whether the file's attributes
@@ -242,7 +243,11 @@ class FileHandle {
   // null) and waits until every matching write queued so far is answered. Never throws write
   // errors: they stay with their owner.
   void DrainWrites(const FileHandle* only_owner, std::uint64_t start_bytes, std::uint64_t end_bytes);
+  // Throws this handle's own failed buffered write (sticky).
   void ThrowIfWriteFailed();
+  // Throws the last failed buffered write of any handle of the file when one failed since this
+  // handle opened or last reported one (FileWrites::failures), once per failure count.
+  void ThrowIfFileWriteFailedSinceLastReport();
 
   // Read-ahead: fetches one whole object into read_ahead_ on the pool, unless a buffered write
   // overlaps it or the file changed since `data_generation`.
@@ -277,6 +282,9 @@ class FileHandle {
   // First failed buffered write, sticky; plain data rather than an exception_ptr, so threads
   // never share one exception object. Guarded by state_->mutex.
   std::optional<WriteFailure> write_error_;
+  // FileWrites::failures as this handle last reported it (its value at open at first). Guarded by
+  // state_->mutex.
+  std::uint64_t file_write_failures_seen_ = 0;
   std::atomic<bool> wrote_since_report_{false};
   // ReadAsync and WriteAsync calls whose completion has not finished: Close waits for none to be
   // left, so a handle never goes away under a completion (the kernel may release the file as soon as

@@ -23,11 +23,11 @@ std::optional<xtreemfs::mrc::Stat> MetadataCache::Get(const std::string& path) {
   return found->second.stat;
 }
 
-void MetadataCache::Put(const std::string& path, const xtreemfs::mrc::Stat& stat,
+bool MetadataCache::Put(const std::string& path, const xtreemfs::mrc::Stat& stat,
                         std::uint64_t generation) {
-  if (!enabled()) return;
+  if (!enabled()) return false;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (generation != generation_) return;  // an invalidation raced with the fetch
+  if (generation != generation_) return false;  // an invalidation raced with the fetch
   auto found = entries_.find(path);
   if (found != entries_.end()) Erase(found);
   recency_.push_front(path);
@@ -36,6 +36,7 @@ void MetadataCache::Put(const std::string& path, const xtreemfs::mrc::Stat& stat
   while (entries_.size() > entries_max_) {
     Erase(entries_.find(recency_.back()));
   }
+  return true;
 }
 
 MetadataCache::EntryMap::iterator MetadataCache::Erase(EntryMap::iterator entry) {

@@ -34,8 +34,9 @@ class MetadataCache {
   std::uint64_t Generation();
   // The cached Stat of `path` if it is younger than the TTL.
   std::optional<xtreemfs::mrc::Stat> Get(const std::string& path);
-  // Stores `stat` for `path` unless an invalidation happened since `generation` was taken.
-  void Put(const std::string& path, const xtreemfs::mrc::Stat& stat, std::uint64_t generation);
+  // Stores `stat` for `path` unless an invalidation happened since `generation` was taken; returns
+  // whether it did.
+  bool Put(const std::string& path, const xtreemfs::mrc::Stat& stat, std::uint64_t generation);
 
   // Drops `path` only.
   void Invalidate(const std::string& path);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,10 +42,11 @@ struct VolumeOptions {
   // Stat-ahead: after this many Getattr cache misses that found an entry in one directory (within
   // one TTL, without a listing of it in between), the directory is listed with attributes
   // (MRC_READDIR, up to `stat_ahead_entries_max` entries) into the metadata cache, so that stat of
-  // its other entries is served locally, as `ls -l`, `find` or a backup tool ask. Listed again
-  // only while it pays: when the directory saw at least half as many getattrs in the last TTL as
-  // the previous listing brought entries (entries live one TTL; a listing costs the MRC and the
-  // client more than a few getattrs). 0 disables it.
+  // its other entries is served locally, as `ls -l`, `find` or a backup tool ask, and so is the
+  // kernel's lookup before each unlink of an unlink loop. Listed again only while it pays: when the
+  // directory's getattrs in the last TTL (or in the current one so far, when more) times
+  // kListedEntriesPerGetattr (volume.cc: what a getattr round trip costs in listed entries) reach
+  // the entries the previous listing brought (entries live one TTL). 0 disables it.
   std::uint32_t stat_ahead_misses = 8;
   std::uint32_t stat_ahead_entries_max = 32768;
   // Absent names (client/absent_names.h): after this many lookups in one directory that the MRC
@@ -96,7 +98,7 @@ class Volume {
   // volume-relative ("/a/b"). Errors arrive as RpcError with the errno FUSE returns.
   // Getattr answers from the metadata cache when it can, except for files open in this process
   // (their size and times change with every write, so they always come from the MRC), and reports
-  // the locally known size of a file open here whose size the MRC has not been told.
+  // the size this process knows of a file it wrote when that is newer (ApplyLocalSize).
   // Every mutating operation drops the cache entries it affects (the path, its parent directory,
   // other names of the same inode, whole subtrees for rename and rmdir), also when it fails,
   // because a timed-out request may still have been applied.
@@ -112,6 +114,21 @@ class Volume {
                                                      const std::string& path);
   // Whether GetattrIfExists answers nothing for `path` without asking the MRC (AbsentNames).
   bool KnownAbsent(const std::string& path);
+  // A size of a file and its truncate epoch; ordered by epoch, then size (see ApplyLocalSize).
+  struct KnownSize {
+    std::uint64_t size_bytes = 0;
+    std::uint32_t truncate_epoch = 0;
+  };
+  // Sets the size of `stat`, an MRC answer about a regular file (getattr, lookup, a listing's
+  // entry), to the newest size this process knows of the file, when that is newer: the kernel
+  // takes a size it is handed as the file's end and puts the next O_APPEND write there, so an
+  // answer below a size this process already accepted makes that write overwrite bytes (two
+  // appenders of one mount lost lines so, tests/system/fuse_posix_e2e.sh). Newest: the later
+  // truncate epoch, and within one epoch the larger size (a shrink always takes a new epoch). The
+  // sizes known here: the FileState of a file open here, and the size at the close of a file
+  // closed here (closed_sizes_). Both are needed, because an answer the MRC read before a size
+  // report reached it can arrive after the report completed, and even after the last close.
+  void ApplyLocalSize(xtreemfs::mrc::Stat& stat);
   xtreemfs::mrc::Stat Setattr(const UserCredentials& user, const std::string& path,
                               const xtreemfs::mrc::Stat& stat, std::uint32_t to_set);
   xtreemfs::mrc::Stat Mkdir(const UserCredentials& user, const std::string& path, std::uint32_t mode);
@@ -184,14 +201,18 @@ class Volume {
                             std::string_view data, bool idempotent, bool repeat_only_while_alive = false);
   // CallOsd as one asynchronous attempt (rpc::Transport::CallServiceAsync): `done` runs on the
   // transport's io thread, or before this returns; the caller repeats a failed call synchronously.
+  // `data_owner` (may be null) keeps `data` alive: then the record is sent from it, not a copy.
   void CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_id,
                     const UserCredentials& user, const google::protobuf::MessageLite& request,
-                    std::string_view data, rpc::CallDone done);
+                    std::string_view data, rpc::CallDone done,
+                    std::shared_ptr<const void> data_owner = nullptr);
   // The size/epoch state shared by all handles of one file (created on first open).
   std::shared_ptr<FileState> StateOfFile(const std::string& file_id, std::uint64_t size_bytes,
                                          std::uint32_t truncate_epoch);
   void ForgetFileIfUnused(const std::string& file_id);
-  void ApplyLocalSize(xtreemfs::mrc::Stat& stat);
+  // Keeps `known` (FileState's, at the close of a handle, when the MRC has been told it) for
+  // ApplyLocalSize after the file's handles are gone; merged with what is kept already.
+  void RememberClosedSize(const std::string& file_id, KnownSize known);
   // Whether a handle of this regular file is open in this process.
   bool IsOpenHere(const xtreemfs::mrc::Stat& stat);
   // Runs a mutating MRC call, then `invalidate` — also when the call throws.
@@ -245,6 +266,12 @@ class Volume {
   // Open files by file id; an entry lives while a handle of the file is open (bounded by the
   // number of open handles).
   std::unordered_map<std::string, std::weak_ptr<FileState>> files_;
+  // The sizes of the kClosedFileSizesMax files closed here most recently (RememberClosedSize), by
+  // file id; guarded by files_mutex_. An answer read at the MRC before the last close's size report
+  // arrived is on its way for at most one call's time (a readdir page is kept for the metadata TTL):
+  // only as many closes of other files meanwhile could push the size out.
+  std::list<std::string> closed_files_;  // most recently closed first
+  std::unordered_map<std::string, std::pair<KnownSize, std::list<std::string>::iterator>> closed_sizes_;
   // The loads OSDs reported with their read answers, which reads are routed by (read_routing.h).
   ReplicaLoads replica_loads_{[this] { return clock_.MonotonicMs(); }};
   // The round-robin binding's stream numbers, in order of first read.

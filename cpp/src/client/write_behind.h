@@ -52,6 +52,11 @@ struct WriteFailure {
 
 struct FileWrites {
   std::condition_variable changed;  // a queued write was answered
+  // Failed buffered writes of any handle of the file, counted, and the last one: fsync through any
+  // handle reports a failure that happened since that handle opened or last reported one (Linux's
+  // errseq rule), so bytes another descriptor wrote never vanish behind a successful fsync.
+  std::uint64_t failures = 0;
+  WriteFailure last_failure;
   std::uint64_t next_sequence = 0;
   std::list<std::shared_ptr<QueuedWrite>> queued;           // ascending sequence
   std::map<const FileHandle*, PendingWrite> pending;        // at most one per handle

@@ -36,18 +36,19 @@ MountContext& ContextOf(fuse_req_t request) {
   return *static_cast<MountContext*>(fuse_req_userdata(request));
 }
 
-// The calling process's identity, as the MRC checks permissions with it.
+// The calling thread's identity, as the MRC checks permissions with it. Its supplementary groups
+// come from /proc through libfuse, reused for --caller-groups-ttl-ms (caller_groups.h says why
+// that is safe with default_permissions).
 client::UserCredentials CallerCredentials(fuse_req_t request) {
   const struct fuse_ctx* caller = fuse_req_ctx(request);
   client::UserCredentials user;
   user.set_uid(caller->uid);
   user.set_gid(caller->gid);
   user.set_username(std::to_string(caller->uid));
-  gid_t groups[kSupplementaryGroupsMax];
-  const int group_count = fuse_req_getgroups(request, kSupplementaryGroupsMax, groups);
-  for (int i = 0; i < group_count && i < kSupplementaryGroupsMax; ++i) {
-    user.add_supplementary_gids(groups[i]);
-  }
+  const std::vector<gid_t> groups = ContextOf(request).caller_groups->Of(
+      caller->pid, caller->uid, caller->gid, kSupplementaryGroupsMax,
+      [request](int size, gid_t* list) { return fuse_req_getgroups(request, size, list); });
+  for (const gid_t group : groups) user.add_supplementary_gids(group);
   return user;
 }
 
@@ -125,7 +126,9 @@ int AnswerEntry(fuse_req_t request, MountContext& context, fuse_ino_t parent, co
   entry.ino = context.nodes.Remember(parent, name, stat.inode(),
                                      (stat.mode() & S_IFMT) == S_IFDIR, stat.nlink());
   entry.generation = 1;  // node ids are never reused within a mount
-  StatToPosix(stat, &entry.attr);
+  xtreemfs::mrc::Stat newest = stat;  // the kernel takes the size as the file's end
+  context.volume->ApplyLocalSize(newest);
+  StatToPosix(newest, &entry.attr);
   entry.attr_timeout = SecondsOf(context.options.metadata_cache_ttl_ms);
   entry.entry_timeout = entry.attr_timeout;
   if (fuse_reply_entry(request, &entry) != 0) context.nodes.Forget(entry.ino, 1);
@@ -769,7 +772,15 @@ void ReaddirCommon(fuse_req_t request, fuse_ino_t node, size_t size, off_t offse
         const bool dot = name == "." || name == "..";
         struct fuse_entry_param entry_param;
         std::memset(&entry_param, 0, sizeof entry_param);
-        StatToPosix(entry.stat(), &entry_param.attr);
+        if (plus && S_ISREG(entry.stat().mode())) {
+          // The kernel takes these attributes for the node (a held page may be up to a TTL old):
+          // a file written here shows the newest size this process knows, as getattr does.
+          xtreemfs::mrc::Stat stat = entry.stat();
+          context.volume->ApplyLocalSize(stat);
+          StatToPosix(stat, &entry_param.attr);
+        } else {
+          StatToPosix(entry.stat(), &entry_param.attr);
+        }
         const auto entry_offset = static_cast<off_t>(entry.next_offset());
         std::size_t entry_bytes;
         if (plus) {

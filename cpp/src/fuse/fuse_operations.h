@@ -14,6 +14,7 @@
 #include "client/clock.h"
 #include "client/lock_client.h"
 #include "client/volume.h"
+#include "fuse/caller_groups.h"
 #include "fuse/log.h"
 #include "fuse/mount_options.h"
 #include "fuse/node_table.h"
@@ -36,6 +37,8 @@ struct MountContext {
   std::mutex open_handles_mutex;
   std::set<client::FileHandle*> open_handles;  // guarded by open_handles_mutex
   std::unique_ptr<client::LockClient> locks;  // created with the volume, destroyed before it
+  // Callers' supplementary groups, reused for --caller-groups-ttl-ms; created with the volume.
+  std::unique_ptr<CallerGroups> caller_groups;
   // The kernel's node ids and the MRC's files and names behind them (node_table.h).
   NodeTable nodes;
   // For the kernel invalidations (fuse_lowlevel_notify_inval_*); set before the loop starts.

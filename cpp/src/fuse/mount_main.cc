@@ -51,6 +51,8 @@ void OpenVolume(MountContext& context) {
   lock_options.warn = [&context](const std::string& message) {
     context.log.Log(LogLevel::kWarn, message);
   };
+  context.caller_groups = std::make_unique<xtreemfs::fuse_adapter::CallerGroups>(
+      context.clock, context.options.caller_groups_ttl_ms);
   context.locks = std::make_unique<xtreemfs::client::LockClient>(
       *context.volume, xtreemfs::client::LockClient::NewClientUuid(), lock_options);
 }

@@ -72,6 +72,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     } else if (is_option("--absent-names-misses")) {
       options.absent_names_misses =
           ParseUnsigned("--absent-names-misses", value_of("--absent-names-misses"), 0, 1000000);
+    } else if (is_option("--caller-groups-ttl-ms")) {
+      options.caller_groups_ttl_ms =
+          ParseUnsigned("--caller-groups-ttl-ms", value_of("--caller-groups-ttl-ms"), 0, 3600000);
     } else if (is_option("--stat-ahead-misses")) {
       options.stat_ahead_misses =
           ParseUnsigned("--stat-ahead-misses", value_of("--stat-ahead-misses"), 0, 1000000);
@@ -207,6 +210,12 @@ std::string MountUsage(const std::string& program_name) {
          "                       changed through this mount are asked for again, a name created\n"
          "                       by another client shows after at most that TTL (default 4;\n"
          "                       0: never)\n"
+         "  --caller-groups-ttl-ms N\n"
+         "                       reuse a calling thread's supplementary groups (read from /proc\n"
+         "                       for the MRC's permission checks) for N ms; a thread's\n"
+         "                       setgroups(2) reaches the MRC after at most N ms, while the kernel\n"
+         "                       checks its current groups at once (default 1000; 0: read for\n"
+         "                       every request)\n"
          "  --stat-ahead-misses N\n"
          "                       after N stats in one directory that the cache could not answer,\n"
          "                       list the directory with attributes into the cache (at most\n"

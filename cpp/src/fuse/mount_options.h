@@ -35,6 +35,9 @@ struct MountOptions {
   std::uint32_t stat_ahead_misses = 8;
   // Lookups that found no entry in one directory before its names are listed (client/absent_names.h).
   std::uint32_t absent_names_misses = 4;
+  // How long a calling thread's supplementary groups, read from /proc, are reused (caller_groups.h);
+  // 0: read for every request that the MRC checks permissions for.
+  std::uint32_t caller_groups_ttl_ms = 1000;
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file_path;               // empty: stderr in the foreground, nothing as a daemon
   std::uint32_t timeout_ms = 30000;        // per RPC attempt

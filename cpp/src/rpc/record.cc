@@ -54,20 +54,45 @@ std::optional<std::string> MarkerViolation(const RecordMarker& marker, const Fra
   return std::nullopt;
 }
 
-std::string EncodeRecord(const RpcHeader& header, const google::protobuf::MessageLite* message,
-                         std::string_view data) {
+namespace {
+
+// Marker, header and message, with room reserved for `copied_data_bytes` more.
+std::string EncodeHead(const RpcHeader& header, const google::protobuf::MessageLite* message,
+                       std::size_t data_bytes, std::size_t copied_data_bytes) {
   const std::string header_bytes = header.SerializeAsString();
   const std::string message_bytes = message == nullptr ? std::string() : message->SerializeAsString();
   RecordMarker marker;
   marker.header_length_bytes = static_cast<std::uint32_t>(header_bytes.size());
   marker.message_length_bytes = static_cast<std::uint32_t>(message_bytes.size());
-  marker.data_length_bytes = static_cast<std::uint32_t>(data.size());
-  std::string record(kRecordMarkerSizeBytes, '\0');
-  EncodeRecordMarker(marker, record.data());
-  record.reserve(kRecordMarkerSizeBytes + marker.BodyLengthBytes());
-  record += header_bytes;
-  record += message_bytes;
+  marker.data_length_bytes = static_cast<std::uint32_t>(data_bytes);
+  std::string head(kRecordMarkerSizeBytes, '\0');
+  EncodeRecordMarker(marker, head.data());
+  head.reserve(kRecordMarkerSizeBytes + header_bytes.size() + message_bytes.size() + copied_data_bytes);
+  head += header_bytes;
+  head += message_bytes;
+  return head;
+}
+
+}  // namespace
+
+std::string EncodeRecord(const RpcHeader& header, const google::protobuf::MessageLite* message,
+                         std::string_view data) {
+  std::string record = EncodeHead(header, message, data.size(), data.size());
   record.append(data.data(), data.size());
+  return record;
+}
+
+OutgoingRecord EncodeOutgoingRecord(const RpcHeader& header,
+                                    const google::protobuf::MessageLite* message,
+                                    std::string_view data, std::shared_ptr<const void> data_owner) {
+  OutgoingRecord record;
+  if (data_owner != nullptr && data.size() > kCopiedDataBytesMax) {
+    record.head = EncodeHead(header, message, data.size(), 0);
+    record.data = data;
+    record.data_owner = std::move(data_owner);
+  } else {
+    record.head = EncodeRecord(header, message, data);
+  }
   return record;
 }
 

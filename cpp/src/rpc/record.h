@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,28 @@ struct Record {
 // Serializes header, message (may be null = empty) and data into one contiguous record.
 std::string EncodeRecord(const xtreemfs::rpc::RpcHeader& header,
                          const google::protobuf::MessageLite* message, std::string_view data);
+
+// A record to send, in at most two pieces: `head` (marker, header, message, and the data when it was
+// copied) and `data`, the caller's bytes referenced without a copy and kept alive by `data_owner`
+// until the record is destroyed. Sent as head then data, byte for byte what EncodeRecord makes.
+struct OutgoingRecord {
+  std::string head;
+  std::string_view data;                   // empty when the data segment is in `head`
+  std::shared_ptr<const void> data_owner;  // keeps `data` valid
+
+  std::size_t SizeBytes() const { return head.size() + data.size(); }
+};
+
+// Data segments up to this size are copied behind the head (one piece to send): for small writes
+// a second iovec costs more than the copy, as for Java's RecordEncoder.COPIED_DATA_BYTES_MAX.
+constexpr std::size_t kCopiedDataBytesMax = 16 * 1024;
+
+// As EncodeRecord; a data segment larger than kCopiedDataBytesMax with a `data_owner` is referenced,
+// not copied (a 1 MiB object write was copied into the record besides the copy the caller keeps for
+// a repeat). Without an owner the data is always copied.
+OutgoingRecord EncodeOutgoingRecord(const xtreemfs::rpc::RpcHeader& header,
+                                    const google::protobuf::MessageLite* message,
+                                    std::string_view data, std::shared_ptr<const void> data_owner);
 
 // Incremental decoder of a byte stream into records. The bytes before a record's data (marker, header,
 // message) are gathered in a small buffer; its data segment is written straight into the Record's own

@@ -120,6 +120,26 @@ RpcError TimeoutError(const ServiceAddress& address, std::uint32_t interface_id,
                                                std::to_string(procedure_id) + ")");
 }
 
+// The unsent bytes of `record` from `skip` on as iovecs (one or two: head, then the referenced data);
+// returns how many it wrote to `out`.
+std::size_t AddPieces(const OutgoingRecord& record, std::size_t skip, struct iovec* out) {
+  std::size_t count = 0;
+  if (skip < record.head.size()) {
+    out[count].iov_base = const_cast<char*>(record.head.data() + skip);
+    out[count].iov_len = record.head.size() - skip;
+    ++count;
+    skip = 0;
+  } else {
+    skip -= record.head.size();
+  }
+  if (skip < record.data.size()) {
+    out[count].iov_base = const_cast<char*>(record.data.data() + skip);
+    out[count].iov_len = record.data.size() - skip;
+    ++count;
+  }
+  return count;
+}
+
 }  // namespace
 
 // One TCP connection (TLS over it when tls_context is set) and the calls waiting on it. Socket
@@ -147,7 +167,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // bytes are sent, so an early answer always finds the call. Throws when the connection is already
   // closed (the caller then uses a fresh one) or too many calls wait.
   void Start(std::uint64_t call_id, std::shared_ptr<PendingCall> call,
-             std::shared_ptr<const std::string> record) {
+             std::shared_ptr<const OutgoingRecord> record) {
     bool arm_deadline = false;
     {
       std::lock_guard<std::mutex> lock(pending_mutex_);
@@ -210,7 +230,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // No record is left in batch_: a holder of send_mutex_ empties it, and looks again after unlocking;
   // a caller that could not lock added its record before trying, so either it or the holder (on its
   // look after unlocking) finds it.
-  bool TrySendOnCallerThread(const std::shared_ptr<const std::string>& record) {
+  bool TrySendOnCallerThread(const std::shared_ptr<const OutgoingRecord>& record) {
     {
       std::lock_guard<std::mutex> lock(batch_mutex_);
       batch_.push_back(record);
@@ -228,7 +248,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Sends what batch_ holds (the caller holds send_mutex_); returns true when records were queued for
   // the io thread instead (not connected yet, the io thread writing, a partial send).
   bool SendBatchHoldingSendMutex() {
-    std::vector<std::shared_ptr<const std::string>> records;
+    std::vector<std::shared_ptr<const OutgoingRecord>> records;
     {
       std::lock_guard<std::mutex> lock(batch_mutex_);
       records.swap(batch_);
@@ -246,13 +266,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::size_t first = 0;        // the first record not completely sent
     std::size_t first_sent = 0;   // bytes of it sent
     while (first < records.size()) {
-      constexpr std::size_t kIovecsMax = 64;
+      constexpr std::size_t kIovecsMax = 64;  // two per record at most
       struct iovec iov[kIovecsMax];
       std::size_t count = 0;
-      for (std::size_t i = first; i < records.size() && count < kIovecsMax; ++i, ++count) {
-        const std::size_t skip = i == first ? first_sent : 0;
-        iov[count].iov_base = const_cast<char*>(records[i]->data() + skip);
-        iov[count].iov_len = records[i]->size() - skip;
+      for (std::size_t i = first; i < records.size() && count + 2 <= kIovecsMax; ++i) {
+        count += AddPieces(*records[i], i == first ? first_sent : 0, iov + count);
       }
       struct msghdr message {};
       message.msg_iov = iov;
@@ -262,7 +280,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (written <= 0) break;  // EAGAIN or an error: the io thread's write goes on or fails the connection
       std::size_t left = static_cast<std::size_t>(written);
       while (left > 0) {
-        const std::size_t rest = records[first]->size() - first_sent;
+        const std::size_t rest = records[first]->SizeBytes() - first_sent;
         if (left < rest) {
           first_sent += left;
           left = 0;
@@ -432,8 +450,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
       self->WriteNext();
     };
-    const asio::const_buffer rest(next.record->data() + next.sent_bytes,
-                                  next.record->size() - next.sent_bytes);
+    struct iovec pieces[2] = {};
+    const std::size_t piece_count = AddPieces(*next.record, next.sent_bytes, pieces);
+    std::array<asio::const_buffer, 2> rest{
+        asio::const_buffer(pieces[0].iov_base, pieces[0].iov_len), asio::const_buffer()};
+    if (piece_count == 2) rest[1] = asio::const_buffer(pieces[1].iov_base, pieces[1].iov_len);
     if (tls_ != nullptr) {
       asio::async_write(*tls_, rest, std::move(on_written));
     } else {
@@ -542,7 +563,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   State state_ = State::kIdle;
   // A record to send and how much of it the socket took already (a caller's send may be partial).
   struct QueuedRecord {
-    std::shared_ptr<const std::string> record;
+    std::shared_ptr<const OutgoingRecord> record;
     std::size_t sent_bytes = 0;
   };
   // Held by the one caller sending on its own thread (TrySendOnCallerThread), and by a close; taken
@@ -550,7 +571,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::mutex send_mutex_;
   // Records of callers waiting to be sent by the holder of send_mutex_. Guarded by batch_mutex_.
   std::mutex batch_mutex_;
-  std::vector<std::shared_ptr<const std::string>> batch_;
+  std::vector<std::shared_ptr<const OutgoingRecord>> batch_;
   // Guards the sending side, shared by the io thread and callers sending on their own thread.
   std::mutex write_mutex_;
   // Connected over plain TCP and not closed: callers may send themselves. Guarded by write_mutex_.
@@ -659,7 +680,7 @@ std::shared_ptr<Connection> RpcClient::ConnectionTo(const ServiceAddress& addres
   return connection;
 }
 
-std::shared_ptr<const std::string> RpcClient::EncodeCall(std::uint64_t call_id,
+std::shared_ptr<const OutgoingRecord> RpcClient::EncodeCall(std::uint64_t call_id,
                                                          const CallRequest& request,
                                                          const CallOptions& options) const {
   RpcHeader header;
@@ -681,7 +702,8 @@ std::shared_ptr<const std::string> RpcClient::EncodeCall(std::uint64_t call_id,
     throw RpcError::Errno(EINVAL, "request data of " + std::to_string(request.data.size()) +
                                       " bytes exceeds " + std::to_string(limits.data_bytes_max));
   }
-  return std::make_shared<const std::string>(EncodeRecord(header, request.message, request.data));
+  return std::make_shared<const OutgoingRecord>(
+      EncodeOutgoingRecord(header, request.message, request.data, request.data_owner));
 }
 
 namespace {
@@ -692,7 +714,7 @@ namespace {
 template <typename ConnectionLookup>
 std::shared_ptr<Connection> StartCall(ConnectionLookup connection_to, std::uint64_t call_id,
                                       const std::shared_ptr<PendingCall>& call,
-                                      std::shared_ptr<const std::string> record) {
+                                      std::shared_ptr<const OutgoingRecord> record) {
   std::shared_ptr<Connection> connection = connection_to();
   try {
     connection->Start(call_id, call, record);

@@ -77,8 +77,8 @@ class RpcClient : public Transport {
   // Throws kAuthFailed when the address speaks TLS and this client has no TLS configuration.
   void RequireTransportFor(const ServiceAddress& address) const;
   // The encoded record of a request (call id `call_id`); throws EINVAL for oversized data.
-  std::shared_ptr<const std::string> EncodeCall(std::uint64_t call_id, const CallRequest& request,
-                                                const CallOptions& options) const;
+  std::shared_ptr<const OutgoingRecord> EncodeCall(std::uint64_t call_id, const CallRequest& request,
+                                                   const CallOptions& options) const;
 
   RpcClientOptions options_;
   std::unique_ptr<asio::ssl::context> tls_context_;  // null: no TLS options, plain TCP only

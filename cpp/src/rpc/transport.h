@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -61,6 +62,10 @@ struct CallRequest {
   const xtreemfs::rpc::UserCredentials* credentials = nullptr;  // null: empty credentials
   const google::protobuf::MessageLite* message = nullptr;       // null: empty message
   std::string_view data;                                        // raw data segment (object bytes)
+  // Keeps `data` alive (may be null): then a large data segment is sent from the caller's buffer
+  // instead of being copied into the encoded record (EncodeOutgoingRecord). The owner is held until
+  // the record is sent, also when the call ended before (a timeout with the record still queued).
+  std::shared_ptr<const void> data_owner;
   // Set by RetryingTransport for exactly-once calls (RequestHeader.client_id/request_number).
   std::string client_id;
   std::uint64_t request_number = 0;

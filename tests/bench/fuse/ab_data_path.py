@@ -16,7 +16,8 @@ they ran before the loop ended).
 
 A side is NAME=REPOSITORY (its bin/ and built servers; its cpp/build/mount.xtreemfs unless --mount NAME=PATH);
 --java-opts NAME=FLAGS gives that side's servers JVM flags (XTREEMFS_SERVER_JAVA_OPTS), so one build can run twice
-with different flags. --profile records round --profile-round (default 0; not counted in the medians): perf -g of
+with different flags; --mkfs-args NAME=ARGS adds mkfs.xtreemfs options to that side's volume (e.g. its object
+size). --profile records round --profile-round (default 0; not counted in the medians): perf -g of
 the OSD JVMs (and of the MRC for the metadata workloads; JIT symbols from jcmd Compiler.perfmap; add
 -XX:+PreserveFramePointer for call stacks) and of the mount, under OUT/NAME/profile; --jfr adds JFR recordings;
 --async-profiler LIB (libasyncProfiler.so, e.g. unpacked from Maven Central's tools.profiler:async-profiler jar) adds
@@ -64,10 +65,12 @@ def drop_caches():
 
 
 class Side:
-    def __init__(self, name, repo, state, width, mount_args, osd_settings, java_opts, mount_binary=None, osds=3):
+    def __init__(self, name, repo, state, width, mount_args, osd_settings, java_opts, mount_binary=None, osds=3,
+                 mkfs_args=()):
         self.mount_binary = Path(mount_binary) if mount_binary else Path(repo) / "cpp/build/mount.xtreemfs"
         self.name, self.repo, self.state, self.width = name, Path(repo), Path(state), width
         self.mount_args, self.osd_settings, self.java_opts = mount_args, osd_settings, java_opts
+        self.mkfs_args = list(mkfs_args)
         self.mount_process = None
         self.osds = osds
         self.jfr = False
@@ -101,8 +104,8 @@ class Side:
             print(shell, file=sys.stderr)
             raise SystemExit("no osd pids")
         url = "pbrpc://127.0.0.1:%d/v%d" % (self.dir_port, self.width)
-        subprocess.run([str(self.repo / "bin/mkfs.xtreemfs"), "--striping-width", str(self.width), url], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([str(self.repo / "bin/mkfs.xtreemfs"), "--striping-width", str(self.width)] + self.mkfs_args
+                       + [url], check=True, stdout=subprocess.DEVNULL)
         self.mnt = self.state / "mnt"
         self.mnt.mkdir(exist_ok=True)
         log = open(self.state / "mount.stderr", "ab")
@@ -258,6 +261,9 @@ def main():
     parser.add_argument("--java-opts", action="append", default=[], help="NAME=OPTS for the servers of that side")
     parser.add_argument("--mount-args", action="append", default=[], help="NAME=ARGS")
     parser.add_argument("--mount", action="append", default=[], help="NAME=PATH of mount.xtreemfs (default REPO/cpp/build)")
+    parser.add_argument("--mkfs-args", action="append", default=[],
+                        help="NAME=ARGS: extra mkfs.xtreemfs options for that side's volume, e.g. "
+                             "B='--object-size 128KiB' (one build, two volume layouts)")
     parser.add_argument("--osd-setting", action="append", default=[], help="NAME=KEY=VALUE")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--runtime-s", type=int, default=8)
@@ -293,6 +299,7 @@ def main():
     mount_args = dict(item.split("=", 1) for item in options.mount_args)
     mounts = dict(item.split("=", 1) for item in options.mount)
     widths = {name: int(width) for name, width in (item.split("=", 1) for item in options.side_width)}
+    mkfs_args = dict(item.split("=", 1) for item in options.mkfs_args)
     osd_settings = {}
     for item in options.osd_setting:
         name, setting = item.split("=", 1)
@@ -301,7 +308,8 @@ def main():
     for item in options.build:
         name, repo = item.split("=", 1)
         sides.append(Side(name, repo, options.out / name, widths.get(name, options.width), mount_args.get(name, "").split(),
-                          osd_settings.get(name, []), java.get(name, ""), mounts.get(name), options.osds))
+                          osd_settings.get(name, []), java.get(name, ""), mounts.get(name), options.osds,
+                          mkfs_args.get(name, "").split()))
     for side in sides:
         side.cold = options.cold
         side.jfr = options.jfr

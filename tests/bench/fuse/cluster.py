@@ -7,12 +7,11 @@ registered at the DIR. The benchmark unmounts first and then stops the cluster, 
 a dead server.
 """
 import os
-import re
 import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 STOP_TIMEOUT_S = 20       # a process gets this long after SIGTERM before SIGKILL
 MOUNT_TIMEOUT_S = 30
@@ -64,19 +63,28 @@ class Cluster:
     def start(self) -> None:
         self.started = True  # from here on stop() has something to stop, even if start fails half-way
         self._run("start", "--osds", str(self.osd_count))
-        match = re.search(r"^dir_port=(\d+)$", self._run("status", "--shell"), re.MULTILINE)
-        if match is None:
+        self.dir_port = int(self._shell_status()["dir_port"])
+
+    def _shell_status(self) -> Dict[str, str]:
+        """`xtreemfs-cluster status --shell`'s assignments, an array's words without the parentheses."""
+        assignments = {}
+        for line in self._run("status", "--shell").splitlines():
+            name, equals, value = line.partition("=")
+            if equals:
+                assignments[name] = value[1:-1] if value.startswith("(") and value.endswith(")") else value
+        if "dir_port" not in assignments:
             raise ClusterError("xtreemfs-cluster status --shell printed no dir_port")
-        self.dir_port = int(match.group(1))
+        return assignments
 
     def status_port(self, name: str) -> int:
-        """The status port the launcher gave server `name` (started with --status-ports)."""
-        key = "server.%s.setting.osd.status.port=" % name
-        properties = (self.cluster_state / "cluster.properties").read_text()
-        line = next((line for line in properties.splitlines() if line.startswith(key)), None)
-        if line is None:
-            raise ClusterError("cluster.properties names no status port of %s" % name)
-        return int(line[len(key):])
+        """The status port OSD `name` announced, kept by a cluster started with --status-ports."""
+        status = self._shell_status()
+        names = status.get("osd_names", "").split()
+        ports = status.get("osd_status_ports", "").split()
+        if name not in names or len(ports) != len(names) or int(ports[names.index(name)]) == 0:
+            raise ClusterError("xtreemfs-cluster status --shell names no status port of %s (osd_names %s, "
+                               "osd_status_ports %s; started without --status-ports?)" % (name, names, ports))
+        return int(ports[names.index(name)])
 
     def volume_url(self, volume: str) -> str:
         return "pbrpc://127.0.0.1:%d/%s" % (self.dir_port, volume)

@@ -117,7 +117,7 @@ public final class FileHandle implements AutoCloseable {
         this.chain = chain;
         this.readRouting = ReplicationRules.readRouting(credentials.getXlocs());
         StripingPolicy policy = replica.getStripingPolicy();
-        int objectSize = policy.getObjectSizeBytes() > 0 ? policy.getObjectSizeBytes() : StripingRules.OBJECT_SIZE_BYTES_DEFAULT;
+        int objectSize = policy.getObjectSizeBytes() > 0 ? policy.getObjectSizeBytes() : StripingRules.UNSET_OBJECT_SIZE_BYTES;
         int width = policy.getWidth() > 0 ? Math.min(policy.getWidth(), stripeOsdUuids.size()) : stripeOsdUuids.size();
         this.layout = new StripeLayout(objectSize, width);
     }

@@ -62,8 +62,9 @@ public final class MkfsMain implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE}).")
     int stripingWidth;
 
-    @Option(names = {"-s", "--object-size"}, paramLabel = "SIZE", defaultValue = "128KiB",
-            description = "Object (stripe unit) size, a multiple of 4KiB up to 16MiB (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-s", "--object-size"}, paramLabel = "SIZE",
+            description = "Object (stripe unit) size, a multiple of 4KiB up to 16MiB (default: the MRC's, "
+                    + "1MiB, or 128KiB for a volume with --qos or --replicas > 1).")
     String objectSize;
 
     @Option(names = {"-r", "--replicas"}, paramLabel = "N", defaultValue = "1",
@@ -147,10 +148,14 @@ public final class MkfsMain implements Callable<Integer> {
         StripingRules.stripeWidthProblem(stripingWidth).ifPresent(problem -> {
             throw new IllegalArgumentException("--striping-width: '" + stripingWidth + "' " + problem);
         });
-        long objectSizeBytes = Units.parseBytes("--object-size", objectSize);
-        StripingRules.objectSizeProblem(objectSizeBytes).ifPresent(problem -> {
-            throw new IllegalArgumentException("--object-size: '" + objectSize + "' " + problem);
-        });
+        // Unset, the object size stays 0 in the request: the MRC is the one place that picks the default.
+        long objectSizeBytes = 0;
+        if (objectSize != null) {
+            objectSizeBytes = Units.parseBytes("--object-size", objectSize);
+            StripingRules.objectSizeProblem(objectSizeBytes).ifPresent(problem -> {
+                throw new IllegalArgumentException("--object-size: '" + objectSize + "' " + problem);
+            });
+        }
         volume.setDefaultStripingPolicy(StripingPolicy.newBuilder().setType(StripingPolicyType.RAID0)
                 .setObjectSizeBytes((int) objectSizeBytes).setWidth(stripingWidth));
         ReplicationRules.replicasProblem(replicas).ifPresent(problem -> {

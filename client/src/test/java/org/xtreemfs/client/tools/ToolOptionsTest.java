@@ -46,14 +46,15 @@ class ToolOptionsTest {
                 .contains("--set-replication").contains("--fill-rate");
     }
 
-    // Without QoS options mkfs asks for a plain volume with the default striping policy (mission §6).
+    // Without QoS options mkfs asks for a plain volume with the default striping policy (mission §6): the object
+    // size stays unset (0), so the MRC, the one place the default lives, chooses it.
     @Test
     void mkfsWithoutQosHasNoReservation() {
         Volume volume = mkfsRequest("localhost/plain");
         assertThat(volume.getName()).isEqualTo("plain");
         assertThat(volume.hasReservation()).isFalse();
         assertThat(volume.getMode()).isEqualTo(0777);
-        assertThat(volume.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(131072);
+        assertThat(volume.getDefaultStripingPolicy().getObjectSizeBytes()).isZero();
         assertThat(volume.getDefaultStripingPolicy().getWidth()).isEqualTo(1);
     }
 

@@ -9,7 +9,7 @@ import org.xtreemfs.foundation.launcher.ServerLauncher;
 
 /**
  * {@code bin/xtreemfs-dir}: {@code --config FILE}, {@code -D key=value}, {@code --help},
- * {@code --print-settings}; prints {@code READY dir <host:port>} once it serves and runs until it is
+ * {@code --print-settings}; prints {@code READY dir <host:port> status <host:port>} once it serves and runs until it is
  * signalled. Bad settings exit with code 2 and a line naming the key and the value.
  */
 public final class DirMain {
@@ -36,6 +36,11 @@ public final class DirMain {
             @Override
             public InetSocketAddress address() {
                 return addresses.rpc();
+            }
+
+            @Override
+            public InetSocketAddress statusAddress() {
+                return addresses.status();
             }
 
             @Override

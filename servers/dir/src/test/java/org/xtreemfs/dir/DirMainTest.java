@@ -8,12 +8,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.xtreemfs.foundation.config.HostPort;
+import org.xtreemfs.foundation.launcher.ReadyAnnouncement;
 import org.xtreemfs.foundation.launcher.ServerLauncher;
 import org.xtreemfs.foundation.launcher.ShutdownSignal;
 import org.xtreemfs.foundation.rpc.RpcClient;
@@ -64,7 +64,7 @@ class DirMainTest {
         assertThat(errBytes.toString(StandardCharsets.UTF_8)).contains("nope.properties");
     }
 
-    // The DIR main starts with the shipped config plus overrides, prints READY with its real port, serves, and stops on the signal.
+    // The DIR main starts with the shipped config plus overrides, prints READY with its real ports, serves, and stops on the signal.
     @Test
     void startsPrintsReadyServesAndStops() throws Exception {
         ShutdownSignal signal = new ShutdownSignal();
@@ -72,10 +72,14 @@ class DirMainTest {
                 new String[] {"--config", "../../etc/dirconfig.properties", "-Ddir.bindAddress=127.0.0.1",
                     "-Ddir.port=0", "-Ddir.status.port=0", "-Ddir.database.path=" + folder.resolve("db")},
                 DirMain::start, out, err, signal));
-        Pattern ready = Pattern.compile("READY dir (\\S+)");
-        Matcher matcher = await().atMost(Duration.ofSeconds(30))
-                .until(() -> ready.matcher(outBytes.toString(StandardCharsets.UTF_8)), Matcher::find);
-        HostPort address = HostPort.parse(matcher.group(1));
+        ReadyAnnouncement ready = await().atMost(Duration.ofSeconds(30)).until(
+                () -> ReadyAnnouncement.find("dir", outBytes.toString(StandardCharsets.UTF_8)), Optional::isPresent)
+                .orElseThrow();
+        HostPort address = ready.rpc();
+        // The status page was configured 0 too: the announced port is where it serves.
+        assertThat(java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + ready.status().port() + "/status.json")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
         try (RpcClient rpcClient = new RpcClient("main-test")) {
             DirServiceClient dir = new DirServiceClient(rpcClient, address.toUnresolvedAddress(), 5_000);
             RpcClient.await(dir.ping());

@@ -4,7 +4,7 @@ import org.xtreemfs.foundation.launcher.ServerLauncher;
 
 /**
  * Entry point of {@code bin/xtreemfs-mrc}: {@code --config FILE}, {@code -D key=value}, {@code --help},
- * {@code --print-settings}; prints {@code READY mrc host:port} once serving. Bad keys or values exit
+ * {@code --print-settings}; prints {@code READY mrc host:port status host:port} once serving. Bad keys or values exit
  * with code 2 and a line naming them.
  */
 public final class MrcMain {

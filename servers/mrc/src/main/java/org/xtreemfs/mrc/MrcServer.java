@@ -278,6 +278,12 @@ public final class MrcServer implements RunningServer {
         return statusPage.port();
     }
 
+    /** The bound status page address, for the launcher's READY line; null before {@link #start()}. */
+    @Override
+    public synchronized InetSocketAddress statusAddress() {
+        return statusPage == null ? null : statusPage.address();
+    }
+
     MetadataStage metadataStage() {
         return metadataStage;
     }

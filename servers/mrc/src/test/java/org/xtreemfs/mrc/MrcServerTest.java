@@ -201,14 +201,16 @@ class MrcServerTest {
 
     @Test
     void unlinkOfLastLinkRecordsTheDeletionWhichSurvivesARestart() throws Exception {
-        // The answer hands out nothing; the MRC recorded the file for its OSDs in the unlink's batch, and a
-        // restarted MRC still has it waiting (this test's OSDs do not exist, so it stays recorded).
+        // The answer hands out no capability, only the directory as the unlink left it; the MRC recorded the file
+        // for its OSDs in the unlink's batch, and a restarted MRC still has it waiting (this test's OSDs do not
+        // exist, so it stays recorded).
         createVolume(1);
         open("/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_WRONLY_FLAG_VALUE);
         open("/kept", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_WRONLY_FLAG_VALUE);
         UnlinkResponse unlinked = RpcClient.await(client.unlink(address, ALICE, PathRequest.newBuilder()
                 .setVolumeName("vol").setPath("/f").build()));
-        assertThat(unlinked).isEqualTo(UnlinkResponse.getDefaultInstance());
+        assertThat(unlinked.getDirectoryStat().getInode()).as("the root directory's attributes").isEqualTo(1L);
+        assertThat(unlinked.toBuilder().clearDirectoryStat().build()).isEqualTo(UnlinkResponse.getDefaultInstance());
         assertThat(mrc.objectDeletions().counters().get("deletedFilesRecorded")).as("deleted files recorded").isEqualTo(1L);
         assertThat(mrc.objectDeletions().counters().get("deletedFilesDone")).as("none done: no OSD took it").isZero();
         mrc.close();

@@ -44,6 +44,13 @@ import org.xtreemfs.interfaces.rpc.UserCredentials;
 class MrcWithDirTest {
     private static final UserCredentials USER = UserCredentials.newBuilder().setUsername("u").setUid(500)
             .setGid(500).build();
+    /**
+     * One HTTP client for every fetch, made before any wait: the JVM's first HttpClient initialises the default TLS
+     * context (reads and parses the JDK's CA certificates) even for plain http, and each new client starts a
+     * selector thread and opens a connection of its own. Made inside a wait, per poll, that CPU work counted against
+     * the wait's bound: on a starved JVM (nice 19 at load 35) one wait of 10 s once ran out.
+     */
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @TempDir
     Path folder;
@@ -110,7 +117,7 @@ class MrcWithDirTest {
         RpcClient.await(mrcClient.volumeCreate(mrc.address(), USER, VolumeCreateRequest.newBuilder()
                 .setVolume(Volume.newBuilder().setName("shown")).build()));
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            HttpResponse<String> page = HTTP.send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + mrc.statusPort() + "/status.json")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(page.statusCode()).isEqualTo(200);
@@ -139,13 +146,12 @@ class MrcWithDirTest {
         assertThat(summed.getAchievedCostPerSecond()).isEqualTo(1500.0);
         assertThat(summed.getQueueDepthRequests()).isEqualTo(4);
         assertThat(summed.getOsdsCount()).isEqualTo(2);
-        HttpClient http = HttpClient.newHttpClient();
         // The page reads the OSD list the MRC caches (refreshed in the background), so the sum shows soon.
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            String json = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + mrc.statusPort()
+            String json = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + mrc.statusPort()
                     + "/status.json")).build(), HttpResponse.BodyHandlers.ofString()).body();
             assertThat(json).contains("\"volumeAttainment\"").contains("\"achievedCostPerSecond\":1500.0");
-            String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + mrc.statusPort()
+            String metrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + mrc.statusPort()
                     + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
             assertThat(metrics).contains("xtreemfs_mrc_volume_achieved_cost_per_second{cost_unit=\"bytes\",volume=\""
                     + created.getId() + "\",volume_name=\"busy\"} 1500.0");

@@ -8,7 +8,7 @@ import org.xtreemfs.osd.calibration.CalibrateCommand;
 
 /**
  * Entry of {@code bin/xtreemfs-osd}: {@code --config FILE}, {@code -D key=value}, {@code --help},
- * {@code --print-settings}; prints {@code READY osd host:port} once serving and stops on SIGTERM. Bad keys
+ * {@code --print-settings}; prints {@code READY osd host:port status host:port} once serving and stops on SIGTERM. Bad keys
  * or values exit non-zero with a line naming key and value. With {@code --calibrate} it measures the storage
  * folder instead and writes a profile file ({@link CalibrateCommand}; {@code --calibrate --help}).
  */

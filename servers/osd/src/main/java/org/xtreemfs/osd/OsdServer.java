@@ -586,6 +586,12 @@ public final class OsdServer implements RunningServer {
         return addresses == null ? null : addresses.rpc();
     }
 
+    /** The bound status page address (for the launcher's READY line); null before {@link #start()}. */
+    @Override
+    public synchronized InetSocketAddress statusAddress() {
+        return addresses == null ? null : addresses.status();
+    }
+
     ObjectStorage store() {
         return store;
     }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.xtreemfs.foundation.launcher.ReadyAnnouncement;
 
 /** Starts an OSD in a JVM of its own (so a test can kill it with SIGKILL) and waits for its READY line. */
 final class OsdProcesses {
@@ -41,7 +42,6 @@ final class OsdProcesses {
                 throw new IllegalStateException(e);
             }
         }).orTimeout(60, TimeUnit.SECONDS).join();
-        int port = Integer.parseInt(line.substring(line.lastIndexOf(':') + 1).trim());
-        return new InetSocketAddress("127.0.0.1", port);
+        return new InetSocketAddress("127.0.0.1", ReadyAnnouncement.parse(line).orElseThrow().rpc().port());
     }
 }

@@ -1,6 +1,7 @@
 package org.xtreemfs.integration;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.Properties;
 import org.xtreemfs.client.tools.cluster.ClusterException;
@@ -8,6 +9,7 @@ import org.xtreemfs.client.tools.cluster.ServerRunner;
 import org.xtreemfs.client.tools.cluster.ServerSpec;
 import org.xtreemfs.dir.DirConfig;
 import org.xtreemfs.dir.DirServer;
+import org.xtreemfs.foundation.launcher.ReadyAnnouncement;
 import org.xtreemfs.mrc.MrcConfig;
 import org.xtreemfs.mrc.MrcServer;
 import org.xtreemfs.osd.OsdConfig;
@@ -23,13 +25,13 @@ final class InProcessRunner implements ServerRunner {
     /** A started server; {@link #server()} is the DirServer, MrcServer or OsdServer. */
     static final class InProcessServer implements RunningServer {
         private final Object server;
-        private final int port;
+        private final ReadyAnnouncement ready;
         private final Runnable closer;
         private volatile boolean closed;
 
-        InProcessServer(Object server, int port, Runnable closer) {
+        InProcessServer(Object server, ReadyAnnouncement ready, Runnable closer) {
             this.server = server;
-            this.port = port;
+            this.ready = ready;
             this.closer = closer;
         }
 
@@ -43,8 +45,8 @@ final class InProcessRunner implements ServerRunner {
         }
 
         @Override
-        public Optional<Integer> readyPort() {
-            return Optional.of(port);
+        public Optional<ReadyAnnouncement> ready() {
+            return Optional.of(ready);
         }
 
         @Override
@@ -70,6 +72,11 @@ final class InProcessRunner implements ServerRunner {
         }
     }
 
+    /** What the server's process would announce: its bound RPC and status addresses. */
+    private static ReadyAnnouncement announcement(ServerSpec spec, InetSocketAddress rpc, InetSocketAddress status) {
+        return ReadyAnnouncement.of(spec.kind().shortName(), rpc, status);
+    }
+
     @Override
     public RunningServer start(ServerSpec spec) throws IOException {
         if (!spec.networkNamespace().isEmpty()) {
@@ -82,15 +89,17 @@ final class InProcessRunner implements ServerRunner {
                     Properties properties = new Properties();
                     properties.putAll(spec.settings());
                     DirServer dir = new DirServer(DirConfig.from(properties));
-                    return new InProcessServer(dir, dir.start().rpc().getPort(), dir::close);
+                    DirServer.Addresses addresses = dir.start();
+                    return new InProcessServer(dir, announcement(spec, addresses.rpc(), addresses.status()), dir::close);
                 }
                 case MRC -> {
                     MrcServer mrc = new MrcServer(MrcConfig.of(spec.settings()));
-                    return new InProcessServer(mrc, mrc.start().getPort(), mrc::close);
+                    return new InProcessServer(mrc, announcement(spec, mrc.start(), mrc.statusAddress()), mrc::close);
                 }
                 case OSD -> {
                     OsdServer osd = new OsdServer(OsdConfig.of(spec.settings()));
-                    return new InProcessServer(osd, osd.start().rpc().getPort(), osd::close);
+                    OsdServer.Addresses addresses = osd.start();
+                    return new InProcessServer(osd, announcement(spec, addresses.rpc(), addresses.status()), osd::close);
                 }
                 default -> throw new IllegalArgumentException("unknown kind " + spec.kind());
             }

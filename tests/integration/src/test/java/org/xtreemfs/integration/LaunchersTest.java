@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.xtreemfs.foundation.launcher.ReadyAnnouncement;
 
 /** The bin/ tool scripts run the client module's build output as separate processes, with the exit codes. */
 class LaunchersTest {
@@ -169,6 +170,72 @@ class LaunchersTest {
             run("xtreemfs-cluster", "stop", "--state", state.toString());
             deleteTree(state);
         }
+    }
+
+    // The fresh-clone CI run's port race ("mrc exited during start-up; ... status page cannot listen on
+    // 127.0.0.1:44231: Address already in use"): the launcher chose "free" status ports by opening and closing a
+    // socket, and another process could take one before the server bound it. Now every server is started with status
+    // port 0, binds whatever the kernel gives it and announces it in its READY line; the launcher keeps exactly the
+    // announced port (status, status --shell) and a restart binds it again.
+    @Test
+    void statusPortsAreChosenByTheServersAndKeptAsAnnounced() throws Exception {
+        Path state = Files.createTempDirectory("launcher-status-");
+        try {
+            Result started = run("xtreemfs-cluster", "start", "--state", state.toString(), "--osds", "1",
+                    "--status-ports");
+            assertThat(started.exitCode()).as(started.err()).isZero();
+            Map<String, String> shell = shellAssignments(state);
+            Map<String, Integer> statusPorts = Map.of("dir", Integer.parseInt(shell.get("dir_status_port")),
+                    "mrc", Integer.parseInt(shell.get("mrc_status_port")),
+                    "osd0", Integer.parseInt(shell.get("osd_status_ports").replaceAll("[()]", "")));
+            assertThat(java.util.Set.copyOf(statusPorts.values())).as("three distinct ports: %s", statusPorts)
+                    .hasSize(3).doesNotContain(0);
+            for (Map.Entry<String, Integer> server : statusPorts.entrySet()) {
+                String kind = server.getKey().startsWith("osd") ? "osd" : server.getKey();
+                assertThat(serverCommandLine(state, kind)).as("what the launcher asked of " + server.getKey())
+                        .contains(kind + ".status.port=0 ");
+                String log = Files.readString(state.resolve("log/" + server.getKey() + ".log"), StandardCharsets.UTF_8);
+                assertThat(ReadyAnnouncement.find(kind, log).orElseThrow().status().port())
+                        .as("the port %s announced", server.getKey()).isEqualTo(server.getValue());
+                assertThat(statusJsonCode(server.getValue())).as(server.getKey() + "'s status page").isEqualTo(200);
+            }
+            assertThat(run("xtreemfs-cluster", "status", "--state", state.toString()).out())
+                    .contains("http://127.0.0.1:" + statusPorts.get("mrc") + "/");
+
+            Result restarted = run("xtreemfs-cluster", "restart", "--state", state.toString(), "osd0");
+            assertThat(restarted.exitCode()).as(restarted.err()).isZero();
+            assertThat(shellAssignments(state).get("osd_status_ports")).isEqualTo("(" + statusPorts.get("osd0") + ")");
+            assertThat(serverCommandLine(state, "osd")).contains("osd.status.port=" + statusPorts.get("osd0") + " ");
+            assertThat(statusJsonCode(statusPorts.get("osd0"))).isEqualTo(200);
+        } finally {
+            run("xtreemfs-cluster", "stop", "--state", state.toString());
+            deleteTree(state);
+        }
+    }
+
+    /** {@code xtreemfs-cluster status --shell}'s assignments, NAME to VALUE (arrays with their parentheses). */
+    private static Map<String, String> shellAssignments(Path state) throws Exception {
+        Result status = run("xtreemfs-cluster", "status", "--state", state.toString(), "--shell");
+        assertThat(status.exitCode()).as(status.err()).isZero();
+        Map<String, String> assignments = new java.util.HashMap<>();
+        status.out().lines().filter(line -> line.contains("=")).forEach(line ->
+                assignments.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1)));
+        return assignments;
+    }
+
+    /** The command line (with a space after it) of the one running server process of {@code kind} in {@code state}. */
+    private static String serverCommandLine(Path state, String kind) {
+        String main = Character.toUpperCase(kind.charAt(0)) + kind.substring(1) + "Main";
+        List<String> lines = ProcessHandle.allProcesses().map(process -> process.info().commandLine().orElse(""))
+                .filter(line -> line.contains(state.toString()) && line.contains(main)).toList();
+        assertThat(lines).as("%s processes of %s", main, state).hasSize(1);
+        return lines.get(0) + " ";
+    }
+
+    private static int statusJsonCode(int port) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + port + "/status.json")).build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     // The launcher's OSDs store on one file system, so each offers the MRC a part of what is usable there, not the

@@ -37,7 +37,7 @@ import org.xtreemfs.osd.OsdServer;
  * objects); {@link #startProcesses} runs them as separate processes from the test classpath, for SIGKILL.
  * {@link #startMrc}/{@link #startOsd} start a stopped server on the same data but a new port, so clients
  * must find it again through the DIR; {@link #kill}/{@link #restart} (processes) keep the port. Processes get
- * their status ports chosen at start, so {@code launcher().status()} names them.
+ * the status ports the servers bound and announced at start, so {@code launcher().status()} names them.
  * Heartbeats are fast so a restarted service is visible quickly.
  */
 final class TestCluster implements AutoCloseable {
@@ -143,7 +143,7 @@ final class TestCluster implements AutoCloseable {
                 ClusterDescription.Tls.OFF, java.util.Set.of());
     }
 
-    /** @param statusPorts whether the status pages get ports chosen now (processes: read them from status()) */
+    /** @param statusPorts whether the status ports the servers announce are kept (processes: read them from status()) */
     private static TestCluster start(List<Map<String, String>> perOsdOverrides, Map<String, String> mrcOverrides,
             ServerRunner runner, boolean statusPorts, ClusterDescription.Tls tls) throws Exception {
         return start(perOsdOverrides, mrcOverrides, Map.of(), runner, statusPorts, tls, java.util.Set.of());

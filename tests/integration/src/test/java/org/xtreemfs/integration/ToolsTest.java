@@ -53,7 +53,7 @@ class ToolsTest {
         ToolRun listed = run(new LsfsMain(), cluster.dirUrl());
         assertThat(listed.exitCode()).as(listed.err()).isZero();
         String line = listed.out().lines().filter(candidate -> candidate.startsWith("plain ")).findFirst().orElseThrow();
-        assertThat(line).contains("RAID0 width 1 object size 128KiB").contains("none (best-effort)")
+        assertThat(line).contains("RAID0 width 1 object size 1MiB").contains("none (best-effort)")
                 .containsPattern("[0-9a-f]{8}-[0-9a-f]{4}-");
 
         ToolRun removed = run(new RmfsMain(), url("plain"));
@@ -118,7 +118,7 @@ class ToolsTest {
         assertThat(shown.exitCode()).as(shown.err()).isZero();
         assertThat(shown.out()).contains("volume:").contains("layout (id ")
                 .contains(fileId).contains("regular file").contains("300000 bytes")
-                .contains("RAID0 width 3 object size 128KiB").contains("none (best-effort)");
+                .contains("RAID0 width 3 object size 1MiB").contains("none (best-effort)");
         for (String osdUuid : cluster.osdUuids().subList(0, 3)) {
             assertThat(shown.out()).containsPattern("OSD " + osdUuid + " at 127\\.0\\.0\\.1:[0-9]+");
         }

@@ -8,12 +8,12 @@ import java.util.Set;
 
 /**
  * What a local cluster is made of: one DIR, one MRC and these OSDs, each server with settings on top of the
- * launcher's defaults. {@code statusPorts}: give every status page a port chosen now (so status can show
- * it) instead of letting the server pick one nobody learns. {@code tls}: whether the RPC ports speak TLS, with
- * certificates from a test CA the launcher makes in the state folder; {@code plainServers}: the servers (by name)
- * whose ports stay plain in a TLS cluster (a mixed cluster: they trust the CA for their calls to the TLS servers,
- * and every server registers the scheme it speaks). {@code hosts}: each server's own network
- * namespace and address ({@link NetworkHost}) by server name, for every server or for none (empty: every server on
+ * launcher's defaults. {@code statusPorts}: keep the status port each server bound and announced at its first
+ * start (so status shows it and a restart binds it again) instead of a new one nobody learns at every start.
+ * {@code tls}: whether the RPC ports speak TLS, with certificates from a test CA the launcher makes in the state
+ * folder; {@code plainServers}: the servers (by name) whose ports stay plain in a TLS cluster (a mixed cluster:
+ * they trust the CA for their calls to the TLS servers, and every server registers the scheme it speaks).
+ * {@code hosts}: each server's own network namespace and address ({@link NetworkHost}) by server name, for every server or for none (empty: every server on
  * the launcher's loopback); a server on loopback could not reach a DIR in another namespace, nor be reached there.
  */
 public record ClusterDescription(List<OsdDescription> osds, Map<String, String> dirSettings,

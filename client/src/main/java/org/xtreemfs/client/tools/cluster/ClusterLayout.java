@@ -15,8 +15,10 @@ import java.util.Map;
  *   STATE/tls/                 with TLS: the test CA (ca.pem, ca.key), each server's NAME.pem/NAME.key, the
  *                              administrator's client certificate admin.pem/admin.key, users' certificates
  * </pre>
- * Servers listen on loopback only and start on port 0; the port from their READY line is then kept in the
- * state, so a restart binds the same port. A server on a host of its own (a network namespace, {@link NetworkHost})
+ * Servers listen on loopback only and start on port 0, RPC and status page; the RPC port from their READY line
+ * is then kept in the state, so a restart binds the same port (the status port too when the cluster keeps
+ * status ports). The launcher never picks a "free" port itself: another process could take it before the server
+ * binds it. A server on a host of its own (a network namespace, {@link NetworkHost})
  * binds every interface instead and registers the address its host advertises (no advertised address is set). Heartbeats are short so a (re)started server is registered and
  * visible to the MRC's placement within a second.
  */
@@ -65,10 +67,10 @@ final class ClusterLayout {
      * {@code ownHost}: the server runs in a network namespace of its own ({@link NetworkHost}).
      */
     static Map<String, String> defaults(ServerKind kind, Path state, String name, String uuid, String dirAddress,
-            String secretFile, int statusPort, boolean ownHost) {
+            String secretFile, boolean ownHost) {
         Map<String, String> settings = new HashMap<>();
         settings.put(kind.portKey(), "0");
-        settings.put(kind.statusPortKey(), Integer.toString(statusPort));
+        settings.put(kind.statusPortKey(), "0");
         settings.put(dataKey(kind), dataFolder(state, name).toString());
         // On a host of its own a server binds every interface and advertises what AdvertisedAddress finds there.
         settings.put(kind.shortName() + ".bindAddress", ownHost ? EVERY_INTERFACE : LOOPBACK);

@@ -107,31 +107,39 @@ public final class ClusterMain implements Callable<Integer> {
         }
     }
 
-    /** Bash assignments for scripts: eval "$(xtreemfs-cluster status --shell)". */
+    /**
+     * Bash assignments for scripts: eval "$(xtreemfs-cluster status --shell)". The status ports
+     * ({@code dir_status_port}, {@code mrc_status_port}, {@code osd_status_ports}) are those the servers announced,
+     * kept by a cluster started with --status-ports; 0 without.
+     */
     static void printShell(LocalCluster cluster, PrintWriter out) {
         List<String> osdNames = new ArrayList<>();
         List<String> osdPorts = new ArrayList<>();
         List<String> osdUuids = new ArrayList<>();
         List<String> osdPids = new ArrayList<>();
         List<String> osdAddresses = new ArrayList<>();
+        List<String> osdStatusPorts = new ArrayList<>();
         for (ServerStatus server : cluster.status()) {
             switch (server.kind()) {
-                case DIR -> out.printf("dir_port=%d%ndir_pid=%d%ndir_address=%s%ndir_scheme=%s%n", server.port(),
-                        server.pid(), server.address(), server.scheme().schemeName());
-                case MRC -> out.printf("mrc_port=%d%nmrc_pid=%d%nmrc_uuid=%s%nmrc_address=%s%n", server.port(),
-                        server.pid(), server.uuid(), server.address());
+                case DIR -> out.printf("dir_port=%d%ndir_pid=%d%ndir_address=%s%ndir_scheme=%s%ndir_status_port=%d%n",
+                        server.port(), server.pid(), server.address(), server.scheme().schemeName(),
+                        server.statusPort());
+                case MRC -> out.printf("mrc_port=%d%nmrc_pid=%d%nmrc_uuid=%s%nmrc_address=%s%nmrc_status_port=%d%n",
+                        server.port(), server.pid(), server.uuid(), server.address(), server.statusPort());
                 case OSD -> {
                     osdNames.add(server.name());
                     osdPorts.add(Integer.toString(server.port()));
                     osdUuids.add(server.uuid());
                     osdPids.add(Long.toString(server.pid()));
                     osdAddresses.add(server.address());
+                    osdStatusPorts.add(Integer.toString(server.statusPort()));
                 }
             }
         }
-        out.printf("osd_names=(%s)%nosd_ports=(%s)%nosd_uuids=(%s)%nosd_pids=(%s)%nosd_addresses=(%s)%n",
-                String.join(" ", osdNames), String.join(" ", osdPorts), String.join(" ", osdUuids),
-                String.join(" ", osdPids), String.join(" ", osdAddresses));
+        out.printf("osd_names=(%s)%nosd_ports=(%s)%nosd_uuids=(%s)%nosd_pids=(%s)%nosd_addresses=(%s)%n"
+                + "osd_status_ports=(%s)%n", String.join(" ", osdNames), String.join(" ", osdPorts),
+                String.join(" ", osdUuids), String.join(" ", osdPids), String.join(" ", osdAddresses),
+                String.join(" ", osdStatusPorts));
         // With TLS: the files clients need (the tools' --tls-ca/--tls-cert/--tls-key, mount.xtreemfs's the same).
         cluster.tlsFiles().ifPresentOrElse(files -> out.printf("tls_ca=%s%ntls_cert=%s%ntls_key=%s%n",
                 files.authority(), files.administrator().certificate(), files.administrator().privateKey()),
@@ -164,7 +172,9 @@ public final class ClusterMain implements Callable<Integer> {
         @Option(names = "--dir-setting", paramLabel = "KEY=VALUE", description = "A setting of the DIR.")
         List<String> dirSettings = new ArrayList<>();
 
-        @Option(names = "--status-ports", description = "Give the status pages ports now, so status shows their URLs.")
+        @Option(names = "--status-ports", description = {"Keep the status port each server binds (any free one) and"
+                + " announces at its first start: status shows the status pages' URLs, status --shell their ports, and"
+                + " a restart binds the same port again. Without it every start binds a new one nobody is told of."})
         boolean statusPorts;
 
         @Option(names = "--fresh", description = "Wipe a stopped cluster in the folder (its data, logs, state) first.")
@@ -263,7 +273,8 @@ public final class ClusterMain implements Callable<Integer> {
         @ParentCommand
         ClusterMain parent;
 
-        @Option(names = "--shell", description = "Print bash assignments (dir_port, mrc_port, osd_ports=(...), pids).")
+        @Option(names = "--shell", description = "Print bash assignments (dir_port, mrc_port, osd_ports=(...), pids,"
+                + " dir_status_port, mrc_status_port, osd_status_ports=(...): 0 unless started with --status-ports).")
         boolean shell;
 
         @Spec

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +19,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import org.xtreemfs.client.tools.cluster.ServerRunner.RunningServer;
+import org.xtreemfs.foundation.launcher.ReadyAnnouncement;
 import org.xtreemfs.foundation.rpc.FrameLimits;
 import org.xtreemfs.foundation.rpc.RpcClient;
 import org.xtreemfs.foundation.address.RpcScheme;
@@ -56,6 +56,11 @@ public final class LocalCluster implements AutoCloseable {
     private final ServerRunner runner;
     private final String clusterId;
     private final ClusterDescription.Tls tls;
+    /**
+     * Whether each server's status port, announced at its first start, is kept in its spec (status shows it, a
+     * restart binds it again); otherwise every start binds a new one nobody is told of.
+     */
+    private final boolean statusPorts;
     /** dir, mrc, then the OSDs in description order. */
     private final Map<String, Member> members = new LinkedHashMap<>();
 
@@ -98,11 +103,13 @@ public final class LocalCluster implements AutoCloseable {
             int statusPort, String uuid, String summary, Path log, String networkNamespace, RpcScheme scheme) {
     }
 
-    private LocalCluster(Path state, ServerRunner runner, String clusterId, ClusterDescription.Tls tls) {
+    private LocalCluster(Path state, ServerRunner runner, String clusterId, ClusterDescription.Tls tls,
+            boolean statusPorts) {
         this.state = state;
         this.runner = runner;
         this.clusterId = clusterId;
         this.tls = tls;
+        this.statusPorts = statusPorts;
     }
 
     /** Whether {@code state} holds a cluster (running or not). */
@@ -122,7 +129,8 @@ public final class LocalCluster implements AutoCloseable {
         byte[] random = new byte[16];
         new SecureRandom().nextBytes(random);
         String hex = HexFormat.of().formatHex(random);
-        LocalCluster cluster = new LocalCluster(state, runner, hex.substring(0, 6), description.tls());
+        LocalCluster cluster = new LocalCluster(state, runner, hex.substring(0, 6), description.tls(),
+                description.statusPorts());
         try {
             PrivateFiles.folder(state); // logs, data, the secret and the state file are the user's alone
             if (description.tls().enabled()) {
@@ -131,19 +139,19 @@ public final class LocalCluster implements AutoCloseable {
             }
             String secretFile = writeSecretFile(state, HexFormat.of().formatHex(secretBytes())).toString();
             Map<String, NetworkHost> hosts = description.hosts();
-            cluster.add("dir", ServerKind.DIR, "", secretFile, description.dirSettings(), description.statusPorts(), "",
-                    hosts.get("dir"), description.tlsPort("dir"));
+            cluster.add("dir", ServerKind.DIR, "", secretFile, description.dirSettings(), "", hosts.get("dir"),
+                    description.tlsPort("dir"));
             cluster.startAndAwait(List.of("dir"));
             String dirAddress = cluster.dirUrl();
-            cluster.add("mrc", ServerKind.MRC, dirAddress, secretFile, description.mrcSettings(), description.statusPorts(),
-                    "", hosts.get("mrc"), description.tlsPort("mrc"));
+            cluster.add("mrc", ServerKind.MRC, dirAddress, secretFile, description.mrcSettings(), "", hosts.get("mrc"),
+                    description.tlsPort("mrc"));
             List<String> names = new ArrayList<>(List.of("mrc"));
             String capacityEach = Long.toString(sharedCapacityBytesEach(state, description.osds().size()));
             for (OsdDescription osd : description.osds()) {
                 Map<String, String> settings = new HashMap<>(osd.settings());
                 settings.putIfAbsent(OsdDescription.CAPACITY_KEY, capacityEach);
-                cluster.add(osd.name(), ServerKind.OSD, dirAddress, secretFile, settings, description.statusPorts(),
-                        osd.summary(), hosts.get(osd.name()), description.tlsPort(osd.name()));
+                cluster.add(osd.name(), ServerKind.OSD, dirAddress, secretFile, settings, osd.summary(),
+                        hosts.get(osd.name()), description.tlsPort(osd.name()));
                 names.add(osd.name());
             }
             cluster.startAndAwait(names);
@@ -186,10 +194,10 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private void add(String name, ServerKind kind, String dirAddress, String secretFile, Map<String, String> overrides,
-            boolean statusPorts, String summary, NetworkHost host, boolean tlsPort) throws IOException {
+            String summary, NetworkHost host, boolean tlsPort) throws IOException {
         String uuid = kind == ServerKind.DIR ? "" : name + "-" + clusterId;
         Map<String, String> settings = ClusterLayout.defaults(kind, state, name, uuid, dirAddress, secretFile,
-                statusPorts ? freePort() : 0, host != null);
+                host != null);
         if (tls.enabled() && !tlsPort) {
             // A plain server of a mixed cluster: its port stays plain; it trusts the CA for its calls to TLS servers.
             settings.put(kind.shortName() + ".tls.authorityFile",
@@ -215,13 +223,6 @@ public final class LocalCluster implements AutoCloseable {
                 host == null ? "" : host.networkNamespace()), effectiveUuid, summary, host));
     }
 
-    /** A port the kernel reports free now (only for status pages: a clash there fails loudly at start). */
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName(ClusterLayout.LOOPBACK))) {
-            return socket.getLocalPort();
-        }
-    }
-
     /** Opens the cluster a state folder holds (started by this or another process) to stop, kill or show it. */
     public static LocalCluster open(Path state, ServerRunner runner) {
         state = state.toAbsolutePath().normalize();
@@ -233,7 +234,8 @@ public final class LocalCluster implements AutoCloseable {
             throw new ClusterException("no cluster in " + state + " (cannot read " + file + ": " + e.getMessage() + ")");
         }
         LocalCluster cluster = new LocalCluster(state, runner, properties.getProperty("cluster.id", ""),
-                ClusterDescription.Tls.valueOf(properties.getProperty("cluster.tls", ClusterDescription.Tls.OFF.name())));
+                ClusterDescription.Tls.valueOf(properties.getProperty("cluster.tls", ClusterDescription.Tls.OFF.name())),
+                Boolean.parseBoolean(properties.getProperty("cluster.statusPorts", "false")));
         for (String name : properties.getProperty("servers", "").split(",")) {
             if (name.isEmpty()) {
                 continue;
@@ -268,6 +270,7 @@ public final class LocalCluster implements AutoCloseable {
         };
         properties.setProperty("cluster.id", clusterId);
         properties.setProperty("cluster.tls", tls.name());
+        properties.setProperty("cluster.statusPorts", Boolean.toString(statusPorts));
         properties.setProperty("servers", String.join(",", members.keySet()));
         members.forEach((name, member) -> {
             String prefix = "server." + name + ".";
@@ -317,8 +320,8 @@ public final class LocalCluster implements AutoCloseable {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         for (String name : names) {
             Member member = member(name);
-            Optional<Integer> port;
-            while ((port = member.running.readyPort()).isEmpty()) {
+            Optional<ReadyAnnouncement> ready;
+            while ((ready = member.running.ready()).isEmpty()) {
                 if (System.nanoTime() > deadline) {
                     throw new ClusterException(name + " not ready (no READY line) within " + READY_TIMEOUT.toSeconds()
                             + " s; last lines of " + member.spec.log() + ":\n" + ProcessRunner.tail(member.spec.log()));
@@ -326,7 +329,14 @@ public final class LocalCluster implements AutoCloseable {
                 pause();
             }
             // Port 0 became a real port: kept, so a restart binds the same one and clients' addresses stay valid.
-            member.spec = member.spec.withSetting(member.spec.kind().portKey(), Integer.toString(port.get()));
+            member.spec = member.spec.withSetting(member.spec.kind().portKey(),
+                    Integer.toString(ready.get().rpc().port()));
+            if (statusPorts) {
+                // The same for the status page: the server bound a free port itself and announced it, so no port is
+                // chosen here that another process could take before the server binds it.
+                member.spec = member.spec.withSetting(member.spec.kind().statusPortKey(),
+                        Integer.toString(ready.get().status().port()));
+            }
         }
         save();
         awaitRegistered(names.stream().filter(name -> member(name).spec.kind() != ServerKind.DIR).toList(),

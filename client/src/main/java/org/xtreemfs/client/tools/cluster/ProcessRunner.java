@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.xtreemfs.foundation.files.PrivateFiles;
+import org.xtreemfs.foundation.launcher.ReadyAnnouncement;
 
 /**
  * Runs each server as its own process in its own session (Ctrl-C on a terminal reaches the caller only),
@@ -145,18 +146,25 @@ public final class ProcessRunner implements ServerRunner {
         }
 
         @Override
-        public Optional<Integer> readyPort() {
-            String prefix = "READY " + spec.kind().shortName() + " ";
+        public Optional<ReadyAnnouncement> ready() {
+            // Taken before the log is read: when false, the log read below is complete, so "exited during start-up"
+            // is reported only for a server that never announced.
+            boolean alive = handle.isAlive();
             try {
-                for (String line : Files.readAllLines(spec.log(), StandardCharsets.UTF_8)) {
-                    if (line.startsWith(prefix)) {
-                        return Optional.of(Integer.parseInt(line.substring(line.lastIndexOf(':') + 1).trim()));
-                    }
+                // Only whole lines count (find), so a line being written is read on the next poll, never cut short;
+                // bytes that are no UTF-8 (a library's output) are replaced, not thrown.
+                Optional<ReadyAnnouncement> announced = ReadyAnnouncement.find(spec.kind().shortName(),
+                        new String(Files.readAllBytes(spec.log()), StandardCharsets.UTF_8));
+                if (announced.isPresent()) {
+                    return announced;
                 }
-            } catch (IOException | RuntimeException e) {
-                // Not written yet, or a half-written line: look again on the next poll.
+            } catch (IOException e) {
+                // No log yet: look again on the next poll.
+            } catch (IllegalArgumentException e) {
+                throw new ClusterException(spec.name() + " printed a bad READY line (" + e.getMessage() + "); see "
+                        + spec.log());
             }
-            if (!handle.isAlive()) {
+            if (!alive) {
                 throw new ClusterException(spec.name() + " exited during start-up; last lines of " + spec.log()
                         + ":\n" + tail(spec.log()));
             }

@@ -2,6 +2,7 @@ package org.xtreemfs.client.tools.cluster;
 
 import java.io.IOException;
 import java.util.Optional;
+import org.xtreemfs.foundation.launcher.ReadyAnnouncement;
 
 /**
  * How a cluster's servers run: as processes ({@link ProcessRunner}, the launcher's CLI, system tests and
@@ -9,7 +10,7 @@ import java.util.Optional;
  * ready-wait, registration at the DIR, kill and restart) are the same for both.
  */
 public interface ServerRunner {
-    /** Starts the server and returns at once; the launcher waits for {@link RunningServer#readyPort}. */
+    /** Starts the server and returns at once; the launcher waits for {@link RunningServer#ready}. */
     RunningServer start(ServerSpec spec) throws IOException;
 
     /** A server this runner started earlier, possibly from another process (by its pid), if it still runs. */
@@ -23,11 +24,12 @@ public interface ServerRunner {
         long pid();
 
         /**
-         * The RPC port from the server's READY announcement, empty while it starts.
+         * The server's READY announcement (its bound RPC and status addresses), empty while it starts.
          *
-         * @throws ClusterException when the server ended before it was ready (with the end of its log)
+         * @throws ClusterException when the server ended before it was ready (with the end of its log), or
+         *     announced something that is not a whole announcement
          */
-        Optional<Integer> readyPort();
+        Optional<ReadyAnnouncement> ready();
 
         boolean alive();
 

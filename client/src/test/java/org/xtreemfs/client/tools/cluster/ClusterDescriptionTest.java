@@ -95,14 +95,25 @@ class ClusterDescriptionTest {
     @Test
     void aServerOnAHostOfItsOwnBindsEveryInterfaceAndAdvertisesWhatItsHostHas() {
         Path state = Path.of("/tmp/state");
-        Map<String, String> own = ClusterLayout.defaults(ServerKind.OSD, state, "osd0", "u", "10.77.0.1:1", "s", 0, true);
+        Map<String, String> own = ClusterLayout.defaults(ServerKind.OSD, state, "osd0", "u", "10.77.0.1:1", "s", true);
         assertThat(own).containsEntry("osd.bindAddress", "0.0.0.0").doesNotContainKey("osd.advertisedAddress");
-        Map<String, String> loopback = ClusterLayout.defaults(ServerKind.MRC, state, "mrc", "u", "127.0.0.1:1", "s", 0,
+        Map<String, String> loopback = ClusterLayout.defaults(ServerKind.MRC, state, "mrc", "u", "127.0.0.1:1", "s",
                 false);
         assertThat(loopback).containsEntry("mrc.bindAddress", "127.0.0.1")
                 .containsEntry("mrc.advertisedAddress", "127.0.0.1");
-        assertThat(ClusterLayout.defaults(ServerKind.DIR, state, "dir", "", "", "s", 0, true))
+        assertThat(ClusterLayout.defaults(ServerKind.DIR, state, "dir", "", "", "s", true))
                 .containsEntry("dir.bindAddress", "0.0.0.0");
+    }
+
+    // The launcher picks no port itself: RPC and status page both start on port 0 and the server announces what it
+    // bound (a port picked by opening and closing a socket could be taken by another process before the server
+    // binds it, as a status port once was in CI).
+    @Test
+    void everyServerStartsOnPortZeroForRpcAndStatus() {
+        for (ServerKind kind : ServerKind.values()) {
+            assertThat(ClusterLayout.defaults(kind, Path.of("/tmp/state"), "x", "u", "127.0.0.1:1", "s", false))
+                    .as(kind.name()).containsEntry(kind.portKey(), "0").containsEntry(kind.statusPortKey(), "0");
+        }
     }
 
     @Test

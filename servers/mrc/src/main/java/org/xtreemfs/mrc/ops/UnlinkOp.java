@@ -6,6 +6,7 @@ import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.mrc.PathRequest;
+import org.xtreemfs.interfaces.mrc.Stat;
 import org.xtreemfs.interfaces.mrc.UnlinkResponse;
 import org.xtreemfs.interfaces.mrc.Volume;
 import org.xtreemfs.mrc.metadata.Caller;
@@ -16,22 +17,45 @@ import org.xtreemfs.mrc.metadata.Transaction;
 
 /**
  * MRC_UNLINK: removes a name. When the last link goes, the same batch records the file's deletion, and the MRC has
- * the OSDs delete its objects in the background ({@link ObjectDeletions}); the answer is empty, and the caller waits
- * for no OSD.
+ * the OSDs delete its objects in the background ({@link ObjectDeletions}); the caller waits for no OSD. The answer
+ * carries the directory's attributes as the unlink left them, which the FUSE kernel asks for right after every unlink
+ * (its permission check of the next path through the directory), so the mount needs no MRC_GETATTR for them.
  */
-public final class UnlinkOp extends MetadataOp<PathRequest, Optional<DeletedFile>> {
+public final class UnlinkOp extends MetadataOp<PathRequest, UnlinkOp.Unlinked> {
+    /**
+     * The recorded outcome is only the deleted file ({@link ResultCodec#DELETED}, the format rename shares): a repeat
+     * is answered without the directory's attributes, which may have changed since (the client then asks for them).
+     */
+    private static final ResultCodec<Unlinked> OUTCOME = new ResultCodec<>() {
+        @Override
+        public byte[] encode(Unlinked result) {
+            return ResultCodec.DELETED.encode(result.deleted());
+        }
+
+        @Override
+        public Unlinked decode(byte[] bytes) {
+            return new Unlinked(ResultCodec.DELETED.decode(bytes), Optional.empty());
+        }
+    };
+
+    /** What an unlink did: the file whose last link went (if it had objects), and its directory's new Stat. */
+    public record Unlinked(Optional<DeletedFile> deleted, Optional<Stat> directory) {
+    }
+
     public UnlinkOp(OpServices services) {
-        super(services, "MRC_UNLINK", PathRequest.parser(), ResultCodec.DELETED);
+        super(services, "MRC_UNLINK", PathRequest.parser(), OUTCOME);
     }
 
     @Override
-    protected Optional<DeletedFile> apply(OperationContext context, PathRequest request) throws RpcException {
-        return unlink(services.namespace(), context, request.getVolumeName(), request.getPath());
+    protected Unlinked apply(OperationContext context, PathRequest request) throws RpcException {
+        return removeName(services.namespace(), context, request.getVolumeName(), request.getPath());
     }
 
     @Override
-    protected MessageLite answer(RpcCall call, Optional<DeletedFile> deleted) {
-        return UnlinkResponse.getDefaultInstance();
+    protected MessageLite answer(RpcCall call, Unlinked unlinked) {
+        UnlinkResponse.Builder response = UnlinkResponse.newBuilder();
+        unlinked.directory().ifPresent(response::setDirectoryStat);
+        return response.build();
     }
 
     /**
@@ -40,6 +64,12 @@ public final class UnlinkOp extends MetadataOp<PathRequest, Optional<DeletedFile
      */
     public static Optional<DeletedFile> unlink(Namespace namespace, OperationContext context, String volumeName,
             String path) throws RpcException {
+        return removeName(namespace, context, volumeName, path).deleted();
+    }
+
+    /** {@link #unlink}, also returning the directory's Stat as the batch leaves it (what getattr answers after it). */
+    static Unlinked removeName(Namespace namespace, OperationContext context, String volumeName, String path)
+            throws RpcException {
         Volume volume = namespace.volume(volumeName);
         Transaction transaction = namespace.begin();
         Caller caller = context.caller();
@@ -52,7 +82,9 @@ public final class UnlinkOp extends MetadataOp<PathRequest, Optional<DeletedFile
         Optional<DeletedFile> deleted = namespace.dropLink(transaction, volume.getId(), entry.record().inode(),
                 context);
         namespace.touchDirectory(transaction, volume.getId(), entry.parent().inode(), 0, context);
+        // Read through the transaction: its own write, i.e. the committed record once the batch is written.
+        Stat directory = namespace.loadInode(transaction, volume.getId(), entry.parent().inode()).stat();
         transaction.commit();
-        return deleted;
+        return new Unlinked(deleted, Optional.of(directory));
     }
 }

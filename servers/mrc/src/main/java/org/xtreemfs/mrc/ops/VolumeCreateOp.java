@@ -129,8 +129,9 @@ public final class VolumeCreateOp extends MetadataOp<VolumeCreateRequest, Volume
         if (namespace.volumeNameTaken(transaction, request.getName())) {
             throw RpcException.errno(Errno.EEXIST, "volume '" + request.getName() + "' already exists");
         }
-        StripingPolicy striping = VolumeValidation.normalizeStriping(request.getDefaultStripingPolicy());
         ReplicationPolicy replication = VolumeValidation.normalizeReplication(request.getDefaultReplicationPolicy());
+        StripingPolicy striping = VolumeValidation.normalizeStriping(request.getDefaultStripingPolicy(),
+                reservation.isPresent(), replication.getReplicas() > 1);
         LedgerChange admission = null;
         if (reservation.isPresent()) {
             // The scheduler chooses the stripe; the volume's files are striped over exactly its OSDs, one stripe

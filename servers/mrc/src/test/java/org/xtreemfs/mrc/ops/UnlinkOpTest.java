@@ -48,6 +48,20 @@ class UnlinkOpTest extends OnOneVolume {
     }
 
     @Test
+    void unlinkHandsBackItsDirectoryAsGetattrSeesItAfterwards() throws Exception {
+        // The answer's directory Stat (which the mount caches for the kernel's getattr after the unlink) is the
+        // committed one: new mtime and ctime, same link count.
+        MkdirOp.mkdir(namespace, root(), "vol", "/d", 0755);
+        create("/d/f");
+        Stat before = stat("/d");
+        UnlinkOp.Unlinked unlinked = UnlinkOp.removeName(namespace, root(), "vol", "/d/f");
+        assertThat(unlinked.directory()).contains(stat("/d"));
+        assertThat(unlinked.directory().get().getMtimeNs()).isGreaterThan(before.getMtimeNs());
+        assertThat(unlinked.directory().get().getNlink()).isEqualTo(before.getNlink());
+        assertThat(unlinked.deleted()).isPresent();
+    }
+
+    @Test
     void unlinkErrors() throws Exception {
         // unlink of a directory is EISDIR, of a missing name ENOENT.
         MkdirOp.mkdir(namespace, root(), "vol", "/d", 0755);

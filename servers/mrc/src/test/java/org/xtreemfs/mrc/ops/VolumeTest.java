@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.rpc.Errno;
 import org.xtreemfs.interfaces.common.QosReservation;
 import org.xtreemfs.interfaces.common.QosType;
+import org.xtreemfs.interfaces.common.ReplicationPolicy;
 import org.xtreemfs.interfaces.common.StripingPolicy;
 import org.xtreemfs.interfaces.mrc.OpenFlag;
 import org.xtreemfs.interfaces.mrc.Stat;
@@ -30,15 +31,16 @@ class VolumeTest {
 
     @Test
     void createFillsDefaultsAndOwnerFromCredentials() throws Exception {
-        // A bare create gets RAID0 128 KiB width 1, mode 0777, the caller as owner and a root directory.
+        // A bare create gets RAID0 1 MiB width 1, mode 0777, the caller as owner and a root directory.
         Volume volume = create(Volume.newBuilder().setName("data"));
         assertThat(volume.getId()).isEqualTo("11111111-2222-3333-4444-555555555555");
         assertThat(volume.getOwnerUid()).isEqualTo(1000);
         assertThat(volume.getOwnerUsername()).isEqualTo("alice");
         assertThat(volume.getMode()).isEqualTo(0777);
-        assertThat(volume.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(131072);
+        assertThat(volume.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(1 << 20);
         assertThat(volume.getDefaultStripingPolicy().getWidth()).isEqualTo(1);
         Stat root = GetattrOp.getattr(namespace, fixture.as(ALICE), "data", "/");
+        assertThat(root.getBlksize()).isEqualTo(1 << 20);
         assertThat(root.getMode()).isEqualTo(FileModes.S_IFDIR | 0777);
         assertThat(root.getUid()).isEqualTo(1000);
         assertThat(root.getNlink()).isEqualTo(2);
@@ -65,6 +67,26 @@ class VolumeTest {
         fixture.open(fixture.as(ROOT), "seq", "/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_RDWR_FLAG_VALUE, 0644);
         InodeRecord file = namespace.resolve(namespace.begin(), namespace.volume("seq"), ROOT, "/f");
         assertThat(file.xlocs().getReplicas(0).getOsdUuidsList()).isEqualTo(stripe);
+    }
+
+    @Test
+    void aReservedOrReplicatedVolumeDefaultsToSmallObjects() throws Exception {
+        // Without an object size, a reserved volume gets 128 KiB (the unit its OSDs' profiles are measured in), as
+        // does a replicated one (its tail's log index); a plain volume 1 MiB (createFillsDefaults...). A new file's
+        // XLoc carries the volume's size.
+        QosReservation reservation = QosReservation.newBuilder().setType(QosType.RANDOM)
+                .setCapacityBytes(1L << 30).setIops(50).build();
+        Volume reserved = create(Volume.newBuilder().setName("db").setReservation(reservation));
+        assertThat(reserved.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(128 * 1024);
+        fixture.open(fixture.as(ROOT), "db", "/f", OpenFlag.O_CREAT_FLAG_VALUE | OpenFlag.O_RDWR_FLAG_VALUE, 0644);
+        InodeRecord file = namespace.resolve(namespace.begin(), namespace.volume("db"), ROOT, "/f");
+        assertThat(file.xlocs().getReplicas(0).getStripingPolicy().getObjectSizeBytes()).isEqualTo(128 * 1024);
+        Volume replicated = fixture.createVolume(fixture.as(ALICE), Volume.newBuilder().setName("chain")
+                .setDefaultReplicationPolicy(ReplicationPolicy.newBuilder().setReplicas(2)).build(), "chain-id");
+        assertThat(replicated.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(128 * 1024);
+        Volume single = fixture.createVolume(fixture.as(ALICE), Volume.newBuilder().setName("single")
+                .setDefaultReplicationPolicy(ReplicationPolicy.newBuilder().setReplicas(1)).build(), "single-id");
+        assertThat(single.getDefaultStripingPolicy().getObjectSizeBytes()).isEqualTo(1 << 20);
     }
 
     @Test

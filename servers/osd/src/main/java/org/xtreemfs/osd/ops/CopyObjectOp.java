@@ -20,7 +20,7 @@ public final class CopyObjectOp extends QueuedOp<CopyObjectRequest> {
     OsdRequest toRequest(RpcCall call, CopyObjectRequest request) throws RpcException {
         var replicas = request.getCredentials().getXlocs().getReplicasList();
         int objectSize = replicas.isEmpty() || replicas.get(0).getStripingPolicy().getObjectSizeBytes() == 0
-                ? StripingRules.OBJECT_SIZE_BYTES_DEFAULT : replicas.get(0).getStripingPolicy().getObjectSizeBytes();
+                ? StripingRules.UNSET_OBJECT_SIZE_BYTES : replicas.get(0).getStripingPolicy().getObjectSizeBytes();
         return new OsdRequest.CopyObject(call, request.getCredentials(), Requests.fileId(request.getFileId()),
                 Requests.unsignedLong(request.getObjectNumber(), "object number"), Math.max(0, objectSize));
     }

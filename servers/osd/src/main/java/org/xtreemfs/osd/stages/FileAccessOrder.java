@@ -15,8 +15,12 @@ import org.xtreemfs.osd.stages.StorageWork.AuthorizedRequest;
  * <ul>
  *   <li>reads and writes of different objects of a file never conflict (each object is its own file on
  *       disk; the one shared record, the file's size, is updated under {@code ObjectStore}'s per-file lock);
- *   <li>two accesses of the same object conflict unless both are reads (overlapping writes land in arrival
- *       order, and a read sees exactly the writes that arrived before it);
+ *   <li>two accesses of the same object conflict when their byte ranges overlap, unless both are reads
+ *       (overlapping writes land in arrival order, and a read sees exactly the writes that arrived before it);
+ *       disjoint ranges of one object never conflict, since what one changes the other neither reads nor writes
+ *       (positional pread/pwrite of one object file; the log layout serialises its appends itself), so 4 KiB
+ *       random writes into large objects (1 MiB by default) run together as they do into small ones. A replica
+ *       fill's copy covers the whole object;
  *   <li>everything else (truncate, unlink, fsync, get-file-size, deleting the objects) concerns the whole file
  *       and conflicts with every access of it, before and after.
  * </ul>
@@ -40,10 +44,41 @@ final class FileAccessOrder {
 
     private static final class Entry {
         final StorageWork work;
+        /** The bytes of one object the work touches, fixed at admission; null for whole-file work. */
+        final Range range;
         boolean released;
 
         Entry(StorageWork work) {
             this.work = work;
+            this.range = Range.of(work);
+        }
+    }
+
+    /**
+     * The bytes {@code [start, end)} of object {@code objectNumber} an access reads or writes. An empty access counts
+     * as one byte at its offset (it still opens or creates the object), so it is ordered like any access there.
+     */
+    record Range(long objectNumber, long start, long end, boolean writes) {
+        static Range of(StorageWork work) {
+            if (!(work instanceof AuthorizedRequest authorized
+                    && authorized.request() instanceof ObjectAccess access)) {
+                return null;
+            }
+            long length;
+            if (access instanceof OsdRequest.ReadObject read) {
+                length = read.length();
+            } else if (access instanceof WriteObject write) {
+                length = write.data().readableBytes();
+            } else {
+                length = Long.MAX_VALUE - access.offset(); // a copy: the whole object, whatever its size
+            }
+            // A replica fill's copy of an object writes it: ordered with every access of that object.
+            boolean writes = access instanceof WriteObject || access instanceof OsdRequest.CopyObject;
+            return new Range(access.objectNumber(), access.offset(), access.offset() + Math.max(1, length), writes);
+        }
+
+        boolean overlaps(Range other) {
+            return objectNumber == other.objectNumber && start < other.end && other.start < end;
         }
     }
 
@@ -120,9 +155,9 @@ final class FileAccessOrder {
         if (!concurrentWithinFile) {
             return index == 0;
         }
-        StorageWork later = entries.get(index).work;
+        Range later = entries.get(index).range;
         for (int i = 0; i < index; i++) {
-            if (conflict(entries.get(i).work, later)) {
+            if (conflict(entries.get(i).range, later)) {
                 return false;
             }
         }
@@ -139,23 +174,10 @@ final class FileAccessOrder {
     }
 
     /** Whether {@code later} must wait for {@code earlier} (both of one file); see the class comment. */
-    static boolean conflict(StorageWork earlier, StorageWork later) {
-        ObjectAccess first = objectAccess(earlier);
-        ObjectAccess second = objectAccess(later);
-        if (first == null || second == null) {
+    static boolean conflict(Range earlier, Range later) {
+        if (earlier == null || later == null) {
             return true;
         }
-        // A replica fill's copy of an object writes it: ordered with every access of that object.
-        return first.objectNumber() == second.objectNumber()
-                && (writes(first) || writes(second));
-    }
-
-    private static boolean writes(ObjectAccess access) {
-        return access instanceof WriteObject || access instanceof OsdRequest.CopyObject;
-    }
-
-    private static ObjectAccess objectAccess(StorageWork work) {
-        return work instanceof AuthorizedRequest authorized && authorized.request() instanceof ObjectAccess access
-                ? access : null;
+        return earlier.overlaps(later) && (earlier.writes() || later.writes());
     }
 }

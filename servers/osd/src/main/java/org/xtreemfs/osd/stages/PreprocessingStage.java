@@ -260,7 +260,7 @@ public final class PreprocessingStage implements AutoCloseable {
             throw RpcException.invalidArguments("striping width " + width + " of file " + fileId + " differs from"
                     + " its " + osds.size() + " OSDs in the XLoc");
         }
-        long objectSize = policy.getObjectSizeBytes() == 0 ? StripingRules.OBJECT_SIZE_BYTES_DEFAULT
+        long objectSize = policy.getObjectSizeBytes() == 0 ? StripingRules.UNSET_OBJECT_SIZE_BYTES
                 : Integer.toUnsignedLong(policy.getObjectSizeBytes());
         Optional<String> objectSizeProblem = StripingRules.objectSizeProblem(objectSize);
         if (objectSizeProblem.isPresent()) {

@@ -67,7 +67,7 @@ public final class LogStructuredStore implements ObjectStorage {
     private static final int SEGMENT_SHIFT = 40;
     private static final long OFFSET_MASK = (1L << SEGMENT_SHIFT) - 1;
     private static final String SEGMENT_SUFFIX = ".seg";
-    /** The emulated device sees the log as a file of objects of this size (the OSD's default object size). */
+    /** The emulated device sees the log as a file of objects of this size (the calibration's request size). */
     private static final int DEVICE_OBJECT_BYTES = 128 * 1024;
     private static final byte[] ZEROS = new byte[64 * 1024];
     private static final long PREALLOCATION_STEP_BYTES = 1L << 20;

@@ -70,8 +70,9 @@ public final class ObjectStore implements ObjectStorage {
     private final StorageDevice device;
     /**
      * Object files kept open between accesses unless the caller says otherwise (osd.storage.openFilesMax): 4096
-     * covers 512 MiB of 128 KiB objects (with 512, the benchmark's 256 MiB random file still opened and closed three
-     * objects in four). Never more than a quarter of the process's descriptor limit ({@link #openObjectFilesBound}).
+     * covers 4 GiB of the default 1 MiB objects and 512 MiB of 128 KiB ones (with 512 and 128 KiB objects, the
+     * benchmark's 256 MiB random file still opened and closed three objects in four). Never more than a quarter of
+     * the process's descriptor limit ({@link #openObjectFilesBound}).
      */
     public static final int OPEN_OBJECT_FILES_MAX_DEFAULT = 4096;
     private final OpenObjectFiles openFiles;

@@ -53,9 +53,10 @@ class ProfileRegistrationTest {
     }
 
     @Test
-    void thePatternsObjectSizeIsTheOsdsDefault() {
-        // Proves the calibration measures in the OSD's default object size (qos cannot import foundation).
-        assertThat(CalibrationPattern.OBJECT_SIZE_BYTES).isEqualTo(StripingRules.OBJECT_SIZE_BYTES_DEFAULT);
+    void thePatternsObjectSizeIsTheReservedVolumesDefault() {
+        // Proves the calibration measures in a reserved volume's default object size (qos cannot import foundation).
+        assertThat(CalibrationPattern.OBJECT_SIZE_BYTES)
+                .isEqualTo(StripingRules.RESERVED_OR_REPLICATED_DEFAULT_OBJECT_SIZE_BYTES);
     }
 
     @Test

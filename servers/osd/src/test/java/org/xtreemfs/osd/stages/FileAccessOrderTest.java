@@ -24,6 +24,15 @@ class FileAccessOrderTest {
                 Unpooled.wrappedBuffer(new byte[16])));
     }
 
+    private static StorageWork write(String fileId, long objectNumber, int offset, int length) {
+        return authorized(new OsdRequest.WriteObject(null, CREDENTIALS, fileId, objectNumber, offset, false,
+                Unpooled.wrappedBuffer(new byte[length])));
+    }
+
+    private static StorageWork read(String fileId, long objectNumber, int offset, int length) {
+        return authorized(new OsdRequest.ReadObject(null, CREDENTIALS, fileId, objectNumber, offset, length));
+    }
+
     private static StorageWork truncate(String fileId) {
         return authorized(new OsdRequest.TruncateFile(null, CREDENTIALS, fileId, 0));
     }
@@ -55,6 +64,26 @@ class FileAccessOrderTest {
         // The second write of object 0 is released first; the read waits for it too (arrival order).
         assertThat(order.finish(first)).containsExactly(secondWriteOfZero);
         assertThat(order.finish(secondWriteOfZero)).containsExactly(readOfZero);
+    }
+
+    @Test
+    void disjointRangesOfOneObjectRunTogetherAndOverlappingOnesInArrivalOrder() {
+        // 4 KiB random writes into one 1 MiB object: only the ones that share bytes wait for each other.
+        FileAccessOrder order = new FileAccessOrder(100, true);
+        StorageWork first = write(FILE, 0, 0, 4096);
+        assertThat(order.admit(first)).isEqualTo(Admission.RUN_NOW);
+        assertThat(order.admit(write(FILE, 0, 4096, 4096))).isEqualTo(Admission.RUN_NOW);   // adjacent, not shared
+        assertThat(order.admit(read(FILE, 0, 65536, 4096))).isEqualTo(Admission.RUN_NOW);
+        StorageWork overlapping = write(FILE, 0, 2048, 1024);
+        StorageWork readOfFirst = read(FILE, 0, 4095, 1);
+        assertThat(order.admit(overlapping)).isEqualTo(Admission.WAITING);
+        assertThat(order.admit(readOfFirst)).isEqualTo(Admission.WAITING);
+        assertThat(order.finish(first)).containsExactly(overlapping, readOfFirst); // disjoint from each other
+        // A replica fill's copy of the object covers all of it: it waits for every earlier access of the object.
+        StorageWork copy = authorized(new OsdRequest.CopyObject(null, CREDENTIALS, FILE, 0, 1 << 20));
+        assertThat(order.admit(copy)).isEqualTo(Admission.WAITING);
+        assertThat(order.admit(write(FILE, 1, 0, 4096))).isEqualTo(Admission.RUN_NOW);
+        assertThat(order.admit(read(FILE, 0, (1 << 20) - 4096, 4096))).isEqualTo(Admission.WAITING);
     }
 
     @Test

@@ -12,8 +12,8 @@ import java.util.List;
  *   <li><b>Fill</b>: {@value #FILE_COUNT} files ({@link #fileId}) of {@code fileBytes} each are written in full,
  *       one after the other in {@value #OBJECT_SIZE_BYTES}-byte requests by one client, so every later read finds
  *       data on a real disk. Not measured, and not charged to an emulated device.
- *   <li><b>Sequential</b>, for N = 1, 2, 4, 8, 16: N streams, stream s on file s, in requests of the OSD's
- *       default object size {@value #OBJECT_SIZE_BYTES} bytes from offset 0 (wrapping at the file's end), one
+ *   <li><b>Sequential</b>, for N = 1, 2, 4, 8, 16: N streams, stream s on file s, in requests of a reserved
+ *       volume's default object size {@value #OBJECT_SIZE_BYTES} bytes from offset 0 (wrapping at the file's end), one
  *       request outstanding per stream (a stream sends its next request when the previous one completes): the
  *       OSD's storage stage serves one file's requests one at a time, so this is what a file's stream gets at
  *       the device. First writing, then reading; the profile takes the minimum of read and write at each N.
@@ -36,7 +36,11 @@ import java.util.List;
  * functions of (phase, client, request index): no random source, the same on every run.
  */
 public record CalibrationPattern(long fileBytes, long warmupNanos, long windowNanos) {
-    /** The OSD's default object size (StripingRules.OBJECT_SIZE_BYTES_DEFAULT; a test in the OSD checks it). */
+    /**
+     * The default object size of a reserved volume (StripingRules.RESERVED_OR_REPLICATED_DEFAULT_OBJECT_SIZE_BYTES
+     * takes its value from here): the request size the admitted figures are measured in. Volumes without a
+     * reservation default to larger objects, which only makes their sequential requests cheaper per byte.
+     */
     public static final int OBJECT_SIZE_BYTES = 128 * 1024;
     public static final int FILE_COUNT = 16;
     public static final List<Integer> STREAM_COUNTS = List.of(1, 2, 4, 8, 16);

@@ -42,11 +42,32 @@ public record FlowSpec(FlowClass flowClass, long reservationCostPerSecond, long 
         return new FlowSpec(FlowClass.COLD, 0, weight, 0);
     }
 
+    /** This spec with the limit; itself when the limit is already that (no allocation on every request). */
     public FlowSpec withLimit(long limitCostPerSecond) {
+        if (limitCostPerSecond == this.limitCostPerSecond) {
+            return this;
+        }
         return new FlowSpec(flowClass, reservationCostPerSecond, weight, limitCostPerSecond);
     }
 
     public boolean limited() {
         return limitCostPerSecond > 0;
+    }
+
+    /*
+     * Written out rather than the record's generated equals: the fair policy compares a volume's spec on every
+     * request, and the generated one goes through an invokedynamic method-handle chain that the OSD's C1-only JIT
+     * (bin/xtreemfs-osd) does not inline.
+     */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof FlowSpec spec && flowClass == spec.flowClass
+                && reservationCostPerSecond == spec.reservationCostPerSecond && weight == spec.weight
+                && limitCostPerSecond == spec.limitCostPerSecond;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(flowClass, reservationCostPerSecond, weight, limitCostPerSecond);
     }
 }

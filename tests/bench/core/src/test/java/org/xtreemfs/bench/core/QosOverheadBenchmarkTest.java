@@ -13,15 +13,34 @@ class QosOverheadBenchmarkTest {
     @Test
     void policiesAlternateTheirOrderFromRoundToRound() {
         // Proves the ABBA order that cancels a linear drift over a pair of rounds.
-        assertThat(QosOverheadBenchmark.roundOrder(List.of("fifo", "fair"), 0)).containsExactly("fifo", "fair");
-        assertThat(QosOverheadBenchmark.roundOrder(List.of("fifo", "fair"), 1)).containsExactly("fair", "fifo");
-        assertThat(QosOverheadBenchmark.roundOrder(List.of("fifo", "fair"), 2)).containsExactly("fifo", "fair");
-        // Three labels: each takes every position once over three rounds.
+        List<String> two = List.of("fifo", "fair");
+        assertThat(QosOverheadBenchmark.roundOrder(two, 0)).containsExactly("fifo", "fair");
+        assertThat(QosOverheadBenchmark.roundOrder(two, 1)).containsExactly("fair", "fifo");
+        assertThat(QosOverheadBenchmark.roundOrder(two, 2)).containsExactly("fair", "fifo");
+        assertThat(QosOverheadBenchmark.roundOrder(two, 3)).containsExactly("fifo", "fair");
+        assertThat(QosOverheadBenchmark.roundOrder(two, 4)).containsExactly("fifo", "fair");
+        // Warm-up rounds are numbered 0 and below; they follow the same cycle.
+        assertThat(QosOverheadBenchmark.roundOrder(two, -1)).containsExactly("fifo", "fair");
+    }
+
+    @Test
+    void overSixRoundsEachOfThreeLabelsTakesEveryPositionAndFollowsEveryOtherLabelEquallyOften() {
+        // Proves the carry-over balance: with rotations alone fifo-2 followed fair in two of three rounds.
         List<String> three = List.of("fifo-1", "fair", "fifo-2");
-        assertThat(QosOverheadBenchmark.roundOrder(three, 0)).containsExactly("fifo-1", "fair", "fifo-2");
-        assertThat(QosOverheadBenchmark.roundOrder(three, 1)).containsExactly("fair", "fifo-2", "fifo-1");
-        assertThat(QosOverheadBenchmark.roundOrder(three, 2)).containsExactly("fifo-2", "fifo-1", "fair");
-        assertThat(QosOverheadBenchmark.roundOrder(three, 3)).containsExactly("fifo-1", "fair", "fifo-2");
+        java.util.Map<String, Integer> positions = new java.util.HashMap<>();
+        java.util.Map<String, Integer> successions = new java.util.HashMap<>();
+        for (int round = 1; round <= 6; round++) {
+            List<String> order = QosOverheadBenchmark.roundOrder(three, round);
+            assertThat(order).containsExactlyInAnyOrderElementsOf(three);
+            for (int position = 0; position < order.size(); position++) {
+                positions.merge(order.get(position) + "@" + position, 1, Integer::sum);
+                if (position > 0) {
+                    successions.merge(order.get(position - 1) + ">" + order.get(position), 1, Integer::sum);
+                }
+            }
+        }
+        assertThat(positions).hasSize(9).allSatisfy((key, count) -> assertThat(count).as(key).isEqualTo(2));
+        assertThat(successions).hasSize(6).allSatisfy((key, count) -> assertThat(count).as(key).isEqualTo(2));
     }
 
     @Test
