@@ -115,6 +115,10 @@ TEST(MountOptionsTest, IoOptionsSetThreadsWindowsAndBudgetAndCanTurnBufferingOff
   EXPECT_FALSE(defaults.fuse_clone_fd);
   EXPECT_TRUE(ParseMountOptions({"--fuse-clone-fd", "h/v", "/m"}).fuse_clone_fd);
   EXPECT_THROW(ParseMountOptions({"--fuse-threads", "0", "h/v", "/m"}), UsageError);
+  EXPECT_EQ(defaults.network_threads, 1u);
+  EXPECT_EQ(ParseMountOptions({"--network-threads", "3", "h/v", "/m"}).network_threads, 3u);
+  EXPECT_THROW(ParseMountOptions({"--network-threads", "0", "h/v", "/m"}), UsageError);
+  EXPECT_THROW(ParseMountOptions({"--network-threads", "65", "h/v", "/m"}), UsageError);
   EXPECT_EQ(defaults.io.write_behind_bytes, 4u << 20);
   EXPECT_EQ(defaults.io.read_ahead_bytes, 4u << 20);
   EXPECT_EQ(defaults.io.buffer_bytes_max, 64u << 20);

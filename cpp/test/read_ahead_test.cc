@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <future>
 #include <random>
 #include <thread>
 
@@ -200,6 +201,32 @@ TEST_F(ReadAheadTest, ConcurrentSequentialReadersOfOneFileEachGetTheFile) {
   for (auto& reader : readers) reader.join();
   for (const std::string& result : results) EXPECT_EQ(result, data);
   EXPECT_EQ(volume->io_resources().budget.ChargedBytes(), 0u);
+}
+
+TEST_F(ReadAheadTest, AHandleWithReadAheadTurnedOffFetchesOnlyWhatIsReadAndAllOfItAtOnce) {
+  // The mount turns a handle's read-ahead off when the kernel reads ahead itself: a sequential
+  // reader then holds no read-ahead memory and costs one OSD call per object piece it reads, and
+  // its asynchronous reads return the file's bytes (holes past the stored data as zeros).
+  const std::string data = PatternOf(12 * kObjectSizeBytes + 10, 6);
+  WriteFile("/kernel-ahead", data);
+  auto reader = volume->OpenFile(user, "/kernel-ahead", O_RDONLY, 0);
+  reader->DisableReadAhead();
+  const int reads_before = OsdReads();
+  std::string read_back;
+  for (std::size_t offset = 0; offset < data.size(); offset += 2 * kObjectSizeBytes) {
+    std::promise<ReadResult> answered;
+    reader->ReadAsync(offset, 2 * kObjectSizeBytes, [&](ReadResult result, std::exception_ptr error) {
+      if (error) {
+        answered.set_exception(error);
+      } else {
+        answered.set_value(std::move(result));
+      }
+    });
+    read_back += answered.get_future().get().Join();
+  }
+  EXPECT_EQ(read_back, data);
+  EXPECT_EQ(OsdReads() - reads_before, 13);  // 12 whole objects and the 10-byte tail
+  EXPECT_EQ(volume->io_resources().budget.PeakChargedBytes(), 0u);
 }
 
 }  // namespace

@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace xtreemfs::rpc {
 namespace {
@@ -173,6 +177,105 @@ TEST(RecordDecoderTest, BadMarkerAfterAGoodRecordFailsOnlyAfterTheGoodRecordIsRe
   ASSERT_TRUE(record.has_value());
   EXPECT_EQ(record->header.call_id(), 9u);
   EXPECT_THROW(decoder.Next(), MalformedRecordError);
+}
+
+TEST(RecordDecoderTest, DataReceivedIntoTheTargetEndsUpInTheRecordWithoutACopy) {
+  // Once a record's head is in, the rest of its data is received where DataTarget points, which is
+  // the returned record's own buffer: the reader's bytes are not copied again.
+  std::string data(200 * 1024, '\0');
+  for (std::size_t b = 0; b < data.size(); ++b) data[b] = static_cast<char>(b * 13 + 5);
+  const std::string encoded = EncodeRecord(RequestHeaderFor(11), nullptr, data);
+  const std::size_t head_bytes = encoded.size() - data.size();
+  RecordDecoder decoder{FrameLimits{}};
+  EXPECT_EQ(decoder.DataTarget().length_bytes, 0u);  // nothing started yet
+  decoder.Feed(encoded.data(), head_bytes + 1000);   // the head and the first 1,000 data bytes
+  EXPECT_FALSE(decoder.Next().has_value());
+  const RecordDecoder::Target target = decoder.DataTarget();
+  ASSERT_EQ(target.length_bytes, data.size() - 1000);
+  std::memcpy(target.bytes, encoded.data() + head_bytes + 1000, 5000);
+  decoder.DataReceived(5000);
+  EXPECT_EQ(decoder.BufferedBytes(), 6000u);
+  const RecordDecoder::Target rest = decoder.DataTarget();
+  ASSERT_EQ(rest.bytes, target.bytes + 5000);
+  ASSERT_EQ(rest.length_bytes, data.size() - 6000);
+  std::memcpy(rest.bytes, encoded.data() + head_bytes + 6000, rest.length_bytes);
+  decoder.DataReceived(rest.length_bytes);
+  EXPECT_EQ(decoder.DataTarget().length_bytes, 0u);
+  auto record = decoder.Next();
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->header.call_id(), 11u);
+  EXPECT_EQ(record->data, data);
+  EXPECT_EQ(static_cast<const void*>(record->data.data()), static_cast<const void*>(target.bytes - 1000));
+  EXPECT_EQ(decoder.BufferedBytes(), 0u);
+  EXPECT_THROW(decoder.DataReceived(1), std::logic_error);  // no target: a reader's bug
+}
+
+TEST(RecordDecoderTest, AStreamCutAnywhereAndReceivedBothWaysDecodesToTheSameRecords) {
+  // Records of empty, small and large data in one stream, delivered in chunks of many sizes, each
+  // chunk first into the data target (as the socket read does) and the rest through Feed.
+  std::vector<std::string> datas;
+  std::string stream;
+  for (std::size_t i = 0; i < 24; ++i) {
+    const std::size_t length = (i % 3 == 0) ? 0 : (i % 3 == 1) ? 4096 + i : 128 * 1024 + i * 977;
+    std::string data(length, '\0');
+    for (std::size_t b = 0; b < length; ++b) data[b] = static_cast<char>(i * 31 + b);
+    ErrorResponse message;
+    message.set_error_message("m" + std::to_string(i));
+    stream += EncodeRecord(RequestHeaderFor(100 + i), i % 2 == 0 ? &message : nullptr, data);
+    datas.push_back(std::move(data));
+  }
+  for (std::size_t chunk : {1u, 7u, 12u, 13u, 100u, 4096u, 65536u, 200000u}) {
+    RecordDecoder decoder{FrameLimits{}};
+    std::vector<Record> records;
+    std::size_t position = 0;
+    std::size_t received_directly = 0;
+    while (position < stream.size()) {
+      std::size_t length = std::min(chunk, stream.size() - position);
+      const RecordDecoder::Target target = decoder.DataTarget();
+      const std::size_t direct = std::min(length, target.length_bytes);
+      if (direct > 0) {
+        std::memcpy(target.bytes, stream.data() + position, direct);
+        decoder.DataReceived(direct);
+        received_directly += direct;
+      }
+      decoder.Feed(stream.data() + position + direct, length - direct);
+      position += length;
+      while (auto record = decoder.Next()) records.push_back(std::move(*record));
+    }
+    ASSERT_EQ(records.size(), datas.size()) << "chunk " << chunk;
+    for (std::size_t i = 0; i < datas.size(); ++i) {
+      EXPECT_EQ(records[i].header.call_id(), 100 + i) << "chunk " << chunk;
+      EXPECT_EQ(records[i].data, datas[i]) << "chunk " << chunk << " record " << i;
+      EXPECT_EQ(records[i].message_bytes.empty(), i % 2 != 0) << "chunk " << chunk;
+    }
+    EXPECT_EQ(decoder.BufferedBytes(), 0u);
+    if (chunk < 65536) {
+      // Most data bytes of the large records went straight into their records.
+      EXPECT_GT(received_directly, stream.size() / 2) << "chunk " << chunk;
+    }
+  }
+}
+
+TEST(RecordDecoderTest, ABadMarkerAfterADirectlyReceivedRecordFailsAfterThatRecordIsTaken) {
+  // A record completed through DataReceived is delivered before the malformed marker behind it.
+  const std::string data(64 * 1024, 'd');
+  const std::string encoded = EncodeRecord(RequestHeaderFor(5), nullptr, data);
+  const std::size_t head_bytes = encoded.size() - data.size();
+  RecordDecoder decoder{FrameLimits{}};
+  decoder.Feed(encoded.data(), head_bytes);
+  const RecordDecoder::Target target = decoder.DataTarget();
+  ASSERT_EQ(target.length_bytes, data.size());
+  std::memcpy(target.bytes, data.data(), data.size());
+  decoder.DataReceived(data.size());
+  char marker[kRecordMarkerSizeBytes];
+  EncodeRecordMarker(RecordMarker{0, 0, 0}, marker);
+  decoder.Feed(marker, sizeof marker);  // a record waits: not thrown yet
+  auto record = decoder.Next();
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->data, data);
+  EXPECT_THROW(decoder.Next(), MalformedRecordError);
+  EXPECT_THROW(decoder.Feed(encoded.data(), encoded.size()), MalformedRecordError);
+  EXPECT_EQ(decoder.DataTarget().length_bytes, 0u);
 }
 
 }  // namespace

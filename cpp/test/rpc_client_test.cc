@@ -11,7 +11,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <future>
+#include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -273,6 +275,53 @@ TEST(RpcClientTest, AsyncCallsSentTogetherFromManyThreadsAreEachSentOnceAndAnswe
   EXPECT_EQ(received.load(), kThreads * kCallsPerThread);  // none sent twice
   EXPECT_EQ(server.connections_accepted(), 1);
   EXPECT_EQ(client.CallsWaiting(), 0u);
+}
+
+TEST(RpcClientTest, ConnectionsAreServedByTheIoThreadsInTurnAndLargeAnswersArriveWhole) {
+  // With three io threads, three servers' connections each get a thread of their own: their
+  // asynchronous calls complete on three different threads, none the caller's, and large answers
+  // (received straight into their records) arrive intact on each.
+  FakeRpcServer first(Echo);
+  FakeRpcServer second(Echo);
+  FakeRpcServer third(Echo);
+  RpcClientOptions options;
+  options.io_threads = 3;
+  RpcClient client(options);
+  constexpr int kCallsPerServer = 24;
+  std::mutex mutex;
+  std::map<int, std::set<std::thread::id>> threads_by_server;
+  std::atomic<int> answered{0};
+  std::atomic<int> wrong{0};
+  std::promise<void> all_done;
+  const FakeRpcServer* servers[] = {&first, &second, &third};
+  for (int i = 0; i < kCallsPerServer; ++i) {
+    for (int s = 0; s < 3; ++s) {
+      std::string data(i % 2 == 0 ? 300 * 1024 + i : 100 + i, '\0');
+      for (std::size_t b = 0; b < data.size(); ++b) data[b] = static_cast<char>(s * 53 + i * 7 + b);
+      client.CallServiceAsync(LookupAt(servers[s]->address()), RequestWith(nullptr, data), TimeoutOf(20000),
+                              [&, s, data](CallResponse response, std::exception_ptr error) {
+                                if (error || response.data != data) wrong.fetch_add(1);
+                                {
+                                  std::lock_guard<std::mutex> lock(mutex);
+                                  threads_by_server[s].insert(std::this_thread::get_id());
+                                }
+                                if (answered.fetch_add(1) + 1 == 3 * kCallsPerServer) all_done.set_value();
+                              });
+    }
+  }
+  ASSERT_EQ(all_done.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << answered.load() << " of " << 3 * kCallsPerServer << " calls answered";
+  EXPECT_EQ(wrong.load(), 0);
+  std::set<std::thread::id> all_threads;
+  for (int s = 0; s < 3; ++s) {
+    ASSERT_EQ(threads_by_server[s].size(), 1u) << "server " << s << " completed on several threads";
+    all_threads.insert(*threads_by_server[s].begin());
+  }
+  EXPECT_EQ(all_threads.size(), 3u);
+  EXPECT_EQ(all_threads.count(std::this_thread::get_id()), 0u);
+  EXPECT_EQ(client.CallsWaiting(), 0u);
+  options.io_threads = 0;
+  EXPECT_EQ(ErrnoOf([&] { RpcClient unusable(options); }), EINVAL);
 }
 
 TEST(RpcClientTest, CallsQueuedWhileTheIoThreadIsMidWriteAreEachSentOnceAndAnswered) {

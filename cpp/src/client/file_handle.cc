@@ -353,6 +353,8 @@ void FileHandle::DisableBuffering() {
   read_ahead_.reset();
 }
 
+void FileHandle::DisableReadAhead() { read_ahead_.reset(); }
+
 xtreemfs::osd::ReadRequest FileHandle::ReadRequestOf(const ObjectPiece& piece,
                                                      xtreemfs::common::FileCredentials credentials) const {
   xtreemfs::osd::ReadRequest request;

@@ -101,6 +101,11 @@ class FileHandle {
   // Turns write-behind and read-ahead off for this handle (O_DIRECT): every read and write waits
   // for its OSD round trips. Call before the first read or write.
   void DisableBuffering();
+  // Turns the handle's own read-ahead off, keeping write-behind: reads are then answered like
+  // O_DIRECT ones (ReadAsync, one OSD call per object piece, all at once). For a mount whose kernel
+  // reads ahead in large requests itself, where a second read-ahead here fetched objects twice.
+  // Call before the first read.
+  void DisableReadAhead();
   // Writes zeros over [offset, offset + length) in chunks of kZeroChunkBytes (punch-hole and
   // zero-range of fallocate: the bytes really read as zeros afterwards). Grows the known size to the
   // range end like a write; callers that must keep the size clamp the range first.

@@ -148,7 +148,11 @@ void InvalidateAttributes(MountContext& context, fuse_ino_t node) {
 void HandOver(MountContext& context, fuse_ino_t node, std::unique_ptr<client::FileHandle> handle,
               struct fuse_file_info* info) {
   info->direct_io = (info->flags & O_DIRECT) != 0 ? 1 : 0;
-  if (info->direct_io) handle->DisableBuffering();
+  if (info->direct_io) {
+    handle->DisableBuffering();
+  } else if (context.kernel_reads_ahead.load()) {
+    handle->DisableReadAhead();
+  }
   context.nodes.Opened(node);
   std::lock_guard<std::mutex> lock(context.open_handles_mutex);
   context.open_handles.insert(handle.get());
@@ -237,7 +241,9 @@ void ApplyKernelReadAhead(MountContext& context) {
                                                            : setting));
       return;
     }
-    context.log.Log(LogLevel::kInfo, "kernel read-ahead: " + setting + " = " + std::to_string(kib));
+    context.kernel_reads_ahead.store(true);
+    context.log.Log(LogLevel::kInfo, "kernel read-ahead: " + setting + " = " + std::to_string(kib) +
+                                         " KiB; the mount's own read-ahead is off for buffered reads");
   });
 }
 

@@ -24,6 +24,7 @@ void OpenVolume(MountContext& context) {
   retry_policy.slow_server_wait_max_ms = context.options.slow_server_wait_ms;
   xtreemfs::rpc::RpcClientOptions rpc_options;
   rpc_options.tls = context.options.tls;
+  rpc_options.io_threads = context.options.network_threads;
   context.rpc_client = std::make_unique<xtreemfs::rpc::RpcClient>(rpc_options);
   context.transport =
       std::make_unique<xtreemfs::rpc::RetryingTransport>(*context.rpc_client, retry_policy);

@@ -9,6 +9,7 @@ namespace {
 
 constexpr std::uint32_t kIoThreadsMax = 256;
 constexpr std::uint32_t kFuseThreadsMax = 1024;
+constexpr std::uint32_t kNetworkThreadsMax = 64;
 constexpr std::uint32_t kBufferBytesMax = 1u << 30;  // 1 GiB: per handle and for the whole mount
 constexpr std::uint32_t kKernelReadAheadBytesMax = 64u << 20;
 
@@ -112,6 +113,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
           ParseUnsigned("--fuse-threads", value_of("--fuse-threads"), 1, kFuseThreadsMax);
     } else if (argument == "--fuse-clone-fd") {
       options.fuse_clone_fd = true;
+    } else if (is_option("--network-threads")) {
+      options.network_threads =
+          ParseUnsigned("--network-threads", value_of("--network-threads"), 1, kNetworkThreadsMax);
     } else if (is_option("--io-threads")) {
       options.io.threads = ParseUnsigned("--io-threads", value_of("--io-threads"), 1, kIoThreadsMax);
     } else if (is_option("--write-behind-bytes")) {
@@ -249,6 +253,9 @@ std::string MountUsage(const std::string& program_name) {
          "                       requests are in flight (default 64, at most 1024; libfuse's: 10)\n"
          "  --fuse-clone-fd      each FUSE thread reads and answers kernel requests on a /dev/fuse\n"
          "                       descriptor of its own (libfuse's clone_fd; default: one shared)\n"
+         "  --network-threads N  threads receiving the servers' answers, each connection on one\n"
+         "                       in turn; asynchronous reads and writes are answered there, so\n"
+         "                       the OSDs of a stripe are served in parallel (default 1, at most 64)\n"
          "  --io-threads N       threads sending OSD requests, shared by all files (default 8,\n"
          "                       at most 256)\n"
          "  --write-behind-bytes N  per open file: written bytes sent to the OSDs asynchronously\n"

@@ -58,6 +58,11 @@ struct MountOptions {
   // descriptor of its own (FUSE_DEV_IOC_CLONE), so replies are matched in that descriptor's own
   // processing queue instead of one queue and lock shared by every worker.
   bool fuse_clone_fd = false;
+  // Threads receiving the servers' answers (--network-threads; rpc::RpcClientOptions::io_threads):
+  // each connection is served by one, in turn, and completes its asynchronous reads and writes there
+  // (the reply to the kernel included), so the answers of the OSDs of a stripe are received and
+  // answered in parallel.
+  std::uint32_t network_threads = 1;
 
   // The kernel's read-ahead window of this mount (its bdi's read_ahead_kb), set once the connection
   // is initialised; 0 leaves the kernel's (128 KiB, which FUSE's init can only lower). A buffered
@@ -65,7 +70,13 @@ struct MountOptions {
   // one or two at a time. Needs root (sysfs); otherwise the kernel's window stays and the log says so.
   // Off by default: with 4 MiB the OSD spent 30-40 % more CPU per MiB of a cold buffered read (A/B
   // against main, tests/bench/fuse/README.md), presumably objects fetched twice because the client's
-  // read-ahead drops objects behind a read and the kernel's concurrent requests arrive out of order.
+  // read-ahead drops objects behind a read and the kernel's concurrent requests arrive out of order;
+  // so once the window is written, files opened afterwards leave the client's read-ahead off
+  // (fuse_operations.cc HandOver). That combination, measured under load (tests/bench/fuse/README.md):
+  // 1.4-1.9x the cold buffered read of the client's read-ahead on one build, but below main's mount at
+  // its defaults in two other rounds (mount CPU per MiB lower in all four); and as a default it made
+  // fuse_io_e2e.sh's umount after the stopped-OSD checks fail with EBUSY (a 4 MiB kernel read-ahead to
+  // the stopped OSD still in flight). So still off by default.
   std::uint64_t kernel_read_ahead_bytes = 0;
   client::DirUrl url;
   std::string mount_point;

@@ -1,5 +1,9 @@
 #include "rpc/record.h"
 
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
 #include <google/protobuf/message_lite.h>
 
 namespace xtreemfs::rpc {
@@ -92,58 +96,145 @@ OutgoingRecord EncodeOutgoingRecord(const RpcHeader& header,
   return record;
 }
 
-void RecordDecoder::Feed(const char* bytes, std::size_t length_bytes) {
+void RecordDecoder::ThrowIfFailed() const {
   if (failed_) {
     throw MalformedRecordError("record stream already failed; input discarded");
   }
-  // Drop consumed bytes before growing so the buffer stays bounded by one record.
-  if (consumed_bytes_ > 0) {
-    buffer_.erase(0, consumed_bytes_);
-    consumed_bytes_ = 0;
-  }
-  buffer_.append(bytes, length_bytes);
-  CheckMarker();
 }
 
-void RecordDecoder::CheckMarker() {
-  if (BufferedBytes() < kRecordMarkerSizeBytes) {
+void RecordDecoder::Malformed(std::string reason, bool throw_now) {
+  head_.clear();
+  head_marker_.reset();
+  receiving_.reset();
+  data_filled_bytes_ = 0;
+  if (!throw_now) {
+    error_ = std::move(reason);  // Next throws it once the records before it are taken
     return;
   }
-  const RecordMarker marker = DecodeRecordMarker(buffer_.data() + consumed_bytes_);
-  if (auto violation = MarkerViolation(marker, limits_)) {
-    failed_ = true;
-    buffer_.clear();
-    consumed_bytes_ = 0;
-    throw MalformedRecordError("bad record marker: " + *violation);
+  failed_ = true;
+  complete_.clear();
+  error_.reset();
+  throw MalformedRecordError(reason);
+}
+
+void RecordDecoder::Feed(const char* bytes, std::size_t length_bytes) {
+  ThrowIfFailed();
+  // After a malformation the stream cannot be resynchronised: later input is discarded.
+  while (length_bytes > 0 && !error_) {
+    if (receiving_) {
+      const std::size_t take = std::min(length_bytes, receiving_->data.size() - data_filled_bytes_);
+      std::memcpy(receiving_->data.data() + data_filled_bytes_, bytes, take);
+      data_filled_bytes_ += take;
+      bytes += take;
+      length_bytes -= take;
+      FinishRecordIfComplete();
+      continue;
+    }
+    const std::size_t used = ConsumeHead(bytes, length_bytes);
+    bytes += used;
+    length_bytes -= used;
   }
 }
 
-std::optional<Record> RecordDecoder::Next() {
-  if (failed_ || BufferedBytes() < kRecordMarkerSizeBytes) {
-    return std::nullopt;
+std::size_t RecordDecoder::ConsumeHead(const char* bytes, std::size_t length_bytes) {
+  // A bad marker is thrown at once only when no decoded record waits before it (Next returns those
+  // first).
+  auto bad_marker = [&](const RecordMarker& marker) {
+    if (auto violation = MarkerViolation(marker, limits_)) {
+      Malformed("bad record marker: " + *violation, complete_.empty());
+      return true;
+    }
+    return false;
+  };
+  // The usual case: the whole head is in the input, parsed where it lies.
+  if (head_.empty() && length_bytes >= kRecordMarkerSizeBytes) {
+    const RecordMarker marker = DecodeRecordMarker(bytes);
+    if (bad_marker(marker)) return length_bytes;
+    const std::uint64_t head_bytes =
+        kRecordMarkerSizeBytes + std::uint64_t{marker.header_length_bytes} + marker.message_length_bytes;
+    if (length_bytes >= head_bytes) {
+      StartRecord(bytes, marker);
+      return static_cast<std::size_t>(head_bytes);
+    }
   }
-  // A marker that arrived together with an earlier record has not been validated yet.
-  CheckMarker();
-  const char* start = buffer_.data() + consumed_bytes_;
-  const RecordMarker marker = DecodeRecordMarker(start);
-  if (BufferedBytes() < kRecordMarkerSizeBytes + marker.BodyLengthBytes()) {
-    return std::nullopt;
+  std::size_t used = 0;
+  if (!head_marker_) {
+    used = std::min(length_bytes, kRecordMarkerSizeBytes - head_.size());
+    head_.append(bytes, used);
+    if (head_.size() < kRecordMarkerSizeBytes) return used;
+    const RecordMarker marker = DecodeRecordMarker(head_.data());
+    if (bad_marker(marker)) return length_bytes;
+    head_marker_ = marker;
   }
-  const char* body = start + kRecordMarkerSizeBytes;
+  const std::size_t head_bytes = kRecordMarkerSizeBytes + head_marker_->header_length_bytes +
+                                 head_marker_->message_length_bytes;
+  const std::size_t take = std::min(length_bytes - used, head_bytes - head_.size());
+  head_.append(bytes + used, take);
+  used += take;
+  if (head_.size() == head_bytes) {
+    const RecordMarker marker = *head_marker_;
+    const std::string head = std::move(head_);
+    head_.clear();
+    head_marker_.reset();
+    StartRecord(head.data(), marker);
+  }
+  return used;
+}
+
+void RecordDecoder::StartRecord(const char* head, const RecordMarker& marker) {
+  const char* body = head + kRecordMarkerSizeBytes;
   Record record;
   if (!record.header.ParseFromArray(body, static_cast<int>(marker.header_length_bytes))) {
-    failed_ = true;
-    buffer_.clear();
-    consumed_bytes_ = 0;
-    throw MalformedRecordError("unparseable RPC header of " +
-                               std::to_string(marker.header_length_bytes) + " bytes");
+    Malformed("unparseable RPC header of " + std::to_string(marker.header_length_bytes) + " bytes",
+              false);
+    return;
   }
   body += marker.header_length_bytes;
   record.message_bytes.assign(body, marker.message_length_bytes);
-  body += marker.message_length_bytes;
-  record.data.assign(body, marker.data_length_bytes);
-  consumed_bytes_ += kRecordMarkerSizeBytes + marker.BodyLengthBytes();
-  return record;
+  // Sized by a validated marker (at most limits_.data_bytes_max); filled by Feed or DataReceived.
+  record.data.resize(marker.data_length_bytes);
+  receiving_ = std::move(record);
+  data_filled_bytes_ = 0;
+  FinishRecordIfComplete();
+}
+
+void RecordDecoder::FinishRecordIfComplete() {
+  if (!receiving_ || data_filled_bytes_ < receiving_->data.size()) return;
+  complete_.push_back(std::move(*receiving_));
+  receiving_.reset();
+  data_filled_bytes_ = 0;
+}
+
+RecordDecoder::Target RecordDecoder::DataTarget() {
+  if (failed_ || error_ || !receiving_) return Target{};
+  return Target{receiving_->data.data() + data_filled_bytes_,
+                receiving_->data.size() - data_filled_bytes_};
+}
+
+void RecordDecoder::DataReceived(std::size_t length_bytes) {
+  ThrowIfFailed();
+  const Target target = DataTarget();
+  if (length_bytes > target.length_bytes) {
+    throw std::logic_error(std::to_string(length_bytes) + " bytes received into a data target of " +
+                           std::to_string(target.length_bytes));
+  }
+  data_filled_bytes_ += length_bytes;
+  FinishRecordIfComplete();
+}
+
+std::optional<Record> RecordDecoder::Next() {
+  if (!complete_.empty()) {
+    Record record = std::move(complete_.front());
+    complete_.pop_front();
+    return record;
+  }
+  if (error_) {
+    std::string reason = std::move(*error_);
+    error_.reset();
+    failed_ = true;
+    throw MalformedRecordError(reason);
+  }
+  return std::nullopt;
 }
 
 }  // namespace xtreemfs::rpc

@@ -1,5 +1,6 @@
 #include "rpc/rpc_client.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <condition_variable>
@@ -461,9 +462,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
+  // Receives into the data segment of the record being received (its own string: no copy) and, past
+  // its end, into read_buffer_ for the decoder: one read, one copy at most of a data byte (issue 10).
+  // TLS reads fill only the first buffer, which the same accounting handles.
   void ReadMore() {
-    auto on_read = [self = shared_from_this()](const asio::error_code& error,
-                                               std::size_t length_bytes) {
+    const RecordDecoder::Target target = decoder_.DataTarget();
+    auto on_read = [self = shared_from_this(), direct_bytes = target.length_bytes](
+                       const asio::error_code& error, std::size_t length_bytes) {
       if (self->state_ != State::kConnected) return;
       if (error) {
         self->CloseOnIoThread("connection to " + self->address_.ToString() + " closed: " +
@@ -471,7 +476,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
         return;
       }
       try {
-        self->decoder_.Feed(self->read_buffer_.data(), length_bytes);
+        const std::size_t into_record = std::min(length_bytes, direct_bytes);
+        if (into_record > 0) self->decoder_.DataReceived(into_record);
+        if (length_bytes > into_record) {
+          self->decoder_.Feed(self->read_buffer_.data(), length_bytes - into_record);
+        }
         while (std::optional<Record> record = self->decoder_.Next()) {
           self->Dispatch(std::move(*record));
         }
@@ -482,10 +491,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
       self->ReadMore();
     };
+    const std::array<asio::mutable_buffer, 2> buffers{asio::buffer(target.bytes, target.length_bytes),
+                                                       asio::buffer(read_buffer_)};
     if (tls_ != nullptr) {
-      tls_->async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+      tls_->async_read_some(buffers, std::move(on_read));
     } else {
-      socket_.async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+      socket_.async_read_some(buffers, std::move(on_read));
     }
   }
 
@@ -613,13 +624,19 @@ std::unique_ptr<asio::ssl::context> MakeTlsContext(const TlsOptions& tls) {
 }  // namespace
 
 RpcClient::RpcClient(RpcClientOptions options)
-    : options_(options),
-      tls_context_(MakeTlsContext(options.tls)),
-      io_context_(std::make_unique<asio::io_context>(1)) {
-  io_thread_ = std::thread([this] {
-    auto work = asio::make_work_guard(*io_context_);
-    io_context_->run();
-  });
+    : options_(options), tls_context_(MakeTlsContext(options.tls)) {
+  if (options_.io_threads == 0) {
+    throw RpcError::Errno(EINVAL, "an RPC client needs at least 1 io thread, got 0");
+  }
+  for (std::uint32_t index = 0; index < options_.io_threads; ++index) {
+    io_contexts_.push_back(std::make_unique<asio::io_context>(1));
+  }
+  for (auto& io_context : io_contexts_) {
+    io_threads_.emplace_back([context = io_context.get()] {
+      auto work = asio::make_work_guard(*context);
+      context->run();
+    });
+  }
 }
 
 RpcClient::~RpcClient() {
@@ -632,12 +649,14 @@ RpcClient::~RpcClient() {
   }
   // The closes above are queued before the stop, and stop() lets queued handlers run no further;
   // run them first by posting the stop behind them.
-  asio::post(*io_context_, [this] { io_context_->stop(); });
-  io_thread_.join();
+  for (auto& io_context : io_contexts_) {
+    asio::post(*io_context, [context = io_context.get()] { context->stop(); });
+  }
+  for (std::thread& io_thread : io_threads_) io_thread.join();
 }
 
 void RpcClient::RunOnIoThread(std::function<void()> task) {
-  asio::post(*io_context_, std::move(task));
+  asio::post(*io_contexts_.front(), std::move(task));
 }
 
 std::size_t RpcClient::CallsWaiting() {
@@ -653,10 +672,11 @@ std::shared_ptr<Connection> RpcClient::ConnectionTo(const ServiceAddress& addres
   if (found != connections_.end() && !found->second->IsClosed()) {
     return found->second;
   }
-  auto connection = std::make_shared<Connection>(
-      *io_context_, address, options_, address.scheme == Scheme::kTls ? tls_context_.get() : nullptr);
+  const std::uint64_t ordinal = connections_opened_.fetch_add(1);
+  auto connection = std::make_shared<Connection>(*io_contexts_[ordinal % io_contexts_.size()], address,
+                                                 options_,
+                                                 address.scheme == Scheme::kTls ? tls_context_.get() : nullptr);
   connections_[address] = connection;
-  connections_opened_.fetch_add(1);
   return connection;
 }
 

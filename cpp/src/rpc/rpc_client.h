@@ -3,7 +3,9 @@
 // DIR, or the volume URL gave); a TLS server called by a client without TLS options fails at once
 // with kAuthFailed naming the server. One connection per server address and scheme, shared by all
 // calls and threads; a closed connection is replaced on the next call. Calls are synchronous for
-// the caller (CallServiceAsync: completed on the io thread); one io thread runs all socket work.
+// the caller (CallServiceAsync: completed on the io thread of the connection); `io_threads` threads
+// run the socket work, each connection on one of them (assigned in turn as connections open), so the
+// answers of different servers are received, decoded and completed in parallel.
 #pragma once
 
 #include <atomic>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "rpc/record.h"
 #include "rpc/tls_options.h"
@@ -34,6 +37,9 @@ struct RpcClientOptions {
   // Calls waiting for an answer on one connection; one more fails at once with OVERLOADED (EAGAIN)
   // instead of queueing without bound.
   std::uint32_t pending_calls_per_connection_max = 4096;
+  // Threads running the connections' socket work; connection k (in opening order) is served by
+  // thread k mod io_threads, which also runs its asynchronous calls' completions. At least 1.
+  std::uint32_t io_threads = 1;
 };
 
 class Connection;
@@ -61,8 +67,9 @@ class RpcClient : public Transport {
   std::uint64_t ConnectionsOpened() const { return connections_opened_.load(); }
   // Calls sent (their records queued for the io thread) and not yet answered, failed or timed out.
   std::size_t CallsWaiting();
-  // Runs `task` on the io thread after the work queued so far. Tests hold the io thread with it to
-  // put socket events and calls into a chosen order; `task` must not call this client.
+  // Runs `task` on the first io thread (the only one with io_threads 1) after the work queued so far.
+  // Tests hold the io thread with it to put socket events and calls into a chosen order; `task` must
+  // not call this client.
   void RunOnIoThread(std::function<void()> task);
 
  private:
@@ -75,8 +82,8 @@ class RpcClient : public Transport {
 
   RpcClientOptions options_;
   std::unique_ptr<asio::ssl::context> tls_context_;  // null: no TLS options, plain TCP only
-  std::unique_ptr<asio::io_context> io_context_;
-  std::thread io_thread_;
+  std::vector<std::unique_ptr<asio::io_context>> io_contexts_;  // one per io thread
+  std::vector<std::thread> io_threads_;
   std::atomic<std::uint64_t> next_call_id_{1};
   std::atomic<std::uint64_t> connections_opened_{0};
   std::mutex connections_mutex_;

@@ -268,6 +268,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--runtime-s", type=int, default=8)
     parser.add_argument("--width", type=int, default=1)
+    parser.add_argument("--side-width", action="append", default=[], metavar="NAME=N",
+                        help="that side's volume width instead of --width: one build at two widths in the same minutes "
+                             "(issue 10: a wider stripe must read one stream faster)")
     parser.add_argument("--osds", type=int, default=3, help="OSDs per side's cluster (at least --width)")
     parser.add_argument("--sequential-queue-depth", type=int, default=8,
                         help="fio iodepth of read-direct and write-direct")
@@ -295,6 +298,7 @@ def main():
     java = dict(item.split("=", 1) for item in options.java_opts)
     mount_args = dict(item.split("=", 1) for item in options.mount_args)
     mounts = dict(item.split("=", 1) for item in options.mount)
+    widths = {name: int(width) for name, width in (item.split("=", 1) for item in options.side_width)}
     mkfs_args = dict(item.split("=", 1) for item in options.mkfs_args)
     osd_settings = {}
     for item in options.osd_setting:
@@ -303,7 +307,7 @@ def main():
     sides = []
     for item in options.build:
         name, repo = item.split("=", 1)
-        sides.append(Side(name, repo, options.out / name, options.width, mount_args.get(name, "").split(),
+        sides.append(Side(name, repo, options.out / name, widths.get(name, options.width), mount_args.get(name, "").split(),
                           osd_settings.get(name, []), java.get(name, ""), mounts.get(name), options.osds,
                           mkfs_args.get(name, "").split()))
     for side in sides:
