@@ -341,8 +341,12 @@ class NamespaceMrc : public rpc::Transport {
           inner_files_.insert(open.path());
           TouchDirectory(ParentOf(open.path()));
         }
-        // As the MRC: the answer carries the file's Stat.
+        // As the MRC: the answer carries the file's Stat, and a create's its directory's.
         *response.mutable_stat() = nodes[open.path()];
+        if (!exists && create_answers_directory) {
+          *response.mutable_directory_stat() = Existing(ParentOf(open.path()));
+        }
+        if (!exists && during_create) during_create();
         answer.message_bytes = response.SerializeAsString();
         return answer;
       }
@@ -365,6 +369,9 @@ class NamespaceMrc : public rpc::Transport {
   bool unlink_answers_directory = true;
   // Runs inside MRC_UNLINK after its answer was made: another change racing with it.
   std::function<void()> during_unlink;
+  // The same two for a creating MRC_OPEN.
+  bool create_answers_directory = true;
+  std::function<void()> during_create;
 
  private:
   template <typename Message>
@@ -515,8 +522,10 @@ TEST_F(VolumeCacheTest, CreatingANameRefreshesTheParentDirectory) {
   EXPECT_TRUE(FetchedFromMrc("/d"));
   volume->Symlink(user, "target", "/d/link");
   EXPECT_TRUE(FetchedFromMrc("/d"));
+  // A creating open's answer carries the directory as the create left it: kept, not fetched.
   volume->OpenFile(user, "/d/file", O_CREAT | O_RDWR, 0644)->Close();
-  EXPECT_TRUE(FetchedFromMrc("/d"));
+  EXPECT_FALSE(FetchedFromMrc("/d"));
+  EXPECT_EQ(volume->Getattr(user, "/d").mtime_ns(), mrc.nodes["/d"].mtime_ns());
   EXPECT_EQ(volume->Getattr(user, "/d/fifo").mode(), S_IFIFO | 0644u);
 }
 
@@ -712,6 +721,31 @@ TEST_F(VolumeCacheTest, AnUnlinksAnswerServesTheDirectorysNextGetattr) {
   // An answer without it (an older MRC, a repeat answered from its recorded outcome): asked for.
   mrc.unlink_answers_directory = false;
   volume->Unlink(user, "/d/h");
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+}
+
+TEST_F(VolumeCacheTest, ACreatesAnswerServesTheDirectorysNextGetattr) {
+  // The kernel asks for a directory's attributes after every create in it (default_permissions):
+  // the creating open's answer carries them, so that getattr needs no round trip and shows the
+  // new mtime.
+  volume->Mkdir(user, "/d", 0755);
+  const Stat before = volume->Getattr(user, "/d");
+  volume->OpenFile(user, "/d/f", O_CREAT | O_EXCL | O_WRONLY, 0644)->Close();
+  EXPECT_FALSE(FetchedFromMrc("/d"));
+  EXPECT_EQ(volume->Getattr(user, "/d").mtime_ns(), mrc.nodes["/d"].mtime_ns());
+  EXPECT_GT(volume->Getattr(user, "/d").mtime_ns(), before.mtime_ns());
+  // An open that creates nothing changes no directory: the directory is asked for again.
+  volume->OpenFile(user, "/d/f", O_CREAT | O_WRONLY, 0644)->Close();
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+  // A change made here while the create was under way may be newer than the answer: not kept.
+  mrc.during_create = [&] { volume->Mknod(user, "/d/new", S_IFREG | 0644, 0); };
+  volume->OpenFile(user, "/d/g", O_CREAT | O_EXCL | O_WRONLY, 0644)->Close();
+  mrc.during_create = nullptr;
+  EXPECT_TRUE(FetchedFromMrc("/d"));
+  EXPECT_EQ(volume->Getattr(user, "/d").mtime_ns(), mrc.nodes["/d"].mtime_ns());
+  // An answer without it (an older MRC, a repeat answered from its recorded outcome): asked for.
+  mrc.create_answers_directory = false;
+  volume->OpenFile(user, "/d/h", O_CREAT | O_EXCL | O_WRONLY, 0644)->Close();
   EXPECT_TRUE(FetchedFromMrc("/d"));
 }
 

@@ -371,6 +371,21 @@ void Volume::InvalidateEntry(const std::string& path) {
   metadata_cache_.Invalidate(MetadataCache::ParentOf(path));
 }
 
+void Volume::InvalidateEntryKeepingDirectory(const std::string& path,
+                                             const xtreemfs::mrc::Stat* directory,
+                                             std::uint64_t generation) {
+  if (directory == nullptr) {
+    InvalidateEntry(path);
+    return;
+  }
+  // Put before the name's invalidations (they bump the generation).
+  const std::string parent = MetadataCache::ParentOf(path);
+  const bool kept = metadata_cache_.Put(parent, *directory, generation);
+  absent_names_.NoteChanged(path);
+  InvalidateNames(path);
+  if (!kept) metadata_cache_.Invalidate(parent);
+}
+
 namespace {
 
 bool IsNewer(const Volume::KnownSize& a, const Volume::KnownSize& b) {
@@ -491,20 +506,9 @@ void Volume::Unlink(const UserCredentials& user, const std::string& path) {
         answered = true;
       },
       [&] {
-        if (!answered || !response.has_directory_stat()) {
-          InvalidateEntry(path);
-          return;
-        }
-        // The directory as the unlink left it replaces its entry: the kernel asks for its attributes
-        // right after every unlink (with default_permissions the change leaves them stale and the
-        // next permission check needs them), which would otherwise be an MRC_GETATTR per unlink. Put
-        // before the name's invalidations, with the generation taken before the call: a change made
-        // here meanwhile (maybe newer than this answer) keeps it out, and the directory is dropped.
-        const std::string directory = MetadataCache::ParentOf(path);
-        const bool kept = metadata_cache_.Put(directory, response.directory_stat(), generation);
-        absent_names_.NoteChanged(path);
-        InvalidateNames(path);
-        if (!kept) metadata_cache_.Invalidate(directory);
+        InvalidateEntryKeepingDirectory(
+            path, answered && response.has_directory_stat() ? &response.directory_stat() : nullptr,
+            generation);
       });
 }
 
@@ -720,13 +724,21 @@ std::unique_ptr<FileHandle> Volume::OpenFile(const UserCredentials& user, const 
   // O_CREAT may add a name to the parent; O_TRUNC changes size and times of every name of the file
   // (while a handle is open, Getattr bypasses the cache anyway; the last close drops the inode).
   const bool changes_namespace = (flags & (O_CREAT | O_TRUNC)) != 0;
-  const auto response = Mutate(
+  const std::uint64_t generation = metadata_cache_.Generation();
+  xtreemfs::mrc::OpenResponse response;
+  bool answered = false;
+  Mutate(
       [&] {
-        return CallMrc<xtreemfs::mrc::OpenResponse>(xtreemfs::mrc::MRC_OPEN, user, request,
-                                                    idempotent);
+        response = CallMrc<xtreemfs::mrc::OpenResponse>(xtreemfs::mrc::MRC_OPEN, user, request,
+                                                         idempotent);
+        answered = true;
       },
       [&] {
-        if (changes_namespace) InvalidateEntry(path);
+        if (!changes_namespace) return;
+        // A create's answer carries its directory as the create left it (as an unlink's does).
+        InvalidateEntryKeepingDirectory(
+            path, answered && response.has_directory_stat() ? &response.directory_stat() : nullptr,
+            generation);
       });
   const auto& credentials = response.credentials();
   if (credentials.xlocs().replicas_size() == 0 ||

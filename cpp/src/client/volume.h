@@ -222,6 +222,15 @@ class Volume {
   void InvalidateNames(const std::string& path);
   // InvalidateNames, plus the parent directory (its mtime, ctime or link count changed).
   void InvalidateEntry(const std::string& path);
+  // InvalidateEntry after a change of the entry `path` whose answer carried the parent directory
+  // as the change left it (`directory`, when present): that Stat replaces the directory's entry
+  // instead of dropping it, so the kernel's getattr of the directory after the change (with
+  // default_permissions it needs fresh attributes) costs no MRC_GETATTR. `generation` is the
+  // cache's, taken before the call: a change made here meanwhile (maybe newer than this answer)
+  // keeps the Stat out, and the directory is dropped.
+  void InvalidateEntryKeepingDirectory(const std::string& path,
+                                       const xtreemfs::mrc::Stat* directory,
+                                       std::uint64_t generation);
   std::string LayoutAttribute(const UserCredentials& user, const std::string& path,
                               const std::string& name);
   // Counts a Getattr miss that found an entry in `directory`; lists the directory into the cache

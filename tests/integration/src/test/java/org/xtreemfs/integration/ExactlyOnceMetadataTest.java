@@ -72,6 +72,10 @@ class ExactlyOnceMetadataTest {
                 .isEqualTo(created.getCredentials().getXcap().getFileId());
         assertThat(repeated.getCredentials().getXcap().getSignature()).as("with a capability issued fresh")
                 .isNotEmpty();
+        assertThat(created.hasDirectoryStat()).as("the first attempt hands back the directory").isTrue();
+        assertThat(repeated.hasDirectoryStat()).as("the repeat does not (the directory may have changed since)")
+                .isFalse();
+        assertThat(repeated.getStat()).as("and answers with the same file").isEqualTo(created.getStat());
         assertErrno(() -> call(MrcProcedure.MRC_OPEN, OpenRequest.newBuilder().setVolumeName("once").setPath("/f")
                 .setFlags(O_WRONLY_CREAT_EXCL).setMode(0644).build(), OpenResponse.parser(), "a", 2), Errno.EEXIST);
         assertErrno(() -> call(MrcProcedure.MRC_OPEN, OpenRequest.newBuilder().setVolumeName("once").setPath("/f")

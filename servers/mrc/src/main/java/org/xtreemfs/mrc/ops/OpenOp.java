@@ -36,7 +36,8 @@ import org.xtreemfs.mrc.placement.OsdSelectionPolicy;
  * layout; apply creates/truncates and places it; the answer carries the XLoc and a signed XCap (issued in
  * the answer, not in apply) whose truncate epoch is the file's current one and which carries the volume's
  * reservation share as the ledger holds it now. Directories and special files
- * get a Stat and no credentials.
+ * get a Stat and no credentials. An open that creates the file also answers with its directory's new Stat
+ * ({@code directory_stat}), which the mount keeps for the kernel's getattr of the directory after every create.
  */
 public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
     public OpenOp(OpServices services) {
@@ -57,6 +58,7 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
     @Override
     protected MessageLite answer(RpcCall call, OpenResult opened) {
         OpenResponse.Builder response = OpenResponse.newBuilder().setStat(opened.record().stat());
+        opened.directory().ifPresent(response::setDirectoryStat);
         if (opened.credentialsNeeded()) {
             XCap capability = services.capabilities().issue(opened.volumeId(), opened.record().inode(),
                     opened.accessMode(), opened.record().issuedTruncateEpoch(), call.remoteAddress(), opened.share());
@@ -88,6 +90,7 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
         boolean truncate = (flags & OpenFlag.O_TRUNC_FLAG_VALUE) != 0;
         List<String> components = PathNames.split(path);
         InodeRecord record;
+        Optional<Stat> directory = Optional.empty();
         boolean created = false;
         boolean changed = false;
         if (components.isEmpty()) {
@@ -118,6 +121,8 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
                 record = new InodeRecord(stat, null, null, 0, 0);
                 namespace.putDentry(transaction, volume.getId(), parent.inode(), name, inode);
                 namespace.touchDirectory(transaction, volume.getId(), parent.inode(), 0, context);
+                // Read through the transaction: its own write, i.e. the committed record once the batch is written.
+                directory = Optional.of(namespace.loadInode(transaction, volume.getId(), parent.inode()).stat());
                 created = true;
             } else {
                 if (create && exclusive) {
@@ -168,7 +173,8 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
             namespace.putInode(transaction, volume.getId(), record);
         }
         transaction.commit();
-        return new OpenResult(volume.getId(), record, accessMode, record.isRegularFile(), ledger.share(volume.getId()));
+        return new OpenResult(volume.getId(), record, accessMode, record.isRegularFile(), ledger.share(volume.getId()),
+                directory);
     }
 
     /**

@@ -59,7 +59,7 @@ public interface ResultCodec<T> {
         out.writeBoolean(result.credentialsNeeded());
         writeShare(out, result.share());
     }, in -> new OpenResult(in.readUTF(), InodeRecord.decode(readBytes(in)), AccessMode.forNumber(in.readInt()),
-            in.readBoolean(), readShare(in)));
+            in.readBoolean(), readShare(in), Optional.empty()));
 
     /**
      * Unlink's and rename's result: the file whose last link went away, if any (the answer carries nothing of it; the

@@ -41,6 +41,25 @@ class OpenOpTest extends OnOneVolume {
     }
 
     @Test
+    void createHandsBackItsDirectoryAsGetattrSeesItAfterwards() throws Exception {
+        // The answer's directory Stat (which the mount caches for the kernel's getattr after the create) is the
+        // committed one: new mtime and ctime, same link count. An open that creates nothing hands back none, and
+        // neither does a result read back from the outcome journal (a repeat's answer).
+        MkdirOp.mkdir(namespace, root(), "vol", "/d", 0755);
+        Stat before = stat("/d");
+        OpenResult created = fixture.open(root(), "vol", "/d/f", CREAT | EXCL | WRONLY, 0644);
+        assertThat(created.directory()).contains(stat("/d"));
+        assertThat(created.directory().get().getMtimeNs()).isGreaterThan(before.getMtimeNs());
+        assertThat(created.directory().get().getCtimeNs()).isGreaterThan(before.getCtimeNs());
+        assertThat(created.directory().get().getNlink()).isEqualTo(before.getNlink());
+        assertThat(fixture.open(root(), "vol", "/d/f", CREAT | WRONLY, 0644).directory()).isEmpty();
+        assertThat(fixture.open(root(), "vol", "/d/f", RDWR, 0).directory()).isEmpty();
+        OpenResult replayed = ResultCodec.OPEN.decode(ResultCodec.OPEN.encode(created));
+        assertThat(replayed.directory()).isEmpty();
+        assertThat(replayed.record()).isEqualTo(created.record());
+    }
+
+    @Test
     void openTruncSetsSizeZeroUnderNewEpoch() throws Exception {
         // O_TRUNC empties the file and bumps the truncate epoch so stale size updates are ignored.
         OpenResult created = create("/f");
