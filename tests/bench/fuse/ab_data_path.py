@@ -2,7 +2,9 @@
 """A/B of the data path of two or more builds in the same minutes (issue 10): a private cluster (bin/xtreemfs-cluster,
 --osds OSDs, one volume of --width) and a mount per side, fio jobs alternating between the sides (the order reversed every
 round), and the CPU time per request of the OSD JVMs and of the mount from /proc/PID/stat, which the load of a
-shared machine moves far less than IOPS. Medians over the rounds at the end; every round in OUT/results.json.
+shared machine moves far less than IOPS. Medians over the rounds at the end; every round in OUT/results.json. A job
+after which another process had dropped the page cache (/proc/vmstat drop_pagecache) is marked, and the run ends with a
+warning: the prepared files' page-cache state differs after a drop.
 
 Workloads (--workloads, comma-separated): randread, randwrite (4 KiB QD32, libaio, O_DIRECT), read, write (1 MiB,
 buffered), read-direct, write-direct (1 MiB, libaio, O_DIRECT, queue depth --sequential-queue-depth, as make bench's
@@ -56,12 +58,32 @@ def load():
     return os.getloadavg()[0]
 
 
+# Page-cache drops this script made itself (drop_caches); the rest of /proc/vmstat's count are other processes'.
+OWN_DROPS = [0]
+
+
 def drop_caches():
     """As make bench before a cold read: sync, then drop the kernel's page, dentry and inode caches (the OSDs' object
     files and the mount's pages alike), so that the read reaches the disk. Needs root."""
     os.sync()
     with open("/proc/sys/vm/drop_caches", "w") as drop:
         drop.write("3\n")
+    OWN_DROPS[0] += 1
+
+
+def page_cache_drops():
+    """How often anyone dropped the page cache since boot (/proc/vmstat drop_pagecache; 0 where it is missing). A drop
+    by another process between the preparation and a job changes what the job measures: e.g. the prepared file's
+    large page-cache folios are gone, so random writes into it cost the OSD less (tests/bench/fuse/README.md, "random
+    write into 1 MiB objects")."""
+    try:
+        for line in Path("/proc/vmstat").read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == "drop_pagecache":
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 class Side:
@@ -322,6 +344,8 @@ def main():
             raise SystemExit("--workloads: create and unlink go together (each round creates and removes its files)")
         subprocess.run(["cc", "-O2", "-Wall", "-o", str(metadata_binary),
                         str(Path(__file__).resolve().parent / "metadata_ops.c")], check=True)
+    drops_at_start = page_cache_drops()
+    foreign_drops = 0
     try:
         for side in sides:
             side.start()
@@ -373,16 +397,24 @@ def main():
                         result = side.fio(workload, "4k", options.runtime_s, options.size_mib, profile=profile)
                     result["round"] = round_index
                     result["profiled"] = profiled
+                    dropped_since = page_cache_drops() - drops_at_start - OWN_DROPS[0] - foreign_drops
+                    foreign_drops += dropped_since
+                    result["foreign_page_cache_drops"] = dropped_since
                     results.append(result)
                     print("%(round)d %(side)s %(rw)-9s %(iops)8.0f IOPS %(mib_s)7.1f MiB/s  osd %(osd_us_per_io)6.1f"
                           " (net %(osd_net_us_per_io)6.1f) us/io  mount %(mount_us_per_io)6.1f us/io" % result
                           + ("  mrc %.1f (net %.1f) us/op" % (result["mrc_us_per_io"], result["mrc_net_us_per_io"])
                              if "mrc_us_per_io" in result else "")
-                          + "  load %(load_before).1f-%(load_after).1f" % result, flush=True)
+                          + "  load %(load_before).1f-%(load_after).1f" % result
+                          + ("  page cache dropped %d times by another process since the previous job"
+                             % dropped_since if dropped_since else ""), flush=True)
     finally:
         for side in sides:
             side.stop()
         (options.out / "results.json").write_text(json.dumps(results, indent=1))
+    if foreign_drops:
+        print("\nwarning: other processes dropped the page cache %d times during this run (/proc/vmstat"
+              " drop_pagecache); jobs after a drop may have measured other page-cache states" % foreign_drops)
     print("\nmedians:")
     for workload in workloads:
         for side in sides:

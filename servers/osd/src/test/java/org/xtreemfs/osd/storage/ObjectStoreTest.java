@@ -43,6 +43,59 @@ class ObjectStoreTest {
         return bytes(length, seed).array();
     }
 
+    /** One call of {@link ObjectStore#writeInPieces}'s writer: where it wrote and how much it was offered. */
+    private record WriteCall(long position, int offeredBytes) {}
+
+    @Test
+    void writesPassAtMostOnePieceEndingOnAPieceBoundaryPerCall() throws IOException {
+        // Proves a large page-cache write is cut at multiples of the piece size within the object (so the kernel
+        // never builds a folio larger than one piece from it), and every byte lands where it belongs.
+        byte[] object = new byte[1 << 20];
+        List<WriteCall> calls = new java.util.ArrayList<>();
+        ByteBuffer data = bytes(300_000, 3);
+        ObjectStore.writeInPieces((source, position) -> {
+            calls.add(new WriteCall(position, source.remaining()));
+            int length = source.remaining();
+            source.get(object, (int) position, length);
+            return length;
+        }, data, 4096, 65536);
+        assertThat(data.hasRemaining()).isFalse();
+        assertThat(calls).containsExactly(new WriteCall(4096, 61_440), new WriteCall(65_536, 65_536),
+                new WriteCall(131_072, 65_536), new WriteCall(196_608, 65_536), new WriteCall(262_144, 41_952));
+        assertThat(Arrays.copyOfRange(object, 4096, 304_096)).isEqualTo(array(300_000, 3));
+    }
+
+    @Test
+    void shortWritesContinueWhereTheyStopped() throws IOException {
+        // Proves a writer that takes fewer bytes than offered (as pwrite may) loses and repeats nothing.
+        byte[] object = new byte[200_000];
+        List<WriteCall> calls = new java.util.ArrayList<>();
+        ObjectStore.writeInPieces((source, position) -> {
+            calls.add(new WriteCall(position, source.remaining()));
+            int length = Math.min(source.remaining(), 40_000);
+            source.get(object, (int) position, length);
+            return length;
+        }, bytes(150_000, 9), 0, 65536);
+        assertThat(calls).extracting(WriteCall::position).containsExactly(0L, 40_000L, 65_536L, 105_536L, 131_072L);
+        assertThat(calls).allSatisfy(call -> assertThat(call.position() % 65536 + call.offeredBytes())
+                .isLessThanOrEqualTo(65536));
+        assertThat(Arrays.copyOf(object, 150_000)).isEqualTo(array(150_000, 9));
+    }
+
+    @Test
+    void aWholeObjectWrittenInPiecesReadsBackWhole() throws IOException {
+        // Proves the store's own write (1 MiB into a 1 MiB object, cut into WRITE_CALL_BYTES_MAX pieces) stores it.
+        ObjectStore store = open(root);
+        StripeLayout layout = StripeLayout.single(1 << 20);
+        assertThat(ObjectStore.WRITE_CALL_BYTES_MAX).isLessThan(1 << 20);
+        store.write(FILE, layout, 0, 0, bytes(1 << 20, 5), 0, false);
+        store.write(FILE, layout, 0, 65_536 - 10, bytes(20, 100), 0, false);
+        byte[] expected = array(1 << 20, 5);
+        System.arraycopy(array(20, 100), 0, expected, 65_536 - 10, 20);
+        assertThat(store.read(FILE, layout, 0, 0, 1 << 20)).isEqualTo(expected);
+        assertThat(store.metadata(FILE).sizeBytes()).isEqualTo(1 << 20);
+    }
+
     @Test
     void writtenBytesReadBackAndObjectsLiveUnderHashedFolders() throws IOException {
         // Proves a write is readable and stored at <root>/<hh>/<hh>/<escaped id>/<object number>.
