@@ -191,8 +191,8 @@ public final class FairQueue<T> {
                 forgetIdleFlows(nowNanos, 0);
             }
             flow = addFlow(flowId, spec);
-        } else if (!flow.spec.equals(spec)) {
-            flow.spec = spec;
+        } else {
+            flow.spec = spec; // unchanged or not, a store is cheaper than comparing the two
         }
         flow.lastActiveNanos = nowNanos;
         return enqueue(flow, request, cost, buffered, nowNanos);

@@ -36,7 +36,7 @@ public record FlowSpec(FlowClass flowClass, long reservationCostPerSecond, long 
 
     /**
      * The spec of most volumes (best-effort, weight 1), made once: the fair policy derives a volume's spec on every
-     * request, and a shared one spares an allocation and lets {@link #equals} answer on identity.
+     * request, and a shared one spares an allocation (and the constructor's checks) each time.
      */
     private static final FlowSpec BEST_EFFORT_WEIGHT_1 = new FlowSpec(FlowClass.BEST_EFFORT, 0, 1, 0);
 
