@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +46,24 @@ final class OpenObjectFiles implements AutoCloseable {
         }
     }
 
-    record ObjectKey(String fileId, long objectNumber) {}
+    record ObjectKey(String fileId, long objectNumber) {
+        /*
+         * Written out rather than the record's generated equals and hashCode: every object read or write looks its
+         * key up, and the generated ones go through an invokedynamic method-handle chain that the OSD's C1-only JIT
+         * (bin/xtreemfs-osd) does not inline; in 4 KiB random reads that chain took more of the OSD's CPU samples than
+         * the whole fair policy (async-profiler, tests/bench/README.md, "QoS stage overhead").
+         */
+        @Override
+        public boolean equals(Object other) {
+            return this == other || other instanceof ObjectKey key && objectNumber == key.objectNumber
+                    && Objects.equals(fileId, key.fileId);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Objects.hashCode(fileId) + Long.hashCode(objectNumber);
+        }
+    }
 
     /** Opens an object's file; throws when it cannot (e.g. NoSuchFileException for a read of a missing object). */
     @FunctionalInterface

@@ -1,22 +1,19 @@
 package org.xtreemfs.qos.wfq;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import org.xtreemfs.qos.model.VolumeShare;
 
 /**
  * The fair policy: one {@link FairQueue} flow per volume, specified and charged by a {@link FlowRule} (on an OSD, its
- * {@link ShareRule}). A
- * volume's flow follows its latest share (a changed capability reconfigures it on its next request, keeping
- * its tags). Flows of idle volumes are forgotten: a flow with nothing queued and no activity for
- * {@code flowIdleForgetNanos} is removed, and when the number of flows reaches the queue's request bound every
- * empty flow is, so memory stays O(requestsTotalMax) however many volumes come and go. Forgetting loses
- * nothing that matters after a long enough idle time: an idle reserved flow's next R tag is its arrival
- * anyway, and an idle flow's weight tag restarts at the virtual time.
+ * {@link ShareRule}). A volume's flow follows its latest share (a changed capability reconfigures it on its next
+ * request, keeping its tags). Flows of idle volumes are forgotten ({@link FairQueue#forgetIdleFlows}): a flow with
+ * nothing queued and no activity for {@code flowIdleForgetNanos} is removed, and when the number of flows reaches the
+ * queue's request bound every empty flow is, so memory stays O(requestsTotalMax) however many volumes come and go.
+ *
+ * <p>The queue keeps each flow's spec and activity itself, so a request costs one lookup of its volume (an OSD
+ * compares each request's own copy of the volume id character by character, and under the OSD's C1-only JIT a
+ * lookup of a 36-character id was a good part of the policy's cost; tests/bench/README.md, "QoS stage overhead").
  */
 public final class FairPolicy<R> implements QueueingPolicy<R> {
     /** What the OSD (and the simulator, to match it) uses: a volume idle for 10 s is forgotten. */
@@ -25,7 +22,6 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
     private final FlowRule rule;
     private final FairQueue<R> queue;
     private final long flowIdleForgetNanos;
-    private final Map<String, FlowState> flows = new HashMap<>();
     private long lastSweepNanos = Long.MIN_VALUE;
 
     public FairPolicy(FlowRule rule, QueueBounds bounds, long flowIdleForgetNanos) {
@@ -52,20 +48,7 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
             long nowNanos) {
         Objects.requireNonNull(volumeId, "volumeId");
         FlowSpec spec = rule.flowSpec(volumeId, Objects.requireNonNull(share, "share"));
-        FlowState state = flows.get(volumeId);
-        if (state == null) {
-            if (flows.size() >= queue.bounds().requestsTotalMax()) {
-                forgetEmptyFlows(nowNanos, 0);
-            }
-            state = new FlowState(spec);
-            flows.put(volumeId, state);
-            queue.configureFlow(volumeId, spec);
-        } else if (!state.spec.equals(spec)) {
-            state.spec = spec;
-            queue.configureFlow(volumeId, spec);
-        }
-        state.lastActiveNanos = nowNanos;
-        return queue.enqueue(volumeId, request, rule.costOf(payloadBytes), buffered, nowNanos);
+        return queue.enqueue(volumeId, spec, request, rule.costOf(payloadBytes), buffered, nowNanos);
     }
 
     @Override
@@ -77,24 +60,9 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
     public Decision<R> next(long nowNanos) {
         if (lastSweepNanos == Long.MIN_VALUE || nowNanos - lastSweepNanos >= flowIdleForgetNanos) {
             lastSweepNanos = nowNanos;
-            forgetEmptyFlows(nowNanos, flowIdleForgetNanos);
+            queue.forgetIdleFlows(nowNanos, flowIdleForgetNanos);
         }
-        Decision<R> decision = queue.dequeue(nowNanos);
-        if (decision instanceof Decision.Dispatch<R> dispatch) {
-            flows.get(dispatch.flowId()).lastActiveNanos = nowNanos;
-        }
-        return decision;
-    }
-
-    /** Removes flows with nothing queued that have been idle for at least {@code idleNanos}. */
-    private void forgetEmptyFlows(long nowNanos, long idleNanos) {
-        for (Iterator<Map.Entry<String, FlowState>> it = flows.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<String, FlowState> entry = it.next();
-            if (queue.size(entry.getKey()) == 0 && nowNanos - entry.getValue().lastActiveNanos >= idleNanos) {
-                queue.removeFlow(entry.getKey());
-                it.remove();
-            }
-        }
+        return queue.dequeue(nowNanos);
     }
 
     @Override
@@ -104,7 +72,7 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
 
     /** Number of volumes this policy currently keeps state for (queued or recently active). */
     public int flowCount() {
-        return flows.size();
+        return queue.flowCount();
     }
 
     /** Requests of {@code volumeId} waiting. */
@@ -114,24 +82,10 @@ public final class FairPolicy<R> implements QueueingPolicy<R> {
 
     @Override
     public List<R> removeAll() {
-        List<R> all = new ArrayList<>(queue.size());
-        for (String volumeId : flows.keySet()) {
-            all.addAll(queue.removeFlow(volumeId));
-        }
-        flows.clear();
-        return all;
+        return queue.removeAllFlows();
     }
 
     public FlowRule rule() {
         return rule;
-    }
-
-    private static final class FlowState {
-        private FlowSpec spec;
-        private long lastActiveNanos;
-
-        private FlowState(FlowSpec spec) {
-            this.spec = spec;
-        }
     }
 }

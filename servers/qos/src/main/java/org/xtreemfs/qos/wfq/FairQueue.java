@@ -3,6 +3,7 @@ package org.xtreemfs.qos.wfq;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -55,6 +56,8 @@ public final class FairQueue<T> {
     public static final long COST_MAX = 1L << 32;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     private static final EnqueueResult ACCEPTED = new EnqueueResult.Accepted();
+    /** {@link Flow#lastActiveNanos} of a flow nothing was enqueued into yet. */
+    private static final long NEVER_ACTIVE = Long.MIN_VALUE;
 
     private final QueueBounds bounds;
     /** Null: buffered writes are not paced. */
@@ -90,10 +93,16 @@ public final class FairQueue<T> {
         Objects.requireNonNull(spec, "spec");
         Flow<T> flow = flows.get(flowId);
         if (flow == null) {
-            flows.put(flowId, new Flow<>(flowId, spec, nextFlowOrder++));
+            addFlow(flowId, spec);
         } else {
             flow.spec = spec;
         }
+    }
+
+    private Flow<T> addFlow(String flowId, FlowSpec spec) {
+        Flow<T> flow = new Flow<>(flowId, spec, nextFlowOrder++);
+        flows.put(flowId, flow);
+        return flow;
     }
 
     /** Removes a flow and returns its queued requests in FIFO order (the caller fails or re-routes them). */
@@ -102,15 +111,53 @@ public final class FairQueue<T> {
         if (flow == null) {
             return List.of();
         }
+        List<T> requests = new ArrayList<>(flow.pending.size());
+        takeRequests(flow, requests);
+        return requests;
+    }
+
+    /** Removes every flow and returns all queued requests, each flow's in FIFO order. */
+    public List<T> removeAllFlows() {
+        List<T> requests = new ArrayList<>(size);
+        for (Flow<T> flow : flows.values()) {
+            takeRequests(flow, requests);
+        }
+        flows.clear();
+        return requests;
+    }
+
+    /** Moves a removed flow's queued requests into {@code requests}. */
+    private void takeRequests(Flow<T> flow, List<T> requests) {
         if (!flow.pending.isEmpty()) {
             removeBacklogged(flow);
         }
-        List<T> requests = new ArrayList<>(flow.pending.size());
         for (Pending<T> pending : flow.pending) {
             requests.add(pending.request());
         }
-        size -= requests.size();
-        return requests;
+        size -= flow.pending.size();
+        flow.pending.clear();
+    }
+
+    /**
+     * Removes the flows with nothing queued that have been idle for at least {@code idleNanos}: nothing enqueued
+     * into them (through {@link #enqueue(String, FlowSpec, Object, long, boolean, long)}) or dispatched from them
+     * since {@code nowNanos - idleNanos}; a flow only {@link #configureFlow configured} counts as idle since ever.
+     * Forgetting loses nothing that matters after a long enough idle time: an idle reserved flow's next R tag is its
+     * arrival anyway, and an idle flow's weight tag restarts at the virtual time.
+     */
+    public void forgetIdleFlows(long nowNanos, long idleNanos) {
+        for (Iterator<Flow<T>> each = flows.values().iterator(); each.hasNext(); ) {
+            Flow<T> flow = each.next();
+            if (flow.pending.isEmpty() && (flow.lastActiveNanos == NEVER_ACTIVE
+                    || nowNanos - flow.lastActiveNanos >= idleNanos)) {
+                each.remove();
+            }
+        }
+    }
+
+    /** Flows this queue keeps (configured and not removed or forgotten). */
+    public int flowCount() {
+        return flows.size();
     }
 
     public EnqueueResult enqueue(String flowId, T request, long cost, long nowNanos) {
@@ -119,14 +166,44 @@ public final class FairQueue<T> {
 
     /** @param buffered a write the host's write-back will acknowledge from memory: paced, if the queue paces */
     public EnqueueResult enqueue(String flowId, T request, long cost, boolean buffered, long nowNanos) {
-        Objects.requireNonNull(request, "request");
-        if (cost < 1 || cost > COST_MAX) {
-            throw new IllegalArgumentException("cost must be in [1, " + COST_MAX + "], was " + cost);
-        }
         Flow<T> flow = flows.get(flowId);
         if (flow == null) {
             return new Rejected(flowId, Reason.UNKNOWN_FLOW, 0);
         }
+        return enqueue(flow, request, cost, buffered, nowNanos);
+    }
+
+    /**
+     * Enqueues into the flow {@code flowId} as specified by {@code spec}: a flow not yet known is added (first
+     * forgetting every empty flow when the flows number the queue's request bound, so their memory stays
+     * O(requestsTotalMax) however many flows come and go), one whose spec changed is reconfigured (keeping its
+     * requests and tags), and the flow counts as active now (see {@link #forgetIdleFlows}), also when the request is
+     * refused. One lookup of the flow per request: this is the fair policy's path for every request on an OSD, where
+     * the id is each request's own copy of the volume's id and every lookup compares it character by character.
+     */
+    public EnqueueResult enqueue(String flowId, FlowSpec spec, T request, long cost, boolean buffered,
+            long nowNanos) {
+        Objects.requireNonNull(flowId, "flowId");
+        Objects.requireNonNull(spec, "spec");
+        Flow<T> flow = flows.get(flowId);
+        if (flow == null) {
+            if (flows.size() >= bounds.requestsTotalMax()) {
+                forgetIdleFlows(nowNanos, 0);
+            }
+            flow = addFlow(flowId, spec);
+        } else {
+            flow.spec = spec; // unchanged or not, a store is cheaper than comparing the two
+        }
+        flow.lastActiveNanos = nowNanos;
+        return enqueue(flow, request, cost, buffered, nowNanos);
+    }
+
+    private EnqueueResult enqueue(Flow<T> flow, T request, long cost, boolean buffered, long nowNanos) {
+        Objects.requireNonNull(request, "request");
+        if (cost < 1 || cost > COST_MAX) {
+            throw new IllegalArgumentException("cost must be in [1, " + COST_MAX + "], was " + cost);
+        }
+        String flowId = flow.id;
         if (flow.pending.size() >= bounds.requestsPerFlowMax()) {
             return new Rejected(flowId, Reason.FLOW_QUEUE_FULL, bounds.requestsPerFlowMax());
         }
@@ -228,6 +305,7 @@ public final class FairQueue<T> {
             pacing.charge(head.cost(), nowNanos);
         }
         flow.pending.removeFirst();
+        flow.lastActiveNanos = nowNanos;
         if (flow.pending.isEmpty()) {
             removeBacklogged(flow);
         }
@@ -314,6 +392,8 @@ public final class FairQueue<T> {
         private double weightFinishTag;
         /** The busy period {@link #weightFinishTag} belongs to; in a later one the flow starts from 0. */
         private long weightFinishTagBusyPeriod;
+        /** When a request was last enqueued into or dispatched from it, for {@link #forgetIdleFlows}. */
+        private long lastActiveNanos = NEVER_ACTIVE;
 
         private Flow(String id, FlowSpec spec, long order) {
             this.id = id;

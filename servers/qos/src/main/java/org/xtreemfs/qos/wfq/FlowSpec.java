@@ -34,8 +34,14 @@ public record FlowSpec(FlowClass flowClass, long reservationCostPerSecond, long 
         return new FlowSpec(FlowClass.RESERVED, reservationCostPerSecond, weight, 0);
     }
 
+    /**
+     * The spec of most volumes (best-effort, weight 1), made once: the fair policy derives a volume's spec on every
+     * request, and a shared one spares an allocation (and the constructor's checks) each time.
+     */
+    private static final FlowSpec BEST_EFFORT_WEIGHT_1 = new FlowSpec(FlowClass.BEST_EFFORT, 0, 1, 0);
+
     public static FlowSpec bestEffort(long weight) {
-        return new FlowSpec(FlowClass.BEST_EFFORT, 0, weight, 0);
+        return weight == 1 ? BEST_EFFORT_WEIGHT_1 : new FlowSpec(FlowClass.BEST_EFFORT, 0, weight, 0);
     }
 
     public static FlowSpec cold(long weight) {
@@ -61,7 +67,7 @@ public record FlowSpec(FlowClass flowClass, long reservationCostPerSecond, long 
      */
     @Override
     public boolean equals(Object other) {
-        return other instanceof FlowSpec spec && flowClass == spec.flowClass
+        return this == other || other instanceof FlowSpec spec && flowClass == spec.flowClass
                 && reservationCostPerSecond == spec.reservationCostPerSecond && weight == spec.weight
                 && limitCostPerSecond == spec.limitCostPerSecond;
     }

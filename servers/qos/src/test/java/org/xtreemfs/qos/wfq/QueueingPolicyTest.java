@@ -136,6 +136,22 @@ class QueueingPolicyTest {
     }
 
     @Test
+    void aDispatchCountsAsActivitySoAFlowIsForgottenOnlyAfterItsLastRequestLeft() {
+        // Proves the idle time runs from a flow's last dispatch, not its last arrival: a volume whose requests
+        // waited is not forgotten (losing its tags) right after its last one left.
+        FairPolicy<String> policy = new FairPolicy<>(ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.RANDOM)),
+                BOUNDS, SECOND_NANOS);
+        policy.enqueue("first", "v", VolumeShare.BEST_EFFORT, 4096, 0);
+        policy.enqueue("second", "v", VolumeShare.BEST_EFFORT, 4096, 0);
+        assertThat(policy.next(0)).isInstanceOf(Decision.Dispatch.class);
+        assertThat(policy.next(SECOND_NANOS * 9 / 10)).isInstanceOf(Decision.Dispatch.class);
+        assertThat(policy.next(SECOND_NANOS * 3 / 2)).isInstanceOf(Decision.Empty.class); // sweeps: idle 0.6 s
+        assertThat(policy.flowCount()).as("dispatched 0.6 s ago, arrived 1.5 s ago").isEqualTo(1);
+        policy.next(SECOND_NANOS * 26 / 10); // sweeps: idle 1.7 s
+        assertThat(policy.flowCount()).as("idle 1.7 s").isZero();
+    }
+
+    @Test
     void aChangedShareTakesEffectOnTheVolumesNextRequest() {
         // Proves an online reservation change (a new capability) reconfigures the flow without a restart.
         FairPolicy<String> policy = new FairPolicy<>(ShareRule.forOsd(OsdProfiles.hdd7200(OsdUsageType.RANDOM)),

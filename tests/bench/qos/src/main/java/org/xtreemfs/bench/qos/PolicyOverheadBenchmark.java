@@ -1,9 +1,13 @@
 package org.xtreemfs.bench.qos;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.xtreemfs.qos.model.OsdProfiles;
 import org.xtreemfs.qos.model.OsdUsageType;
@@ -31,6 +35,7 @@ import picocli.CommandLine.Option;
         description = "Nanoseconds per request of the QoS stage's policy decision: fair queue against FIFO.")
 public final class PolicyOverheadBenchmark implements Callable<Integer> {
     private static final int QUEUE_BOUND = 1000;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     @Option(names = "--volumes", split = ",", defaultValue = "1,8,64",
             description = "Active volumes to measure with, comma-separated (default ${DEFAULT-VALUE}).")
@@ -65,7 +70,8 @@ public final class PolicyOverheadBenchmark implements Callable<Integer> {
             String[] ids = new String[volumes];
             VolumeShare[] shares = new VolumeShare[volumes];
             for (int index = 0; index < volumes; index++) {
-                ids[index] = "volume-" + index;
+                // A volume id as the MRC makes it (a UUID, 36 characters), not a short name: see nanosPerRequest.
+                ids[index] = UUID.nameUUIDFromBytes(("volume-" + index).getBytes(StandardCharsets.UTF_8)).toString();
                 shares[index] = index % 2 == 0 ? new VolumeShare(ReservationType.RANDOM, 0, 100)
                         : VolumeShare.BEST_EFFORT;
             }
@@ -92,17 +98,25 @@ public final class PolicyOverheadBenchmark implements Callable<Integer> {
 
     /**
      * Keeps {@code waiting} requests queued and, per request, enqueues one (volumes in turn, 4 KiB) and takes the
-     * policy's next decision, with the clock advancing 10 µs per request; returns wall nanoseconds per request.
+     * policy's next decision, with the clock advancing 10 µs per request; returns this thread's CPU nanoseconds per
+     * request (not wall time: on a shared machine the thread loses its CPU to others, which is not the policy's
+     * cost). Every request carries its own copy of the volume's id, as on the OSD, where each request's capability
+     * is decoded into a new String: a policy that looks the id up in a map compares it character by character,
+     * which the same String instance every time would skip.
      */
     private double nanosPerRequest(QueueingPolicy<Integer> policy, String[] ids, VolumeShare[] shares) {
         long nowNanos = 1_000_000_000L;
         for (int index = 0; index < waiting; index++) {
             policy.enqueue(index, ids[index % ids.length], shares[index % ids.length], 4096, nowNanos);
         }
-        long start = System.nanoTime();
+        String[] requestIds = new String[requests];
+        for (int index = 0; index < requests; index++) {
+            requestIds[index] = new String(ids[index % ids.length]);
+        }
+        long start = THREADS.getCurrentThreadCpuTime();
         for (int index = 0; index < requests; index++) {
             int volume = index % ids.length;
-            policy.enqueue(index, ids[volume], shares[volume], 4096, nowNanos);
+            policy.enqueue(index, requestIds[index], shares[volume], 4096, nowNanos);
             Decision<Integer> decision = policy.next(nowNanos);
             if (decision instanceof Decision.Dispatch<Integer> dispatch) {
                 sink += dispatch.request();
@@ -111,7 +125,7 @@ public final class PolicyOverheadBenchmark implements Callable<Integer> {
             }
             nowNanos += 10_000;
         }
-        long elapsed = System.nanoTime() - start;
+        long elapsed = THREADS.getCurrentThreadCpuTime() - start;
         List<Integer> rest = new ArrayList<>(policy.removeAll());
         sink += rest.size();
         return (double) elapsed / requests;
