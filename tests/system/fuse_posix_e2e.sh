@@ -40,20 +40,10 @@ check "tar of cpp/src into the mount and back has identical checksums" bash -c "
   diff <(cd '$repository/cpp' && find src -type f -print0 | sort -z | xargs -0 md5sum) \
        <(cd '$state/untar' && find src -type f -print0 | sort -z | xargs -0 md5sum)"
 
-# Two processes append 200 lines each, every line its own open(O_APPEND), write and close as `>>` does,
-# while a third lists and stats the file: those answers (readdirplus, getattr) carry its size, and the
-# kernel takes it as the end of the file for the next append, so an answer below a size the mount had
-# already accepted made an append overwrite the line before it (two lines lost in a CI run). dd writes
-# the lines because it fails on an error of its write or its close; bash ignores the close of a
-# redirection, where the error of a buffered write is reported, so such an error would show only as a
-# missing line.
-append_lines() {
-  local i
-  for i in $(seq 1 200); do
-    printf '%s line %d\n' "$1" "$i" | dd of="$mount_point/appended" oflag=append conv=notrunc status=none ||
-      { echo "appender $1: line $i failed" >&2; return 1; }
-  done
-}
+# Two processes append 200 lines each (lib.sh's append_lines) while a third lists and stats the file: those
+# answers (readdirplus, getattr) carry its size, and the kernel takes it as the end of the file for the next
+# append, so an answer below a size the mount had already accepted made an append overwrite the line before it
+# (two lines lost in a CI run).
 watch_appended() {
   while [ ! -e "$state/appenders.done" ]; do
     ls -l "$mount_point" >/dev/null 2>&1 || true
@@ -61,8 +51,8 @@ watch_appended() {
   done
 }
 watch_appended & watcher=$!
-append_lines a & appender_a=$!
-append_lines b & appender_b=$!
+append_lines a "$mount_point/appended" & appender_a=$!
+append_lines b "$mount_point/appended" & appender_b=$!
 check "appender a saw no error in any write or close" wait "$appender_a"
 check "appender b saw no error in any write or close" wait "$appender_b"
 touch "$state/appenders.done"

@@ -38,13 +38,6 @@ check "the ThreadSanitizer mount mounts the volume" env \
 mkdir "$m/listed"
 for i in $(seq 1 40); do echo "$i" > "$m/listed/f$i"; done
 done_flag="$state/work.done"
-append_lines() {
-  local i
-  for i in $(seq 1 200); do
-    printf '%s line %d\n' "$1" "$i" | dd of="$m/appended" oflag=append conv=notrunc status=none ||
-      { echo "appender $1: line $i failed" >&2; return 1; }
-  done
-}
 list_until_done() {
   local listings=0
   while [ ! -e "$done_flag" ]; do
@@ -61,8 +54,8 @@ list_until_done 3 & lister_3=$!
 fio --name=tsan --filename="$m/fio.dat" --rw=randrw --bs=4k --size=4M --direct=1 --ioengine=libaio \
   --iodepth=8 --verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
   --output="$state/fio.out" & fio_job=$!
-append_lines a & appender_a=$!
-append_lines b & appender_b=$!
+append_lines a "$m/appended" & appender_a=$!
+append_lines b "$m/appended" & appender_b=$!
 check "appender a saw no error in any write or close" wait "$appender_a"
 check "appender b saw no error in any write or close" wait "$appender_b"
 check "fio's O_DIRECT random reads and writes verify (crc32c)" wait "$fio_job"

@@ -153,6 +153,17 @@ mount_volume() {
     --timeout-ms 3000 --retries 1 "$@" "pbrpc://127.0.0.1:$dir_port/$volume" "$mount_point"
 }
 
+# append_lines WHO FILE: 200 lines "WHO line N", each its own open(O_APPEND), write and close as `>>` does. dd
+# writes them because it fails on an error of its write or its close; bash ignores the close of a redirection,
+# where the error of a buffered write is reported, so such an error would show only as a missing line.
+append_lines() {
+  local i
+  for i in $(seq 1 200); do
+    printf '%s line %d\n' "$1" "$i" | dd of="$2" oflag=append conv=notrunc status=none ||
+      { echo "appender $1: line $i failed" >&2; return 1; }
+  done
+}
+
 check() {
   local what="${1//$'\n'/ }"; shift
   printf 'start %s\n' "$what" >> "$checks_log"
