@@ -791,6 +791,25 @@ TEST_F(VolumeCacheTest, OpenFilesBypassTheCacheAndTheLastCloseDropsTheInode) {
   EXPECT_FALSE(FetchedFromMrc("/f"));
 }
 
+TEST_F(VolumeCacheTest, ASizeReportDropsTheFilesCachedAttributes) {
+  // fuse_io_e2e.sh: rewriting a file's bytes in place and closing it showed the old mtime. The
+  // report at close sets mtime and ctime at the MRC, but the Stat the open's lookup had cached
+  // stayed, and a getattr arriving while the release was under way (the file no longer counted as
+  // open here, the release's invalidation not yet done) served it.
+  volume->OpenFile(user, "/f", O_CREAT | O_WRONLY, 0644)->Close();
+  volume->Getattr(user, "/f");
+  ASSERT_TRUE(volume->metadata_cache().Get("/f").has_value());
+  auto file = volume->OpenFile(user, "/f", O_WRONLY, 0);
+  const std::uint64_t generation = volume->metadata_cache().Generation();
+  const xtreemfs::mrc::Stat before = *volume->metadata_cache().Get("/f");
+  file->Write(0, "same bytes");
+  file->Flush();
+  EXPECT_FALSE(volume->metadata_cache().Get("/f").has_value()) << "the report left the old Stat cached";
+  // An answer fetched before the report cannot be stored after it.
+  EXPECT_FALSE(volume->metadata_cache().Put("/f", before, generation));
+  file->Close();
+}
+
 TEST_F(VolumeCacheTest, AFilesSizeIsNeverAnsweredBelowWhatWasWrittenHere) {
   // Two appenders of one mount (tests/system/fuse_posix_e2e.sh): one closes, and its size report
   // completes while a getattr, read at the MRC before the report arrived, is on its way back. The

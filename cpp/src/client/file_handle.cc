@@ -815,6 +815,10 @@ bool FileHandle::ReportSize(bool close_file) {
     if (wrote) wrote_since_report_ = true;  // the next fsync or close tries again
     throw;
   }
+  // The MRC's size, mtime and ctime moved: a Stat cached before (say by the lookup of the open)
+  // must not be served once the file no longer counts as open here, which begins inside the
+  // release, before the release's own invalidation (seen as an old mtime right after close).
+  volume_.InvalidateFileAttributes(file_id_);
   std::lock_guard<std::mutex> lock(state_->mutex);
   if (state_->size_generation == generation) {
     state_->size_dirty = false;

@@ -791,16 +791,21 @@ void Volume::ForgetFileIfUnused(const std::string& file_id) {
     if (found == files_.end() || !found->second.expired()) return;
     files_.erase(found);
   }
-  // The last handle is gone: size and times the MRC set on close (and anything cached while the
-  // file was open) are newer than the cache's entries of this inode.
+  // The last handle is gone: anything cached while the file was open is older than what its
+  // handles told the MRC.
+  InvalidateFileAttributes(file_id);
+}
+
+void Volume::InvalidateFileAttributes(const std::string& file_id) {
   const std::size_t colon = file_id.rfind(':');
   if (colon != std::string::npos) {
     try {
       metadata_cache_.InvalidateInode(std::stoull(file_id.substr(colon + 1)));
+      return;
     } catch (const std::exception&) {
-      metadata_cache_.InvalidateSubtree("/");  // an unexpected file id: forget everything
     }
   }
+  metadata_cache_.InvalidateSubtree("/");  // an unexpected file id: forget everything
 }
 
 }  // namespace xtreemfs::client

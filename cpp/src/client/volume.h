@@ -210,6 +210,10 @@ class Volume {
   std::shared_ptr<FileState> StateOfFile(const std::string& file_id, std::uint64_t size_bytes,
                                          std::uint32_t truncate_epoch);
   void ForgetFileIfUnused(const std::string& file_id);
+  // Drops the cached Stats of every name of the file (`file_id` "volume:inode"): a change made
+  // here (a size report, which also sets mtime and ctime) makes them stale, and the bumped
+  // generation keeps out an answer fetched before the change.
+  void InvalidateFileAttributes(const std::string& file_id);
   // Keeps `known` (FileState's, at the close of a handle, when the MRC has been told it) for
   // ApplyLocalSize after the file's handles are gone; merged with what is kept already.
   void RememberClosedSize(const std::string& file_id, KnownSize known);
