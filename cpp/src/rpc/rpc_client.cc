@@ -3,14 +3,16 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
+#include <linux/futex.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include <cerrno>
 
 #include <asio.hpp>
@@ -61,10 +63,24 @@ class PendingCall {
   std::uint32_t procedure_id = 0;
   std::uint32_t timeout_ms = 0;
 
-  // Waits until completed or the deadline passes; returns false on timeout.
+  // Waits until completed or the deadline passes; returns false on timeout. A futex on `answered_`,
+  // not a condition variable: glibc's condition variable hands the woken caller its mutex marked
+  // contended, so every metadata call paid one more futex system call after its wake-up (perf trace
+  // of a create loop: futex wait, then futex wake on the mutex, before the worker could answer).
   bool WaitUntil(std::chrono::steady_clock::time_point deadline) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return done_signal_.wait_until(lock, deadline, [this] { return done_; });
+    while (answered_.load(std::memory_order_acquire) == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) return false;
+      const auto left_ns =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now).count();
+      struct timespec left;
+      left.tv_sec = static_cast<time_t>(left_ns / 1000000000);
+      left.tv_nsec = static_cast<long>(left_ns % 1000000000);
+      // Returns at once when answered_ is no longer 0 (the wake may come before the wait).
+      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&answered_), FUTEX_WAIT_PRIVATE, 0, &left,
+              nullptr, 0);
+    }
+    return true;
   }
 
   CallResponse TakeResult(bool errno_as_value) {
@@ -87,14 +103,19 @@ class PendingCall {
  private:
   // Completes the call once: a waiting caller gets what `store` keeps and is woken (returns false);
   // an asynchronous call returns true, and the caller then runs its callback (Finish) unlocked.
+  // The completer's reference keeps `this` alive through the wake.
   template <typename Store>
   bool MarkDone(Store store) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (done_) return false;
-    done_ = true;
-    if (done_callback_) return true;
-    store();
-    done_signal_.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (done_) return false;
+      done_ = true;
+      if (done_callback_) return true;
+      store();
+    }
+    answered_.store(1, std::memory_order_release);
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&answered_), FUTEX_WAKE_PRIVATE, 1, nullptr,
+            nullptr, 0);  // one caller waits on a call
     return false;
   }
 
@@ -104,8 +125,10 @@ class PendingCall {
   }
 
   std::mutex mutex_;
-  std::condition_variable done_signal_;
   bool done_ = false;
+  // 1 once a synchronous call's result is stored (the futex its caller sleeps on in WaitUntil).
+  std::atomic<std::uint32_t> answered_{0};
+  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t), "a futex word");
   std::optional<CallResponse> response_;
   std::optional<RpcError> error_;
   CallDone done_callback_;  // set for asynchronous calls; moved out by the one completion
