@@ -747,17 +747,18 @@ std::unique_ptr<FileHandle> Volume::OpenFile(const UserCredentials& user, const 
                             "MRC returned no OSDs for '" + path + "' (file " +
                                 credentials.xcap().file_id() + ")");
   }
-  auto state = StateOfFile(credentials.xcap().file_id(), response.stat().size_bytes(),
-                           credentials.xcap().truncate_epoch());
-  auto handle = std::make_unique<FileHandle>(*this, user, credentials, std::move(state), path,
-                                             flags & kOpenFlagsForwarded);
+  const std::uint32_t truncate_epoch = credentials.xcap().truncate_epoch();
+  auto state = StateOfFile(credentials.xcap().file_id(), response.stat().size_bytes(), truncate_epoch);
+  // Moved, not copied: the deep copy of the XCap and XLoc set was 1.2 % of the mount's CPU in a
+  // create loop (perf, mostly malloc).
+  auto handle = std::make_unique<FileHandle>(*this, user, std::move(*response.mutable_credentials()),
+                                             std::move(state), path, flags & kOpenFlagsForwarded);
   if ((flags & O_CREAT) != 0) handle->KeepCreatedStat(response.stat());
   // On O_TRUNC of an existing file the MRC set the size to 0 under a new truncate epoch (carried by
   // this XCap); the objects of the old content must go too, or a later hole would show them. Epoch 0
   // means no truncate ever happened: the file was just created and has no objects, so the common
   // `open(O_CREAT | O_TRUNC)` of a new file costs no OSD round trips.
-  if ((flags & O_TRUNC) != 0 && (flags & O_ACCMODE) != O_RDONLY &&
-      credentials.xcap().truncate_epoch() != 0) {
+  if ((flags & O_TRUNC) != 0 && (flags & O_ACCMODE) != O_RDONLY && truncate_epoch != 0) {
     handle->TruncateObjects(0);
   }
   return handle;
