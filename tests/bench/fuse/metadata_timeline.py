@@ -130,7 +130,8 @@ def steps(trace, app_pid):
     exit_time, enter_time = (lambda call: call[1]), (lambda call: call[0])
     app_sends = sorted(at for at, _, tid in trace.sends.values() if tid == app_pid)
     for request, (sent, opcode, sender) in sorted(trace.sends.items()):
-        if request not in trace.ends:
+        # Only the application's own requests: the tracepoints see every FUSE mount of the machine.
+        if request not in trace.ends or sender != app_pid:
             continue
         ended, worker = trace.ends[request]
         calls = trace.calls[worker]
@@ -228,12 +229,14 @@ def main():
         parser.error("a COMMAND after -- is needed")
     app_pid, script = record(options, command)
     trace = Trace(script, options.mount_pid, options.mrc_pid)
+    steps_found = steps(trace, app_pid)
     print("load average after: %s" % open("/proc/loadavg").read().split()[0])
-    for name, values in sorted(steps(trace, app_pid).items()):
+    for name, values in sorted(steps_found.items()):
         ordered = sorted(values)
         print("%-66s n=%5d  p10 %7.1f  median %7.1f us" % (name, len(values), ordered[len(ordered) // 10],
                                                           statistics.median(values)))
-    print("requests:", dict(collections.Counter(opcode for _, opcode, _ in trace.sends.values())))
+    print("the application's requests:",
+          dict(collections.Counter(opcode for _, opcode, sender in trace.sends.values() if sender == app_pid)))
 
 
 if __name__ == "__main__":
