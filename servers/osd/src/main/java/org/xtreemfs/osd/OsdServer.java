@@ -78,6 +78,7 @@ import org.xtreemfs.osd.storage.LogStructuredStore;
 import org.xtreemfs.osd.storage.ObjectStorage;
 import org.xtreemfs.osd.storage.OsdUuidFile;
 import org.xtreemfs.osd.storage.StorageDevice;
+import org.xtreemfs.osd.storage.ObjectStore;
 import org.xtreemfs.osd.storage.StorageLayout;
 import org.xtreemfs.qos.model.OsdProfile;
 import org.xtreemfs.qos.model.OsdProfiles;
@@ -199,6 +200,10 @@ public final class OsdServer implements RunningServer {
         device = config.deviceEmulation().device(clock);
         store = started(config.storageLayout().open(dataFolder, device, config.logOptions(),
                 config.storageOpenFilesMax()));
+        ObjectStore objectFiles = StorageLayout.conventionalOf(store);
+        if (objectFiles != null) {
+            objectFiles.readAhead(config.storageReadAheadBytes());
+        }
         LogStructuredStore log = StorageLayout.logOf(store);
         if (log != null) {
             started(new LogCompactor(log, config.logCompactionBytesPerSecond()).start());

@@ -107,6 +107,8 @@ public final class ObjectStore implements ObjectStorage {
     static final int WRITE_CALL_BYTES_MAX = 64 * 1024;
     /** Whether object files are opened with O_DIRECT (the calibration's choice); see {@link #WRITE_CALL_BYTES_MAX}. */
     private final boolean directIo;
+    /** Sequential read-ahead across object files; null while off (see {@link #readAhead(long)}). */
+    private volatile ObjectReadAhead readAhead;
     /** Object files are opened for reading and writing alike, so one cached channel serves both. */
     private final Set<OpenOption> objectOptions;
     /** As objectOptions, creating the file (0600, PrivateFiles; folders 0700) when missing. */
@@ -186,8 +188,29 @@ public final class ObjectStore implements ObjectStorage {
                 device, directIo, openObjectFilesMax);
     }
 
+    /**
+     * Reads the objects within {@code bytesAhead} after a sequential stream's reads into the page cache in the
+     * background ({@link ObjectReadAhead}; osd.storage.readAheadBytes); 0 leaves it off. Not with O_DIRECT object files
+     * (they bypass the page cache) nor an emulated device (its model would not see those reads): the caller's choice.
+     * Called once, before the store serves.
+     */
+    public void readAhead(long bytesAhead) throws IOException {
+        if (bytesAhead > 0 && !directIo) {
+            readAhead = new ObjectReadAhead(this::objectPath, bytesAhead);
+        }
+    }
+
+    /** Whether {@link #readAhead(long)} turned the read-ahead on. */
+    public boolean readsAhead() {
+        return readAhead != null;
+    }
+
     @Override
     public void close() {
+        ObjectReadAhead ahead = readAhead;
+        if (ahead != null) {
+            ahead.close();
+        }
         synchronized (this) {
             if (fsyncThreads != null) {
                 fsyncThreads.shutdown();
@@ -247,6 +270,10 @@ public final class ObjectStore implements ObjectStorage {
                 }
             }
             target.position(target.position() + window.position());
+            ObjectReadAhead ahead = readAhead;
+            if (ahead != null) {
+                ahead.afterRead(fileId, layout, objectNumber, offset, length, window.position());
+            }
             return window.position();
         } catch (NoSuchFileException e) {
             return 0;

@@ -80,6 +80,11 @@ public final class RoleLayoutStorage implements ObjectStorage {
         return log;
     }
 
+    /** The conventional layout (object files), for its read-ahead. */
+    public ObjectStore conventional() {
+        return conventional;
+    }
+
     /** The layout a new object of a file goes to when this OSD has the given role for it. */
     static boolean placesInLog(ReplicaRole role) {
         return role == ReplicaRole.TAIL;

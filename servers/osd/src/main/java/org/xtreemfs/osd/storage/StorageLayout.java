@@ -35,6 +35,14 @@ public enum StorageLayout {
         };
     }
 
+    /** The conventional layout (object files) of a storage this opened; null when it keeps none. */
+    public static ObjectStore conventionalOf(ObjectStorage storage) {
+        if (storage instanceof ObjectStore conventional) {
+            return conventional;
+        }
+        return storage instanceof RoleLayoutStorage byRole ? byRole.conventional() : null;
+    }
+
     /** The log of a storage this opened, for its compactor; null when it keeps none. */
     public static LogStructuredStore logOf(ObjectStorage storage) {
         if (storage instanceof LogStructuredStore log) {
