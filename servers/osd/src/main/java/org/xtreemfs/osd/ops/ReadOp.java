@@ -9,7 +9,8 @@ import org.xtreemfs.osd.stages.PreprocessingStage;
 /** OSD_READ: the stored bytes of a range of one object (short at the end of stored data). */
 public final class ReadOp extends QueuedOp<ReadRequest> {
     public ReadOp(PreprocessingStage pipeline) {
-        super(pipeline, ReadRequest.parser());
+        super(pipeline, new SharedCredentialsParser<>(ReadRequest.parser(), (credentials, rest, registry) ->
+                ReadRequest.newBuilder().setCredentials(credentials).mergeFrom(rest, registry).build()));
     }
 
     @Override

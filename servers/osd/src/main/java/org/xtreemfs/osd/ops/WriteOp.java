@@ -9,7 +9,8 @@ import org.xtreemfs.osd.stages.PreprocessingStage;
 /** OSD_WRITE: the call's data segment written at an offset within one object. */
 public final class WriteOp extends QueuedOp<WriteRequest> {
     public WriteOp(PreprocessingStage pipeline) {
-        super(pipeline, WriteRequest.parser());
+        super(pipeline, new SharedCredentialsParser<>(WriteRequest.parser(), (credentials, rest, registry) ->
+                WriteRequest.newBuilder().setCredentials(credentials).mergeFrom(rest, registry).build()));
     }
 
     @Override

@@ -68,14 +68,24 @@ public final class XLocVersions {
     /** The newest version seen for the file (1 when none is recorded). */
     public int newest(String fileId) {
         synchronized (cached) {
-            return cached.computeIfAbsent(fileId, this::load);
+            return cachedOrLoaded(fileId);
         }
+    }
+
+    /** Called under the lock. Not computeIfAbsent: its bound method reference was allocated on every request. */
+    private int cachedOrLoaded(String fileId) {
+        Integer newest = cached.get(fileId);
+        if (newest == null) {
+            newest = load(fileId);
+            cached.put(fileId, newest);
+        }
+        return newest;
     }
 
     /** Raises the file's version to {@code version} (stored before it returns); returns the newest afterwards. */
     private int raise(String fileId, int version) {
         synchronized (cached) {
-            int newest = cached.computeIfAbsent(fileId, this::load);
+            int newest = cachedOrLoaded(fileId);
             if (Integer.compareUnsigned(version, newest) <= 0) {
                 return newest;
             }

@@ -234,8 +234,11 @@ public final class QosStage implements AutoCloseable {
         releasing = true;
         try {
             while (!closed && inFlight < inFlightMax) {
-                writeBackLevel.get().ifPresent(
-                        level -> policy.observeWriteBack(level.dirtyBytes(), level.backgroundBytes()));
+                // No lambda here: a capturing one was allocated per decision.
+                Optional<WriteBackLevel> level = writeBackLevel.get();
+                if (level.isPresent()) {
+                    policy.observeWriteBack(level.get().dirtyBytes(), level.get().backgroundBytes());
+                }
                 Decision<AuthorizedRequest> decision = policy.next(clock.monotonicNanos());
                 if (decision instanceof Decision.Dispatch<AuthorizedRequest> dispatch) {
                     release(dispatch.request());

@@ -203,4 +203,66 @@ class PreprocessingStageTest {
                 "osd-3", signer, NOW_MS)).isInstanceOfSatisfying(RpcException.class,
                         e -> assertThat(e.errorType()).isEqualTo(ErrorType.INVALID_ARGS));
     }
+
+    @Test
+    void credentialsCheckedBeforeStillHaveTheirExpiryFileAndAccessModeCheckedOnEveryRequest() throws RpcException {
+        // Proves the stage's memo of checked credentials (issue 10: one parse and one HMAC per file, not per request)
+        // keeps every per-request rule: a capability that passed once is refused once it expired, for another file,
+        // and for a write when it grants reads only; and the memo's answers equal the full check's.
+        org.xtreemfs.foundation.clock.ManualClock clock = new org.xtreemfs.foundation.clock.ManualClock(NOW_MS);
+        java.util.List<AuthorizedRequest> passed = new java.util.ArrayList<>();
+        FileCredentials readOnly = credentials(capability(FILE, AccessMode.ACCESS_MODE_READ, NOW_MS + 1000),
+                "osd-1", "osd-2");
+        try (PreprocessingStage stage = new PreprocessingStage("osd-2", signer, clock, 0, 1, passed::add)) {
+            stage.submit(read(readOnly, FILE));
+            stage.submit(read(readOnly, FILE));
+            AuthorizedRequest full = authorize(read(readOnly, FILE));
+            for (AuthorizedRequest memo : passed) {
+                assertThat(memo.volumeId()).isEqualTo(full.volumeId());
+                assertThat(memo.share()).isEqualTo(full.share());
+                assertThat(memo.truncateEpoch()).isEqualTo(full.truncateEpoch());
+                assertThat(memo.layout()).isEqualTo(full.layout());
+                assertThat(memo.chain()).isEqualTo(full.chain());
+            }
+            assertThatThrownBy(() -> stage.submit(write(readOnly, FILE))).isInstanceOfSatisfying(RpcException.class,
+                    e -> assertThat(e.errorType()).isEqualTo(ErrorType.AUTH_FAILED))
+                    .hasMessageContaining("needs write access");
+            assertThatThrownBy(() -> stage.submit(read(readOnly, "vol-a:8"))).isInstanceOfSatisfying(
+                    RpcException.class, e -> assertThat(e.errorType()).isEqualTo(ErrorType.AUTH_FAILED))
+                    .hasMessageContaining("is for file " + FILE);
+            clock.advanceMillis(1000);
+            assertThatThrownBy(() -> stage.submit(read(readOnly, FILE))).isInstanceOfSatisfying(RpcException.class,
+                    e -> assertThat(e.errorType()).isEqualTo(ErrorType.AUTH_FAILED)).hasMessageContaining("expired");
+            assertThat(passed).hasSize(2);
+        }
+    }
+
+    @Test
+    void aTamperedCapabilityIsRefusedEveryTimeAndTheVolumeIdIsOneInstancePerVolume() throws RpcException {
+        // Proves refused credentials are never remembered as checked, and that requests of different files of one
+        // volume carry the same volume id instance (the QoS stage's and the accounting's maps then compare by
+        // identity, not character by character).
+        java.util.List<AuthorizedRequest> passed = new java.util.ArrayList<>();
+        XCap valid = capability(FILE, AccessMode.ACCESS_MODE_READ_WRITE, NOW_MS + 1000);
+        FileCredentials tampered = credentials(valid.toBuilder().setTruncateEpoch(5).build(), "osd-2");
+        try (PreprocessingStage stage = new PreprocessingStage("osd-2", signer,
+                new org.xtreemfs.foundation.clock.ManualClock(NOW_MS), 0, 1, passed::add)) {
+            for (int i = 0; i < 2; i++) {
+                assertThatThrownBy(() -> stage.submit(read(tampered, FILE))).isInstanceOfSatisfying(
+                        RpcException.class, e -> assertThat(e.errorType()).isEqualTo(ErrorType.AUTH_FAILED))
+                        .hasMessageContaining("invalid signature");
+            }
+            FileCredentials first = credentials(valid, "osd-2");
+            XCap other = signer.sign(XCap.newBuilder().setFileId("vol-a:8").setVolumeId(new String("vol-a"))
+                    .setAccessMode(AccessMode.ACCESS_MODE_READ).setExpiresMs(NOW_MS + 1000).build());
+            FileCredentials second = credentials(other, "osd-2");
+            stage.submit(read(first, FILE));
+            stage.submit(read(second, "vol-a:8"));
+            stage.submit(read(first, FILE));
+            stage.submit(read(second, "vol-a:8"));
+            assertThat(passed).hasSize(4);
+            assertThat(passed.get(0).volumeId()).isEqualTo("vol-a");
+            assertThat(passed).allSatisfy(each -> assertThat(each.volumeId()).isSameAs(passed.get(0).volumeId()));
+        }
+    }
 }
