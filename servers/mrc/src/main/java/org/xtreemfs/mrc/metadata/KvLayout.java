@@ -118,6 +118,16 @@ public final class KvLayout {
         return ByteBuffer.wrap(byTimeKey, 1, Long.BYTES).getLong();
     }
 
+    /** The client id inside an {@link #outcome} key. */
+    static String outcomeClientId(byte[] outcomeKey) {
+        return new String(outcomeKey, 1, outcomeKey.length - 1 - 1 - Long.BYTES, StandardCharsets.UTF_8);
+    }
+
+    /** The request number inside an {@link #outcome} key. */
+    static long outcomeRequestNumber(byte[] outcomeKey) {
+        return ByteBuffer.wrap(outcomeKey, outcomeKey.length - Long.BYTES, Long.BYTES).getLong();
+    }
+
     static byte[] outcomeKeyOf(byte[] byTimeKey) {
         return Arrays.copyOfRange(byTimeKey, 1 + Long.BYTES, byTimeKey.length);
     }

@@ -46,6 +46,11 @@ class OutcomeJournalTest {
         };
     }
 
+    /** Point reads of outcome records so far. */
+    private int outcomeLookups() {
+        return (int) store.gotKeys.stream().filter(key -> key.length > 0 && key[0] == KvLayout.OUTCOME).count();
+    }
+
     private long once(OutcomeJournal journal, String client, long number, long nowMs) throws Exception {
         return journal.applyOnce(client, number, MKDIR, nowMs, allocate(),
                 inode -> ByteBuffer.allocate(8).putLong(inode).array(), bytes -> ByteBuffer.wrap(bytes).getLong());
@@ -65,6 +70,37 @@ class OutcomeJournalTest {
         assertThat(journal.replays()).isEqualTo(1);
         assertThat(new OutcomeJournal(namespace, 60_000, 1_000).records()).as("counted again after a restart")
                 .isEqualTo(3);
+    }
+
+    @Test
+    void aNumberAboveEveryRecordedNumberOfItsClientIsNotLookedUpAndRepeatsStillAreAlsoAfterARestart() throws Exception {
+        OutcomeJournal journal = new OutcomeJournal(namespace, 60_000, 1_000);
+        byte[] recordOfA5 = KvLayout.outcome("a", 5);
+        int getsBefore = outcomeLookups();
+        long first = once(journal, "a", 5, 1_000);
+        once(journal, "a", 6, 1_000);
+        once(journal, "b", 1, 1_000);
+        assertThat(outcomeLookups() - getsBefore).as("new clients and rising numbers: no record to look for").isZero();
+        assertThat(journal.lookupsSkipped()).isEqualTo(3);
+        assertThat(store.get(recordOfA5)).as("recorded all the same").isPresent();
+
+        getsBefore = outcomeLookups();
+        assertThat(once(journal, "a", 5, 2_000)).as("a repeat is looked up and answered").isEqualTo(first);
+        long overtaken = once(journal, "a", 4, 2_000);
+        assertThat(outcomeLookups() - getsBefore).as("numbers at or below the highest are looked up").isEqualTo(2);
+        assertThat(once(journal, "a", 4, 2_000)).as("a lower number, recorded, repeats its outcome").isEqualTo(overtaken);
+
+        OutcomeJournal reopened = new OutcomeJournal(namespace, 60_000, 1_000);
+        long inodesBefore = namespace.allocatedInodes(VOLUME_ID);
+        assertThat(once(reopened, "a", 6, 3_000)).as("after a restart the stored numbers are known")
+                .isEqualTo(first + 1);
+        assertThat(once(reopened, "b", 1, 3_000)).isEqualTo(first + 2);
+        assertThat(namespace.allocatedInodes(VOLUME_ID)).as("nothing applied twice").isEqualTo(inodesBefore);
+        assertThat(reopened.replays()).isEqualTo(2);
+        getsBefore = outcomeLookups();
+        once(reopened, "a", 7, 3_000);
+        once(reopened, "c", 1, 3_000);
+        assertThat(outcomeLookups() - getsBefore).as("and higher numbers and new clients skip the look-up").isZero();
     }
 
     @Test

@@ -7,6 +7,8 @@ import static org.xtreemfs.mrc.ops.NamespaceFixture.TRUNC;
 import static org.xtreemfs.mrc.ops.NamespaceFixture.WRONLY;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.xtreemfs.foundation.kv.Durability;
@@ -32,9 +34,12 @@ public class OneBatchPerOperationTest {
         /** The range of the last iterator opened, and how many were opened. */
         public KeyRange lastIteratorRange;
         public int iterators;
+        /** The keys of the point reads made, in order. */
+        public final List<byte[]> gotKeys = new ArrayList<>();
 
         @Override
         public Optional<byte[]> get(byte[] key) {
+            gotKeys.add(key);
             return delegate.get(key);
         }
 
