@@ -398,21 +398,7 @@ class ObjectStoreTest {
     void anEmulatedDeviceKeepsLargeWritesInThePageCache() throws IOException {
         // Proves direct writes are for the real disk only: an emulated device's model decides the device time of
         // a write (its own write-back), so the real I/O under it stays as before.
-        StorageDevice emulated = new StorageDevice() {
-            @Override
-            public long begin(String fileId, long localObjectIndex, int objectSizeBytes, long offsetInObjectBytes,
-                    long lengthBytes, org.xtreemfs.qos.device.IoKind kind, boolean synced) {
-                return 0;
-            }
-
-            @Override
-            public long flush(String fileId) {
-                return 0;
-            }
-
-            @Override
-            public void end(long completionNanos) {}
-        };
+        StorageDevice emulated = DeviceEmulation.SSD.device(org.xtreemfs.foundation.clock.SystemClock.INSTANCE);
         ObjectStore store = ObjectStore.open(root, emulated, false);
         opened.add(store);
         StripeLayout layout = StripeLayout.single(1 << 20);
