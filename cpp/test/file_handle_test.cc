@@ -418,6 +418,35 @@ TEST_F(FileHandleTest, AsyncRequestsSendEveryObjectPieceAtOnceAndAnswerWhenTheLa
   file->Close();
 }
 
+TEST_F(FileHandleTest, AnAsyncWriteWithAnOwnerKeepsItUntilNothingRefersToTheBytes) {
+  // With data_owner the bytes are not copied: the owner stays referenced while a request may still
+  // send them (the FUSE adapter reuses its buffer only once the owner's deleter ran), and the bytes
+  // stored are the caller's.
+  DeferringTransport deferring(cluster);
+  auto deferred_volume = Volume::Open(deferring, ParseDirUrl("dir/demo"), clock);
+  auto file = deferred_volume->OpenFile(user, "/owned", O_CREAT | O_RDWR, 0644);
+  file->DisableBuffering();
+  const std::string data = PatternOf(2 * kObjectSizeBytes, 9);
+  std::atomic<bool> released{false};
+  std::atomic<int> writes_done{0};
+  {
+    std::shared_ptr<const void> owner(&released, [](const void* flag) {
+      static_cast<std::atomic<bool>*>(const_cast<void*>(flag))->store(true);
+    });
+    file->WriteAsync(0, data, [&](std::exception_ptr error) {
+      EXPECT_EQ(error, nullptr);
+      ++writes_done;
+    }, std::move(owner));
+  }
+  EXPECT_EQ(deferring.HeldCount(), 2u);
+  EXPECT_FALSE(released.load());
+  deferring.ReleaseAll();
+  EXPECT_EQ(writes_done.load(), 1);
+  EXPECT_TRUE(released.load());
+  EXPECT_EQ(file->Read(0, data.size()), data);
+  file->Close();
+}
+
 TEST_F(FileHandleTest, AFailedPieceOfAnAsyncRequestFailsItOnceAndLeavesTheSizeAlone) {
   // One OSD of the stripe gives no answer (no retry window here): its piece fails after its
   // synchronous repeat, the other pieces succeed, and `done` gets the error exactly once; the known

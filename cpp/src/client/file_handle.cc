@@ -961,7 +961,8 @@ struct FileHandle::ReadGather {
 struct FileHandle::WriteGather {
   std::vector<ObjectPiece> pieces;
   std::uint64_t offset_bytes = 0;
-  std::shared_ptr<const std::string> bytes;  // the caller's buffer is gone once WriteAsync returns
+  std::string_view bytes;                    // valid while bytes_owner is referenced
+  std::shared_ptr<const void> bytes_owner;   // a copy of the caller's bytes, or the caller's own owner
   FileState* state = nullptr;                // the handle's; it outlives `token`
   WriteDone done;
   std::shared_ptr<void> token;
@@ -972,7 +973,7 @@ struct FileHandle::WriteGather {
 
   std::string_view PieceData(std::size_t index) const {
     const ObjectPiece& piece = pieces[index];
-    return std::string_view(*bytes).substr(piece.file_offset_bytes - offset_bytes, piece.length_bytes);
+    return bytes.substr(piece.file_offset_bytes - offset_bytes, piece.length_bytes);
   }
 
   void Complete(std::uint64_t piece_reported_size_bytes, std::exception_ptr failure) {
@@ -985,7 +986,7 @@ struct FileHandle::WriteGather {
     if (!error) {
       // As WriteThrough: the known size grows only when every piece was written.
       std::lock_guard<std::mutex> lock(state->mutex);
-      GrowKnownSizeLocked(*state, std::max(reported_size_bytes, offset_bytes + bytes->size()));
+      GrowKnownSizeLocked(*state, std::max(reported_size_bytes, offset_bytes + bytes.size()));
     }
     done(error);
   }
@@ -1064,7 +1065,8 @@ void FileHandle::StartPieceRead(const std::shared_ptr<ReadGather>& gather, std::
       });
 }
 
-void FileHandle::WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done) {
+void FileHandle::WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done,
+                            std::shared_ptr<const void> data_owner) {
   bool reformed;
   {
     std::lock_guard<std::mutex> lock(credentials_mutex_);
@@ -1091,8 +1093,15 @@ void FileHandle::WriteAsync(std::uint64_t offset_bytes, std::string_view data, W
   auto gather = std::make_shared<WriteGather>();
   gather->pieces = SplitIntoObjectPieces(layout_, offset_bytes, data.size());
   gather->offset_bytes = offset_bytes;
-  // A repeat needs the bytes after the caller's buffer is gone.
-  gather->bytes = std::make_shared<const std::string>(data);
+  if (data_owner) {
+    gather->bytes = data;
+    gather->bytes_owner = std::move(data_owner);
+  } else {
+    // A repeat needs the bytes after the caller's buffer is gone.
+    auto copy = std::make_shared<const std::string>(data);
+    gather->bytes = *copy;
+    gather->bytes_owner = std::move(copy);
+  }
   gather->state = state_.get();
   gather->remaining = gather->pieces.size();
   gather->done = std::move(done);
@@ -1148,8 +1157,8 @@ void FileHandle::StartPieceWrite(const std::shared_ptr<WriteGather>& gather, std
         if (error) failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, std::move(attempt), retry});
         repeat(std::move(failed));
       },
-      // The record is sent from the gather's copy of the bytes, which lives as long as the record.
-      gather->bytes);
+      // The record is sent from the gather's bytes, whose owner lives as long as the record.
+      gather->bytes_owner);
 }
 
 }  // namespace xtreemfs::client

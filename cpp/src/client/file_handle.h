@@ -96,8 +96,13 @@ class FileHandle {
   // unanswered).
   using ReadDone = std::function<void(ReadResult data, std::exception_ptr error)>;
   void ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_bytes, ReadDone done);
+  // WriteAsync copies `data` (its requests and retries need the bytes after the call returns), unless
+  // `data_owner` is given: then the caller keeps `data` valid until every reference to data_owner is
+  // gone (records still queued for a socket and retries hold one; the caller waits for its deleter), and
+  // the bytes are sent from where they are.
   using WriteDone = std::function<void(std::exception_ptr error)>;
-  void WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done);
+  void WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done,
+                  std::shared_ptr<const void> data_owner = nullptr);
   // Turns write-behind and read-ahead off for this handle (O_DIRECT): every read and write waits
   // for its OSD round trips. Call before the first read or write.
   void DisableBuffering();

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <optional>
 #include <string>
@@ -568,18 +569,45 @@ void Read(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset,
   });
 }
 
+// Writes at least this large are sent from libfuse's request buffer instead of a copy: the worker
+// waits until nothing refers to the buffer any more, while the kernel is still answered from the io
+// thread as soon as the OSDs answer. Profiled (perf of the mount, 1 MiB O_DIRECT writes at queue depth
+// 8): copying each request was 16 % of the mount's CPU; a worker's wake-up costs about as much as
+// copying a few tens of KiB, so smaller writes are still copied.
+constexpr size_t kBorrowedWriteBytesMin = 128 * 1024;
+
 void Write(fuse_req_t request, fuse_ino_t node, const char* buffer, size_t size, off_t offset,
            struct fuse_file_info* info) {
   Run(request, "write", node, [&](MountContext& context) {
     if (offset < 0) return EINVAL;
-    HandleOf(info)->WriteAsync(static_cast<std::uint64_t>(offset), std::string_view(buffer, size),
-                               [request, node, size, &context](std::exception_ptr error) {
-                                 if (error) {
-                                   fuse_reply_err(request, ErrnoOf(context, "write", node, error));
-                                 } else {
-                                   fuse_reply_write(request, size);
-                                 }
-                               });
+    auto done = [request, node, size, &context](std::exception_ptr error) {
+      if (error) {
+        fuse_reply_err(request, ErrnoOf(context, "write", node, error));
+      } else {
+        fuse_reply_write(request, size);
+      }
+    };
+    const std::string_view data(buffer, size);
+    if (size < kBorrowedWriteBytesMin) {
+      HandleOf(info)->WriteAsync(static_cast<std::uint64_t>(offset), data, std::move(done));
+      return kAnswered;
+    }
+    // Requests still queued for a socket and retries hold the owner; its deleter runs once the last is
+    // gone (also when WriteAsync throws), and libfuse may reuse `buffer` only after that.
+    std::promise<void> released;
+    std::future<void> all_released = released.get_future();
+    std::shared_ptr<const void> owner(&released, [](const void* promise) {
+      static_cast<std::promise<void>*>(const_cast<void*>(promise))->set_value();
+    });
+    try {
+      HandleOf(info)->WriteAsync(static_cast<std::uint64_t>(offset), data, std::move(done),
+                                 std::move(owner));
+    } catch (...) {
+      owner.reset();
+      all_released.wait();
+      throw;
+    }
+    all_released.wait();
     return kAnswered;
   });
 }

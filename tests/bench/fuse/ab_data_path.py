@@ -33,6 +33,7 @@ import contextlib
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -43,15 +44,41 @@ TICKS = os.sysconf("SC_CLK_TCK")
 METADATA = ("create", "stat", "unlink")
 
 
-def cpu_ticks(pids):
+def cpu_ticks(pids, kinds=("utime", "stime")):
+    """CPU ticks of the processes since their start: user and kernel time (the default), or one of them."""
     total = 0
     for pid in pids:
         try:
             fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+            times = {"utime": int(fields[11]), "stime": int(fields[12])}  # fields 14 and 15
+            total += sum(times[kind] for kind in kinds)
         except OSError:
             pass
     return total
+
+
+def run_queue_wait_ns(pids):
+    """Nanoseconds the processes' live threads spent runnable but waiting for a CPU (/proc/PID/task/*/schedstat's
+    second field): with the CPU per request it tells a process that waits for the CPU from one that waits for work."""
+    total = 0
+    for pid in pids:
+        try:
+            for task in Path("/proc/%d/task" % pid).iterdir():
+                try:
+                    total += int((task / "schedstat").read_text().split()[1])
+                except (OSError, IndexError, ValueError):
+                    pass
+        except OSError:
+            pass
+    return total
+
+
+def machine_ticks():
+    """The machine's CPU ticks (all cores) as (busy, idle, iowait) from /proc/stat: idle or iowait ticks while a job
+    runs mean a core had nothing to run (the job waited for something other than the CPU)."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle, iowait = fields[3], fields[4]
+    return sum(fields[:8]) - idle - iowait, idle, iowait
 
 
 def load():
@@ -155,8 +182,16 @@ class Side:
             print(error, file=sys.stderr)
 
     def fio(self, rw, bs, runtime_s, size_mib, direct=True, qd=32, file="f.dat", time_based=True, end_fsync=False,
-            profile=None, label=None):
-        command = ["fio", "--name=ab", "--filename=%s" % (self.mnt / file), "--rw=%s" % rw, "--bs=%s" % bs,
+            profile=None, label=None, jobs=1):
+        """One fio job on `file` of the mount, or with `jobs` > 1 that many (group_reporting: summed), job i on
+        `file`.i of its own (make bench's parallel-jobs row), each of size_mib / jobs."""
+        if jobs > 1:
+            target = ["--directory=%s" % self.mnt, "--filename_format=%s.$jobnum" % file,
+                      "--numjobs=%d" % jobs, "--group_reporting"]
+            size_mib = max(1, size_mib // jobs)
+        else:
+            target = ["--filename=%s" % (self.mnt / file)]
+        command = ["fio", "--name=ab"] + target + ["--rw=%s" % rw, "--bs=%s" % bs,
                    "--size=%dM" % size_mib, "--runtime=%d" % runtime_s, "--output-format=json", "--randrepeat=0",
                    "--norandommap"]
         if direct:
@@ -173,9 +208,15 @@ class Side:
         pid_mount = [self.mount_process.pid]
         load_before = load()
         osd0, mount0, wall0 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
+        osd_sys0, mount_sys0 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
+        osd_wait0, mount_wait0 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
+        machine0, fio0 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
         with profiling(profile, label or rw, {"osd": pids_osd}, pid_mount[0], self.jfr, self.async_profiler):
             output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         osd1, mount1, wall1 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
+        osd_sys1, mount_sys1 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
+        osd_wait1, mount_wait1 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
+        machine1, fio1 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
         if output.returncode != 0:
             raise SystemExit("%s fio failed: %s" % (self.name, output.stderr))
         job = json.loads(output.stdout[output.stdout.index("{"):])["jobs"][0]
@@ -185,6 +226,18 @@ class Side:
                   "ios": ios, "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
         self.per_io(result, "osd", (osd1 - osd0) / TICKS)
         self.per_io(result, "mount", (mount1 - mount0) / TICKS)
+        ios = max(ios, 1)
+        # Kernel shares, what fio itself cost (its submissions: for O_DIRECT through FUSE the kernel's side of each
+        # request), how long the processes' threads waited for a CPU, and whether the machine had idle cores.
+        result["osd_sys_us_per_io"] = (osd_sys1 - osd_sys0) / TICKS / ios * 1e6
+        result["mount_sys_us_per_io"] = (mount_sys1 - mount_sys0) / TICKS / ios * 1e6
+        result["fio_us_per_io"] = (fio1.ru_utime + fio1.ru_stime - fio0.ru_utime - fio0.ru_stime) / ios * 1e6
+        result["fio_sys_us_per_io"] = (fio1.ru_stime - fio0.ru_stime) / ios * 1e6
+        result["osd_run_queue_wait_us_per_io"] = (osd_wait1 - osd_wait0) / 1e3 / ios
+        result["mount_run_queue_wait_us_per_io"] = (mount_wait1 - mount_wait0) / 1e3 / ios
+        busy, idle, iowait = (after - before for after, before in zip(machine1, machine0))
+        result["machine_idle_fraction"] = idle / max(busy + idle + iowait, 1)
+        result["machine_iowait_fraction"] = iowait / max(busy + idle + iowait, 1)
         return result
 
     def processes(self):
@@ -297,9 +350,11 @@ def main():
     parser.add_argument("--sequential-queue-depth", type=int, default=8,
                         help="fio iodepth of read-direct and write-direct")
     parser.add_argument("--size-mib", type=int, default=256)
+    parser.add_argument("--parallel-jobs", type=int, default=4,
+                        help="fio jobs of write-direct-jobs, each writing size-mib / N to a file of its own")
     parser.add_argument("--workloads", default="randread,randwrite",
-                        help="comma-separated: randread, randwrite, read, write, read-direct, write-direct, create, "
-                             "stat, unlink")
+                        help="comma-separated: randread, randwrite, read, write, read-direct, write-direct, "
+                             "write-direct-jobs, create, stat, unlink")
     parser.add_argument("--files", type=int, default=2000, help="files per round of the metadata workloads")
     parser.add_argument("--idle-s", type=float, default=10, metavar="S",
                         help="after the warm-up, measure each side's CPU with no load for this long; the 'net' figures "
@@ -383,6 +438,14 @@ def main():
                         result = side.fio(workload, "1M", options.runtime_s, options.size_mib, direct=False,
                                           time_based=False, end_fsync=workload == "write", file="seq.dat",
                                           profile=profile)
+                    elif workload == "write-direct-jobs":
+                        # make bench's parallel-jobs row: --parallel-jobs fio jobs at once, a fresh file each.
+                        for job in range(options.parallel_jobs):
+                            (side.mnt / ("seq-jobs.dat.%d" % job)).unlink(missing_ok=True)
+                        result = side.fio("write", "1M", options.runtime_s, options.size_mib,
+                                          qd=options.sequential_queue_depth, time_based=False, end_fsync=True,
+                                          file="seq-jobs.dat", profile=profile, label=workload,
+                                          jobs=options.parallel_jobs)
                     elif workload in ("write-direct", "read-direct"):
                         rw = workload.split("-")[0]
                         if rw == "write":
@@ -405,6 +468,12 @@ def main():
                           " (net %(osd_net_us_per_io)6.1f) us/io  mount %(mount_us_per_io)6.1f us/io" % result
                           + ("  mrc %.1f (net %.1f) us/op" % (result["mrc_us_per_io"], result["mrc_net_us_per_io"])
                              if "mrc_us_per_io" in result else "")
+                          + ("  osd sys %.1f, mount sys %.1f, fio %.1f (sys %.1f) us/io; run-queue wait osd %.1f, mount"
+                             " %.1f us/io; machine idle %.0f %%, iowait %.0f %%" % (
+                                 result["osd_sys_us_per_io"], result["mount_sys_us_per_io"], result["fio_us_per_io"],
+                                 result["fio_sys_us_per_io"], result["osd_run_queue_wait_us_per_io"],
+                                 result["mount_run_queue_wait_us_per_io"], 100 * result["machine_idle_fraction"],
+                                 100 * result["machine_iowait_fraction"]) if "fio_us_per_io" in result else "")
                           + "  load %(load_before).1f-%(load_after).1f" % result
                           + ("  page cache dropped %d times by another process since the previous job"
                              % dropped_since if dropped_since else ""), flush=True)
@@ -429,7 +498,12 @@ def main():
                       side.name, workload, median("iops"), median("mib_s"), median("osd_us_per_io"),
                       median("osd_net_us_per_io"), median("mount_us_per_io"),
                       "  mrc %6.1f (net %6.1f) us/op" % (median("mrc_us_per_io"), median("mrc_net_us_per_io"))
-                      if workload in METADATA else "",
+                      if workload in METADATA else
+                      "  osd sys %.1f, mount sys %.1f, fio %.1f us/io; run-queue wait osd %.1f, mount %.1f us/io; "
+                      "machine idle %.0f %%" % (median("osd_sys_us_per_io"), median("mount_sys_us_per_io"),
+                                               median("fio_us_per_io"), median("osd_run_queue_wait_us_per_io"),
+                                               median("mount_run_queue_wait_us_per_io"),
+                                               100 * median("machine_idle_fraction")),
                       len(rows), min(r["load_before"] for r in rows), max(r["load_after"] for r in rows)))
 
 
