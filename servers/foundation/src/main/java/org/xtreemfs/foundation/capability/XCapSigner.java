@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.concurrent.ConcurrentHashMap;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.xtreemfs.interfaces.common.XCap;
@@ -23,10 +22,6 @@ public final class XCapSigner {
      */
     private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
 
-    /** Capabilities remembered as verified, by signature; about 300 bytes each. */
-    static final int VERIFIED_KEPT_MAX = 4096;
-    private final ConcurrentHashMap<ByteString, XCap> verified = new ConcurrentHashMap<>();
-
     /** Shortest shared secret accepted: shorter ones make the HMAC key guessable. */
     public static final int SECRET_LENGTH_MIN = 8;
 
@@ -40,36 +35,18 @@ public final class XCapSigner {
 
     public XCap sign(XCap capability) {
         XCap unsigned = capability.toBuilder().clearSignature().build();
-        return unsigned.toBuilder().setSignature(com.google.protobuf.ByteString.copyFrom(mac(unsigned))).build();
+        return unsigned.toBuilder().setSignature(ByteString.copyFrom(mac(unsigned))).build();
     }
 
     /**
-     * True when the signature matches the fields; expiry is checked separately by the caller's clock. A capability
-     * equal in every field to one verified before is accepted without computing the HMAC again: a client sends the
-     * same XCap with every request of an open file, and the HMAC was a sixth of an OSD network thread's Java samples
-     * under 4 KiB random reads (JFR, C1-compiled). Equality of the whole message makes a hit prove exactly what the
-     * HMAC proved; a tampered copy carrying a known signature differs in a field and is computed and refused.
+     * True when the signature matches the fields; expiry is checked separately by the caller's clock. Computes the
+     * HMAC every time and remembers nothing: a caller that sees the same capability again and again keeps what it
+     * verified itself, with what it derived from it (the OSD's {@code PreprocessingStage.Checked}, keyed by the whole
+     * credentials), so there is one memo of a verification, not two.
      */
     public boolean verify(XCap capability) {
-        ByteString signature = capability.getSignature();
-        XCap known = verified.get(signature);
-        if (known != null && known.equals(capability)) {
-            return true;
-        }
         byte[] expected = mac(capability.toBuilder().clearSignature().build());
-        boolean valid = MessageDigest.isEqual(expected, signature.toByteArray());
-        if (valid) {
-            if (verified.size() >= VERIFIED_KEPT_MAX) {
-                verified.clear(); // bounded; the working set of open files fills it again at one HMAC each
-            }
-            verified.put(signature, capability);
-        }
-        return valid;
-    }
-
-    /** Capabilities kept as verified (at most {@link #VERIFIED_KEPT_MAX}). */
-    int verifiedKeptCount() {
-        return verified.size();
+        return MessageDigest.isEqual(expected, capability.getSignature().toByteArray());
     }
 
     private byte[] mac(XCap unsigned) {

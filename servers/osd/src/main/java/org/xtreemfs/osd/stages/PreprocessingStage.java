@@ -48,13 +48,20 @@ public final class PreprocessingStage implements AutoCloseable {
      * Credentials that passed {@link #authorize}, with what was derived from them ({@link Checked}). Keyed by the
      * message (equal content, equal checks); the network ops hand every request of a file the same parsed instance
      * ({@code ops.SharedCredentialsParser}), so a lookup costs the message's memoized hash and an identity compare.
-     * Bounded: past {@link #CHECKED_CREDENTIALS_MAX} it starts empty again.
+     * The OSD's one memo of a verified signature ({@link XCapSigner} keeps none): a copy with any field changed is
+     * another key, so it is verified in full and refused. Bounded: past {@link #CHECKED_CREDENTIALS_MAX} it starts
+     * empty again.
      */
     private final Map<FileCredentials, Checked> checkedCredentials = new ConcurrentHashMap<>();
     /** One instance per volume id seen in {@link #checkedCredentials} (see {@link Checked}); bounded likewise. */
     private final Map<String, String> volumeIds = new ConcurrentHashMap<>();
     static final int CHECKED_CREDENTIALS_MAX = 4096;
     static final int VOLUME_IDS_MAX = 4096;
+
+    /** Credentials remembered as checked (at most {@link #CHECKED_CREDENTIALS_MAX}). */
+    int checkedCredentialsCount() {
+        return checkedCredentials.size();
+    }
 
     /**
      * @param threads 0 checks on the thread calling {@link #submit}; otherwise that many stage threads

@@ -265,4 +265,31 @@ class PreprocessingStageTest {
             assertThat(passed).allSatisfy(each -> assertThat(each.volumeId()).isSameAs(passed.get(0).volumeId()));
         }
     }
+
+    @Test
+    void rememberedCredentialsStayBoundedAndNeverVouchForAForgedCopy() throws RpcException {
+        // Proves the stage's memo, the OSD's one memo of a verified signature (XCapSigner keeps none), stays within
+        // its bound however many files pass, and that a copy of remembered credentials with a field changed under
+        // the same signature is verified in full and refused, before and after the memo starts over.
+        java.util.List<AuthorizedRequest> passed = new java.util.ArrayList<>();
+        try (PreprocessingStage stage = new PreprocessingStage("osd-2", signer,
+                new org.xtreemfs.foundation.clock.ManualClock(NOW_MS), 0, 1, passed::add)) {
+            FileCredentials known = credentials(capability(FILE, AccessMode.ACCESS_MODE_READ, NOW_MS + 1000), "osd-2");
+            FileCredentials forged = credentials(known.getXcap().toBuilder()
+                    .setAccessMode(AccessMode.ACCESS_MODE_READ_WRITE).build(), "osd-2");
+            for (int i = 0; i < PreprocessingStage.CHECKED_CREDENTIALS_MAX + 10; i++) {
+                String fileId = "vol-a:" + (1000 + i);
+                stage.submit(read(credentials(capability(fileId, AccessMode.ACCESS_MODE_READ, NOW_MS + 1000), "osd-2"),
+                        fileId));
+                assertThat(stage.checkedCredentialsCount()).isBetween(1, PreprocessingStage.CHECKED_CREDENTIALS_MAX);
+                if (i % 1000 == 0) {
+                    stage.submit(read(known, FILE));
+                    assertThatThrownBy(() -> stage.submit(write(forged, FILE))).isInstanceOfSatisfying(
+                            RpcException.class, e -> assertThat(e.errorType()).isEqualTo(ErrorType.AUTH_FAILED))
+                            .hasMessageContaining("invalid signature");
+                }
+            }
+            assertThat(passed).hasSize(PreprocessingStage.CHECKED_CREDENTIALS_MAX + 10 + 5);
+        }
+    }
 }
