@@ -205,6 +205,117 @@ class StageTest {
     }
 
     @Test
+    void aMessageSubmittedWhileOneWorkerIsBusyWakesAParkedOne() throws InterruptedException {
+        // Proves a submission reaches a parked worker (workers park without a timeout, and a submission wakes one only
+        // when one is parked): with one worker held in a handler, the next message starts on the other.
+        CountDownLatch bothStarted = new CountDownLatch(2);
+        CountDownLatch open = new CountDownLatch(1);
+        stage = Stage.start("handoff-busy", 4, 2, SystemClock.INSTANCE, message -> {
+            bothStarted.countDown();
+            if (!open.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("test never opened the handler");
+            }
+            handled.add(message);
+        });
+        await().until(() -> parkedWorkerCount("handoff-busy") == 2);
+        stage.submit(new Read(1));
+        stage.submit(new Read(2));
+        assertThat(bothStarted.await(10, TimeUnit.SECONDS)).isTrue();
+        open.countDown();
+        await().until(() -> handled.size() == 2);
+        assertThat(handled).containsExactlyInAnyOrder(new Read(1), new Read(2));
+    }
+
+    @Test
+    void manySubmittersRacingParkingWorkersLoseNoMessage() throws InterruptedException {
+        // Proves no wake-up is lost between a worker finding the queue empty and parking: with more workers than
+        // cores, each message handled exactly once although every worker parks and is woken over and over.
+        stage = Stage.start("handoff-race", 8, 4, SystemClock.INSTANCE, handled::add);
+        int perSubmitter = 2_000;
+        List<Thread> submitters = new java.util.ArrayList<>();
+        for (int t = 0; t < 3; t++) {
+            int base = t * perSubmitter;
+            Thread submitter = new Thread(() -> {
+                for (int i = 0; i < perSubmitter; i++) {
+                    while (!stage.offer(new Read(base + i))) {
+                        Thread.yield();
+                    }
+                }
+            });
+            submitter.start();
+            submitters.add(submitter);
+        }
+        for (Thread submitter : submitters) {
+            submitter.join();
+        }
+        await().until(() -> handled.size() >= 3 * perSubmitter);
+        assertThat(handled).hasSize(3 * perSubmitter).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void anIdleStageShutsDownWithEveryWorkerEnded() {
+        // Proves parked workers (no timed poll any more) are woken by the shutdown itself and end before it returns.
+        stage = Stage.start("handoff-idle", 4, 3, SystemClock.INSTANCE, handled::add);
+        await().until(() -> parkedWorkerCount("handoff-idle") == 3);
+        List<Thread> workers = workerThreads("handoff-idle");
+        assertThat(stage.shutdown(Duration.ofSeconds(30))).isZero();
+        assertThat(workers).hasSize(3).noneMatch(Thread::isAlive);
+    }
+
+    @Test
+    void submissionsRacingShutdownAreEachHandledDiscardedOrRefused() throws InterruptedException {
+        // Proves the shutdown's invariant under a race: every accepted message is handled or discarded, exactly once,
+        // and one submitted after the shutdown began is refused with StageShutdownException.
+        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        stage = Stage.start("handoff-shutdown", 64, 2, SystemClock.INSTANCE, new StageHandler<Request>() {
+            @Override
+            public void handle(Request message) {
+                handled.add(message);
+            }
+
+            @Override
+            public void onDiscarded(Request message, StageShutdownException reason) {
+                discarded.add(message);
+            }
+        });
+        Thread submitter = new Thread(() -> {
+            for (int i = 0; ; i++) {
+                try {
+                    if (stage.offer(new Read(i))) {
+                        accepted.incrementAndGet();
+                    }
+                } catch (StageShutdownException e) {
+                    refused.incrementAndGet();
+                    return;
+                }
+            }
+        });
+        submitter.start();
+        await().until(() -> handled.size() > 1000);
+        int discardedCount = stage.shutdown(Duration.ofMillis(1));
+        submitter.join();
+        assertThat(refused.get()).isEqualTo(1);
+        assertThat(discarded).hasSize(discardedCount);
+        assertThat(handled.size() + discarded.size()).isEqualTo(accepted.get());
+        java.util.Set<Request> all = new java.util.HashSet<>(handled);
+        all.addAll(discarded);
+        assertThat(all).hasSize(accepted.get());
+    }
+
+    private static List<Thread> workerThreads(String stageName) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().startsWith("stage-" + stageName + "-")).toList();
+    }
+
+    /** Workers of the stage parked on its empty queue (not inside a handler). */
+    private static long parkedWorkerCount(String stageName) {
+        return workerThreads(stageName).stream().filter(thread -> thread.getState() == Thread.State.WAITING
+                && java.util.Arrays.stream(thread.getStackTrace()).anyMatch(frame -> frame.getMethodName().equals("park")
+                        && frame.getClassName().endsWith("Stage$Worker"))).count();
+    }
+
+    @Test
     void rejectsNonsenseConstruction() {
         // Proves a zero-capacity queue or zero workers cannot be configured.
         assertThatThrownBy(() -> Stage.start("x", 0, 1, SystemClock.INSTANCE, gatedHandler))
