@@ -23,8 +23,9 @@ import org.xtreemfs.foundation.clock.Clock;
  * JVM alive; servers keep running through their own non-daemon threads or the launcher.
  *
  * <p>Hand-off: a worker that finds the queue empty parks without a timeout, and a submission unparks one parked
- * worker only if there is one (the most recently parked); a busy worker takes the next message itself when it
- * finishes. Shutdown wakes every parked worker. The former timed poll (100 ms, so that idle workers noticed a
+ * worker only if there is one (the longest parked, as the blocking queue's condition did: waking the most recently
+ * parked one each time slowed a paced submitter by a third in {@code tests/bench/fuse/StageHandoff.java}); a busy
+ * worker takes the next message itself when it finishes. Shutdown wakes every parked worker. The former timed poll (100 ms, so that idle workers noticed a
  * shutdown) woke every idle worker ten times a second, each time with a timer and a cancelled condition wait: with
  * the OSD's 16 storage threads mostly idle, about a tenth of its CPU samples under 4 KiB random I/O (issue 10).
  *
@@ -53,7 +54,7 @@ public final class Stage<M> implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     /** Pending messages, at most {@link #queueCapacity}; guarded by {@link #lock}. */
     private final ArrayDeque<M> queue = new ArrayDeque<>();
-    /** Workers parked on an empty queue, the most recent last; guarded by {@link #lock}. */
+    /** Workers parked on an empty queue, the longest parked first; guarded by {@link #lock}. */
     private final ArrayDeque<Worker> parkedWorkers = new ArrayDeque<>();
     /** Written under {@link #lock}; volatile for the unlocked reads of the metrics. */
     private volatile State state = State.RUNNING;
@@ -135,7 +136,7 @@ public final class Stage<M> implements AutoCloseable {
                 return false;
             }
             queue.addLast(message);
-            parked = parkedWorkers.pollLast();
+            parked = parkedWorkers.pollFirst();
         } finally {
             lock.unlock();
         }
