@@ -25,8 +25,10 @@ the OSD JVMs (and of the MRC for the metadata workloads; JIT symbols from jcmd C
 --async-profiler LIB (libasyncProfiler.so, e.g. unpacked from Maven Central's tools.profiler:async-profiler jar) adds
 async-profiler's CPU profile of each JVM, Java frames with their inlining and per thread, as collapsed stacks
 (OUT/NAME/profile/GROUP-PID-LABEL.collapsed; tests/bench/fuse/collapsed_top.py ranks them). --osds sets the cluster's
-OSD count (default 3; 1 for a width-1 volume leaves no idle OSD in the figures). Needs fio, fusermount3, and root for
-perf. Stops its clusters and mounts at the end.
+OSD count (default 3; 1 for a width-1 volume leaves no idle OSD in the figures). --glusterfs NAME adds a side NAME
+on a one-brick GlusterFS volume (glusterfs.py, as make bench's GlusterFS column; needs root): its brick process
+(glusterfsd) is reported and profiled as "osd", its FUSE client (glusterfs) as "mount", and its client is remounted
+before every read with --cold. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
 """
 import argparse
 import contextlib
@@ -39,6 +41,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from glusterfs import GlusterVolume
 
 TICKS = os.sysconf("SC_CLK_TCK")
 METADATA = ("create", "stat", "unlink")
@@ -126,6 +130,7 @@ class Side:
         self.async_profiler = None
         self.idle_cpu_per_s = {}
         self.cold = False
+        self.java = True  # the "osd" processes are JVMs (jcmd may be used on them)
 
     def cluster(self, *args):
         env = dict(os.environ)
@@ -211,7 +216,8 @@ class Side:
         osd_sys0, mount_sys0 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
         osd_wait0, mount_wait0 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
         machine0, fio0 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
-        with profiling(profile, label or rw, {"osd": pids_osd}, pid_mount[0], self.jfr, self.async_profiler):
+        with profiling(profile, label or rw, {"osd": pids_osd}, pid_mount[0], self.jfr, self.async_profiler,
+                       self.java):
             output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         osd1, mount1, wall1 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
         osd_sys1, mount_sys1 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
@@ -261,8 +267,66 @@ class Side:
         result["%s_net_us_per_io" % kind] = (cpu_s - idle_s) / ios * 1e6
 
 
+class GlusterProcess:
+    """The pid of a process this script did not start (GlusterFS's client), where Side expects a Popen."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+
+def pids_whose_command_line_has(text):
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    pids.append(int(entry.name))
+            except OSError:
+                pass
+    return pids
+
+
+class GlusterSide(Side):
+    """A one-brick GlusterFS volume in the side's state folder, measured like a build: the brick process stands for
+    the OSDs, GlusterFS's FUSE client for the mount."""
+
+    def __init__(self, name, state):
+        super().__init__(name, ".", state, 1, [], [], "")
+        self.volume = GlusterVolume(Path(state).resolve())
+        self.java = False
+
+    def find_processes(self):
+        brick = pids_whose_command_line_has("--brick-name %s" % self.volume.brick)
+        client = [pid for pid in pids_whose_command_line_has(str(self.volume.mount_point))
+                  if Path("/proc/%d/exe" % pid).resolve().name.startswith("glusterfs")
+                  and pid not in brick]
+        if len(brick) != 1 or len(client) != 1:
+            raise SystemExit("%s: expected one brick and one client process, found %s and %s" % (
+                self.name, brick, client))
+        self.osd_pids, self.mount_process = brick, GlusterProcess(client[0])
+
+    def start(self):
+        self.state.mkdir(parents=True, exist_ok=True)
+        self.volume.start()
+        self.mnt = self.volume.mount_point
+        self.find_processes()
+
+    def stop(self):
+        for problem in self.volume.stop():
+            print("%s: %s" % (self.name, problem), file=sys.stderr)
+
+    def processes(self):
+        return {"osd": self.osd_pids, "mount": [self.mount_process.pid]}
+
+    def fio(self, rw, *args, **kwargs):
+        if self.cold and rw in ("read", "randread"):
+            self.volume.remount()  # a fresh client, as make bench does before a cold read
+            self.find_processes()
+        return super().fio(rw, *args, **kwargs)
+
+
 @contextlib.contextmanager
-def profiling(profile, label, jvms, mount_pid, jfr, async_profiler=None):
+def profiling(profile, label, jvms, mount_pid, jfr, async_profiler=None, java=True):
     """perf record -g of each group of server JVMs ({"osd": pids, "mrc": [pid]}: PROFILE/GROUP-LABEL.perf, with JIT
     symbols from jcmd Compiler.perfmap afterwards) and of the mount (PROFILE/mount-LABEL.perf) while the body runs;
     with `jfr` also a JFR recording per JVM (PROFILE/GROUP-PID-LABEL.jfr; at a high load it holds few samples); with
@@ -301,7 +365,7 @@ def profiling(profile, label, jvms, mount_pid, jfr, async_profiler=None):
                     subprocess.run(["jcmd", str(pid), "JVMTI.agent_load", str(async_profiler), '"stop,collapsed,file=%s"'
                                     % (profile / ("%s-%d-%s.collapsed" % (group, pid, label)))],
                                    stdout=subprocess.DEVNULL, check=True)
-        for pid in all_pids:
+        for pid in all_pids if java else ():  # jcmd's SIGQUIT would end a process that is no JVM
             if jfr:
                 subprocess.run(["jcmd", str(pid), "JFR.stop", "name=ab"], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
@@ -368,6 +432,8 @@ def main():
     parser.add_argument("--cold", action="store_true",
                         help="drop the page cache (sync; echo 3 > /proc/sys/vm/drop_caches) before every read job, as "
                              "make bench's cold reads do; needs root")
+    parser.add_argument("--glusterfs", metavar="NAME",
+                        help="also a side NAME on a one-brick GlusterFS volume (brick as 'osd', client as 'mount')")
     parser.add_argument("--async-profiler", type=Path, metavar="LIB",
                         help="with --profile, async-profiler's CPU samples of the JVMs too (path of libasyncProfiler.so)")
     options = parser.parse_args()
@@ -391,6 +457,11 @@ def main():
         side.cold = options.cold
         side.jfr = options.jfr
         side.async_profiler = options.async_profiler.resolve() if options.async_profiler else None
+    if options.glusterfs:
+        if any(workload in METADATA for workload in options.workloads.split(",")):
+            raise SystemExit("--glusterfs: data workloads only (the metadata figures need an MRC)")
+        sides.append(GlusterSide(options.glusterfs, options.out / options.glusterfs))
+        sides[-1].cold = options.cold
     results = []
     metadata_binary = options.out / "metadata_ops"
     workloads = options.workloads.split(",")
