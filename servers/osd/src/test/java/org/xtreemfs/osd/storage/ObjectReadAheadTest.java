@@ -29,6 +29,16 @@ class ObjectReadAheadTest {
         ahead.afterRead(FILE, layout, object, 0, layout.objectSizeBytes(), layout.objectSizeBytes());
     }
 
+    /** Reads {@code objects} whole, in this order, through a read-ahead of 1 MiB objects and {@code bytesAhead}. */
+    private List<Long> afterWholeReadsOf(long bytesAhead, long... objects) throws IOException {
+        StripeLayout layout = StripeLayout.single(MIB);
+        ObjectReadAhead ahead = recording(bytesAhead);
+        for (long object : objects) {
+            wholeObject(ahead, layout, object);
+        }
+        return readAhead;
+    }
+
     @Test
     void aSequentialStreamReadsItsNextObjectsAheadEachOnce() throws IOException {
         StripeLayout layout = StripeLayout.single(MIB);
@@ -57,13 +67,7 @@ class ObjectReadAheadTest {
     @Test
     void permutedReadsOfOneStreamStillReadAheadAndNothingTwice() throws IOException {
         // A client's concurrent requests arrive in any order.
-        StripeLayout layout = StripeLayout.single(MIB);
-        ObjectReadAhead ahead = recording(4L * MIB);
-        wholeObject(ahead, layout, 1);
-        wholeObject(ahead, layout, 0);
-        wholeObject(ahead, layout, 3);
-        wholeObject(ahead, layout, 2);
-        assertThat(readAhead).containsExactly(2L, 3L, 4L, 5L, 6L, 7L);
+        assertThat(afterWholeReadsOf(4L * MIB, 1, 0, 3, 2)).containsExactly(2L, 3L, 4L, 5L, 6L, 7L);
     }
 
     @Test
@@ -96,15 +100,8 @@ class ObjectReadAheadTest {
 
     @Test
     void aJumpStartsANewStreamThere() throws IOException {
-        StripeLayout layout = StripeLayout.single(MIB);
-        ObjectReadAhead ahead = recording(2L * MIB);
-        wholeObject(ahead, layout, 0);
-        wholeObject(ahead, layout, 1);
-        wholeObject(ahead, layout, 500);
-        wholeObject(ahead, layout, 501);
-        wholeObject(ahead, layout, 0); // back to the start: read ahead again, the pages may be gone
-        wholeObject(ahead, layout, 1);
-        assertThat(readAhead).containsExactly(2L, 3L, 502L, 503L, 2L, 3L);
+        // 0, 1 again at the end: back to the start reads ahead again, the pages may be gone.
+        assertThat(afterWholeReadsOf(2L * MIB, 0, 1, 500, 501, 0, 1)).containsExactly(2L, 3L, 502L, 503L, 2L, 3L);
     }
 
     @Test
