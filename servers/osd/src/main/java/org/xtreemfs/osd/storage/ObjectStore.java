@@ -424,16 +424,22 @@ public final class ObjectStore implements ObjectStorage {
     }
 
     /**
-     * Writes {@code data} through an O_DIRECT channel of its own: a whole object is written once in a stream, so
-     * keeping the channel open would save nothing.
+     * Writes {@code data} through the object's O_DIRECT channel, cached beside its ordinary one in {@link #openFiles}:
+     * an object written in several direct pieces (objects larger than the client's writes) opens it once, and its
+     * close moves out of the write to the cache's eviction or the file's truncation or deletion. Only the writes
+     * {@link #writesDirect} admits use it, so it never sees unaligned I/O.
      */
     private void writeDirect(String fileId, long objectNumber, long offset, ByteBuffer data, boolean sync,
             boolean[] objectCreated) throws IOException {
-        try (FileChannel channel = openForWrite(fileId, objectNumber, DIRECT_WRITE_OPTIONS, sync, objectCreated)) {
-            writeFully(channel, data, offset);
+        OpenObjectFiles.Handle handle = openFiles.acquireDirect(fileId, objectNumber,
+                () -> openForWrite(fileId, objectNumber, DIRECT_WRITE_OPTIONS, sync, objectCreated));
+        try {
+            writeFully(handle.channel(), data, offset);
             if (sync) {
-                channel.force(true);
+                handle.channel().force(true);
             }
+        } finally {
+            openFiles.release(handle);
         }
         directWrites.incrementAndGet();
     }
@@ -441,6 +447,11 @@ public final class ObjectStore implements ObjectStorage {
     /** Writes that went to the disk with O_DIRECT since the store opened ({@link #DIRECT_WRITE_BYTES_MIN}). */
     long directWrites() {
         return directWrites.get();
+    }
+
+    /** Object files opened for reads and writes since the store opened (not counting the open-file cache's hits). */
+    long objectFilesOpened() {
+        return openFiles.openedCount();
     }
 
     private static void writeFully(FileChannel channel, ByteBuffer data, long position) throws IOException {

@@ -24,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * exactly once, never while a caller holds it; {@link #forget} drops every channel of a file, so after a deletion or
  * truncation no later access reaches an unlinked or stale file through the cache. Eviction is least recently used.
  * Thread-safe; the lock is held only for map updates, never while opening or closing a file.
+ *
+ * <p>An object may have two channels here, its ordinary one and an O_DIRECT one ({@link #acquireDirect}) for the
+ * store's large aligned writes; both count against the capacity and {@link #forget} drops both. Which accesses may
+ * use the O_DIRECT channel is the store's rule (ObjectStore#writesDirect), not this cache's.
  */
 final class OpenObjectFiles implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OpenObjectFiles.class);
@@ -46,7 +50,8 @@ final class OpenObjectFiles implements AutoCloseable {
         }
     }
 
-    record ObjectKey(String fileId, long objectNumber) {
+    /** {@code direct}: the object's O_DIRECT channel, cached beside its ordinary one. */
+    record ObjectKey(String fileId, long objectNumber, boolean direct) {
         /*
          * Written out rather than the record's generated equals and hashCode: every object read or write looks its
          * key up, and the generated ones go through an invokedynamic method-handle chain that the OSD's C1-only JIT
@@ -56,12 +61,12 @@ final class OpenObjectFiles implements AutoCloseable {
         @Override
         public boolean equals(Object other) {
             return this == other || other instanceof ObjectKey key && objectNumber == key.objectNumber
-                    && Objects.equals(fileId, key.fileId);
+                    && direct == key.direct && Objects.equals(fileId, key.fileId);
         }
 
         @Override
         public int hashCode() {
-            return 31 * Objects.hashCode(fileId) + Long.hashCode(objectNumber);
+            return 31 * (31 * Objects.hashCode(fileId) + Long.hashCode(objectNumber)) + (direct ? 1 : 0);
         }
     }
 
@@ -75,11 +80,11 @@ final class OpenObjectFiles implements AutoCloseable {
     /** Access order: the eldest entry is the least recently used. */
     private final LinkedHashMap<ObjectKey, Handle> handles = new LinkedHashMap<>(16, 0.75f, true);
     /**
-     * The object numbers of each file in {@link #handles} (the same entries, by file): {@link #forget} visits only the
-     * file's own channels. Scanning every cached channel made a deletion cost O(capacity) under the lock (profiled:
+     * The keys of each file in {@link #handles} (the same entries, by file): {@link #forget} visits only the file's own
+     * channels. Scanning every cached channel made a deletion cost O(capacity) under the lock (profiled:
      * String.equals of the file ids was 3 % of an OSD's CPU during unlinks of files it never held).
      */
-    private final Map<String, Set<Long>> objectsByFile = new HashMap<>();
+    private final Map<String, Set<ObjectKey>> keysByFile = new HashMap<>();
     private long opened;
     private long hits;
 
@@ -95,7 +100,18 @@ final class OpenObjectFiles implements AutoCloseable {
      * {@link #release} it exactly once. With capacity 0 every call opens and every release closes.
      */
     Handle acquire(String fileId, long objectNumber, Opener opener) throws IOException {
-        ObjectKey key = new ObjectKey(fileId, objectNumber);
+        return acquire(new ObjectKey(fileId, objectNumber, false), opener);
+    }
+
+    /**
+     * As {@link #acquire(String, long, Opener)} for the object's O_DIRECT channel, which {@code opener} opens with
+     * O_DIRECT: a separate entry beside its ordinary channel, so neither is ever handed out for the other's use.
+     */
+    Handle acquireDirect(String fileId, long objectNumber, Opener opener) throws IOException {
+        return acquire(new ObjectKey(fileId, objectNumber, true), opener);
+    }
+
+    private Handle acquire(ObjectKey key, Opener opener) throws IOException {
         synchronized (this) {
             Handle cached = handles.get(key);
             if (cached != null) {
@@ -124,7 +140,7 @@ final class OpenObjectFiles implements AutoCloseable {
                 result = fresh;
             } else {
                 handles.put(key, fresh);
-                objectsByFile.computeIfAbsent(key.fileId(), file -> new HashSet<>()).add(key.objectNumber());
+                keysByFile.computeIfAbsent(key.fileId(), file -> new HashSet<>()).add(key);
                 result = fresh;
                 evictLocked(toClose);
             }
@@ -153,10 +169,10 @@ final class OpenObjectFiles implements AutoCloseable {
     void forget(String fileId) {
         List<Handle> toClose = new ArrayList<>();
         synchronized (this) {
-            Set<Long> objects = objectsByFile.remove(fileId);
-            if (objects != null) {
-                for (long objectNumber : objects) {
-                    drop(handles.remove(new ObjectKey(fileId, objectNumber)), toClose);
+            Set<ObjectKey> keys = keysByFile.remove(fileId);
+            if (keys != null) {
+                for (ObjectKey key : keys) {
+                    drop(handles.remove(key), toClose);
                 }
             }
         }
@@ -164,11 +180,12 @@ final class OpenObjectFiles implements AutoCloseable {
     }
 
     /**
-     * Whether the object's channel is in the cache: then its file exists (a deletion or truncation {@link #forget}s
-     * the file's channels first). Does not count as a use for the eviction order.
+     * Whether a channel of the object (ordinary or O_DIRECT) is in the cache: then its file exists (a deletion or
+     * truncation {@link #forget}s the file's channels first). Does not count as a use for the eviction order.
      */
     synchronized boolean contains(String fileId, long objectNumber) {
-        return handles.containsKey(new ObjectKey(fileId, objectNumber));
+        return handles.containsKey(new ObjectKey(fileId, objectNumber, false))
+                || handles.containsKey(new ObjectKey(fileId, objectNumber, true));
     }
 
     /** Channels in the cache (in use or not). */
@@ -193,7 +210,7 @@ final class OpenObjectFiles implements AutoCloseable {
                 drop(handle, toClose);
             }
             handles.clear();
-            objectsByFile.clear();
+            keysByFile.clear();
         }
         closeAll(toClose);
     }
@@ -203,10 +220,10 @@ final class OpenObjectFiles implements AutoCloseable {
         while (handles.size() > capacity && eldest.hasNext()) {
             Handle handle = eldest.next();
             eldest.remove();
-            Set<Long> objects = objectsByFile.get(handle.key.fileId());
-            objects.remove(handle.key.objectNumber());
-            if (objects.isEmpty()) {
-                objectsByFile.remove(handle.key.fileId());
+            Set<ObjectKey> keys = keysByFile.get(handle.key.fileId());
+            keys.remove(handle.key);
+            if (keys.isEmpty()) {
+                keysByFile.remove(handle.key.fileId());
             }
             drop(handle, toClose);
         }

@@ -395,6 +395,37 @@ class ObjectStoreTest {
     }
 
     @Test
+    void anObjectWrittenDirectInPiecesOpensItsDirectChannelOnceAndATruncateClosesIt() throws IOException {
+        // Proves the O_DIRECT channel is cached beside the ordinary one: four direct pieces of one 1 MiB object open
+        // one file, a buffered write and a read of it open its ordinary channel (never the direct one: an unaligned
+        // write through it would fail), and a truncate drops both so that the next direct write opens anew.
+        ObjectStore store = open(root);
+        StripeLayout layout = StripeLayout.single(1 << 20);
+        int piece = ObjectStore.DIRECT_WRITE_BYTES_MIN;
+        for (int offset = 0; offset < 1 << 20; offset += piece) {
+            store.write(FILE, layout, 0, offset, alignedDirect(piece, offset), 0, false);
+        }
+        assertThat(store.directWrites()).isEqualTo(4);
+        assertThat(store.objectFilesOpened()).isEqualTo(1);
+        store.write(FILE, layout, 0, 100, bytes(10, 99), 0, false);
+        byte[] expected = new byte[1 << 20];
+        for (int offset = 0; offset < 1 << 20; offset += piece) {
+            System.arraycopy(array(piece, offset), 0, expected, offset, piece);
+        }
+        System.arraycopy(array(10, 99), 0, expected, 100, 10);
+        assertThat(store.read(FILE, layout, 0, 0, 1 << 20)).isEqualTo(expected);
+        assertThat(store.objectFilesOpened()).as("the ordinary channel beside the direct one").isEqualTo(2);
+        store.truncate(FILE, layout, piece, 1);
+        store.write(FILE, layout, 0, piece, alignedDirect(piece, 7), 1, true);
+        assertThat(store.objectFilesOpened()).as("the truncate dropped the cached direct channel").isEqualTo(3);
+        byte[] afterTruncate = new byte[2 * piece];
+        System.arraycopy(expected, 0, afterTruncate, 0, piece);
+        System.arraycopy(array(piece, 7), 0, afterTruncate, piece, piece);
+        assertThat(store.read(FILE, layout, 0, 0, 1 << 20)).isEqualTo(afterTruncate);
+        assertThat(store.metadata(FILE).sizeBytes()).isEqualTo(2L * piece);
+    }
+
+    @Test
     void anEmulatedDeviceKeepsLargeWritesInThePageCache() throws IOException {
         // Proves direct writes are for the real disk only: an emulated device's model decides the device time of
         // a write (its own write-back), so the real I/O under it stays as before.

@@ -111,6 +111,31 @@ class OpenObjectFilesTest {
     }
 
     @Test
+    void anObjectsDirectChannelIsASeparateEntryForgottenWithItsFile() throws IOException {
+        OpenObjectFiles files = new OpenObjectFiles(8);
+        OpenObjectFiles.Handle ordinary = files.acquire("f", 0, opener("a"));
+        OpenObjectFiles.Handle direct = files.acquireDirect("f", 0, opener("a"));
+        assertThat(direct).as("never the ordinary channel").isNotSameAs(ordinary);
+        files.release(ordinary);
+        files.release(direct);
+        assertThat(files.acquireDirect("f", 0, opener("a"))).isSameAs(direct);
+        files.release(direct);
+        assertThat(files.acquire("f", 0, opener("a"))).isSameAs(ordinary);
+        files.release(ordinary);
+        assertThat(files.openedCount()).isEqualTo(2);
+        assertThat(files.size()).isEqualTo(2);
+        files.release(files.acquireDirect("g", 3, opener("b")));
+        assertThat(files.contains("g", 3)).as("a direct channel alone shows the object exists").isTrue();
+        files.forget("f");
+        assertThat(ordinary.channel().isOpen()).isFalse();
+        assertThat(direct.channel().isOpen()).isFalse();
+        assertThat(files.contains("f", 0)).isFalse();
+        assertThat(files.size()).isEqualTo(1);
+        files.close();
+        assertThat(openedChannels).noneMatch(FileChannel::isOpen);
+    }
+
+    @Test
     void withCapacityZeroEveryReleaseCloses() throws IOException {
         OpenObjectFiles files = new OpenObjectFiles(0);
         OpenObjectFiles.Handle handle = files.acquire("f", 0, opener("a"));
