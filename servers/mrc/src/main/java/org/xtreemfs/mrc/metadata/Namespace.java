@@ -441,9 +441,17 @@ public final class Namespace {
         transaction.put(KvLayout.inode(volumeId, record.inode()), record.encode());
     }
 
-    /** Deletes an inode and its xattrs (not its entries). */
+    /**
+     * Deletes an inode and its xattrs (not its entries). The xattr keys are scanned only when the record says the inode
+     * may have some ({@link InodeRecord#mayHaveXattrs}; a missing record is scanned too).
+     */
     public void deleteInode(Transaction transaction, String volumeId, long inode) {
+        boolean mayHaveXattrs = loadInodeIfPresent(transaction, volumeId, inode).map(InodeRecord::mayHaveXattrs)
+                .orElse(true);
         transaction.delete(KvLayout.inode(volumeId, inode));
+        if (!mayHaveXattrs) {
+            return;
+        }
         try (KvIterator iterator = store.iterator(KeyRange.prefix(KvLayout.xattrPrefix(volumeId, inode)))) {
             while (iterator.hasNext()) {
                 transaction.delete(iterator.next().key());
@@ -635,12 +643,6 @@ public final class Namespace {
                 .build()));
     }
 
-    /** The inode's metadata changed (xattrs): ctime now. */
-    public void touchCtime(Transaction transaction, String volumeId, InodeRecord record, OperationContext context) {
-        putInode(transaction, volumeId, record.withStat(record.stat().toBuilder().setCtimeNs(context.nowNanos())
-                .build()));
-    }
-
     /**
      * The inode's Stat with atime = now when the atime policy asks for an update on this access (an open
      * for reading, a listing from offset 0); empty when nothing is to be written. ctime stays.
@@ -683,12 +685,32 @@ public final class Namespace {
         return transaction.get(KvLayout.xattr(volumeId, inode, name));
     }
 
-    public void putXattr(Transaction transaction, String volumeId, long inode, String name, byte[] value) {
-        transaction.put(KvLayout.xattr(volumeId, inode, name), value);
+    /**
+     * Stores an xattr's value, marks the inode as having xattrs ({@link InodeRecord#mayHaveXattrs}) and stamps its
+     * ctime, in the transaction: the mark always commits in the batch that writes the attribute.
+     */
+    public void setXattr(Transaction transaction, String volumeId, InodeRecord record, String name, byte[] value,
+            OperationContext context) {
+        transaction.put(KvLayout.xattr(volumeId, record.inode(), name), value);
+        touchCtime(transaction, volumeId, record.withMayHaveXattrs(true), context);
     }
 
-    public void deleteXattr(Transaction transaction, String volumeId, long inode, String name) {
-        transaction.delete(KvLayout.xattr(volumeId, inode, name));
+    /**
+     * Deletes an xattr and stamps the inode's ctime, in the transaction; the inode is marked as having no xattrs when
+     * the committed store holds no other one of it (the scan is the price of an exact mark: removexattr is rare, an
+     * unlink is not).
+     */
+    public void removeXattr(Transaction transaction, String volumeId, InodeRecord record, String name,
+            OperationContext context) {
+        transaction.delete(KvLayout.xattr(volumeId, record.inode(), name));
+        boolean othersLeft = xattrNames(volumeId, record.inode()).stream().anyMatch(other -> !other.equals(name));
+        touchCtime(transaction, volumeId, record.withMayHaveXattrs(othersLeft), context);
+    }
+
+    /** The inode's metadata changed (xattrs): ctime now. */
+    private void touchCtime(Transaction transaction, String volumeId, InodeRecord record, OperationContext context) {
+        putInode(transaction, volumeId, record.withStat(record.stat().toBuilder().setCtimeNs(context.nowNanos())
+                .build()));
     }
 
     /** The stored attribute names of an inode, sorted (byte order). */

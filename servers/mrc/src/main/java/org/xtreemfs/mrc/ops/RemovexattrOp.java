@@ -39,8 +39,7 @@ public final class RemovexattrOp extends MetadataOp<XattrRequest, Empty> {
         if (namespace.xattr(transaction, volume.getId(), record.inode(), name).isEmpty()) {
             throw RpcException.errno(Errno.ENODATA, "no attribute '" + name + "' on '" + path + "'");
         }
-        namespace.deleteXattr(transaction, volume.getId(), record.inode(), name);
-        namespace.touchCtime(transaction, volume.getId(), record, context);
+        namespace.removeXattr(transaction, volume.getId(), record, name, context);
         transaction.commit();
     }
 }

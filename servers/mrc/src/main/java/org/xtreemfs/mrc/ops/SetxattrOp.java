@@ -57,8 +57,7 @@ public final class SetxattrOp extends MetadataOp<XattrRequest, Empty> {
         if (!exists && (flags & XATTR_REPLACE) != 0) {
             throw RpcException.errno(Errno.ENODATA, "no attribute '" + name + "' on '" + path + "' (XATTR_REPLACE)");
         }
-        namespace.putXattr(transaction, volume.getId(), record.inode(), name, value);
-        namespace.touchCtime(transaction, volume.getId(), record, context);
+        namespace.setXattr(transaction, volume.getId(), record, name, value, context);
         transaction.commit();
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -214,12 +215,34 @@ class NamespaceTest {
     void deletingAVolumeRemovesEveryRecordOfIt() throws Exception {
         // Record, name, counter, inodes, entries and xattrs go; nothing of the volume is left in the store.
         Transaction transaction = namespace.begin();
-        namespace.putXattr(transaction, VOLUME_ID, Namespace.ROOT_INODE, "user.a", new byte[] {1});
+        namespace.setXattr(transaction, VOLUME_ID, namespace.loadInode(transaction, VOLUME_ID, Namespace.ROOT_INODE),
+                "user.a", new byte[] {1}, context);
         transaction.commit();
         transaction = namespace.begin();
         namespace.deleteVolumeRecords(transaction, volume);
         transaction.commit();
         assertThat(namespace.listVolumes()).isEmpty();
         assertThat(store.scan(org.xtreemfs.foundation.kv.KeyRange.all(), 10)).isEmpty();
+    }
+
+    @Test
+    void anInodeWrittenBeforeTheXattrMarkIsScannedWhenDeleted() throws Exception {
+        // Migration: a record without the trailing mark byte (an older build's) may have xattrs; deleting it finds them.
+        Transaction transaction = namespace.begin();
+        InodeRecord root = namespace.loadInode(transaction, VOLUME_ID, Namespace.ROOT_INODE);
+        long inode = namespace.allocateInode(transaction, VOLUME_ID);
+        InodeRecord file = new InodeRecord(Namespace.newStat(context, inode, FileModes.S_IFREG | 0644, 1, 0, volume)
+                .build(), null, null, 0, 0);
+        namespace.insertEntry(transaction, VOLUME_ID, new Namespace.Entry(root, "old", null), file, context);
+        transaction.commit();
+        byte[] encoded = file.encode();
+        transaction = namespace.begin();
+        transaction.put(KvLayout.inode(VOLUME_ID, inode), Arrays.copyOf(encoded, encoded.length - 1));
+        transaction.put(KvLayout.xattr(VOLUME_ID, inode, "user.a"), new byte[] {1});
+        transaction.commit();
+        transaction = namespace.begin();
+        namespace.deleteInode(transaction, VOLUME_ID, inode);
+        transaction.commit();
+        assertThat(namespace.xattrNames(VOLUME_ID, inode)).isEmpty();
     }
 }
