@@ -117,6 +117,30 @@ TEST(RecordDecoderTest, ReassemblesRecordsFedOneByteAtATime) {
   EXPECT_EQ(records[1].data, "second");
 }
 
+TEST(RecordDecoderTest, EveryDataLengthComesBackExactlyAsLongAsItsMarkerSays) {
+  // The data is sized without zero-filling it first (resize_and_overwrite): every length, across the
+  // string's inline capacity and its allocation steps, decodes to exactly its bytes. GCC 12's
+  // libstdc++ hands the operation the grown capacity instead of the length asked for; a decoder
+  // that trusted it made lengths 16-29 too long and lost the next record.
+  std::string stream;
+  std::vector<std::string> sent;
+  for (std::size_t length = 0; length <= 300; ++length) {
+    std::string data(length, 'a');
+    for (std::size_t i = 0; i < length; ++i) data[i] = static_cast<char>('a' + (length + i) % 26);
+    stream += EncodeRecord(RequestHeaderFor(length + 1), nullptr, data);
+    sent.push_back(std::move(data));
+  }
+  RecordDecoder decoder{FrameLimits{}};
+  decoder.Feed(stream.data(), stream.size());
+  std::vector<Record> records;
+  while (auto record = decoder.Next()) records.push_back(std::move(*record));
+  ASSERT_EQ(records.size(), sent.size());
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    EXPECT_EQ(records[i].header.call_id(), i + 1);
+    EXPECT_EQ(records[i].data, sent[i]) << "data length " << i;
+  }
+}
+
 TEST(RecordDecoderTest, RejectsOversizedDataLengthBeforeBodyArrives) {
   // A marker claiming more data than allowed fails as soon as its 12 bytes are fed.
   FrameLimits limits;

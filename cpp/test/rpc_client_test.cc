@@ -424,6 +424,171 @@ TEST(RpcClientTest, CallsQueuedWhileTheIoThreadIsMidWriteAreEachSentOnceAndAnswe
   EXPECT_EQ(client.CallsWaiting(), 0u);
 }
 
+// A server whose reading can be stopped: while held, its handler blocks on the request "hold", so
+// nothing more is read from that connection and a large record cannot leave the client's socket.
+// Records the data of every request it decoded (the server never decodes a cut record).
+class HoldingServer {
+ public:
+  HoldingServer()
+      : server_([this](const Record& request) {
+          {
+            std::unique_lock<std::mutex> lock(mutex_);
+            received_.push_back(request.data.size() > 1024 ? "large" : request.data);
+            if (request.data == "hold") changed_.wait(lock, [this] { return !holding_; });
+          }
+          return FakeReply::Respond("", request.data.size() > 1024 ? "large" : request.data);
+        }) {}
+  // A test that failed while the server held "hold" must not leave its thread waiting (the server's
+  // destructor joins it).
+  ~HoldingServer() { Release(); }
+
+  void Hold() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    holding_ = true;
+  }
+  void Release() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      holding_ = false;
+    }
+    changed_.notify_all();
+  }
+  std::vector<std::string> Received() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return received_;
+  }
+  FakeRpcServer& server() { return server_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool holding_ = false;
+  std::vector<std::string> received_;
+  FakeRpcServer server_;  // last: its thread stops before the members its handler uses
+};
+
+// 15 MiB (under the 16 MiB frame limit): more than loopback's socket buffers of both ends hold, so a
+// record of it stays partly written while the server does not read.
+const std::string& LargeData() {
+  static const std::string large(15 << 20, 'L');
+  return large;
+}
+
+// Sends "hold" asynchronously and waits until the server holds it; `hold_errno` gets its outcome.
+void HoldServer(RpcClient& client, HoldingServer& holding, std::promise<int>& hold_errno) {
+  holding.Hold();
+  client.CallServiceAsync(LookupAt(holding.server().address()), RequestWith(nullptr, "hold"),
+                          TimeoutOf(60000), [&hold_errno](CallResponse, std::exception_ptr error) {
+                            int code = 0;
+                            try {
+                              if (error) std::rethrow_exception(error);
+                            } catch (const RpcError& failure) {
+                              code = failure.posix_errno();
+                            }
+                            hold_errno.set_value(code);
+                          });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while ((holding.Received().empty() || holding.Received().back() != "hold") &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(holding.Received().back(), "hold");
+}
+
+// Waits until everything posted to the io thread so far ran.
+void PassIoThread(RpcClient& client) {
+  std::promise<void> passed;
+  client.RunOnIoThread([&passed] { passed.set_value(); });
+  passed.get_future().wait();
+}
+
+TEST(RpcClientTest, ATimedOutCallWhoseRecordWasNotSentYetIsNeverSent) {
+  // A call that times out while its record still waits behind others in the send queue (a server
+  // that stopped reading) takes its record out: it was left queued and sent once the server read
+  // again, so a stale request (a write of old bytes) reached the server after its retry and after
+  // whatever the caller sent next. The connection stays open for the calls still under way.
+  std::promise<int> hold_errno;  // before the client: its close may complete the calls
+  std::promise<int> large_errno;
+  HoldingServer holding;
+  RpcClient client;
+  ASSERT_EQ(client.Call(holding.server().address(), RequestWith(nullptr, "first"), TimeoutOf(10000)).data,
+            "first");
+  HoldServer(client, holding, hold_errno);
+  client.CallServiceAsync(LookupAt(holding.server().address()), RequestWith(nullptr, LargeData()),
+                          TimeoutOf(60000), [&](CallResponse response, std::exception_ptr error) {
+                            large_errno.set_value(error ? -1 : response.data == "large" ? 0 : -2);
+                          });
+  PassIoThread(client);  // the large record is being written and cannot finish
+  EXPECT_EQ(ErrnoOf([&] {
+              client.Call(holding.server().address(), RequestWith(nullptr, "stale"), TimeoutOf(200));
+            }),
+            ETIMEDOUT);
+  holding.Release();
+  EXPECT_EQ(hold_errno.get_future().get(), 0);
+  EXPECT_EQ(large_errno.get_future().get(), 0);
+  EXPECT_EQ(client.Call(holding.server().address(), RequestWith(nullptr, "after"), TimeoutOf(10000)).data,
+            "after");
+  EXPECT_EQ(holding.Received(), (std::vector<std::string>{"first", "hold", "large", "after"}));
+  EXPECT_EQ(holding.server().connections_accepted(), 1);
+  EXPECT_EQ(client.CallsWaiting(), 0u);
+}
+
+TEST(RpcClientTest, ACallTimedOutInTheMiddleOfItsRecordClosesItsConnectionBeforeTheCallerGoesOn) {
+  // The rest of a partly written record cannot be withheld without desynchronising the stream, and
+  // sending it would deliver the stale request late (after a retry on another connection). The
+  // connection is closed (reset) before the timeout reaches the caller: the other calls on it fail
+  // (and are retried by their callers), the server never decodes the cut record, and the record's
+  // borrowed bytes are released instead of being held until a server that stopped reading reads
+  // again (a FUSE worker waits for them: kBorrowedWriteBytesMin). Synchronous and asynchronous calls.
+  for (const bool synchronous : {true, false}) {
+    SCOPED_TRACE(synchronous ? "synchronous" : "asynchronous");
+    std::promise<int> hold_errno;  // before the client: its close may complete the calls
+    std::future<int> hold_failed = hold_errno.get_future();
+    std::promise<int> large_errno;
+    HoldingServer holding;
+    RpcClient client;
+    HoldServer(client, holding, hold_errno);
+    auto owner = std::make_shared<std::string>(LargeData());
+    std::weak_ptr<std::string> watched = owner;
+    CallRequest large = RequestWith(nullptr, *owner);
+    large.data_owner = std::move(owner);
+    if (synchronous) {
+      EXPECT_EQ(ErrnoOf([&] { client.Call(holding.server().address(), large, TimeoutOf(300)); }),
+                ETIMEDOUT);
+    } else {
+      client.CallServiceAsync(LookupAt(holding.server().address()), large, TimeoutOf(300),
+                              [&](CallResponse, std::exception_ptr error) {
+                                int code = 0;
+                                try {
+                                  if (error) std::rethrow_exception(error);
+                                } catch (const RpcError& failure) {
+                                  code = failure.posix_errno();
+                                }
+                                // The connection is closed before the timeout is reported.
+                                large_errno.set_value(
+                                    hold_failed.wait_for(std::chrono::seconds(0)) == std::future_status::ready
+                                        ? code
+                                        : -1);
+                              });
+      EXPECT_EQ(large_errno.get_future().get(), ETIMEDOUT);
+    }
+    large = CallRequest();
+    ASSERT_EQ(hold_failed.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+    EXPECT_EQ(hold_failed.get(), EIO);  // failed by the close
+    // The close queues the aborted write's handler (which holds the record) behind whatever was
+    // posted while the close ran: after two passes it has run and let go of the record.
+    PassIoThread(client);
+    PassIoThread(client);
+    EXPECT_TRUE(watched.expired());
+    holding.Release();
+    EXPECT_EQ(client.Call(holding.server().address(), RequestWith(nullptr, "after"), TimeoutOf(10000)).data,
+              "after");
+    EXPECT_EQ(holding.Received(), (std::vector<std::string>{"hold", "after"}));
+    EXPECT_EQ(holding.server().connections_accepted(), 2);
+    EXPECT_EQ(client.CallsWaiting(), 0u);
+  }
+}
+
 TEST(RpcClientTest, AsyncCallsTimeOutAtTheirOwnDeadlinesWhateverTheOrderOfTheirTimeouts) {
   // One timer per connection serves every asynchronous call's deadline: a later call with a shorter
   // timeout fails first, the longer one at its own deadline, and a call after the timer ran out of

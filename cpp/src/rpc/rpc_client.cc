@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <deque>
+#include <future>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -212,13 +213,33 @@ class Connection : public std::enable_shared_from_this<Connection> {
       pending_.emplace(call_id, std::move(call));
     }
     if (arm_deadline) asio::post(io_context_, [self = shared_from_this()] { self->ArmDeadlineTimer(); });
-    if (TrySendOnCallerThread(record)) return;
-    asio::post(io_context_, [self = shared_from_this()] { self->SendOnIoThread(); });
+    {
+      std::lock_guard<std::mutex> lock(batch_mutex_);
+      batch_.push_back(QueuedRecord{call_id, std::move(record), 0});
+    }
+    SendBatch();
   }
 
-  void Unregister(std::uint64_t call_id) {
-    std::lock_guard<std::mutex> lock(pending_mutex_);
-    pending_.erase(call_id);
+  // The caller of a synchronous call gave up waiting (its timeout): the call is forgotten and its
+  // record withdrawn (WithdrawRecord). Returns once nothing more of the record can be written, so a
+  // retry the caller sends next, here or on a new connection, is never overtaken by this attempt's
+  // bytes.
+  void Abandon(std::uint64_t call_id) {
+    {
+      std::lock_guard<std::mutex> lock(pending_mutex_);
+      pending_.erase(call_id);
+    }
+    if (WithdrawRecord(call_id)) return;
+    if (io_context_.get_executor().running_in_this_thread()) {
+      CloseOnIoThread(CutRecordReason());
+      return;
+    }
+    std::promise<void> closed;
+    asio::post(io_context_, [self = shared_from_this(), &closed] {
+      self->CloseOnIoThread(self->CutRecordReason());
+      closed.set_value();
+    });
+    closed.get_future().wait();
   }
 
   bool IsClosed() {
@@ -239,25 +260,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   enum class State { kIdle, kConnecting, kConnected, kClosed };
 
-  // On a connected plain-TCP connection with nothing queued or being written, sends the record from the
-  // caller's thread with a non-blocking send: no hand-off to the io thread, which on a busy machine
-  // costs a wake-up per call (perf: a quarter of the mount's CPU went to futex waits and switches).
-  // Callers combine: a record goes into batch_, and whoever holds send_mutex_ sends everything there
-  // in one sendmsg, so a caller that finds another one sending leaves its record to it and returns at
-  // once instead of sleeping on the lock (perf: futex waits on this lock, each a task switch), and
-  // requests that arrive together reach the server in one segment. Whatever the socket does not take
-  // at once (full buffer, an error) is queued for the io thread, which writes the rest or closes the
-  // connection on the error. Returns false when this caller queued records for the io thread and it
-  // must be told.
+  // On a connected plain-TCP connection with nothing queued or being written, sends the records of
+  // batch_ from the caller's thread with a non-blocking send: no hand-off to the io thread, which on a
+  // busy machine costs a wake-up per call (perf: a quarter of the mount's CPU went to futex waits and
+  // switches). Callers combine: a record goes into batch_, and whoever holds send_mutex_ sends
+  // everything there in one sendmsg, so a caller that finds another one sending leaves its record to
+  // it and returns at once instead of sleeping on the lock (perf: futex waits on this lock, each a
+  // task switch), and requests that arrive together reach the server in one segment. Whatever the
+  // socket does not take at once (full buffer, an error) is queued for the io thread, which writes the
+  // rest or closes the connection on the error; the io thread is told here.
   //
   // No record is left in batch_: a holder of send_mutex_ empties it, and looks again after unlocking;
   // a caller that could not lock added its record before trying, so either it or the holder (on its
-  // look after unlocking) finds it.
-  bool TrySendOnCallerThread(const std::shared_ptr<const OutgoingRecord>& record) {
-    {
-      std::lock_guard<std::mutex> lock(batch_mutex_);
-      batch_.push_back(record);
-    }
+  // look after unlocking) finds it. Every holder of send_mutex_ ends with this (WithdrawRecord too).
+  void SendBatch() {
     bool io_thread_needed = false;
     while (send_mutex_.try_lock()) {
       io_thread_needed |= SendBatchHoldingSendMutex();
@@ -265,13 +281,48 @@ class Connection : public std::enable_shared_from_this<Connection> {
       std::lock_guard<std::mutex> lock(batch_mutex_);
       if (batch_.empty()) break;
     }
-    return !io_thread_needed;
+    if (io_thread_needed) {
+      asio::post(io_context_, [self = shared_from_this()] { self->SendOnIoThread(); });
+    }
+  }
+
+  // Takes the record of a call that ended without its answer (timed out) out of what is still to be
+  // sent, so a stale request never reaches the server after the caller moved on (a retry, a later
+  // write of the same range). Returns true when that is done: the record was sent completely already
+  // (nothing left to stop; a retry on this connection follows it in order), or none of it was sent
+  // (removed: never sent). Returns false when it was partly written: the rest cannot be withheld
+  // without desynchronising the stream, so the caller must close the connection, and the server drops
+  // the cut record unread. Either way the record's data owner (borrowed write buffers) is released
+  // without waiting for a server that may never read again.
+  bool WithdrawRecord(std::uint64_t call_id) {
+    bool begun = false;
+    {
+      // send_mutex_ first: no caller is in the middle of sending records taken out of batch_.
+      std::lock_guard<std::mutex> sending(send_mutex_);
+      std::lock_guard<std::mutex> writing(write_mutex_);
+      {
+        std::lock_guard<std::mutex> lock(batch_mutex_);
+        auto found = std::find_if(batch_.begin(), batch_.end(),
+                                  [&](const QueuedRecord& queued) { return queued.call_id == call_id; });
+        if (found != batch_.end()) batch_.erase(found);
+      }
+      auto found = std::find_if(write_queue_.begin(), write_queue_.end(),
+                                [&](const QueuedRecord& queued) { return queued.call_id == call_id; });
+      if (found != write_queue_.end()) {
+        // Only the front can be under way: the io thread writes it (writing_), or a caller's send
+        // left part of it.
+        begun = found == write_queue_.begin() && (writing_ || found->sent_bytes > 0);
+        if (!begun) write_queue_.erase(found);
+      }
+    }
+    SendBatch();  // records other callers left in batch_ while this held send_mutex_
+    return !begun;
   }
 
   // Sends what batch_ holds (the caller holds send_mutex_); returns true when records were queued for
   // the io thread instead (not connected yet, the io thread writing, a partial send).
   bool SendBatchHoldingSendMutex() {
-    std::vector<std::shared_ptr<const OutgoingRecord>> records;
+    std::vector<QueuedRecord> records;
     {
       std::lock_guard<std::mutex> lock(batch_mutex_);
       records.swap(batch_);
@@ -280,7 +331,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     {
       std::lock_guard<std::mutex> lock(write_mutex_);
       if (!direct_send_ || writing_ || !write_queue_.empty()) {
-        for (auto& queued : records) write_queue_.push_back(QueuedRecord{std::move(queued), 0});
+        for (auto& queued : records) write_queue_.push_back(std::move(queued));
         return true;
       }
     }
@@ -293,7 +344,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       struct iovec iov[kIovecsMax];
       std::size_t count = 0;
       for (std::size_t i = first; i < records.size() && count + 2 <= kIovecsMax; ++i) {
-        count += AddPieces(*records[i], i == first ? first_sent : 0, iov + count);
+        count += AddPieces(*records[i].record, i == first ? first_sent : 0, iov + count);
       }
       struct msghdr message {};
       message.msg_iov = iov;
@@ -303,7 +354,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (written <= 0) break;  // EAGAIN or an error: the io thread's write goes on or fails the connection
       std::size_t left = static_cast<std::size_t>(written);
       while (left > 0) {
-        const std::size_t rest = records[first]->SizeBytes() - first_sent;
+        const std::size_t rest = records[first].record->SizeBytes() - first_sent;
         if (left < rest) {
           first_sent += left;
           left = 0;
@@ -317,9 +368,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (first == records.size()) return false;
     std::lock_guard<std::mutex> lock(write_mutex_);
     for (std::size_t i = first; i < records.size(); ++i) {
-      write_queue_.push_back(QueuedRecord{std::move(records[i]), i == first ? first_sent : 0});
+      records[i].sent_bytes = i == first ? first_sent : 0;
+      write_queue_.push_back(std::move(records[i]));
     }
     return true;
+  }
+
+  // Why the other calls of a connection closed for a record cut short (WithdrawRecord) fail.
+  std::string CutRecordReason() const {
+    return "connection to " + address_.ToString() +
+           " reset: a call timed out in the middle of sending its request";
   }
 
   // Sets the deadline timer to armed_deadline_ (io thread; the timer is touched there only).
@@ -341,6 +399,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void FailOverdueCalls() {
     const auto now = std::chrono::steady_clock::now();
     std::vector<std::shared_ptr<PendingCall>> overdue;
+    std::vector<std::uint64_t> overdue_call_ids;
     {
       std::lock_guard<std::mutex> lock(pending_mutex_);
       armed_deadline_ = std::chrono::steady_clock::time_point::max();
@@ -348,6 +407,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         const std::shared_ptr<PendingCall>& call = entry->second;
         if (call->IsAsync() && call->deadline <= now) {
           overdue.push_back(call);
+          overdue_call_ids.push_back(entry->first);
           entry = pending_.erase(entry);
           continue;
         }
@@ -355,6 +415,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
         ++entry;
       }
     }
+    // Withdrawn before the calls fail: their callers may retry at once, and no byte of a stale record
+    // may be written after that (see Abandon).
+    bool withdrawn = true;
+    for (std::uint64_t call_id : overdue_call_ids) withdrawn &= WithdrawRecord(call_id);
+    if (!withdrawn) CloseOnIoThread(CutRecordReason());
     for (const auto& call : overdue) {
       call->Fail(TimeoutError(address_, call->interface_id, call->procedure_id, call->timeout_ms));
     }
@@ -549,11 +614,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
     connect_timer_.cancel();
     deadline_timer_.cancel();
     resolver_.cancel();
+    const bool calls_waiting = PendingCount() > 0;
     {
       // Under the send lock: no caller is inside sendmsg() on the descriptor being closed.
       std::lock_guard<std::mutex> sending(send_mutex_);
       std::lock_guard<std::mutex> lock(write_mutex_);
       direct_send_ = false;
+      // With calls under way, a reset instead of a graceful close: what the kernel still holds of
+      // their records is dropped instead of reaching the server after the calls failed here and were
+      // retried elsewhere (a stale write landing after a later one of the same bytes).
+      if (calls_waiting || !write_queue_.empty()) {
+        socket_.set_option(asio::socket_base::linger(true, 0), ignored);
+      }
       socket_.close(ignored);
       write_queue_.clear();
     }
@@ -586,6 +658,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   State state_ = State::kIdle;
   // A record to send and how much of it the socket took already (a caller's send may be partial).
   struct QueuedRecord {
+    std::uint64_t call_id = 0;  // the call the record belongs to (WithdrawRecord finds it by this)
     std::shared_ptr<const OutgoingRecord> record;
     std::size_t sent_bytes = 0;
   };
@@ -594,14 +667,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::mutex send_mutex_;
   // Records of callers waiting to be sent by the holder of send_mutex_. Guarded by batch_mutex_.
   std::mutex batch_mutex_;
-  std::vector<std::shared_ptr<const OutgoingRecord>> batch_;
+  std::vector<QueuedRecord> batch_;
   // Guards the sending side, shared by the io thread and callers sending on their own thread.
   std::mutex write_mutex_;
   // Connected over plain TCP and not closed: callers may send themselves. Guarded by write_mutex_.
   bool direct_send_ = false;
   // An io-thread write is in progress (its record is write_queue_.front()). Guarded by write_mutex_.
   bool writing_ = false;
-  // Bounded by pending_calls_per_connection_max: every queued record belongs to a registered call.
+  // Bounded by pending_calls_per_connection_max: every queued record belongs to a registered call
+  // (a call that ends without its answer withdraws its record, WithdrawRecord), or to a call whose
+  // record is being written (front, writing_).
   // Guarded by write_mutex_.
   std::deque<QueuedRecord> write_queue_;
 
@@ -773,7 +848,7 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
   std::shared_ptr<Connection> connection =
       StartCall([this, &address] { return ConnectionTo(address); }, call_id, call, std::move(record));
   if (!call->WaitUntil(deadline)) {
-    connection->Unregister(call_id);
+    connection->Abandon(call_id);
     // The answer may have arrived between the wait and the unregistration; prefer it.
     if (!call->WaitUntil(std::chrono::steady_clock::now())) {
       throw TimeoutError(address, request.interface_id, request.procedure_id, options.timeout_ms);

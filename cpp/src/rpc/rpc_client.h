@@ -45,7 +45,12 @@ struct RpcClientOptions {
 class Connection;
 
 // Invariants: every Call returns or throws at the latest timeout_ms after it started (plus the time
-// to encode); every pending call is completed exactly once (response, error, close or timeout).
+// to encode, and to close its connection when it timed out in the middle of sending); every pending
+// call is completed exactly once (response, error, close or timeout). A call that timed out sends
+// nothing more once its timeout is reported: its record is taken out of the send queue when none of
+// it was written, and its connection is reset when part of it was (the server drops a cut record;
+// the connection's other calls fail as on any close), so a retry, on this connection or a new one,
+// is never followed by the stale attempt's bytes from this client.
 class RpcClient : public Transport {
  public:
   // Throws RpcError(EINVAL) naming the file when TLS files cannot be loaded.

@@ -64,7 +64,10 @@ struct CallRequest {
   std::string_view data;                                        // raw data segment (object bytes)
   // Keeps `data` alive (may be null): then a large data segment is sent from the caller's buffer
   // instead of being copied into the encoded record (EncodeOutgoingRecord). The owner is held until
-  // the record is sent, also when the call ended before (a timeout with the record still queued).
+  // the record is sent, or until the call ended without its answer (a timeout): then a record not
+  // yet begun is taken out of the send queue, and one partly sent closes its connection (RpcClient),
+  // so a stale request never follows the caller's retry and the owner is not held for a server that
+  // stopped reading.
   std::shared_ptr<const void> data_owner;
   // Set by RetryingTransport for exactly-once calls (RequestHeader.client_id/request_number).
   std::string client_id;
