@@ -678,11 +678,11 @@ TEST_F(VolumeCacheTest, AbsentNamesCanBeTurnedOff) {
 }
 
 TEST_F(VolumeCacheTest, StatAheadListsAgainOnlyWhileTheListingsPay) {
-  // A getattr round trip costs about as much as 16 listed entries: a listing of 100 entries pays
+  // A getattr round trip costs about as much as 32 listed entries: a listing of 200 entries pays
   // when at least 7 getattrs per TTL come for the directory; at a slower pace the entries would
   // expire unused and getattrs go to the MRC one by one.
   volume->Mkdir(user, "/d", 0755);
-  for (int i = 0; i < 100; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
+  for (int i = 0; i < 200; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
   for (int i = 0; i < 8; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);  // the first listing is a probe
   // A slow pace: 4 getattrs per TTL for three TTLs; no second listing.
@@ -699,6 +699,25 @@ TEST_F(VolumeCacheTest, StatAheadListsAgainOnlyWhileTheListingsPay) {
   EXPECT_TRUE(FetchedFromMrc("/d/f61"));
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
   for (int i = 62; i < 100; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
+}
+
+TEST_F(VolumeCacheTest, StatAheadListsAgainWhileThePreviousListingPaid) {
+  // The pace seen without a listing is that of a loop slowed by its own round trips, so it alone
+  // would not list again what a listing serves at a faster pace. A listing whose entries answered
+  // enough getattrs within its TTL (13 x 32 >= 400 entries) is repeated at the next check; one
+  // that answered too few is not (at 8 misses x 32 < 400 the pace alone does not pay either).
+  volume->Mkdir(user, "/d", 0755);
+  for (int i = 0; i < 400; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);  // the probe
+  for (int i = 8; i < 21; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  clock.Advance(2 * kTtlMs);  // the entries expired; no whole window of getattrs before this one
+  for (int i = 21; i < 29; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);  // the probe paid: listed again
+  for (int i = 29; i < 32; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  clock.Advance(2 * kTtlMs);
+  for (int i = 32; i < 40; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);  // 3 getattrs did not pay for 400 entries
 }
 
 TEST_F(VolumeCacheTest, AnUnlinksAnswerServesTheDirectorysNextGetattr) {

@@ -94,10 +94,11 @@ constexpr std::size_t kStatAheadDirectoriesMax = 1024;
 constexpr std::uint32_t kStatAheadBatchEntries = 10000;
 // What one getattr round trip costs the MRC and the client, in entries of a listing with attributes:
 // a listing of E entries pays when the directory's getattrs per TTL, times this, reach E. Measured
-// (tests/bench/fuse/README.md, "Issue 10: unlink's lookup and getattr answered from the mount's
-// cache", load 23-25): about 0.8 ms per MRC round trip of an unlink loop against 46 us per entry of
-// a listing with attributes through the mount, i.e. about 17.
-constexpr std::uint64_t kListedEntriesPerGetattr = 16;
+// as CPU (tests/bench/fuse/README.md, "Issue 10: stat through the mount", load 29-38): a getattr
+// round trip cost the MRC 490-520 us and the mount 250-283 us, a listed entry about 11 us of the
+// MRC's and 9 of the mount's, i.e. about 36. (16 before: 46 us per entry, from a listing timed
+// with a FUSE stat of every entry, which a stat-ahead listing does not pay.)
+constexpr std::uint64_t kListedEntriesPerGetattr = 32;
 
 // Files whose size at close is kept for ApplyLocalSize (about 100 bytes each).
 constexpr std::size_t kClosedFileSizesMax = 16384;
@@ -255,7 +256,12 @@ void Volume::NoteHit(const std::string& path) {
   const std::int64_t now_ms = clock_.MonotonicMs();
   std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
   auto found = stat_ahead_.find(MetadataCache::ParentOf(path));
-  if (found != stat_ahead_.end()) CountLookup(found->second, now_ms);
+  if (found == stat_ahead_.end()) return;
+  StatAhead& state = found->second;
+  CountLookup(state, now_ms);
+  if (state.listed_at_ms != 0 && now_ms - state.listed_at_ms < options_.metadata_cache_ttl_ms) {
+    ++state.listing_hits;
+  }
 }
 
 void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string& directory) {
@@ -279,10 +285,19 @@ void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string
     // The pace is the last whole TTL's getattrs, or the current TTL's so far when more: a burst that
     // starts after a pause (an unlink loop's lookups, each a revalidation of a name the kernel's entry
     // cache let expire) is listed for within its first TTL, not only after it.
+    // The pace alone fed on itself: without a listing every lookup is a round trip, the loop slows
+    // down, and the slower pace never pays for a listing again (an unlink loop on the loaded machine
+    // sent 37 % of its lookups to the MRC). So a listing is also repeated while the previous one
+    // paid: the getattrs it answered, counted at the pace of local lookups, would have cost more.
+    // A loop that really slows down stops it after one listing that does not pay.
     const std::uint64_t pace = std::max(state.last_window_lookups, state.window_lookups);
-    if (state.listed_entries != 0 && pace * kListedEntriesPerGetattr < state.listed_entries) return;
+    const bool pace_pays = pace * kListedEntriesPerGetattr >= state.listed_entries;
+    const bool last_listing_paid =
+        state.listing_hits * kListedEntriesPerGetattr >= state.listed_entries;
+    if (state.listed_entries != 0 && !pace_pays && !last_listing_paid) return;
     state.listing = true;
     state.listed_at_ms = started_ms;
+    state.listing_hits = 0;
   }
   // From offset 2: "." and ".." are not needed, and a listing from offset 0 is an access of the
   // directory that may update its atime (servers/mrc/README.md), which a stat is not.

@@ -46,7 +46,8 @@ struct VolumeOptions {
   // kernel's lookup before each unlink of an unlink loop. Listed again only while it pays: when the
   // directory's getattrs in the last TTL (or in the current one so far, when more) times
   // kListedEntriesPerGetattr (volume.cc: what a getattr round trip costs in listed entries) reach
-  // the entries the previous listing brought (entries live one TTL). 0 disables it.
+  // the entries the previous listing brought (entries live one TTL), or while the getattrs the
+  // previous listing answered did. 0 disables it.
   std::uint32_t stat_ahead_misses = 8;
   std::uint32_t stat_ahead_entries_max = 32768;
   // Absent names (client/absent_names.h): after this many lookups in one directory that the MRC
@@ -268,6 +269,9 @@ class Volume {
     std::int64_t window_start_ms = 0;
     std::uint64_t window_lookups = 0;
     std::uint64_t last_window_lookups = 0;
+    // Getattrs the cache answered in the directory within one TTL of the last listing's start: the
+    // round trips that listing saved, measured at the pace of a loop whose lookups are local.
+    std::uint64_t listing_hits = 0;
   };
   // Counts a getattr in `directory` for stat-ahead's rate (hits only for directories it tracks).
   void CountLookup(StatAhead& state, std::int64_t now_ms);
