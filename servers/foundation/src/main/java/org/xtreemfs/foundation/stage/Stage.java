@@ -1,13 +1,13 @@
 package org.xtreemfs.foundation.stage;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
@@ -22,13 +22,6 @@ import org.xtreemfs.foundation.clock.Clock;
  * {@link StageHandler#onDiscarded}. Workers are daemon threads, so a forgotten stage never keeps a
  * JVM alive; servers keep running through their own non-daemon threads or the launcher.
  *
- * <p>Hand-off: a worker that finds the queue empty parks without a timeout, and a submission unparks one parked
- * worker only if there is one (the longest parked, as the blocking queue's condition did: waking the most recently
- * parked one each time slowed a paced submitter by a third in {@code tests/bench/fuse/StageHandoff.java}); a busy
- * worker takes the next message itself when it finishes. Shutdown wakes every parked worker. The former timed poll (100 ms, so that idle workers noticed a
- * shutdown) woke every idle worker ten times a second, each time with a timer and a cancelled condition wait: with
- * the OSD's 16 storage threads mostly idle, about a tenth of its CPU samples under 4 KiB random I/O (issue 10).
- *
  * @param <M> the message type, normally a sealed interface of records
  */
 public final class Stage<M> implements AutoCloseable {
@@ -36,27 +29,22 @@ public final class Stage<M> implements AutoCloseable {
     /** How long close() lets pending messages drain before discarding them. */
     public static final Duration CLOSE_DRAIN_TIMEOUT = Duration.ofSeconds(10);
 
+    /** Idle workers wake this often to notice a shutdown; bounds shutdown latency when idle. */
+    private static final long IDLE_POLL_MS = 100;
+
     private static final Logger LOG = LoggerFactory.getLogger(Stage.class);
 
     private enum State { RUNNING, DRAINING, STOPPED }
 
     private final String name;
     private final int queueCapacity;
+    private final BlockingQueue<M> queue;
     private final StageHandler<M> handler;
     private final Clock clock;
     private final List<WorkerLoad> workerLoads = new ArrayList<>();
     private final List<Thread> workerThreads = new ArrayList<>();
-    /**
-     * Guards {@link #queue}, {@link #parkedWorkers} and changes of {@link #state}: a submission checks the state and
-     * enqueues under it, so no message slips in after shutdown began, and a worker that parks is listed under it, so
-     * no submission misses it.
-     */
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Pending messages, at most {@link #queueCapacity}; guarded by {@link #lock}. */
-    private final ArrayDeque<M> queue = new ArrayDeque<>();
-    /** Workers parked on an empty queue, the longest parked first; guarded by {@link #lock}. */
-    private final ArrayDeque<Worker> parkedWorkers = new ArrayDeque<>();
-    /** Written under {@link #lock}; volatile for the unlocked reads of the metrics. */
+    /** Submitters hold the read lock while enqueueing, so no message slips in after shutdown. */
+    private final ReentrantReadWriteLock stateLock = new ReentrantReadWriteLock();
     private volatile State state = State.RUNNING;
     private final AtomicLong handledCount = new AtomicLong();
     private final AtomicLong failedCount = new AtomicLong();
@@ -70,6 +58,7 @@ public final class Stage<M> implements AutoCloseable {
     private Stage(String name, int queueCapacity, StageHandler<M> handler, Clock clock) {
         this.name = name;
         this.queueCapacity = queueCapacity;
+        this.queue = new ArrayBlockingQueue<>(queueCapacity);
         this.handler = handler;
         this.clock = clock;
         this.lastSampleNanos = clock.monotonicNanos();
@@ -92,11 +81,10 @@ public final class Stage<M> implements AutoCloseable {
         }
         Stage<M> stage = new Stage<>(name, queueCapacity, handler, clock);
         for (int i = 0; i < workerThreadCount; i++) {
-            Worker worker = new Worker();
-            Thread thread = new Thread(() -> stage.runWorker(worker), "stage-" + name + "-" + i);
+            WorkerLoad load = new WorkerLoad();
+            Thread thread = new Thread(() -> stage.runWorker(load), "stage-" + name + "-" + i);
             thread.setDaemon(true);
-            worker.thread = thread;
-            stage.workerLoads.add(worker.load);
+            stage.workerLoads.add(load);
             stage.workerThreads.add(thread);
         }
         stage.workerThreads.forEach(Thread::start);
@@ -125,25 +113,19 @@ public final class Stage<M> implements AutoCloseable {
         if (message == null) {
             throw new IllegalArgumentException("stage " + name + ": message must not be null");
         }
-        Worker parked;
-        lock.lock();
+        stateLock.readLock().lock();
         try {
             if (state != State.RUNNING) {
                 throw new StageShutdownException(name, "no new messages are accepted");
             }
-            if (queue.size() >= queueCapacity) {
+            boolean accepted = queue.offer(message);
+            if (!accepted) {
                 rejectedCount.incrementAndGet();
-                return false;
             }
-            queue.addLast(message);
-            parked = parkedWorkers.pollFirst();
+            return accepted;
         } finally {
-            lock.unlock();
+            stateLock.readLock().unlock();
         }
-        if (parked != null) {
-            parked.wake(); // outside the lock: the woken worker's first step is to take it
-        }
-        return true;
     }
 
     public String name() {
@@ -151,12 +133,7 @@ public final class Stage<M> implements AutoCloseable {
     }
 
     public int queueLength() {
-        lock.lock();
-        try {
-            return queue.size();
-        } finally {
-            lock.unlock();
-        }
+        return queue.size();
     }
 
     public int queueCapacity() {
@@ -190,7 +167,7 @@ public final class Stage<M> implements AutoCloseable {
         synchronized (sampleLock) {
             busyFraction = lastBusyFraction;
         }
-        return new StageMetrics(name, queueLength(), queueCapacity, workerThreads.size(),
+        return new StageMetrics(name, queue.size(), queueCapacity, workerThreads.size(),
                 handledCount.get(), failedCount.get(), rejectedCount.get(), busyFraction, errorCount.get(),
                 lastError);
     }
@@ -214,18 +191,14 @@ public final class Stage<M> implements AutoCloseable {
     }
 
     void beginShutdown() {
-        List<Worker> parked;
-        lock.lock();
+        stateLock.writeLock().lock();
         try {
             if (state == State.RUNNING) {
                 state = State.DRAINING;
             }
-            parked = new ArrayList<>(parkedWorkers);
-            parkedWorkers.clear();
         } finally {
-            lock.unlock();
+            stateLock.writeLock().unlock();
         }
-        parked.forEach(Worker::wake); // each drains what is left, then ends
     }
 
     int awaitShutdown(long deadlineNanos) {
@@ -233,6 +206,7 @@ public final class Stage<M> implements AutoCloseable {
             long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
             joinQuietly(thread, Math.max(1, remainingMs));
         }
+        state = State.STOPPED;
         int discarded = discardPending();
         for (Thread thread : workerThreads) {
             if (thread.isAlive()) {
@@ -244,17 +218,9 @@ public final class Stage<M> implements AutoCloseable {
         return discarded;
     }
 
-    /** Stops the stage and takes what no worker took, in one step: a message is handled or discarded, never both. */
     private int discardPending() {
-        List<M> pending;
-        lock.lock();
-        try {
-            state = State.STOPPED;
-            pending = new ArrayList<>(queue);
-            queue.clear();
-        } finally {
-            lock.unlock();
-        }
+        List<M> pending = new ArrayList<>();
+        queue.drainTo(pending);
         for (M message : pending) {
             try {
                 handler.onDiscarded(message, new StageShutdownException(name,
@@ -277,31 +243,22 @@ public final class Stage<M> implements AutoCloseable {
         }
     }
 
-    /**
-     * Takes messages while there are any; parks when there are none (listed in {@link #parkedWorkers}, so the next
-     * submission wakes it) and ends once the stage stops accepting and nothing is left.
-     */
-    private void runWorker(Worker worker) {
-        while (true) {
+    private void runWorker(WorkerLoad load) {
+        while (state != State.STOPPED) {
             M message;
-            lock.lock();
             try {
-                message = queue.pollFirst();
-                if (message == null) {
-                    if (state != State.RUNNING) {
-                        return;
-                    }
-                    worker.woken = false;
-                    parkedWorkers.addLast(worker);
-                }
-            } finally {
-                lock.unlock();
+                message = state == State.RUNNING ? queue.poll(IDLE_POLL_MS, TimeUnit.MILLISECONDS)
+                        : queue.poll();
+            } catch (InterruptedException e) {
+                continue;
             }
             if (message == null) {
-                worker.park();
-            } else {
-                handleOne(message, worker.load);
+                if (state != State.RUNNING) {
+                    return;
+                }
+                continue;
             }
+            handleOne(message, load);
         }
     }
 
@@ -337,29 +294,6 @@ public final class Stage<M> implements AutoCloseable {
             }
         } finally {
             load.end(clock.monotonicNanos());
-        }
-    }
-
-    /** One worker thread, its load, and whether a submission or the shutdown woke it since it parked. */
-    private static final class Worker {
-        final WorkerLoad load = new WorkerLoad();
-        Thread thread;
-        /** Set by the waker before unparking: park() may also return spuriously or on an interrupt. */
-        volatile boolean woken;
-
-        void wake() {
-            woken = true;
-            LockSupport.unpark(thread);
-        }
-
-        /** On the worker's own thread, after it listed itself as parked. */
-        void park() {
-            while (!woken) {
-                LockSupport.park(this);
-                // An interrupt (awaitShutdown's, for a worker busy past the drain timeout) would make park return at
-                // once, over and over; the loop above decides when to end, so the flag is dropped here.
-                Thread.interrupted();
-            }
         }
     }
 

@@ -206,8 +206,8 @@ class StageTest {
 
     @Test
     void aMessageSubmittedWhileOneWorkerIsBusyWakesAParkedOne() throws InterruptedException {
-        // Proves a submission reaches a parked worker (workers park without a timeout, and a submission wakes one only
-        // when one is parked): with one worker held in a handler, the next message starts on the other.
+        // Proves a submission reaches an idle worker while another is busy: with one worker held in a handler, the
+        // next message starts on the other.
         CountDownLatch bothStarted = new CountDownLatch(2);
         CountDownLatch open = new CountDownLatch(1);
         stage = Stage.start("handoff-busy", 4, 2, SystemClock.INSTANCE, message -> {
@@ -254,7 +254,7 @@ class StageTest {
 
     @Test
     void anIdleStageShutsDownWithEveryWorkerEnded() {
-        // Proves parked workers (no timed poll any more) are woken by the shutdown itself and end before it returns.
+        // Proves idle workers waiting on the empty queue end before the shutdown returns.
         stage = Stage.start("handoff-idle", 4, 3, SystemClock.INSTANCE, handled::add);
         await().until(() -> parkedWorkerCount("handoff-idle") == 3);
         List<Thread> workers = workerThreads("handoff-idle");
@@ -308,11 +308,15 @@ class StageTest {
                 .filter(thread -> thread.getName().startsWith("stage-" + stageName + "-")).toList();
     }
 
-    /** Workers of the stage parked on its empty queue (not inside a handler). */
+    /** Workers of the stage waiting on its empty queue (not inside a handler). */
     private static long parkedWorkerCount(String stageName) {
-        return workerThreads(stageName).stream().filter(thread -> thread.getState() == Thread.State.WAITING
-                && java.util.Arrays.stream(thread.getStackTrace()).anyMatch(frame -> frame.getMethodName().equals("park")
-                        && frame.getClassName().endsWith("Stage$Worker"))).count();
+        return workerThreads(stageName).stream().filter(thread -> {
+            Thread.State state = thread.getState();
+            List<String> methods = java.util.Arrays.stream(thread.getStackTrace())
+                    .map(StackTraceElement::getMethodName).toList();
+            return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+                    && methods.contains("runWorker") && !methods.contains("handleOne");
+        }).count();
     }
 
     @Test
