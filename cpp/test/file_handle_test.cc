@@ -261,6 +261,26 @@ std::string ReadAsyncAndWait(FileHandle& file, std::uint64_t offset, std::uint64
   return outcome->get_future().get();
 }
 
+TEST_F(FileHandleTest, OsdRequestsAfterARenewalCarryTheRenewedXCap) {
+  // Every OSD request refers to the handle's credentials snapshot instead of a copy; a renewal
+  // replaces the snapshot, so the asynchronous pieces (O_DIRECT) and the synchronous path both send
+  // the renewed XCap from then on. Still carrying the first XCap past its expiry, a request would be
+  // refused by the OSD and renewed a second time.
+  auto file = Create("/snapshot");
+  file->DisableBuffering();
+  const std::string data = PatternOf(3 * kObjectSizeBytes + 5, 7);
+  ASSERT_EQ(WriteAsyncAndWait(*file, 0, data), nullptr);
+  clock.Advance(FakeCluster::kXCapLifetimeMs - 1000);  // inside the renewal margin
+  ASSERT_EQ(WriteAsyncAndWait(*file, 0, data), nullptr);
+  EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
+  clock.Advance(2000);  // past the first XCap's expiry, long before the renewed one's margin
+  EXPECT_EQ(ReadAsyncAndWait(*file, 0, data.size()), data);
+  ASSERT_EQ(WriteAsyncAndWait(*file, kObjectSizeBytes, "renewed"), nullptr);
+  file->Fsync();
+  EXPECT_EQ(file->Read(kObjectSizeBytes, 7), "renewed");
+  EXPECT_EQ(cluster.CountCalls(xtreemfs::mrc::MRC_INTERFACE_ID, xtreemfs::mrc::MRC_RENEW_CAPABILITY), 1);
+}
+
 // Holds every asynchronous OSD call unanswered until the test releases them (each then runs as a
 // synchronous call of the inner transport), so a test sees which calls were in flight at once.
 // Synchronous calls pass straight through.

@@ -116,6 +116,55 @@ TEST(RpcClientTest, CallSendsHeaderMessageAndDataAndReturnsTheAnswer) {
   EXPECT_EQ(seen.user_credentials().uid(), 1000u);
 }
 
+TEST(RpcClientTest, CredentialsSharedByConcurrentCallsReachTheServerWholeAndStayTheCallers) {
+  // The caller's credentials are lent to each call's header while it is encoded, not copied (the
+  // mount passes one UserCredentials per open file to every request of it): calls from several
+  // threads at once, synchronous and asynchronous, all carry them whole, and the caller's object is
+  // left as it was (the header lets go of it instead of destroying it).
+  std::mutex seen_mutex;
+  std::vector<UserCredentials> seen;
+  FakeRpcServer server([&](const Record& request) {
+    std::lock_guard<std::mutex> lock(seen_mutex);
+    seen.push_back(request.header.request_header().user_credentials());
+    return Echo(request);
+  });
+  RpcClient client;
+  UserCredentials credentials;
+  credentials.set_username("a-user-name-longer-than-the-short-string-buffer");
+  credentials.set_uid(1000);
+  credentials.set_gid(100);
+  for (std::uint32_t gid : {4u, 24u, 27u, 30u}) credentials.add_supplementary_gids(gid);
+  const UserCredentials original = credentials;
+  constexpr int kThreads = 4;
+  constexpr int kCallsPerThread = 50;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCallsPerThread; ++i) {
+        CallRequest request = RequestWith(nullptr, "x");
+        request.credentials = &credentials;
+        if ((t + i) % 2 == 0) {
+          client.Call(server.address(), request, TimeoutOf(10000));
+          continue;
+        }
+        std::promise<std::exception_ptr> outcome;
+        ServiceLookup lookup{[&] { return server.address(); }, nullptr};
+        client.CallServiceAsync(lookup, request, TimeoutOf(10000),
+                                [&](CallResponse, std::exception_ptr error) { outcome.set_value(error); });
+        if (outcome.get_future().get()) failures.fetch_add(1);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(kThreads * kCallsPerThread));
+  for (const UserCredentials& arrived : seen) {
+    EXPECT_EQ(arrived.SerializeAsString(), original.SerializeAsString());
+  }
+  EXPECT_EQ(credentials.SerializeAsString(), original.SerializeAsString());
+}
+
 TEST(RpcClientTest, CallsToOneServerShareOneConnection) {
   // Sequential calls to the same address reuse the connection instead of reconnecting.
   FakeRpcServer server(Echo);

@@ -29,11 +29,11 @@ FileHandle::FileHandle(Volume& volume, xtreemfs::rpc::UserCredentials user,
           (open_flags & O_TRUNC) != 0 ||
           ((open_flags & O_ACCMODE) != O_WRONLY && (open_flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL))),
       state_(std::move(state)),
-      credentials_(std::move(credentials)),
+      credentials_(std::make_shared<const xtreemfs::common::FileCredentials>(std::move(credentials))),
       io_(volume.io_) {
-  const auto& replica = credentials_.xlocs().replicas(0);
+  const auto& replica = credentials_->xlocs().replicas(0);
   layout_ = StripingLayout::FromPolicy(replica.striping_policy());
-  chains_ = ReplicaChains::FromXLoc(credentials_.xlocs(), file_id_);
+  chains_ = ReplicaChains::FromXLoc(credentials_->xlocs(), file_id_);
   osd_uuids_ = chains_.head_osd_uuids;
   replicated_ = chains_.replica_count > 1;
   if (osd_uuids_.size() < layout_.stripe_width) {
@@ -73,8 +73,40 @@ FileHandle::~FileHandle() {
 
 xtreemfs::common::XCap FileHandle::CurrentXCap() const {
   std::lock_guard<std::mutex> lock(credentials_mutex_);
-  return credentials_.xcap();
+  return credentials_->xcap();
 }
+
+template <typename Change>
+void FileHandle::ChangeCredentialsLocked(Change change) {
+  auto changed = std::make_shared<xtreemfs::common::FileCredentials>(*credentials_);
+  change(*changed);
+  credentials_ = std::move(changed);
+}
+
+namespace {
+
+// Lends `credentials` to `request` (an OSD request with a `credentials` field) for this object's
+// lifetime, without copying them: the request only refers to the snapshot while it is encoded
+// (the transport serialises its message before Call or CallServiceAsync returns) and lets go of it
+// before it is destroyed. Serialising one message from several threads at once is safe (protobuf's
+// cached sizes are atomic); nothing writes through the borrowed pointer.
+template <typename Request>
+class BorrowedCredentials {
+ public:
+  BorrowedCredentials(Request& request, const xtreemfs::common::FileCredentials& credentials)
+      : request_(request) {
+    request_.unsafe_arena_set_allocated_credentials(
+        const_cast<xtreemfs::common::FileCredentials*>(&credentials));
+  }
+  ~BorrowedCredentials() { request_.unsafe_arena_release_credentials(); }
+  BorrowedCredentials(const BorrowedCredentials&) = delete;
+  BorrowedCredentials& operator=(const BorrowedCredentials&) = delete;
+
+ private:
+  Request& request_;
+};
+
+}  // namespace
 
 std::uint64_t FileHandle::KnownSizeBytes() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
@@ -107,14 +139,16 @@ void FileHandle::RenewXCap() {
     }
   }
   std::lock_guard<std::mutex> lock(credentials_mutex_);
-  *credentials_.mutable_xcap() = renewed;
+  ChangeCredentialsLocked([&](xtreemfs::common::FileCredentials& changed) {
+    *changed.mutable_xcap() = std::move(renewed);
+  });
 }
 
 void FileHandle::RenewXCapIfDue() {
   std::uint64_t expires_ms;
   {
     std::lock_guard<std::mutex> lock(credentials_mutex_);
-    expires_ms = credentials_.xcap().expires_ms();
+    expires_ms = credentials_->xcap().expires_ms();
   }
   const std::int64_t renew_at_ms =
       static_cast<std::int64_t>(expires_ms) - static_cast<std::int64_t>(volume_.options_.xcap_renew_margin_ms);
@@ -126,7 +160,7 @@ void FileHandle::RenewXCapIfDue() {
 xtreemfs::common::FileCredentials FileHandle::FreshCredentials() {
   RenewXCapIfDue();
   std::lock_guard<std::mutex> lock(credentials_mutex_);
-  return credentials_;
+  return *credentials_;
 }
 
 std::string FileHandle::HeadOsdUuid() const {
@@ -144,10 +178,12 @@ bool FileHandle::FollowChain(std::uint32_t used_version, const std::string& fail
       xtreemfs::mrc::MRC_REPLICA_FAILED, user_, report, true);
   ReplicaChains chains = ReplicaChains::FromXLoc(current, file_id_);
   std::lock_guard<std::mutex> lock(credentials_mutex_);
-  if (current.version() <= credentials_.xlocs().version()) {
+  if (current.version() <= credentials_->xlocs().version()) {
     return false;
   }
-  *credentials_.mutable_xlocs() = current;
+  ChangeCredentialsLocked([&](xtreemfs::common::FileCredentials& changed) {
+    *changed.mutable_xlocs() = current;
+  });
   osd_uuids_ = chains.head_osd_uuids;
   chains_ = std::move(chains);  // reads are routed over the re-formed chain's members from now on
   replicated_ = chains_.replica_count > 1;
@@ -173,13 +209,13 @@ FileHandle::StripeAttempt FileHandle::PrepareStripeAttempt(std::uint32_t stripe_
   {
     // The credentials and the chain under one lock: FollowChain replaces both together.
     std::lock_guard<std::mutex> lock(credentials_mutex_);
-    attempt.credentials = credentials_;
+    attempt.credentials = credentials_;  // the snapshot, not a copy
     // Updates (write, truncate, fsync) go to the head, which forwards them down the chain.
     attempt.osd_uuid = osd_uuids_[stripe_position];
     attempt.fsync_first = fsync_after_reformation_ && procedure_id != xtreemfs::osd::OSD_READ;
     if (attempt.fsync_first) attempt.heads = osd_uuids_;
   }
-  attempt.xloc_version = attempt.credentials.xlocs().version();
+  attempt.xloc_version = attempt.credentials->xlocs().version();
   if (read_stream != nullptr) {
     // Any replica may serve a read: a member with an update its successor has not acknowledged
     // passes the read down the chain (servers/osd README, "Consistent reads").
@@ -253,8 +289,8 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
       if (attempt.fsync_first) {
         // The re-formed chain's new tail may hold, buffered, what it applied as a middle.
         xtreemfs::osd::FileRequest sync;
-        *sync.mutable_credentials() = attempt.credentials;
         sync.set_file_id(file_id_);
+        const BorrowedCredentials<xtreemfs::osd::FileRequest> borrowed(sync, *attempt.credentials);
         for (const std::string& head : attempt.heads) {
           try {
             // Only a head that gives no answer is reported; a slow one is waited for (RetryingTransport).
@@ -266,9 +302,10 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
           }
         }
         std::lock_guard<std::mutex> lock(credentials_mutex_);
-        if (credentials_.xlocs().version() == attempt.xloc_version) fsync_after_reformation_ = false;
+        if (credentials_->xlocs().version() == attempt.xloc_version) fsync_after_reformation_ = false;
       }
-      const auto request = build_request(attempt.credentials);
+      auto request = build_request();
+      const BorrowedCredentials<decltype(request)> borrowed(request, *attempt.credentials);
       // A replicated file's call is repeated by the transport only while its OSD is slow but alive.
       rpc::CallResponse response = volume_.CallOsd(attempt.osd_uuid, procedure_id, user_, request, data,
                                                    idempotent, attempt.following);
@@ -355,10 +392,8 @@ void FileHandle::DisableBuffering() {
 
 void FileHandle::DisableReadAhead() { read_ahead_.reset(); }
 
-xtreemfs::osd::ReadRequest FileHandle::ReadRequestOf(const ObjectPiece& piece,
-                                                     xtreemfs::common::FileCredentials credentials) const {
+xtreemfs::osd::ReadRequest FileHandle::ReadRequestOf(const ObjectPiece& piece) const {
   xtreemfs::osd::ReadRequest request;
-  *request.mutable_credentials() = std::move(credentials);
   request.set_file_id(file_id_);
   request.set_object_number(piece.object_number);
   request.set_offset(piece.offset_in_object_bytes);
@@ -367,10 +402,8 @@ xtreemfs::osd::ReadRequest FileHandle::ReadRequestOf(const ObjectPiece& piece,
 }
 
 xtreemfs::osd::WriteRequest FileHandle::WriteRequestOf(std::uint64_t object_number,
-                                                       std::uint64_t offset_in_object_bytes,
-                                                       xtreemfs::common::FileCredentials credentials) const {
+                                                       std::uint64_t offset_in_object_bytes) const {
   xtreemfs::osd::WriteRequest request;
-  *request.mutable_credentials() = std::move(credentials);
   request.set_file_id(file_id_);
   request.set_object_number(object_number);
   request.set_offset(offset_in_object_bytes);
@@ -379,9 +412,7 @@ xtreemfs::osd::WriteRequest FileHandle::WriteRequestOf(std::uint64_t object_numb
 
 std::string FileHandle::FetchPiece(const ObjectPiece& piece, const StreamClassifier& stream,
                                    const FailedAttempt* earlier) {
-  auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
-    return ReadRequestOf(piece, credentials);
-  };
+  auto build = [&] { return ReadRequestOf(piece); };
   std::string data;
   std::string osd_uuid;  // the replica the read was routed to (its last attempt's)
   xtreemfs::osd::ReadResponse answer;
@@ -500,9 +531,7 @@ void FileHandle::Prefetch(std::uint64_t object_number, std::uint64_t data_genera
 std::uint64_t FileHandle::SendObjectWrite(std::uint64_t object_number, std::uint32_t stripe_position,
                                           std::uint64_t offset_in_object_bytes, std::string_view data,
                                           const FailedAttempt* earlier) {
-  auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
-    return WriteRequestOf(object_number, offset_in_object_bytes, credentials);
-  };
+  auto build = [&] { return WriteRequestOf(object_number, offset_in_object_bytes); };
   // Writing the same bytes again leaves the same content, so a write may be retried.
   const auto response = rpc::ParseResponse<xtreemfs::common::OsdWriteResponse>(rpc::CallResponse{
       CallStripeOsd(stripe_position, xtreemfs::osd::OSD_WRITE, build, data, true, nullptr, nullptr,
@@ -746,7 +775,9 @@ void FileHandle::Truncate(std::uint64_t new_size_bytes) {
       xtreemfs::mrc::MRC_FTRUNCATE, user_, request, false);
   {
     std::lock_guard<std::mutex> lock(credentials_mutex_);
-    *credentials_.mutable_xcap() = response.xcap();
+    ChangeCredentialsLocked([&](xtreemfs::common::FileCredentials& changed) {
+      *changed.mutable_xcap() = response.xcap();
+    });
   }
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
@@ -769,9 +800,8 @@ void FileHandle::TruncateObjects(std::uint64_t new_size_bytes) {
   const std::vector<std::uint32_t> positions = StripePositions();
   io_.pool.RunAll(positions.size(), [&](std::size_t index) {
     const std::uint32_t position = positions[index];
-    auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
+    auto build = [&] {
       xtreemfs::osd::TruncateRequest truncate;
-      *truncate.mutable_credentials() = credentials;
       truncate.set_file_id(file_id_);
       truncate.set_new_file_size_bytes(new_size_bytes);
       return truncate;
@@ -833,9 +863,8 @@ void FileHandle::Fsync() {
   const std::vector<std::uint32_t> positions = StripePositions();
   io_.pool.RunAll(positions.size(), [&](std::size_t index) {
     const std::uint32_t position = positions[index];
-    auto build = [&](const xtreemfs::common::FileCredentials& credentials) {
+    auto build = [&] {
       xtreemfs::osd::FileRequest request;
-      *request.mutable_credentials() = credentials;
       request.set_file_id(file_id_);
       return request;
     };
@@ -1033,7 +1062,10 @@ void FileHandle::StartPieceRead(const std::shared_ptr<ReadGather>& gather, std::
   const ObjectPiece& piece = gather->pieces[index];
   const StripeRetry retry = NewStripeRetry();
   StripeAttempt attempt = PrepareStripeAttempt(piece.stripe_position, xtreemfs::osd::OSD_READ, &gather->stream);
-  const xtreemfs::osd::ReadRequest request = ReadRequestOf(piece, std::move(attempt.credentials));
+  xtreemfs::osd::ReadRequest request = ReadRequestOf(piece);
+  // Kept here too: `attempt` moves into the completion while the request is being sent.
+  const auto credentials = attempt.credentials;
+  const BorrowedCredentials<xtreemfs::osd::ReadRequest> borrowed(request, *credentials);
   const std::string osd_uuid = attempt.osd_uuid;
   volume_.CallOsdAsync(
       osd_uuid, xtreemfs::osd::OSD_READ, user_, request, {},
@@ -1140,8 +1172,10 @@ void FileHandle::StartPieceWrite(const std::shared_ptr<WriteGather>& gather, std
     repeat(nullptr);
     return;
   }
-  const xtreemfs::osd::WriteRequest request =
-      WriteRequestOf(piece.object_number, piece.offset_in_object_bytes, std::move(attempt.credentials));
+  xtreemfs::osd::WriteRequest request = WriteRequestOf(piece.object_number, piece.offset_in_object_bytes);
+  // Kept here too: `attempt` moves into the completion while the request is being sent.
+  const auto credentials = attempt.credentials;
+  const BorrowedCredentials<xtreemfs::osd::WriteRequest> borrowed(request, *credentials);
   const std::string osd_uuid = attempt.osd_uuid;
   volume_.CallOsdAsync(
       osd_uuid, xtreemfs::osd::OSD_WRITE, user_, request, gather->PieceData(index),

@@ -56,20 +56,24 @@ std::optional<std::string> MarkerViolation(const RecordMarker& marker, const Fra
 
 namespace {
 
-// Marker, header and message, with room reserved for `copied_data_bytes` more.
+// Marker, header and message, with room reserved for `copied_data_bytes` more: one allocation, the
+// header and the message serialised straight into it (not each into a string of its own first).
 std::string EncodeHead(const RpcHeader& header, const google::protobuf::MessageLite* message,
                        std::size_t data_bytes, std::size_t copied_data_bytes) {
-  const std::string header_bytes = header.SerializeAsString();
-  const std::string message_bytes = message == nullptr ? std::string() : message->SerializeAsString();
+  const std::size_t header_bytes = header.ByteSizeLong();
+  const std::size_t message_bytes = message == nullptr ? 0 : message->ByteSizeLong();
   RecordMarker marker;
-  marker.header_length_bytes = static_cast<std::uint32_t>(header_bytes.size());
-  marker.message_length_bytes = static_cast<std::uint32_t>(message_bytes.size());
+  marker.header_length_bytes = static_cast<std::uint32_t>(header_bytes);
+  marker.message_length_bytes = static_cast<std::uint32_t>(message_bytes);
   marker.data_length_bytes = static_cast<std::uint32_t>(data_bytes);
-  std::string head(kRecordMarkerSizeBytes, '\0');
+  const std::size_t head_bytes = kRecordMarkerSizeBytes + header_bytes + message_bytes;
+  std::string head;
+  head.reserve(head_bytes + copied_data_bytes);
+  head.resize(head_bytes);
+  auto* out = reinterpret_cast<std::uint8_t*>(head.data());
   EncodeRecordMarker(marker, head.data());
-  head.reserve(kRecordMarkerSizeBytes + header_bytes.size() + message_bytes.size() + copied_data_bytes);
-  head += header_bytes;
-  head += message_bytes;
+  out = header.SerializeWithCachedSizesToArray(out + kRecordMarkerSizeBytes);
+  if (message != nullptr) message->SerializeWithCachedSizesToArray(out);
   return head;
 }
 

@@ -787,8 +787,16 @@ std::shared_ptr<const OutgoingRecord> RpcClient::EncodeCall(std::uint64_t call_i
   RequestHeader* request_header = header.mutable_request_header();
   request_header->set_interface_id(request.interface_id);
   request_header->set_procedure_id(request.procedure_id);
+  // The caller's credentials are lent to the header while it is encoded, not copied into it (a copy
+  // per call was malloc and free of its strings); serialising them from several threads at once is
+  // safe (protobuf's cached sizes are atomic), and the header lets go of them before it is destroyed.
+  struct LentCredentials {
+    RequestHeader& header;
+    ~LentCredentials() { header.unsafe_arena_release_user_credentials(); }
+  } lent{*request_header};
   if (request.credentials != nullptr) {
-    *request_header->mutable_user_credentials() = *request.credentials;
+    request_header->unsafe_arena_set_allocated_user_credentials(
+        const_cast<UserCredentials*>(request.credentials));
   }
   request_header->set_timeout_ms(options.timeout_ms);
   if (request.request_number != 0) {
