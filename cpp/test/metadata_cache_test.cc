@@ -294,7 +294,6 @@ class NamespaceMrc : public rpc::Transport {
       case MRC_READDIR: {
         // As the MRC: "." at 0, ".." at 1, then names in byte order; by position, or after a name.
         const auto readdir = Parse<ReaddirRequest>(bytes);
-        if (during_readdir) during_readdir();
         last_readdir_offset = readdir.offset();
         if (readdir.names_only()) ++names_only_readdirs;
         last_readdir_after_name = readdir.after_name();
@@ -410,8 +409,6 @@ class NamespaceMrc : public rpc::Transport {
 
   // Runs once, in the next MRC_GETATTR after its Stat was read and before it is answered.
   std::function<void()> after_getattr_read;
-  // Runs inside every MRC_READDIR (e.g. to let time pass, as a slow listing does).
-  std::function<void()> during_readdir;
   // The MRC's state; tests change it directly to act as another client.
   std::map<std::string, Stat> nodes;
   std::map<std::string, std::map<std::string, std::string>> xattrs;
@@ -772,24 +769,6 @@ TEST_F(VolumeCacheTest, StatAheadListsAgainWhileThePreviousListingPaid) {
   clock.Advance(2 * kTtlMs);
   for (int i = 32; i < 40; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);  // 3 getattrs did not pay for 400 entries
-}
-
-TEST_F(VolumeCacheTest, AListingSlowerThanATtlCountsItsHitsFromItsEntriesArrival) {
-  // On a loaded machine a listing of 10,000 entries took longer than a TTL. Its entries live a TTL
-  // from their arrival, so the getattrs they answer count for it from then: counted from the
-  // listing's start, none did, the listing was not repeated, and a stat loop sent 56 % of its
-  // lookups to the MRC (tests/bench/fuse/README.md, session 11). As in the test above, 13 hits
-  // pay for 400 entries and 8 misses after an idle TTL do not.
-  volume->Mkdir(user, "/d", 0755);
-  for (int i = 0; i < 400; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
-  mrc.during_readdir = [this] { clock.Advance(kTtlMs + kTtlMs / 10); };
-  for (int i = 0; i < 8; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
-  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);  // the probe, 1.1 TTL long
-  for (int i = 8; i < 21; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
-  clock.Advance(2 * kTtlMs);
-  for (int i = 21; i < 29; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
-  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);  // the probe paid: listed again
-  for (int i = 29; i < 40; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
 }
 
 TEST_F(VolumeCacheTest, AnUnlinksAnswerServesTheDirectorysNextGetattr) {

@@ -320,11 +320,9 @@ void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string
   } catch (const rpc::RpcError&) {
     // No read permission, the directory went away, a timeout: stat goes on one entry at a time.
   }
-  const std::int64_t arrived_ms = clock_.MonotonicMs();
   std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
   StatAhead& state = stat_ahead_[directory];
   state.listing = false;
-  state.listed_at_ms = arrived_ms;
   state.listed_entries = std::max<std::uint64_t>(fetched, 1);
 }
 

@@ -266,11 +266,7 @@ class Volume {
   // kStatAheadDirectoriesMax directories.
   struct StatAhead {
     std::uint32_t misses = 0;
-    // When the last listing's entries arrived (while it runs: when it started); 0: never. Its
-    // entries live one TTL from their arrival, and a listing on a loaded machine took longer than
-    // a TTL: timed from its start, its hits were never counted (tests/bench/fuse/README.md,
-    // session 11).
-    std::int64_t listed_at_ms = 0;
+    std::int64_t listed_at_ms = 0;  // when the last listing started; 0: never
     bool listing = false;           // one listing of a directory at a time
     std::uint64_t listed_entries = 0;  // what the last listing brought; 0: never listed
     // Getattrs in the directory (cache hits and misses) per TTL-long window: the current one and
