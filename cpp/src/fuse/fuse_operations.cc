@@ -120,8 +120,6 @@ double SecondsOf(std::uint32_t milliseconds) { return milliseconds / 1000.0; }
 
 // Hands the kernel (`parent`, `name`) naming the file of `stat` (one lookup of its node, dropped
 // again when the answer does not arrive). Attributes and the name are trusted for the metadata TTL.
-// The kernel takes the size as the file's end: `stat` carries the newest size this process knows
-// (Volume::ApplyLocalSize; Volume's getattrs apply it, an MRC answer of another call needs it).
 int AnswerEntry(fuse_req_t request, MountContext& context, fuse_ino_t parent, const char* name,
                 const xtreemfs::mrc::Stat& stat) {
   struct fuse_entry_param entry;
@@ -129,7 +127,9 @@ int AnswerEntry(fuse_req_t request, MountContext& context, fuse_ino_t parent, co
   entry.ino = context.nodes.Remember(parent, name, stat.inode(),
                                      (stat.mode() & S_IFMT) == S_IFDIR, stat.nlink());
   entry.generation = 1;  // node ids are never reused within a mount
-  StatToPosix(stat, &entry.attr);
+  xtreemfs::mrc::Stat newest = stat;  // the kernel takes the size as the file's end
+  context.volume->ApplyLocalSize(newest);
+  StatToPosix(newest, &entry.attr);
   entry.attr_timeout = SecondsOf(context.options.metadata_cache_ttl_ms);
   entry.entry_timeout = entry.attr_timeout;
   if (fuse_reply_entry(request, &entry) != 0) context.nodes.Forget(entry.ino, 1);
@@ -332,9 +332,8 @@ void Readlink(fuse_req_t request, fuse_ino_t node) {
 
 void Mknod(fuse_req_t request, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
   Run(request, "mknod", parent, [&](MountContext& context) {
-    auto stat = context.volume->Mknod(CallerCredentials(request), PathOf(context, parent, name),
-                                      mode, rdev);
-    context.volume->ApplyLocalSize(stat);
+    const auto stat = context.volume->Mknod(CallerCredentials(request), PathOf(context, parent, name),
+                                            mode, rdev);
     return AnswerEntry(request, context, parent, name, stat);
   });
 }
@@ -357,9 +356,8 @@ void Symlink(fuse_req_t request, const char* target, fuse_ino_t parent, const ch
 
 void Link(fuse_req_t request, fuse_ino_t node, fuse_ino_t new_parent, const char* new_name) {
   Run(request, "link", node, [&](MountContext& context) {
-    auto stat = context.volume->Link(CallerCredentials(request), PathOf(context, node),
-                                     PathOf(context, new_parent, new_name));
-    context.volume->ApplyLocalSize(stat);  // an existing file, maybe open and written here
+    const auto stat = context.volume->Link(CallerCredentials(request), PathOf(context, node),
+                                           PathOf(context, new_parent, new_name));
     return AnswerEntry(request, context, new_parent, new_name, stat);
   });
 }
