@@ -120,57 +120,6 @@ TEST(MetadataCacheTest, InodeInvalidationDropsEveryNameOfTheInode) {
   EXPECT_TRUE(cache.Get("/h").has_value());
 }
 
-TEST(MetadataCacheTest, AStatReplacedUnderItsPathMovesInTheInodeIndexAndTheRecency) {
-  // A directory listed again every TTL refreshes its entries in place: the refreshed entry is the
-  // most recently used, and the inode index follows a name that now names another inode.
-  FakeClock clock;
-  MetadataCache cache(clock, kTtlMs, 3);
-  cache.Put("/a", StatOf(1, 0100644), cache.Generation());
-  cache.Put("/b", StatOf(2, 0100644), cache.Generation());
-  cache.Put("/c", StatOf(3, 0100644), cache.Generation());
-  cache.Put("/a", StatOf(9, 0100644), cache.Generation());  // /a renamed over by another client
-  cache.Put("/d", StatOf(4, 0100644), cache.Generation());  // evicts /b, not the refreshed /a
-  EXPECT_FALSE(cache.Get("/b").has_value());
-  ASSERT_TRUE(cache.Get("/a").has_value());
-  EXPECT_EQ(cache.Get("/a")->inode(), 9u);
-  cache.InvalidateInode(1);  // the old inode no longer names /a
-  EXPECT_TRUE(cache.Get("/a").has_value());
-  cache.InvalidateInode(9);
-  EXPECT_FALSE(cache.Get("/a").has_value());
-  EXPECT_EQ(cache.size(), 2u);
-  // A refresh renews the TTL.
-  clock.Advance(kTtlMs - 1);
-  cache.Put("/c", StatOf(3, 0100644), cache.Generation());
-  clock.Advance(1);
-  EXPECT_FALSE(cache.Get("/d").has_value());
-  EXPECT_TRUE(cache.Get("/c").has_value());
-}
-
-TEST(MetadataCacheTest, AListingsEntriesAreStoredUnlessAnInvalidationRacedWithIt) {
-  FakeClock clock;
-  MetadataCache cache(clock, kTtlMs, 100);
-  xtreemfs::mrc::ReaddirResponse listing;
-  for (const char* name : {".", "..", "x", "y", "no-stat"}) {
-    auto* entry = listing.add_entries();
-    entry->set_name(name);
-    if (std::string(name) != "no-stat") *entry->mutable_stat() = StatOf(name[0], 0100644);
-  }
-  const std::uint64_t generation = cache.Generation();
-  cache.Invalidate("/elsewhere");
-  EXPECT_EQ(cache.PutListed("/d", listing.entries(), generation), 0u);
-  EXPECT_EQ(cache.size(), 0u);
-  EXPECT_EQ(cache.PutListed("/d", listing.entries(), cache.Generation()), 2u);
-  EXPECT_EQ(cache.Get("/d/x")->inode(), static_cast<std::uint64_t>('x'));
-  EXPECT_TRUE(cache.Get("/d/y").has_value());
-  EXPECT_FALSE(cache.Get("/d/no-stat").has_value());
-  EXPECT_EQ(cache.size(), 2u);
-  EXPECT_EQ(cache.PutListed("/", listing.entries(), cache.Generation()), 2u);
-  EXPECT_TRUE(cache.Get("/x").has_value());
-  cache.InvalidateInode('x');  // both names of inode 'x' are indexed
-  EXPECT_FALSE(cache.Get("/x").has_value());
-  EXPECT_FALSE(cache.Get("/d/x").has_value());
-}
-
 TEST(MetadataCacheTest, ParentOf) {
   EXPECT_EQ(MetadataCache::ParentOf("/a/b/c"), "/a/b");
   EXPECT_EQ(MetadataCache::ParentOf("/a"), "/");

@@ -28,60 +28,25 @@ bool MetadataCache::Put(const std::string& path, const xtreemfs::mrc::Stat& stat
   if (!enabled()) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   if (generation != generation_) return false;  // an invalidation raced with the fetch
-  PutLocked(path, stat, clock_.MonotonicMs() + ttl_ms_);
+  auto found = entries_.find(path);
+  if (found != entries_.end()) Erase(found);
+  recency_.push_front(path);
+  entries_.emplace(path, Entry{stat, clock_.MonotonicMs() + ttl_ms_, recency_.begin()});
+  paths_by_inode_.emplace(stat.inode(), path);
+  while (entries_.size() > entries_max_) {
+    Erase(entries_.find(recency_.back()));
+  }
   return true;
 }
 
-std::size_t MetadataCache::PutListed(
-    const std::string& directory,
-    const google::protobuf::RepeatedPtrField<xtreemfs::mrc::DirectoryEntry>& entries,
-    std::uint64_t generation) {
-  if (!enabled()) return 0;
-  const std::string prefix = directory == "/" ? "/" : directory + "/";
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (generation != generation_) return 0;  // an invalidation raced with the fetch
-  const std::int64_t expires_ms = clock_.MonotonicMs() + ttl_ms_;
-  std::size_t stored = 0;
-  for (const auto& entry : entries) {
-    if (!entry.has_stat() || entry.name() == "." || entry.name() == "..") continue;
-    PutLocked(prefix + entry.name(), entry.stat(), expires_ms);
-    ++stored;
-  }
-  return stored;
-}
-
-void MetadataCache::PutLocked(std::string path, const xtreemfs::mrc::Stat& stat,
-                              std::int64_t expires_ms) {
-  auto found = entries_.lower_bound(path);
-  if (found != entries_.end() && found->first == path) {
-    // Refreshed in place (a directory listed again every TTL): no node freed and allocated again.
-    Unindex(found);
-    found->second.stat = stat;
-    found->second.expires_ms = expires_ms;
-    recency_.splice(recency_.begin(), recency_, found->second.recency);
-  } else {
-    found = entries_.emplace_hint(found, std::move(path), Entry{stat, expires_ms, {}});
-    recency_.push_front(&found->first);
-    found->second.recency = recency_.begin();
-  }
-  paths_by_inode_.emplace(stat.inode(), &found->first);
-  while (entries_.size() > entries_max_) {
-    Erase(entries_.find(*recency_.back()));
-  }
-}
-
-void MetadataCache::Unindex(EntryMap::iterator entry) {
+MetadataCache::EntryMap::iterator MetadataCache::Erase(EntryMap::iterator entry) {
   auto range = paths_by_inode_.equal_range(entry->second.stat.inode());
   for (auto indexed = range.first; indexed != range.second; ++indexed) {
-    if (indexed->second == &entry->first) {
+    if (indexed->second == entry->first) {
       paths_by_inode_.erase(indexed);
       break;
     }
   }
-}
-
-MetadataCache::EntryMap::iterator MetadataCache::Erase(EntryMap::iterator entry) {
-  Unindex(entry);
   recency_.erase(entry->second.recency);
   return entries_.erase(entry);
 }
@@ -117,7 +82,7 @@ void MetadataCache::InvalidateInode(std::uint64_t inode) {
   BumpGeneration();
   for (auto indexed = paths_by_inode_.find(inode); indexed != paths_by_inode_.end();
        indexed = paths_by_inode_.find(inode)) {
-    Erase(entries_.find(*indexed->second));
+    Erase(entries_.find(indexed->second));
   }
 }
 

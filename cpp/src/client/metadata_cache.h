@@ -37,12 +37,6 @@ class MetadataCache {
   // Stores `stat` for `path` unless an invalidation happened since `generation` was taken; returns
   // whether it did.
   bool Put(const std::string& path, const xtreemfs::mrc::Stat& stat, std::uint64_t generation);
-  // Put of every entry of a listing of `directory` that carries a Stat ("." and ".." excepted), under
-  // one lock: a stat-ahead listing brings up to 10,000 entries at once. Returns how many it stored
-  // (0 when an invalidation happened since `generation` was taken).
-  std::size_t PutListed(const std::string& directory,
-                        const google::protobuf::RepeatedPtrField<xtreemfs::mrc::DirectoryEntry>& entries,
-                        std::uint64_t generation);
 
   // Drops `path` only.
   void Invalidate(const std::string& path);
@@ -59,19 +53,14 @@ class MetadataCache {
   static std::string ParentOf(const std::string& path);
 
  private:
-  // The recency list and the inode index name an entry by its key in entries_ (a map's keys stay
-  // where they are until erased): no second and third copy of the path per entry.
   struct Entry {
     xtreemfs::mrc::Stat stat;
     std::int64_t expires_ms;
-    std::list<const std::string*>::iterator recency;  // position in recency_, front = most recent
+    std::list<std::string>::iterator recency;  // position in recency_, front = most recent
   };
   using EntryMap = std::map<std::string, Entry>;
 
   // All private helpers expect mutex_ held.
-  // Stores or replaces `path`'s entry (expiring at `expires_ms`) and evicts beyond entries_max_.
-  void PutLocked(std::string path, const xtreemfs::mrc::Stat& stat, std::int64_t expires_ms);
-  void Unindex(EntryMap::iterator entry);
   EntryMap::iterator Erase(EntryMap::iterator entry);
   void BumpGeneration() { ++generation_; }
 
@@ -81,8 +70,8 @@ class MetadataCache {
   std::mutex mutex_;
   // Ordered by path so a subtree is one contiguous range.
   EntryMap entries_;
-  std::list<const std::string*> recency_;
-  std::unordered_multimap<std::uint64_t, const std::string*> paths_by_inode_;
+  std::list<std::string> recency_;
+  std::unordered_multimap<std::uint64_t, std::string> paths_by_inode_;
   std::uint64_t generation_ = 0;
 };
 

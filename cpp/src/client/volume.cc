@@ -605,7 +605,13 @@ xtreemfs::mrc::ReaddirResponse Volume::Readdir(const UserCredentials& user, cons
   auto response =
       CallMrc<xtreemfs::mrc::ReaddirResponse>(xtreemfs::mrc::MRC_READDIR, user, request, true);
   // `ls -l` stats every entry right after listing them: serve those from the cache.
-  if (!names_only) metadata_cache_.PutListed(path, response.entries(), generation);
+  if (!names_only) {
+    const std::string prefix = path == "/" ? "/" : path + "/";
+    for (const auto& entry : response.entries()) {
+      if (entry.name() == "." || entry.name() == ".." || !entry.has_stat()) continue;
+      metadata_cache_.Put(prefix + entry.name(), entry.stat(), generation);
+    }
+  }
   return response;
 }
 
