@@ -2,8 +2,9 @@
 # The FUSE client's data path against real servers: write-behind and read-ahead with large
 # sequential files and fio --verify jobs (several jobs, queue depth, O_DIRECT), the size seen while
 # writes are buffered, read-your-writes through a second descriptor, an OSD error of a buffered
-# write surfacing on fsync and on close in bounded time, identity with the Java client, and mtime/
-# ctime moving when a close follows a rewrite that keeps the size.
+# write surfacing on fsync and on close in bounded time, identity with the Java client, mtime/ctime
+# moving when a close follows a rewrite that keeps the size, and a umount while the kernel's
+# read-ahead still waits for a stopped OSD.
 #
 #   tests/system/fuse_io_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
