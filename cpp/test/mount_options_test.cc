@@ -142,10 +142,11 @@ TEST(MountOptionsTest, IoOptionsSetThreadsWindowsAndBudgetAndCanTurnBufferingOff
   EXPECT_NE(MountUsage("mount.xtreemfs").find("--write-behind-bytes"), std::string::npos);
 }
 
-TEST(MountOptionsTest, KernelReadAheadIsTheKernelsUnlessGivenAndIsBounded) {
-  // The kernel's read-ahead window of the mount: 0 (the kernel's own) unless given, more than
-  // 64 MiB is a usage error.
-  EXPECT_EQ(ParseMountOptions({"h/v", "/m"}).kernel_read_ahead_bytes, 0u);
+TEST(MountOptionsTest, KernelReadAheadIsFourMebibytesUnlessGivenAndIsBounded) {
+  // The kernel's read-ahead window of the mount: 4 MiB unless given, 0 (the kernel's own) is the
+  // way back, more than 64 MiB is a usage error.
+  EXPECT_EQ(ParseMountOptions({"h/v", "/m"}).kernel_read_ahead_bytes, 4u << 20);
+  EXPECT_EQ(ParseMountOptions({"--kernel-read-ahead-bytes", "0", "h/v", "/m"}).kernel_read_ahead_bytes, 0u);
   EXPECT_EQ(ParseMountOptions({"--kernel-read-ahead-bytes", "4194304", "h/v", "/m"}).kernel_read_ahead_bytes,
             4u << 20);
   EXPECT_EQ(ParseMountOptions({"--kernel-read-ahead-bytes=1048576", "h/v", "/m"}).kernel_read_ahead_bytes,

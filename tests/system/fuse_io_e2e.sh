@@ -2,8 +2,9 @@
 # The FUSE client's data path against real servers: write-behind and read-ahead with large
 # sequential files and fio --verify jobs (several jobs, queue depth, O_DIRECT), the size seen while
 # writes are buffered, read-your-writes through a second descriptor, an OSD error of a buffered
-# write surfacing on fsync and on close in bounded time, identity with the Java client, and mtime/
-# ctime moving when a close follows a rewrite that keeps the size.
+# write surfacing on fsync and on close in bounded time, identity with the Java client, mtime/ctime
+# moving when a close follows a rewrite that keeps the size, and a umount while the kernel's
+# read-ahead still waits for a stopped OSD.
 #
 #   tests/system/fuse_io_e2e.sh REPOSITORY_WITH_BUILT_SERVERS CPP_BUILD_DIR
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -125,7 +126,29 @@ kill_osd 0 CONT
 check "after the OSD continues, a new file is written and read back" bash -c "
   head -c 3000000 '$state/big.bin' > '$mount_point/after.bin' && cmp -n 3000000 '$state/big.bin' '$mount_point/after.bin'"
 
-check "umount.xtreemfs" "$cpp_build/umount.xtreemfs" "$mount_point"
+echo "== umount while kernel read-ahead waits for a stopped OSD"
+# The kernel reads ahead of a buffered reader (4 MiB by default) in requests sent concurrently, so a reader that
+# got its bytes and closed can leave some of them waiting for an OSD that does not answer. They hold the mount's
+# FUSE file, not the mount: the umount right after the reader must not find the mount busy (EBUSY), and the
+# mount process must end with them in flight (they fail at once, the kernel is gone).
+mount_pid="$(pgrep -n -f "mount.xtreemfs .*$mount_point\$")"
+/usr/bin/python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' \
+  "$mount_point/big.bin"
+kill_osd 0 STOP
+check "a buffered reader of 64 KiB at 1 MiB ends while an OSD is stopped (its bytes or an error)" \
+  timeout 60 /usr/bin/python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    os.pread(fd, 65536, 1048576)
+except OSError as error:
+    print("read failed (its object is on the stopped OSD):", error)
+os.close(fd)' "$mount_point/big.bin"
+check "umount.xtreemfs right after the reader, its read-ahead still waiting for the stopped OSD" \
+  "$cpp_build/umount.xtreemfs" "$mount_point"
+check "the mount process ends within 30 s although requests wait for the stopped OSD" \
+  timeout 30 bash -c "while kill -0 $mount_pid 2>/dev/null; do sleep 0.2; done"
+kill_osd 0 CONT
 
 echo "== a mount ended by SIGTERM sends what open files buffered"
 # A second, foreground mount; a process keeps a file open with bytes buffered (less than one

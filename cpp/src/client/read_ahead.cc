@@ -56,22 +56,33 @@ std::vector<std::uint64_t> ReadAheadCache::AfterRead(std::uint64_t offset_bytes,
                                                      std::uint64_t known_size_bytes,
                                                      std::uint64_t data_generation) {
   std::lock_guard<std::mutex> lock(mutex_);
-  // The kernel sends sequential reads concurrently, so they may arrive slightly out of order:
-  // anything from the previous start up to one object past the previous end counts.
-  const bool sequential =
-      offset_bytes >= last_offset_bytes_ && offset_bytes <= last_end_bytes_ + object_size_bytes_;
-  sequential_reads_ = sequential ? sequential_reads_ + 1 : 0;
-  last_offset_bytes_ = offset_bytes;
-  last_end_bytes_ = end_bytes;
-  const std::uint64_t first_needed_object = offset_bytes / object_size_bytes_;
+  // The kernel sends a window of sequential reads concurrently, so they arrive in any order. A read
+  // that starts within the window on either side of the furthest end read so far belongs to the
+  // stream: it counts as sequential when it moves that end on, and one that arrived late (behind it)
+  // neither counts nor ends the stream (reads walking backwards never prefetch). Any other read
+  // starts a new stream at its own end.
+  const bool in_stream = offset_bytes + window_bytes_ >= furthest_end_bytes_ &&
+                         offset_bytes <= furthest_end_bytes_ + window_bytes_;
+  if (!in_stream) {
+    sequential_reads_ = 0;
+    furthest_end_bytes_ = end_bytes;
+  } else if (end_bytes > furthest_end_bytes_) {
+    ++sequential_reads_;
+    furthest_end_bytes_ = end_bytes;
+  }
+  // Objects a late read of the window may still ask for stay.
+  const std::uint64_t first_needed_object =
+      furthest_end_bytes_ > window_bytes_ ? (furthest_end_bytes_ - window_bytes_) / object_size_bytes_ : 0;
   DropLocked([&](std::uint64_t object_number, const Entry& entry) {
     return object_number < first_needed_object || entry.data_generation != data_generation;
   });
   std::vector<std::uint64_t> to_fetch;
   if (sequential_reads_ < kSequentialReadsBeforePrefetch) return to_fetch;
-  const std::uint64_t window_end_bytes = std::min(known_size_bytes, end_bytes + window_bytes_);
-  // Bounded by window_bytes_ / object size + 1 iterations.
-  for (std::uint64_t object_number = end_bytes / object_size_bytes_;
+  const std::uint64_t window_end_bytes =
+      std::min(known_size_bytes, furthest_end_bytes_ + window_bytes_);
+  // Bounded by window_bytes_ / object size + 1 iterations. What lies before the furthest end was
+  // read already (a read that arrived earlier), so it is not fetched a second time.
+  for (std::uint64_t object_number = furthest_end_bytes_ / object_size_bytes_;
        object_number * object_size_bytes_ < window_end_bytes; ++object_number) {
     if (entries_.count(object_number) != 0) continue;
     if (!budget_.TryCharge(object_size_bytes_)) break;  // other files use the memory: no prefetch

@@ -38,8 +38,13 @@ class ReadAheadCache {
                                     std::uint64_t length_bytes, std::uint64_t data_generation);
 
   // Records a read of [offset, end) and returns the objects to fetch now, each already registered
-  // as in flight and charged; objects lie below `known_size_bytes`. Objects behind the read are
-  // dropped. Callers then either fetch each (Complete) or give it back (Cancel).
+  // as in flight and charged; objects lie below `known_size_bytes`, from the furthest end read so
+  // far on (what lies behind it was read already). A reader's concurrent requests (the kernel's
+  // read-ahead) arrive in any order, so a read that starts within the window on either side of the
+  // furthest end read so far stays in the stream (it counts as sequential when it moves that end
+  // on), and objects are dropped only once they lie more than the window behind that end: an
+  // in-order reader holds up to two windows. Callers then either fetch each (Complete) or give it
+  // back (Cancel).
   std::vector<std::uint64_t> AfterRead(std::uint64_t offset_bytes, std::uint64_t end_bytes,
                                        std::uint64_t known_size_bytes, std::uint64_t data_generation);
   // Result of a fetch that AfterRead asked for; `ok` false drops the object.
@@ -72,8 +77,9 @@ class ReadAheadCache {
   std::condition_variable fetch_completed_;
   std::map<std::uint64_t, Entry> entries_;  // by object number; each charged object_size_bytes_
   std::uint64_t in_flight_count_ = 0;
-  std::uint64_t last_offset_bytes_ = 0;
-  std::uint64_t last_end_bytes_ = 0;
+  // The furthest end read by the current stream (a read outside the stream starts a new one at its
+  // own end).
+  std::uint64_t furthest_end_bytes_ = 0;
   int sequential_reads_ = 0;
 };
 

@@ -46,9 +46,9 @@ struct MountContext {
   // The mount point as an absolute path (resolved before mounting): finds the mount's bdi.
   std::string mount_point_absolute;
   std::once_flag kernel_read_ahead_once;  // --kernel-read-ahead-bytes is applied once, after init
-  // The kernel's window was set (--kernel-read-ahead-bytes): it reads ahead of buffered readers in
-  // requests of up to 1 MiB, several in flight, so handles opened afterwards leave their own
-  // read-ahead off (it fetched objects twice, see mount_options.h).
+  // The kernel's window was set (--kernel-read-ahead-bytes, 4 MiB by default): it reads ahead of
+  // buffered readers in requests of up to 1 MiB, several in flight, so handles opened afterwards
+  // leave their own read-ahead off (both at once fetched objects twice, see mount_options.h).
   std::atomic<bool> kernel_reads_ahead{false};
 };
 

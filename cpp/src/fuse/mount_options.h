@@ -68,16 +68,12 @@ struct MountOptions {
   // is initialised; 0 leaves the kernel's (128 KiB, which FUSE's init can only lower). A buffered
   // sequential reader then gets requests of up to 1 MiB, several in flight, instead of 128 KiB ones
   // one or two at a time. Needs root (sysfs); otherwise the kernel's window stays and the log says so.
-  // Off by default: with 4 MiB the OSD spent 30-40 % more CPU per MiB of a cold buffered read (A/B
-  // against main, tests/bench/fuse/README.md), presumably objects fetched twice because the client's
-  // read-ahead drops objects behind a read and the kernel's concurrent requests arrive out of order;
-  // so once the window is written, files opened afterwards leave the client's read-ahead off
-  // (fuse_operations.cc HandOver). That combination, measured under load (tests/bench/fuse/README.md):
-  // 1.4-1.9x the cold buffered read of the client's read-ahead on one build, but below main's mount at
-  // its defaults in two other rounds (mount CPU per MiB lower in all four); and as a default it made
-  // fuse_io_e2e.sh's umount after the stopped-OSD checks fail with EBUSY (a 4 MiB kernel read-ahead to
-  // the stopped OSD still in flight). So still off by default.
-  std::uint64_t kernel_read_ahead_bytes = 0;
+  // Once the window is written, files opened afterwards leave the client's own read-ahead off
+  // (fuse_operations.cc HandOver): the kernel's requests then go to the OSDs as they come, each object
+  // piece once. Measured (tests/bench/fuse/README.md, session 11): the cold buffered read faster at
+  // less mount and OSD CPU per MiB than the client's read-ahead behind the kernel's 128 KiB.
+  // 0 (or 131072, the kernel's window with the client's read-ahead off) is the way back.
+  std::uint64_t kernel_read_ahead_bytes = 4u << 20;
   client::DirUrl url;
   std::string mount_point;
 };
