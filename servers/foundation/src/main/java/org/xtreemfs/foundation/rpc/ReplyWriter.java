@@ -58,6 +58,33 @@ final class ReplyWriter {
         }
     }
 
+    /**
+     * Sends one reply whose data segment is sent from a file: {@code prefix} (marker, header, message) and then
+     * {@code segment}, with no other reply between them; ownership of both passes to the transport. From another
+     * thread both are written by one task on the event loop (which wakes it): two writes queued one after the other
+     * could let a third thread's reply in between and corrupt the stream.
+     */
+    void send(ByteBuf prefix, FileSegment segment) {
+        segment.transferredBy(channel.eventLoop());
+        if (channel.eventLoop().inEventLoop()) {
+            channel.write(prefix, channel.voidPromise());
+            channel.write(segment, channel.voidPromise());
+            if (inReadBatch) {
+                unflushed = true;
+            } else {
+                channel.flush();
+            }
+            return;
+        }
+        try {
+            channel.eventLoop().execute(() -> send(prefix, segment));
+        } catch (RuntimeException e) { // the event loop is shut down: nobody will send or release them
+            prefix.release();
+            segment.release();
+            throw e;
+        }
+    }
+
     /** On the event loop: a received request is being handled; replies wait for {@link #readBatchEnded}. */
     void readBatchStarted() {
         inReadBatch = true;
