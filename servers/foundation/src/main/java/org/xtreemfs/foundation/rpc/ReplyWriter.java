@@ -45,11 +45,7 @@ final class ReplyWriter {
     void send(ByteBuf record) {
         if (channel.eventLoop().inEventLoop()) {
             channel.write(record, channel.voidPromise());
-            if (inReadBatch) {
-                unflushed = true;
-            } else {
-                channel.flush();
-            }
+            flushUnlessInReadBatch();
             return;
         }
         channel.write(record, channel.voidPromise()); // queued lazily: wakes nobody
@@ -69,11 +65,7 @@ final class ReplyWriter {
         if (channel.eventLoop().inEventLoop()) {
             channel.write(prefix, channel.voidPromise());
             channel.write(segment, channel.voidPromise());
-            if (inReadBatch) {
-                unflushed = true;
-            } else {
-                channel.flush();
-            }
+            flushUnlessInReadBatch();
             return;
         }
         try {
@@ -82,6 +74,15 @@ final class ReplyWriter {
             prefix.release();
             segment.release();
             throw e;
+        }
+    }
+
+    /** On the event loop, after a reply was written: flushes it now, or at the end of the current read batch. */
+    private void flushUnlessInReadBatch() {
+        if (inReadBatch) {
+            unflushed = true;
+        } else {
+            channel.flush();
         }
     }
 

@@ -79,6 +79,20 @@ class ObjectRegionTest {
         void call() throws IOException;
     }
 
+    /** Object 0 written whole from {@code seed}, and a region of all of it. */
+    private ObjectRegion wholeObjectRegion(int seed, int truncateEpoch) throws IOException {
+        store.write(FILE, LAYOUT, 0, 0, bytes(MIB, seed), truncateEpoch, false);
+        return store.readRegion(FILE, LAYOUT, 0, 0, MIB);
+    }
+
+    /** {@code change} waits while the region is out, the region keeps object 0's bytes from {@code seed}, then it runs. */
+    private static void changeWaitsForTheRegion(ObjectRegion region, int seed, Callable change) throws Exception {
+        CompletableFuture<Void> changed = waitingChange(change);
+        assertThat(contents(region)).isEqualTo(bytes(MIB, seed).array());
+        region.release();
+        changed.get();
+    }
+
     @Test
     void onlyLargeReadsOfStoredBytesBecomeRegionsOfTheStoredLength() throws IOException {
         store = ObjectStore.open(root.resolve("plain"));
@@ -130,14 +144,10 @@ class ObjectRegionTest {
     void aWriteOfTheObjectWaitsUntilTheRegionIsReleased() throws Exception {
         // Proves the region's bytes are the read's until its transfer ends: the write waits, then lands.
         store = ObjectStore.open(root);
-        store.write(FILE, LAYOUT, 0, 0, bytes(MIB, 1), 0, false);
         store.write(FILE, LAYOUT, 1, 0, bytes(MIB, 2), 0, false);
-        ObjectRegion region = store.readRegion(FILE, LAYOUT, 0, 0, MIB);
+        ObjectRegion region = wholeObjectRegion(1, 0);
         store.write(FILE, LAYOUT, 1, 0, bytes(4096, 5), 0, false); // another object: no wait
-        CompletableFuture<Void> write = waitingChange(() -> store.write(FILE, LAYOUT, 0, 0, bytes(4096, 9), 0, false));
-        assertThat(contents(region)).isEqualTo(bytes(MIB, 1).array());
-        region.release();
-        write.get();
+        changeWaitsForTheRegion(region, 1, () -> store.write(FILE, LAYOUT, 0, 0, bytes(4096, 9), 0, false));
         assertThat(store.read(FILE, LAYOUT, 0, 0, 4096)).isEqualTo(bytes(4096, 9).array());
         assertThat(store.regionsOut()).isZero();
     }
@@ -148,16 +158,10 @@ class ObjectRegionTest {
         // deletion (which drops them without waiting: the unlinked file keeps its bytes) never closes the region's
         // channel under it.
         store = ObjectStore.open(root);
-        store.write(FILE, LAYOUT, 0, 0, bytes(MIB, 1), 0, false);
-        ObjectRegion region = store.readRegion(FILE, LAYOUT, 0, 0, MIB);
-        CompletableFuture<Void> truncate = waitingChange(() -> store.truncate(FILE, LAYOUT, 4096, 1));
-        assertThat(contents(region)).isEqualTo(bytes(MIB, 1).array());
-        region.release();
-        truncate.get();
+        changeWaitsForTheRegion(wholeObjectRegion(1, 0), 1, () -> store.truncate(FILE, LAYOUT, 4096, 1));
         assertThat(store.metadata(FILE).sizeBytes()).isEqualTo(4096);
 
-        store.write(FILE, LAYOUT, 0, 0, bytes(MIB, 3), 1, false);
-        ObjectRegion beforeDeletion = store.readRegion(FILE, LAYOUT, 0, 0, MIB);
+        ObjectRegion beforeDeletion = wholeObjectRegion(3, 1);
         store.deleteFile(FILE);
         assertThat(beforeDeletion.channel().isOpen()).isTrue();
         assertThat(contents(beforeDeletion)).isEqualTo(bytes(MIB, 3).array());
@@ -171,8 +175,7 @@ class ObjectRegionTest {
     void aWriteOnTheThreadThatSendsTheRegionGoesAhead() throws IOException {
         // That thread alone can end the transfer, so waiting would never end.
         store = ObjectStore.open(root);
-        store.write(FILE, LAYOUT, 0, 0, bytes(MIB, 1), 0, false);
-        ObjectRegion region = store.readRegion(FILE, LAYOUT, 0, 0, MIB);
+        ObjectRegion region = wholeObjectRegion(1, 0);
         Thread self = Thread.currentThread();
         region.transferredBy(() -> Thread.currentThread() == self);
         store.write(FILE, LAYOUT, 0, 0, bytes(4096, 9), 0, false);
