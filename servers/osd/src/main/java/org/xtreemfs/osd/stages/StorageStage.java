@@ -440,6 +440,23 @@ public final class StorageStage implements AutoCloseable {
             // (CleanVersions); otherwise the read goes down the chain, where the tail always serves.
             long readStamp = successor.isEmpty() ? 0 : cleanVersions.readStart(fileId);
             if (readStamp >= 0) {
+                org.xtreemfs.osd.storage.ObjectRegion region = this.store.readRegion(fileId, authorized.layout(),
+                        read.objectNumber(), read.offset(), read.length());
+                if (region != null) {
+                    // Sent from the object's file (sendfile); the store keeps its bytes until the transfer ends.
+                    if (successor.isEmpty() || cleanVersions.readValid(fileId, readStamp)) {
+                        bytesRead.addAndGet(region.count());
+                        readsServed.incrementAndGet();
+                        org.xtreemfs.foundation.rpc.FileSegment segment = new org.xtreemfs.foundation.rpc.FileSegment(
+                                region.channel(), region.position(), region.count(), region::release);
+                        region.transferredBy(segment::transferredByCurrentThread);
+                        read.call().respond(loadReport(), segment);
+                        return;
+                    }
+                    region.release();
+                    passReadDown(authorized, read, successor.get());
+                    return;
+                }
                 ByteBuf bytes = readLocally(authorized, read);
                 if (successor.isEmpty() || cleanVersions.readValid(fileId, readStamp)) {
                     bytesRead.addAndGet(bytes.readableBytes());
