@@ -12,7 +12,8 @@ import org.xtreemfs.interfaces.rpc.RpcHeader;
 /**
  * Writes a record as one composite buffer: marker + header + message in a small buffer, the data segment
  * appended without copying (a small data segment is copied behind them into one buffer, see
- * {@link #COPIED_DATA_BYTES_MAX}). Ownership of {@code data} passes to the returned buffer.
+ * {@link #COPIED_DATA_BYTES_MAX}). Ownership of {@code data} passes to the returned buffer. A data segment sent from a
+ * file ({@link FileSegment}) follows its record's {@link #encodePrefix prefix} as a message of its own.
  *
  * <p>Header and message are serialised straight into the buffer's memory (a {@link CodedOutputStream} over its NIO
  * view): writing them through a ByteBufOutputStream made protobuf allocate a stream buffer of up to 4 KiB per
@@ -29,27 +30,14 @@ final class RecordEncoder {
     private RecordEncoder() {}
 
     static ByteBuf encode(ByteBufAllocator allocator, RpcHeader header, MessageLite message, ByteBuf data) {
-        int headerLength = header.getSerializedSize();
-        int messageLength = message == null ? 0 : message.getSerializedSize();
         int dataLength = data == null ? 0 : data.readableBytes();
-        int prefixLength = RecordMarker.SIZE_BYTES + headerLength + messageLength;
         boolean copyData = dataLength > 0 && dataLength <= COPIED_DATA_BYTES_MAX;
-        int bufferLength = copyData ? prefixLength + dataLength : prefixLength;
-        ByteBuf prefix = allocator.buffer(bufferLength, bufferLength);
+        ByteBuf prefix;
         try {
-            prefix.writeInt(headerLength).writeInt(messageLength).writeInt(dataLength);
-            CodedOutputStream stream = CodedOutputStream.newInstance(
-                    prefix.nioBuffer(prefix.writerIndex(), headerLength + messageLength));
-            header.writeTo(stream);
-            if (message != null) {
-                message.writeTo(stream);
-            }
-            stream.checkNoSpaceLeft(); // the sizes computed above were written exactly
-            prefix.writerIndex(prefixLength);
-        } catch (IOException | RuntimeException e) {
-            prefix.release();
+            prefix = encodePrefix(allocator, header, message, dataLength, copyData ? dataLength : 0);
+        } catch (RuntimeException e) {
             RpcRecord.releaseQuietly(data);
-            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+            throw e;
         }
         if (dataLength == 0 || copyData) {
             if (copyData) {
@@ -61,5 +49,32 @@ final class RecordEncoder {
         CompositeByteBuf record = allocator.compositeBuffer(2);
         record.addComponents(true, prefix, data);
         return record;
+    }
+
+    /**
+     * The record's marker, header and message, for a data segment of {@code dataLength} bytes that the caller sends
+     * behind it (a {@link FileSegment}), with room for {@code spareBytes} more.
+     */
+    static ByteBuf encodePrefix(ByteBufAllocator allocator, RpcHeader header, MessageLite message, int dataLength,
+            int spareBytes) {
+        int headerLength = header.getSerializedSize();
+        int messageLength = message == null ? 0 : message.getSerializedSize();
+        int prefixLength = RecordMarker.SIZE_BYTES + headerLength + messageLength;
+        ByteBuf prefix = allocator.buffer(prefixLength + spareBytes, prefixLength + spareBytes);
+        try {
+            prefix.writeInt(headerLength).writeInt(messageLength).writeInt(dataLength);
+            CodedOutputStream stream = CodedOutputStream.newInstance(
+                    prefix.nioBuffer(prefix.writerIndex(), headerLength + messageLength));
+            header.writeTo(stream);
+            if (message != null) {
+                message.writeTo(stream);
+            }
+            stream.checkNoSpaceLeft(); // the sizes computed above were written exactly
+            prefix.writerIndex(prefixLength);
+            return prefix;
+        } catch (IOException | RuntimeException e) {
+            prefix.release();
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+        }
     }
 }

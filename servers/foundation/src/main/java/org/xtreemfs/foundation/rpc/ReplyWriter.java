@@ -45,16 +45,44 @@ final class ReplyWriter {
     void send(ByteBuf record) {
         if (channel.eventLoop().inEventLoop()) {
             channel.write(record, channel.voidPromise());
-            if (inReadBatch) {
-                unflushed = true;
-            } else {
-                channel.flush();
-            }
+            flushUnlessInReadBatch();
             return;
         }
         channel.write(record, channel.voidPromise()); // queued lazily: wakes nobody
         if (flushScheduled.compareAndSet(false, true)) {
             channel.eventLoop().execute(clearThenFlush);
+        }
+    }
+
+    /**
+     * Sends one reply whose data segment is sent from a file: {@code prefix} (marker, header, message) and then
+     * {@code segment}, with no other reply between them; ownership of both passes to the transport. From another
+     * thread both are written by one task on the event loop (which wakes it): two writes queued one after the other
+     * could let a third thread's reply in between and corrupt the stream.
+     */
+    void send(ByteBuf prefix, FileSegment segment) {
+        segment.transferredBy(channel.eventLoop());
+        if (channel.eventLoop().inEventLoop()) {
+            channel.write(prefix, channel.voidPromise());
+            channel.write(segment, channel.voidPromise());
+            flushUnlessInReadBatch();
+            return;
+        }
+        try {
+            channel.eventLoop().execute(() -> send(prefix, segment));
+        } catch (RuntimeException e) { // the event loop is shut down: nobody will send or release them
+            prefix.release();
+            segment.release();
+            throw e;
+        }
+    }
+
+    /** On the event loop, after a reply was written: flushes it now, or at the end of the current read batch. */
+    private void flushUnlessInReadBatch() {
+        if (inReadBatch) {
+            unflushed = true;
+        } else {
+            channel.flush();
         }
     }
 

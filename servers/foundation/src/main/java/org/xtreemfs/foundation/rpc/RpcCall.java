@@ -101,7 +101,7 @@ public final class RpcCall {
     }
 
     public void respond(MessageLite response) {
-        respond(response, null);
+        respond(response, (ByteBuf) null);
     }
 
     /** Sends the response; {@code data} (may be null) is released by the transport. */
@@ -115,6 +115,46 @@ public final class RpcCall {
                 .setMessageType(MessageType.RESPONSE)
                 .build();
         send(header, response, data);
+    }
+
+    /**
+     * Sends the response with a data segment sent from a file (sendfile) on a plain connection; over TLS, which
+     * cannot encrypt from a file, the segment is read into a buffer first. {@code data} is released by the transport
+     * (see {@link FileSegment} for what its owner keeps until then).
+     */
+    public void respond(MessageLite response, FileSegment data) {
+        if (!answered.compareAndSet(false, true)) {
+            data.release();
+            throw new IllegalStateException("call " + record.header().getCallId() + " answered twice");
+        }
+        RpcHeader header = RpcHeader.newBuilder()
+                .setCallId(record.header().getCallId())
+                .setMessageType(MessageType.RESPONSE)
+                .build();
+        if (channel.pipeline().get(SslHandler.class) == null) {
+            try {
+                record.release();
+                int dataLength = Math.toIntExact(data.count());
+                replies.send(RecordEncoder.encodePrefix(channel.alloc(), header, response, dataLength, 0), data);
+            } catch (RuntimeException e) {
+                RpcRecord.releaseQuietly(data);
+                throw e;
+            } finally {
+                onAnswered.run();
+            }
+            return;
+        }
+        ByteBuf copy;
+        try {
+            copy = data.copyIntoBuffer(channel.alloc());
+        } catch (IOException e) {
+            send(header.toBuilder().setErrorResponse(RpcException.internal("cannot read the reply's data: "
+                    + e.getMessage()).toResponse()).build(), null, null);
+            return;
+        } finally {
+            data.release();
+        }
+        send(header, response, copy);
     }
 
     public void fail(RpcException error) {

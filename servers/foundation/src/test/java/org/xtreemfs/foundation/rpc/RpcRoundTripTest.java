@@ -4,11 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,9 +23,13 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.xtreemfs.interfaces.rpc.Empty;
 import org.xtreemfs.interfaces.rpc.ErrorType;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
@@ -30,6 +41,17 @@ class RpcRoundTripTest {
     private static final int THROW = 3;
     private static final int NEVER_ANSWER = 4;
     private static final int BLOCK_UNTIL_RELEASED = 5;
+    /** Answers the range [offset, offset + length) of {@link #segmentFile} sent from the file (uid: offset, gid: length). */
+    private static final int FILE_SEGMENT = 6;
+    private static final int SEGMENT_FILE_BYTES = 4 << 20;
+
+    @TempDir
+    Path folder;
+    private FileChannel segmentFile;
+    private byte[] segmentFileBytes;
+    /** Segments the transport released, and whether any was released twice. */
+    private final AtomicInteger segmentsReleased = new AtomicInteger();
+    private final AtomicBoolean segmentReleasedTwice = new AtomicBoolean();
 
     private final CountDownLatch release = new CountDownLatch(1);
     private RpcServer server;
@@ -38,6 +60,11 @@ class RpcRoundTripTest {
 
     @BeforeEach
     void start() throws Exception {
+        segmentFileBytes = new byte[SEGMENT_FILE_BYTES];
+        new Random(6).nextBytes(segmentFileBytes);
+        Path file = folder.resolve("segments");
+        Files.write(file, segmentFileBytes);
+        segmentFile = FileChannel.open(file, StandardOpenOption.READ);
         server = newServer(new InetSocketAddress("127.0.0.1", 0), 10_000);
         address = server.start();
         client = new RpcClient("test");
@@ -65,6 +92,21 @@ class RpcRoundTripTest {
                         parked.add(call);
                     }
                 })
+                .handle(INTERFACE, FILE_SEGMENT, call -> {
+                    UserCredentials request = call.request(UserCredentials.parser());
+                    AtomicBoolean released = new AtomicBoolean();
+                    FileSegment segment = new FileSegment(segmentFile, request.getUid(), request.getGid(), () -> {
+                        if (!released.compareAndSet(false, true)) {
+                            segmentReleasedTwice.set(true);
+                        }
+                        segmentsReleased.incrementAndGet();
+                    });
+                    if (request.getUid() % 2 == 0) {
+                        call.respond(request, segment); // on the event loop
+                    } else {
+                        CompletableFuture.runAsync(() -> call.respond(request, segment)); // as a storage thread does
+                    }
+                })
                 .handle(INTERFACE, BLOCK_UNTIL_RELEASED, call -> {
                     CompletableFuture.runAsync(() -> {
                         try {
@@ -79,10 +121,61 @@ class RpcRoundTripTest {
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws IOException {
         release.countDown();
         client.close();
         server.close();
+        segmentFile.close();
+    }
+
+    // Replies whose data segments are sent from a file (sendfile), from the event loop and from other threads, mixed
+    // on one connection with replies from buffers: every reply carries exactly its range (nothing of another reply
+    // between a record's prefix and its segment), every segment is released exactly once, and the file stays open
+    // (it is the segment owner's).
+    @Test
+    void fileSegmentsArriveWholeAmongOtherRepliesAndAreReleasedOnce() throws Exception {
+        Random random = new Random(7);
+        List<CompletableFuture<RpcResponse>> segments = new ArrayList<>();
+        List<int[]> ranges = new ArrayList<>();
+        List<CompletableFuture<UserCredentials>> echoes = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            int offset = random.nextInt(SEGMENT_FILE_BYTES / 2);
+            int length = 1 + random.nextInt(512 * 1024);
+            ranges.add(new int[] {offset, length});
+            segments.add(client.call(address, INTERFACE, FILE_SEGMENT, null,
+                    UserCredentials.newBuilder().setUsername("s" + i).setUid(offset).setGid(length).build(), null,
+                    10_000));
+            echoes.add(client.callParsed(address, INTERFACE, ECHO, null, user("e" + i), UserCredentials.parser(),
+                    10_000));
+        }
+        for (int i = 0; i < 200; i++) {
+            int[] range = ranges.get(i);
+            try (RpcResponse response = RpcClient.await(segments.get(i))) {
+                assertThat(response.message(UserCredentials.parser()).getUsername()).isEqualTo("s" + i);
+                assertThat(response.dataBytes()).as("segment %d", i)
+                        .isEqualTo(Arrays.copyOfRange(segmentFileBytes, range[0], range[0] + range[1]));
+            }
+            assertThat(RpcClient.await(echoes.get(i)).getUsername()).isEqualTo("e" + i);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(segmentsReleased.get()).isEqualTo(200));
+        assertThat(segmentReleasedTwice).isFalse();
+        assertThat(segmentFile.isOpen()).isTrue();
+    }
+
+    // A segment that cannot be sent whole (its file ends before it: the owner broke its promise) closes the connection
+    // instead of sending a record shorter than its framing; the call fails as a transport error, the segment is
+    // released, and a new connection is served.
+    @Test
+    void aSegmentBeyondItsFilesEndClosesTheConnectionAndIsReleased() throws Exception {
+        CompletableFuture<RpcResponse> beyond = client.call(address, INTERFACE, FILE_SEGMENT, null,
+                UserCredentials.newBuilder().setUsername("beyond").setUid(SEGMENT_FILE_BYTES - 1000).setGid(300_000)
+                        .build(), null, 10_000);
+        assertThatThrownBy(() -> RpcClient.await(beyond).close()).isInstanceOf(RpcTransportException.class);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(segmentsReleased.get()).isEqualTo(1));
+        assertThat(RpcClient.await(client.callParsed(address, INTERFACE, ECHO, null, user("after"),
+                UserCredentials.parser(), 10_000)).getUsername()).isEqualTo("after");
     }
 
     private static UserCredentials user(String name) {

@@ -5,6 +5,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -14,6 +15,7 @@ import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.foundation.rpc.Errno;
+import org.xtreemfs.foundation.rpc.FileSegment;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.foundation.stage.Stage;
@@ -41,6 +43,7 @@ import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.FileMetadata;
 import org.xtreemfs.osd.replication.ChainForwarder;
 import org.xtreemfs.osd.replication.CleanVersions;
+import org.xtreemfs.osd.storage.ObjectRegion;
 import org.xtreemfs.osd.storage.ObjectStorage;
 
 /**
@@ -435,11 +438,28 @@ public final class StorageStage implements AutoCloseable {
             fillProgress.forget(fileId);
         }
         if (request instanceof ReadObject read) {
-            java.util.Optional<String> successor = authorized.chain().readSuccessorUuid();
+            Optional<String> successor = authorized.chain().readSuccessorUuid();
             // Head and middle serve a read from their own copy only when it saw acknowledged updates alone
             // (CleanVersions); otherwise the read goes down the chain, where the tail always serves.
             long readStamp = successor.isEmpty() ? 0 : cleanVersions.readStart(fileId);
             if (readStamp >= 0) {
+                ObjectRegion region = this.store.readRegion(fileId, authorized.layout(),
+                        read.objectNumber(), read.offset(), read.length());
+                if (region != null) {
+                    // Sent from the object's file (sendfile); the store keeps its bytes until the transfer ends.
+                    if (successor.isEmpty() || cleanVersions.readValid(fileId, readStamp)) {
+                        bytesRead.addAndGet(region.count());
+                        readsServed.incrementAndGet();
+                        FileSegment segment = new FileSegment(region.channel(), region.position(), region.count(),
+                                region::release);
+                        region.transferredBy(segment::transferredByCurrentThread);
+                        read.call().respond(loadReport(), segment);
+                        return;
+                    }
+                    region.release();
+                    passReadDown(authorized, read, successor.get());
+                    return;
+                }
                 ByteBuf bytes = readLocally(authorized, read);
                 if (successor.isEmpty() || cleanVersions.readValid(fileId, readStamp)) {
                     bytesRead.addAndGet(bytes.readableBytes());
@@ -628,7 +648,7 @@ public final class StorageStage implements AutoCloseable {
     private void respondAfterChain(AuthorizedRequest authorized, com.google.protobuf.MessageLite response,
             boolean tracked) throws RpcException {
         RpcCall call = authorized.request().call();
-        java.util.Optional<String> successor = authorized.chain().successorUuid();
+        Optional<String> successor = authorized.chain().successorUuid();
         if (successor.isEmpty()) {
             call.respond(response);
             return;

@@ -34,6 +34,16 @@ public interface ObjectStorage extends AutoCloseable {
     int read(String fileId, StripeLayout layout, long objectNumber, int offset, int length, ByteBuffer target)
             throws IOException;
 
+    /**
+     * The stored bytes of [offset, offset+length) of an object left in its file for the transport to send from there
+     * ({@link ObjectRegion}), or null when this read is to go through {@link #read} (a storage or a read that cannot
+     * keep its bytes in a file: this is an optimisation, never required). The caller releases a region exactly once.
+     */
+    default ObjectRegion readRegion(String fileId, StripeLayout layout, long objectNumber, int offset, int length)
+            throws IOException {
+        return null;
+    }
+
     /** As {@link #read(String, StripeLayout, long, int, int, ByteBuffer)}, into a new array of the stored length. */
     default byte[] read(String fileId, StripeLayout layout, long objectNumber, int offset, int length)
             throws IOException {

@@ -10,8 +10,10 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
@@ -20,6 +22,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import com.sun.management.UnixOperatingSystemMXBean;
 import com.sun.nio.file.ExtendedOpenOption;
@@ -139,6 +142,32 @@ public final class ObjectStore implements ObjectStorage {
             StandardOpenOption.WRITE, StandardOpenOption.CREATE, ExtendedOpenOption.DIRECT);
     /** Writes that went to the disk with O_DIRECT since the store opened ({@link #DIRECT_WRITE_BYTES_MIN}). */
     private final AtomicLong directWrites = new AtomicLong();
+    /**
+     * Reads of at least this many bytes are left in the object's file for the transport to send from there
+     * ({@link #readRegion}); smaller ones are copied into a buffer, which costs less than the extra system call and the
+     * bookkeeping of a region for a 4 KiB read.
+     */
+    static final int REGION_READ_BYTES_MIN = 64 * 1024;
+    /**
+     * How long a write or truncate waits at most for the transfers of regions it would change; past it, it goes ahead
+     * and logs (a region a caller never released must not stop the object's writes for ever). A transfer waits only
+     * for its client to take the bytes, which a live client does in milliseconds.
+     */
+    static final long REGION_WAIT_MS = 10_000;
+    /**
+     * Regions handed out and not yet released, by object (keys of the ordinary channel): writes of the object and
+     * truncates of the file wait for them, so a region's bytes stay as its read saw them; see {@link #readRegion}.
+     * Guarded by itself; {@link #regionsOut} lets every write without a region out skip the lock.
+     */
+    private final Map<OpenObjectFiles.ObjectKey, List<ObjectRegion>> regionsInTransfer = new HashMap<>();
+    private final AtomicInteger regionsOut = new AtomicInteger();
+    /**
+     * /dev/null, opened on the first region read: {@link #pageIn} sends a region's bytes there on the storage worker,
+     * so that the network thread's later sendfile finds them in the page cache instead of waiting for the disk (a
+     * cold 1 MiB region took up to 54 ms on the event loop, stalling every other connection of that loop). Guarded by
+     * this store's monitor for its creation and closing.
+     */
+    private FileChannel pageInTarget;
     /** Object files are opened for reading and writing alike, so one cached channel serves both. */
     private final Set<OpenOption> objectOptions;
     /** As objectOptions, creating the file (0600, PrivateFiles; folders 0700) when missing. */
@@ -277,6 +306,15 @@ public final class ObjectStore implements ObjectStorage {
                 fsyncThreads.shutdown();
             }
         }
+        synchronized (this) {
+            if (pageInTarget != null) {
+                try {
+                    pageInTarget.close();
+                } catch (IOException e) {
+                    LOG.debug("closing /dev/null failed: {}", e.toString());
+                }
+            }
+        }
         openFiles.close();
         if (ownsMetadataStore) {
             metadataStore.close();
@@ -346,11 +384,155 @@ public final class ObjectStore implements ObjectStorage {
         }
     }
 
+    /**
+     * See {@link ObjectStorage#readRegion}: a read of at least {@link #REGION_READ_BYTES_MIN} stored bytes on the real
+     * disk with page-cache object files. Not with O_DIRECT object files (sendfile goes through the page cache) nor an
+     * emulated device (its model must see every access and hold it for its service time, which a transfer on the
+     * network thread cannot). The region's length is the stored length now (an fstat: the read's framing needs it
+     * before the transfer), and it holds the object's cached channel, so no eviction or truncate closes it under the
+     * transfer; writes of the object and truncates of the file wait for its release ({@link #awaitRegions}), so a
+     * reply never carries bytes the read did not see, nor ends early. The caller's ordering (the storage stage's
+     * FileAccessOrder) runs no write of the object until this returns, so the region is registered before any can.
+     */
+    @Override
+    public ObjectRegion readRegion(String fileId, StripeLayout layout, long objectNumber, int offset, int length)
+            throws IOException {
+        if (length < REGION_READ_BYTES_MIN || directIo || device != StorageDevice.NONE) {
+            return null;
+        }
+        layout.requireWithin(objectNumber, offset, length);
+        OpenObjectFiles.Handle handle;
+        try {
+            handle = openFiles.acquire(fileId, objectNumber,
+                    () -> FileChannel.open(objectPath(fileId, objectNumber), objectOptions));
+        } catch (NoSuchFileException e) {
+            return null; // nothing stored: read() answers it
+        }
+        try {
+            long stored = Math.min(length, handle.channel().size() - offset);
+            if (stored < REGION_READ_BYTES_MIN) {
+                openFiles.release(handle);
+                return null; // short: cheaper copied (and none at all past the object's end)
+            }
+            pageIn(handle.channel(), offset, stored);
+            OpenObjectFiles.ObjectKey key = new OpenObjectFiles.ObjectKey(fileId, objectNumber, false);
+            ObjectRegion region = new ObjectRegion(handle.channel(), offset, stored, () -> {
+                regionReleased(key);
+                openFiles.release(handle);
+            });
+            synchronized (regionsInTransfer) {
+                regionsInTransfer.computeIfAbsent(key, object -> new ArrayList<>(1)).add(region);
+                regionsOut.incrementAndGet();
+            }
+            ObjectReadAhead ahead = readAhead;
+            if (ahead != null) {
+                ahead.afterRead(fileId, layout, objectNumber, offset, length, (int) stored);
+            }
+            return region;
+        } catch (IOException | RuntimeException e) {
+            openFiles.release(handle);
+            throw e;
+        }
+    }
+
+    /**
+     * Brings [offset, offset + count) of {@code channel} into the page cache on the calling (storage) thread: sendfile
+     * to /dev/null moves no bytes through user space, and pages already cached cost only the walk over them. A region
+     * evicted again before its transfer is still sent correctly, only with the disk wait on the network thread.
+     */
+    private void pageIn(FileChannel channel, long offset, long count) throws IOException {
+        FileChannel target;
+        synchronized (this) {
+            if (pageInTarget == null) {
+                pageInTarget = FileChannel.open(Path.of("/dev/null"), StandardOpenOption.WRITE);
+            }
+            target = pageInTarget;
+        }
+        long position = offset;
+        long end = offset + count;
+        while (position < end) {
+            long moved = channel.transferTo(position, end - position, target);
+            if (moved <= 0) {
+                break; // at the file's end (a concurrent truncate is excluded by the caller's ordering)
+            }
+            position += moved;
+        }
+    }
+
+    /** Regions of this store not yet released. */
+    int regionsOut() {
+        return regionsOut.get();
+    }
+
+    private void regionReleased(OpenObjectFiles.ObjectKey key) {
+        synchronized (regionsInTransfer) {
+            List<ObjectRegion> regions = regionsInTransfer.get(key);
+            regions.remove(regions.size() - 1); // any one: the list only counts the object's regions and their threads
+            if (regions.isEmpty()) {
+                regionsInTransfer.remove(key);
+            }
+            regionsOut.decrementAndGet();
+            regionsInTransfer.notifyAll();
+        }
+    }
+
+    /**
+     * Waits until no region of the objects {@code affected} selects is out, so that a change never reaches bytes a
+     * reply is still sending (see {@link #readRegion}). Two exceptions, both logged: a region sent by this very thread
+     * (a small write run on the network thread that sends it: waiting could never end) and a wait past
+     * {@link #REGION_WAIT_MS}; then the change goes ahead, and a reply sending the changed range carries some of its
+     * new bytes, or, after a truncate, fails and closes its connection (the transport never sends a record shorter
+     * than its framing; the client retries).
+     */
+    private void awaitRegions(Predicate<OpenObjectFiles.ObjectKey> affected, String change) throws IOException {
+        if (regionsOut.get() == 0) {
+            return;
+        }
+        long deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REGION_WAIT_MS);
+        synchronized (regionsInTransfer) {
+            while (true) {
+                boolean waitFor = false;
+                for (Map.Entry<OpenObjectFiles.ObjectKey, List<ObjectRegion>> entry : regionsInTransfer.entrySet()) {
+                    if (!affected.test(entry.getKey())) {
+                        continue;
+                    }
+                    for (ObjectRegion region : entry.getValue()) {
+                        if (region.transferredByCurrentThread()) {
+                            LOG.warn("{} of {} runs on the thread that sends a read of it: not waiting for it", change,
+                                    entry.getKey());
+                        } else {
+                            waitFor = true;
+                        }
+                    }
+                }
+                long leftNanos = deadlineNanos - System.nanoTime();
+                if (!waitFor) {
+                    return;
+                }
+                if (leftNanos <= 0) {
+                    LOG.warn("{} waited {} ms for reads of the file still being sent; going ahead", change,
+                            REGION_WAIT_MS);
+                    return;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(regionsInTransfer, leftNanos);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException(change + " interrupted while waiting for reads being sent");
+                }
+            }
+        }
+    }
+
     @Override
     public WriteOutcome write(String fileId, StripeLayout layout, long objectNumber, int offset, ByteBuffer data,
             int truncateEpoch, boolean sync) throws IOException {
         int length = data.remaining();
         layout.requireWithin(objectNumber, offset, length);
+        if (regionsOut.get() > 0) {
+            awaitRegions(key -> key.objectNumber() == objectNumber && key.fileId().equals(fileId),
+                    "a write of object " + objectNumber + " of file " + fileId);
+        }
         Object fileLock = records.lockFor(fileId);
         // Set by the opener, which runs only when the object's file is not open already (then it exists).
         boolean[] objectCreated = {false};
@@ -491,6 +673,9 @@ public final class ObjectStore implements ObjectStorage {
             throws IOException {
         if (newSizeBytes < 0) {
             throw new IllegalArgumentException("new file size must not be negative: " + newSizeBytes);
+        }
+        if (regionsOut.get() > 0) {
+            awaitRegions(key -> key.fileId().equals(fileId), "a truncate of file " + fileId);
         }
         openFiles.forget(fileId); // objects beyond the new size go; no cached channel may outlive them
         Path folder = fileFolder(fileId);

@@ -140,6 +140,12 @@ public final class RoleLayoutStorage implements ObjectStorage {
     }
 
     @Override
+    public ObjectRegion readRegion(String fileId, StripeLayout layout, long objectNumber, int offset, int length)
+            throws IOException {
+        return forRole(ReplicaRole.SOLE).readRegion(fileId, layout, objectNumber, offset, length);
+    }
+
+    @Override
     public WriteOutcome write(String fileId, StripeLayout layout, long objectNumber, int offset, ByteBuffer data,
             int truncateEpoch, boolean sync) throws IOException {
         return forRole(ReplicaRole.SOLE).write(fileId, layout, objectNumber, offset, data, truncateEpoch, sync);
@@ -218,6 +224,14 @@ public final class RoleLayoutStorage implements ObjectStorage {
             // An object neither holds reads as missing from either; the role does not matter.
             ObjectStorage holder = log.holdsObject(fileId, objectNumber) ? log : conventional;
             return holder.read(fileId, layout, objectNumber, offset, length, target);
+        }
+
+        @Override
+        public ObjectRegion readRegion(String fileId, StripeLayout layout, long objectNumber, int offset, int length)
+                throws IOException {
+            // Only object files can be sent from; the log's records are read into a buffer (read).
+            return log.holdsObject(fileId, objectNumber) ? null
+                    : conventional.readRegion(fileId, layout, objectNumber, offset, length);
         }
 
         @Override
