@@ -301,6 +301,17 @@ final class DirtyObjects implements AutoCloseable {
         }
     }
 
+    /**
+     * After a truncation that created the file (fio lays a new file out with one, through the mount): every object it
+     * left was forced by it, so an untracked file is tracked as clean from here rather than wholly dirty.
+     */
+    synchronized void createdDurably(String fileId) {
+        if (!files.containsKey(fileId)) {
+            files.put(fileId, new FileMarks());
+            dropEldestBeyondBound();
+        }
+    }
+
     /** After a truncation to {@code lastObject} (-1: none left): the objects beyond it are gone and need no force. */
     synchronized void truncated(String fileId, long lastObject) {
         FileMarks marks = files.get(fileId);

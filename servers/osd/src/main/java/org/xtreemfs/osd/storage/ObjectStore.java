@@ -543,6 +543,7 @@ public final class ObjectStore implements ObjectStorage {
         }
         openFiles.forget(fileId); // objects beyond the new size go; no cached channel may outlive them
         Path folder = fileFolder(fileId);
+        boolean created = !Files.isDirectory(folder);
         PrivateFiles.createFolders(folder);
         long lastObject = newSizeBytes == 0 ? -1 : (newSizeBytes - 1) / layout.objectSizeBytes();
         long lastObjectLength = newSizeBytes - Math.max(0, lastObject) * layout.objectSizeBytes();
@@ -564,6 +565,9 @@ public final class ObjectStore implements ObjectStorage {
         }
         dirtyObjects.truncated(fileId, lastObject);
         forceFolders(folder);
+        if (created) {
+            dirtyObjects.createdDurably(fileId);
+        }
         synchronized (records.lockFor(fileId)) {
             FileMetadata after = records.get(fileId).afterTruncate(newSizeBytes, truncateEpoch);
             records.store(fileId, after, Durability.SYNC);

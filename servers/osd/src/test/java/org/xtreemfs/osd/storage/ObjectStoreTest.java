@@ -336,6 +336,17 @@ class ObjectStoreTest {
         store.truncate(FILE, layout, 2L * objectSizeBytes, 0);
         assertThat(store.dirtyObjects().marked(FILE)).as("the truncated objects need no force").isEmpty();
         assertThat(store.read(FILE, layout, 1, 0, objectSizeBytes)).isEqualTo(array(objectSizeBytes, 1));
+
+        // A file a truncation created (as fio lays out a new file) is clean from there: its fsync forces only what
+        // is written after; a file that existed before its first write here counts as wholly dirty.
+        store.truncate("volume-1:43", layout, 4L * objectSizeBytes, 0);
+        store.write("volume-1:43", layout, 1, 0, bytes(10, 1), 0, false);
+        assertThat(store.dirtyObjects().wholly("volume-1:43")).isFalse();
+        assertThat(store.dirtyObjects().marked("volume-1:43")).containsExactly(1L);
+        store.close();
+        ObjectStore restarted = open(root);
+        restarted.write("volume-1:43", layout, 2, 0, bytes(10, 2), 0, false);
+        assertThat(restarted.dirtyObjects().wholly("volume-1:43")).isTrue();
     }
 
     @Test
