@@ -229,7 +229,9 @@ class Side:
         side = job["read"] if rw in ("read", "randread") else job["write"]
         ios = side["total_ios"]
         result = {"side": self.name, "rw": label or rw, "bs": bs, "iops": side["iops"], "mib_s": side["bw_bytes"] / 2**20,
-                  "ios": ios, "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
+                  "ios": ios, "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load(),
+                  # Where the job ran, for traces of the same minutes (fsync_trace.py --jobs): CLOCK_MONOTONIC.
+                  "start_monotonic_s": wall0, "end_monotonic_s": wall1, "osd_pids": list(pids_osd)}
         self.per_io(result, "osd", (osd1 - osd0) / TICKS)
         self.per_io(result, "mount", (mount1 - mount0) / TICKS)
         ios = max(ios, 1)

@@ -96,6 +96,25 @@ public final class ObjectStore implements ObjectStorage {
     /** The fsync threads (osd-fsync-N, daemons), made on the first fsync of several objects; closed by close(). */
     private ThreadPoolExecutor fsyncThreads;
     /**
+     * The objects written since they were last forced, per file: an fsync forces only those, and objects a stream wrote
+     * to their end are forced in the background meanwhile ({@link #completesObject}).
+     */
+    private final DirtyObjects dirtyObjects;
+    /**
+     * Threads forcing completed objects in the background (osd-force-N), each a batch of {@link #FSYNC_PARALLELISM}
+     * objects of one file at a time on the fsync threads. Forced one by one as each object completed, every force wrote
+     * the inode table block and the folder again that the next object's creation had dirtied (this machine's ext4 has
+     * no journal: an fsync writes the inode, and for a new file its folder, synchronously): more OSD CPU per MiB than
+     * forcing them together at the end (tests/bench/fuse/README.md, "session 11").
+     */
+    static final int BACKGROUND_FORCE_THREADS = 2;
+    /**
+     * A write that ends at its object's end and is at least this long completes the object as a sequential stream's
+     * write does, and its object is forced in the background: the file's fsync then finds it durable. Random 4 KiB
+     * writes never qualify (their objects are forced by the fsync, once, however often they were written).
+     */
+    static final int STREAM_WRITE_BYTES_MIN = 128 * 1024;
+    /**
      * Bytes one pwrite of a page-cache (not O_DIRECT) object write passes at most, its pieces ending on multiples of
      * this size within the object. The kernel sizes a new page-cache folio by the write that creates it (ext4 has
      * large folios since Linux 6.16), so one 1 MiB pwrite left the object in one 1 MiB folio, and every later 4 KiB
@@ -210,6 +229,9 @@ public final class ObjectStore implements ObjectStorage {
         create.add(StandardOpenOption.CREATE);
         this.createOptions = Set.copyOf(create);
         this.openFiles = new OpenObjectFiles(Math.min(openObjectFilesMax, openObjectFilesBound()));
+        // Background forces only on the real disk: an emulated device's model charges every flush to the fsync.
+        this.dirtyObjects = new DirtyObjects((fileId, objectNumbers) -> forceAll(fileFolder(fileId), objectNumbers),
+                device == StorageDevice.NONE ? BACKGROUND_FORCE_THREADS : 0, FSYNC_PARALLELISM);
         PrivateFiles.folder(root);
         this.directWriteAlignmentBytes = directIo || device != StorageDevice.NONE ? 0 : directWriteAlignment(root);
     }
@@ -315,6 +337,7 @@ public final class ObjectStore implements ObjectStorage {
                 }
             }
         }
+        dirtyObjects.close();
         openFiles.close();
         if (ownsMetadataStore) {
             metadataStore.close();
@@ -538,6 +561,9 @@ public final class ObjectStore implements ObjectStorage {
         boolean[] objectCreated = {false};
         long completionNanos = length == 0 ? 0 : device.begin(fileId, layout.localObjectIndex(objectNumber),
                 layout.objectSizeBytes(), offset, length, IoKind.WRITE, sync);
+        // A synced write forces its own object; any other is marked for the file's next fsync.
+        DirtyObjects.FileMarks marks = sync ? null
+                : dirtyObjects.beginWrite(fileId, () -> Files.isDirectory(fileFolder(fileId)));
         OpenObjectFiles.Handle handle = null;
         try {
             if (writesDirect(offset, data)) {
@@ -559,11 +585,15 @@ public final class ObjectStore implements ObjectStorage {
             if (handle != null) {
                 openFiles.release(handle);
             }
+            if (marks != null) {
+                dirtyObjects.endWrite(marks, objectNumber);
+            }
             device.end(completionNanos);
         }
         if (sync && objectCreated[0]) {
             forceFile(fileFolder(fileId)); // a new object file is durable only once its folder entry is
         }
+        WriteOutcome outcome;
         synchronized (fileLock) {
             FileMetadata before = records.get(fileId);
             FileMetadata after = before.afterWrite(layout.objectStartOffset(objectNumber) + offset + length, length,
@@ -572,8 +602,22 @@ public final class ObjectStore implements ObjectStorage {
             if (!after.equals(before)) {
                 records.store(fileId, after, sync ? Durability.SYNC : Durability.BUFFERED);
             }
-            return new WriteOutcome(sizeGrew, after);
+            outcome = new WriteOutcome(sizeGrew, after);
         }
+        if (!sync && completesObject(layout, offset, length)) {
+            dirtyObjects.completed(fileId, objectNumber);
+        }
+        return outcome;
+    }
+
+    /**
+     * Whether a write completes its object as a sequential stream's does: it ends at the object's end and is at least
+     * {@link #STREAM_WRITE_BYTES_MIN} long (the whole object when objects are smaller).
+     */
+    static boolean completesObject(StripeLayout layout, int offset, int length) {
+        int objectSizeBytes = layout.objectSizeBytes();
+        return offset + length == objectSizeBytes && length >= Math.min(STREAM_WRITE_BYTES_MIN, objectSizeBytes)
+                && length > 0;
     }
 
     /**
@@ -624,6 +668,11 @@ public final class ObjectStore implements ObjectStorage {
             openFiles.release(handle);
         }
         directWrites.incrementAndGet();
+    }
+
+    /** The marks of objects written since they were last forced (tests). */
+    DirtyObjects dirtyObjects() {
+        return dirtyObjects;
     }
 
     /** Writes that went to the disk with O_DIRECT since the store opened ({@link #DIRECT_WRITE_BYTES_MIN}). */
@@ -679,6 +728,7 @@ public final class ObjectStore implements ObjectStorage {
         }
         openFiles.forget(fileId); // objects beyond the new size go; no cached channel may outlive them
         Path folder = fileFolder(fileId);
+        boolean created = !Files.isDirectory(folder);
         PrivateFiles.createFolders(folder);
         long lastObject = newSizeBytes == 0 ? -1 : (newSizeBytes - 1) / layout.objectSizeBytes();
         long lastObjectLength = newSizeBytes - Math.max(0, lastObject) * layout.objectSizeBytes();
@@ -698,7 +748,11 @@ public final class ObjectStore implements ObjectStorage {
         if (lastObject >= 0 && layout.holds(lastObject)) {
             extendTo(folder.resolve(Long.toString(lastObject)), lastObjectLength);
         }
+        dirtyObjects.truncated(fileId, lastObject);
         forceFolders(folder);
+        if (created) {
+            dirtyObjects.createdDurably(fileId);
+        }
         synchronized (records.lockFor(fileId)) {
             FileMetadata after = records.get(fileId).afterTruncate(newSizeBytes, truncateEpoch);
             records.store(fileId, after, Durability.SYNC);
@@ -706,14 +760,18 @@ public final class ObjectStore implements ObjectStorage {
         }
     }
 
-    /** Forces every object of the file, its folders and the metadata store's log to stable storage. */
+    /**
+     * Forces the file's objects written since they were last forced (every object of a file written before the store
+     * opened, {@link DirtyObjects}), its folders and the metadata store's log to stable storage; throws also when a
+     * background force of one of its objects failed since its last fsync.
+     */
     @Override
     public void fsync(String fileId) throws IOException {
         long completionNanos = device.flush(fileId);
         try {
             Path folder = fileFolder(fileId);
             if (Files.isDirectory(folder)) {
-                forceAll(folder, storedObjects(fileId));
+                dirtyObjects.fsync(fileId, () -> storedObjects(fileId), objects -> forceAll(folder, objects));
                 forceFolders(folder);
             }
             metadataStore.sync();
@@ -818,6 +876,7 @@ public final class ObjectStore implements ObjectStorage {
     @Override
     public void deleteFile(String fileId, WriteBatch together, Durability durability) throws IOException {
         openFiles.forget(fileId);
+        dirtyObjects.deleted(fileId);
         Path folder = fileFolder(fileId);
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
             for (Path entry : entries) {

@@ -277,29 +277,76 @@ class ObjectStoreTest {
         // Proves a file of many objects is forced by the fsync threads (one after another, 4,096 objects took
         // longer than a client's 30-s call deadline) and that every object is still intact afterwards.
         ObjectStore store = open(root);
+        // The objects are written short of their end, so none is forced in the background before the fsync.
         StripeLayout layout = StripeLayout.single(4096);
         int objects = 3 * ObjectStore.FSYNC_PARALLELISM;
         for (int object = 0; object < objects; object++) {
-            store.write(FILE, layout, object, 0, bytes(4096, object), 0, false);
+            store.write(FILE, layout, object, 0, bytes(4000, object), 0, false);
         }
+        assertThat(store.dirtyObjects().marked(FILE)).hasSize(objects);
         store.fsync(FILE);
         assertThat(Thread.getAllStackTraces().keySet()).anyMatch(thread -> thread.getName().startsWith("osd-fsync-"));
+        assertThat(store.dirtyObjects().marked(FILE)).isEmpty();
         for (int object = 0; object < objects; object++) {
-            assertThat(store.read(FILE, layout, object, 0, 4096)).isEqualTo(array(4096, object));
+            assertThat(store.read(FILE, layout, object, 0, 4000)).isEqualTo(array(4000, object));
         }
     }
 
     @Test
     void fsyncFailsWhenAnObjectCannotBeForcedAfterForcingTheOthers() throws IOException {
         // Proves a force that fails on one of the fsync threads is the fsync's failure (never a silent success):
-        // object 5 is a symbolic link to nothing, which cannot be opened to be forced.
+        // object 5 is a symbolic link to nothing, which cannot be opened to be forced. The store is opened again
+        // first: after a restart the fsync forces every stored object, also those no write of this process marked.
         ObjectStore store = open(root);
         StripeLayout layout = StripeLayout.single(4096);
         for (int object = 0; object < 4; object++) {
             store.write(FILE, layout, object, 0, bytes(100, object), 0, false);
         }
         Files.createSymbolicLink(store.objectPath(FILE, 5), root.resolve("nowhere"));
-        assertThatThrownBy(() -> store.fsync(FILE)).isInstanceOf(IOException.class).hasMessageContaining("5");
+        store.close();
+        ObjectStore restarted = open(root);
+        assertThatThrownBy(() -> restarted.fsync(FILE)).isInstanceOf(IOException.class).hasMessageContaining("5");
+    }
+
+    @Test
+    void objectsAStreamWroteToTheirEndAreForcedInTheBackgroundAndAWriteAfterAnFsyncIsForcedByTheNext()
+            throws Exception {
+        // Proves the store's use of the marks: whole-object writes (a stream's) are forced in the background, a batch
+        // at a time, a partial or small one waits for the fsync, the fsync clears what it forced, and a write after it
+        // is marked again for the next fsync; a synced write marks nothing (it forced its object itself).
+        ObjectStore store = open(root);
+        int objectSizeBytes = ObjectStore.STREAM_WRITE_BYTES_MIN;
+        StripeLayout layout = StripeLayout.single(objectSizeBytes);
+        int batch = ObjectStore.FSYNC_PARALLELISM;
+        for (int object = 5; object < 5 + batch; object++) {
+            store.write(FILE, layout, object, 0, bytes(objectSizeBytes, object), 0, false);
+        }
+        store.write(FILE, layout, 0, 0, bytes(objectSizeBytes, 0), 0, false);
+        store.write(FILE, layout, 1, 0, bytes(objectSizeBytes, 1), 0, false);
+        store.write(FILE, layout, 2, 0, bytes(objectSizeBytes - 1, 2), 0, false);
+        store.write(FILE, layout, 3, objectSizeBytes - 4096, bytes(4096, 3), 0, false);
+        store.write(FILE, layout, 4, 0, bytes(100, 4), 0, true);
+        store.dirtyObjects().awaitBackgroundForces();
+        assertThat(store.dirtyObjects().backgroundForcesMade()).isEqualTo(batch);
+        assertThat(store.dirtyObjects().marked(FILE)).containsExactly(0L, 1L, 2L, 3L);
+        store.fsync(FILE);
+        assertThat(store.dirtyObjects().marked(FILE)).isEmpty();
+        store.write(FILE, layout, 3, 0, bytes(10, 5), 0, false);
+        assertThat(store.dirtyObjects().marked(FILE)).containsExactly(3L);
+        store.truncate(FILE, layout, 2L * objectSizeBytes, 0);
+        assertThat(store.dirtyObjects().marked(FILE)).as("the truncated objects need no force").isEmpty();
+        assertThat(store.read(FILE, layout, 1, 0, objectSizeBytes)).isEqualTo(array(objectSizeBytes, 1));
+
+        // A file a truncation created (as fio lays out a new file) is clean from there: its fsync forces only what
+        // is written after; a file that existed before its first write here counts as wholly dirty.
+        store.truncate("volume-1:43", layout, 4L * objectSizeBytes, 0);
+        store.write("volume-1:43", layout, 1, 0, bytes(10, 1), 0, false);
+        assertThat(store.dirtyObjects().wholly("volume-1:43")).isFalse();
+        assertThat(store.dirtyObjects().marked("volume-1:43")).containsExactly(1L);
+        store.close();
+        ObjectStore restarted = open(root);
+        restarted.write("volume-1:43", layout, 2, 0, bytes(10, 2), 0, false);
+        assertThat(restarted.dirtyObjects().wholly("volume-1:43")).isTrue();
     }
 
     @Test
