@@ -429,57 +429,12 @@ public final class Namespace {
 
     /** An inode the namespace references; a missing one is corruption (an internal error). */
     public InodeRecord loadInode(Transaction transaction, String volumeId, long inode) throws RpcException {
-        return loadInodeIfPresent(transaction, volumeId, inode).orElseThrow(() -> missingInode(volumeId, inode));
+        return loadInodeIfPresent(transaction, volumeId, inode).orElseThrow(() -> RpcException.internal(
+                "namespace of volume " + volumeId + " references missing inode " + inode));
     }
 
     private static Optional<InodeRecord> loadInodeIfPresent(Transaction transaction, String volumeId, long inode) {
         return transaction.getDecoded(KvLayout.inode(volumeId, inode), InodeRecord::decode);
-    }
-
-    /**
-     * The Stats of {@code inodes} (the entries of a listing's page), in that order. Each is what {@link #loadInode}
-     * reads (this operation's own write, else the committed store), but the committed ones come from one multi-get of
-     * the store ({@link KvStore#multiGet}) and are decoded only as far as their Stat, without filling the cache of
-     * committed values: a listing reads each inode once, and caching 10,000 of them would only push out the keys
-     * operations read again and again. Why: a listing with attributes did a point get, a cache fill and a whole
-     * record's decoding per entry, and the mount's stat-ahead waits for the whole listing of a 10,000-entry directory
-     * (tests/bench/fuse/README.md, session 12). A missing inode is corruption (an internal error), as there.
-     */
-    public List<Stat> loadStats(Transaction transaction, String volumeId, List<Long> inodes) throws RpcException {
-        List<Stat> stats = new ArrayList<>(inodes.size());
-        List<byte[]> committedKeys = new ArrayList<>(inodes.size());
-        List<Integer> committedPositions = new ArrayList<>(inodes.size());
-        for (long inode : inodes) {
-            byte[] key = KvLayout.inode(volumeId, inode);
-            Optional<byte[]> written = transaction.ownWrite(key);
-            if (written == null) {
-                committedPositions.add(stats.size());
-                committedKeys.add(key);
-                stats.add(null);
-            } else {
-                stats.add(InodeRecord.decodeStat(written.orElseThrow(() -> missingInode(volumeId, inode))));
-            }
-        }
-        if (committedKeys.isEmpty()) {
-            return stats;
-        }
-        List<Optional<byte[]>> values;
-        commitLock.readLock().lock();
-        try {
-            values = store.multiGet(committedKeys);
-        } finally {
-            commitLock.readLock().unlock();
-        }
-        for (int i = 0; i < values.size(); i++) {
-            int position = committedPositions.get(i);
-            long inode = inodes.get(position);
-            stats.set(position, InodeRecord.decodeStat(values.get(i).orElseThrow(() -> missingInode(volumeId, inode))));
-        }
-        return stats;
-    }
-
-    private static RpcException missingInode(String volumeId, long inode) {
-        return RpcException.internal("namespace of volume " + volumeId + " references missing inode " + inode);
     }
 
     public void putInode(Transaction transaction, String volumeId, InodeRecord record) {

@@ -98,14 +98,11 @@ public final class ReaddirOp extends MetadataOp<ReaddirRequest, ReaddirResponse>
                 ? namespace.dentries(volume.getId(), directory.inode(), Math.max(0, offset - 2), room + 1)
                 : namespace.dentriesAfter(volume.getId(), directory.inode(), afterName, room + 1);
         boolean end = dentries.size() <= room;
-        List<Namespace.Dentry> page = dentries.subList(0, Math.min(room, dentries.size()));
-        // The page's inodes in one read of the store, not one get per entry.
-        List<Stat> stats = namesOnly ? null : namespace.loadStats(transaction, volume.getId(),
-                page.stream().map(Namespace.Dentry::inode).toList());
         long position = Math.max(2, offset);
-        for (int i = 0; i < page.size(); i++) {
+        for (Namespace.Dentry dentry : dentries.subList(0, Math.min(room, dentries.size()))) {
+            Stat stat = namesOnly ? null : namespace.loadInode(transaction, volume.getId(), dentry.inode()).stat();
             position++;
-            response.addEntries(entry(page.get(i).name(), namesOnly ? null : stats.get(i), position, namesOnly));
+            response.addEntries(entry(dentry.name(), stat, position, namesOnly));
         }
         return response.setEndOfDirectory(end).build();
     }

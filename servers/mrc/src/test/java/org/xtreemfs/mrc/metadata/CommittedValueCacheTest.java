@@ -11,10 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.RocksKvOptions;
 import org.xtreemfs.foundation.kv.RocksKvStore;
-import org.xtreemfs.interfaces.mrc.DirectoryEntry;
-import org.xtreemfs.interfaces.mrc.ReaddirResponse;
 import org.xtreemfs.interfaces.mrc.Volume;
-import org.xtreemfs.mrc.ops.ReaddirOp;
 
 /**
  * The namespace's cache of committed values under sweeps over more keys than it keeps (a stat of every file of a
@@ -106,39 +103,6 @@ class CommittedValueCacheTest {
         assertThat(store.counts().gets() - before).as("store gets of the 4,000 names read often")
                 .isLessThanOrEqualTo(often.size() / 10);
         assertThat(namespace.committedValuesKept()).isLessThanOrEqualTo(KEPT_MAX);
-    }
-
-    @Test
-    void aListingWithAttributesReadsItsPageInOneMultiGetAndCachesNoneOfItsInodes() throws Exception {
-        // A page of 3,000 entries with attributes: each entry's Stat is its inode's (as a stat reads it), the inodes
-        // are read by one multi-get (the store's own counts: no more gets than entries, and as many as before the
-        // change in total), and the cache of committed values keeps none of them: before, each entry's point get
-        // filled the cache, 3,000 keys read once pushing out keys read often.
-        int files = 3_000;
-        Transaction create = namespace.begin();
-        for (int i = 0; i < files; i++) {
-            long inode = namespace.allocateInode(create, VOLUME_ID);
-            namespace.putInode(create, VOLUME_ID, new InodeRecord(Namespace.newStat(context, inode,
-                    FileModes.S_IFREG | 0644, 1, 0, volume).setSizeBytes(i).build(), null, null, directory, 0));
-            namespace.putDentry(create, VOLUME_ID, directory, String.format("f%04d", i), inode);
-        }
-        create.commit();
-        ReaddirOp.readdir(namespace, context, "vol", "/d", 2, 1, false); // the shared records' first reads
-        int keptBefore = namespace.committedValuesKept();
-        long getsBefore = store.counts().gets();
-        ReaddirResponse page = namespace.read(() -> ReaddirOp.readdir(namespace, context, "vol", "/d", 2, files,
-                false));
-        assertThat(store.counts().gets() - getsBefore).as("store gets of the listing").isEqualTo(files);
-        assertThat(namespace.committedValuesKept()).as("committed values cached after the listing")
-                .isEqualTo(keptBefore);
-        assertThat(page.getEntriesCount()).isEqualTo(files);
-        assertThat(page.getEndOfDirectory()).isTrue();
-        for (int i = 0; i < files; i += 499) {
-            DirectoryEntry entry = page.getEntries(i);
-            assertThat(entry.getName()).isEqualTo(String.format("f%04d", i));
-            assertThat(entry.getStat()).isEqualTo(stat(entry.getName()).stat());
-            assertThat(entry.getStat().getSizeBytes()).isEqualTo(i);
-        }
     }
 
     private void lookup(String name) {
