@@ -129,15 +129,9 @@ public final class RocksKvStore implements KvStore {
     @Override
     public void write(WriteBatch batch, Durability durability) {
         closeLock.readLock().lock();
-        try (org.rocksdb.WriteBatch rocksBatch = new org.rocksdb.WriteBatch()) {
+        // Encoded in Java and handed over whole: one JNI call instead of one per operation (RocksBatchEncoding).
+        try (org.rocksdb.WriteBatch rocksBatch = new org.rocksdb.WriteBatch(RocksBatchEncoding.encode(batch))) {
             checkOpen();
-            for (WriteBatch.Operation operation : batch.operations()) {
-                if (operation instanceof WriteBatch.Put put) {
-                    rocksBatch.put(put.key(), put.value());
-                } else {
-                    rocksBatch.delete(operation.key());
-                }
-            }
             db.write(durability == Durability.SYNC ? syncedWrites : bufferedWrites, rocksBatch);
             (durability == Durability.SYNC ? syncedBatches : batches).increment();
         } catch (RocksDBException e) {

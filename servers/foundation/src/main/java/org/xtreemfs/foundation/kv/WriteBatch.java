@@ -36,6 +36,11 @@ public final class WriteBatch {
         return List.copyOf(operations);
     }
 
+    /** The operations without a copy, for the stores in this package (which only read them). */
+    List<Operation> operationsView() {
+        return operations;
+    }
+
     public int size() {
         return operations.size();
     }
