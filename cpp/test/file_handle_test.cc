@@ -245,7 +245,12 @@ TEST_F(FileHandleTest, AuthFailedFromAnOsdRenewsOnceAndRetries) {
 // ReadAsync / WriteAsync waited for: the write's error (null: none), the read's bytes (its error thrown).
 std::exception_ptr WriteAsyncAndWait(FileHandle& file, std::uint64_t offset, const std::string& data) {
   auto outcome = std::make_shared<std::promise<std::exception_ptr>>();
-  file.WriteAsync(offset, data, [outcome](std::exception_ptr error) { outcome->set_value(error); });
+  const std::uint64_t expected_bytes = data.size();
+  file.WriteAsync(offset, data, [outcome, expected_bytes](std::uint64_t written_bytes, std::exception_ptr error) {
+    // A write that succeeded reports all its bytes written (the FUSE adapter's answer); a failed one none.
+    EXPECT_EQ(written_bytes, error ? 0 : expected_bytes);
+    outcome->set_value(error);
+  });
   return outcome->get_future().get();
 }
 
@@ -411,8 +416,10 @@ TEST_F(FileHandleTest, AsyncRequestsSendEveryObjectPieceAtOnceAndAnswerWhenTheLa
   const std::string data = PatternOf(3 * kObjectSizeBytes + 200, 7);  // 4 pieces from offset 100
   std::atomic<int> writes_done{0};
   std::exception_ptr write_error;
-  file->WriteAsync(100, data, [&](std::exception_ptr error) {
+  std::uint64_t written = 0;
+  file->WriteAsync(100, data, [&](std::uint64_t written_bytes, std::exception_ptr error) {
     write_error = error;
+    written = written_bytes;
     ++writes_done;
   });
   EXPECT_EQ(deferring.HeldCount(), 4u);
@@ -420,6 +427,7 @@ TEST_F(FileHandleTest, AsyncRequestsSendEveryObjectPieceAtOnceAndAnswerWhenTheLa
   deferring.ReleaseAll();
   EXPECT_EQ(writes_done.load(), 1);
   EXPECT_EQ(write_error, nullptr);
+  EXPECT_EQ(written, data.size());
   EXPECT_EQ(file->KnownSizeBytes(), 100 + data.size());
 
   std::atomic<int> reads_done{0};
@@ -453,7 +461,7 @@ TEST_F(FileHandleTest, AnAsyncWriteWithAnOwnerKeepsItUntilNothingRefersToTheByte
     std::shared_ptr<const void> owner(&released, [](const void* flag) {
       static_cast<std::atomic<bool>*>(const_cast<void*>(flag))->store(true);
     });
-    file->WriteAsync(0, data, [&](std::exception_ptr error) {
+    file->WriteAsync(0, data, [&](std::uint64_t, std::exception_ptr error) {
       EXPECT_EQ(error, nullptr);
       ++writes_done;
     }, std::move(owner));
@@ -477,7 +485,7 @@ TEST_F(FileHandleTest, AFailedPieceOfAnAsyncRequestFailsItOnceAndLeavesTheSizeAl
   cluster.dead_osds = {"osd-1"};
   std::atomic<int> writes_done{0};
   auto outcome = std::make_shared<std::promise<std::exception_ptr>>();
-  file->WriteAsync(0, PatternOf(3 * kObjectSizeBytes, 2), [&writes_done, outcome](std::exception_ptr error) {
+  file->WriteAsync(0, PatternOf(3 * kObjectSizeBytes, 2), [&writes_done, outcome](std::uint64_t, std::exception_ptr error) {
     if (++writes_done == 1) outcome->set_value(error);
   });
   const std::exception_ptr write_error = outcome->get_future().get();

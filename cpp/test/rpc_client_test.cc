@@ -165,6 +165,56 @@ TEST(RpcClientTest, CredentialsSharedByConcurrentCallsReachTheServerWholeAndStay
   EXPECT_EQ(credentials.SerializeAsString(), original.SerializeAsString());
 }
 
+TEST(RpcClientTest, SuccessiveCallsOfOneThreadCarryOnlyTheirOwnHeaderFields) {
+  // Each thread encodes its calls' headers in one reused header (no allocation per call): a call's
+  // header carries exactly its own fields, nothing left from the thread's previous call (the
+  // credentials it was lent, an exactly-once call's client id and number, its ids and timeout).
+  std::mutex seen_mutex;
+  std::vector<RpcHeader> seen;
+  FakeRpcServer server([&](const Record& request) {
+    std::lock_guard<std::mutex> lock(seen_mutex);
+    seen.push_back(request.header);
+    return Echo(request);
+  });
+  RpcClient client;
+  UserCredentials credentials;
+  credentials.set_username("a-user-name-longer-than-the-short-string-buffer");
+  credentials.set_uid(1000);
+  CallRequest numbered = RequestWith(nullptr, "x");
+  numbered.credentials = &credentials;
+  numbered.client_id = "a-client-id-longer-than-the-short-string-buffer";
+  numbered.request_number = 7;
+  CallRequest plain = RequestWith(nullptr, "y");
+  plain.interface_id = 20002;
+  plain.procedure_id = 9;
+  client.Call(server.address(), numbered, TimeoutOf(10000));
+  client.Call(server.address(), plain, TimeoutOf(9000));
+  client.Call(server.address(), numbered, TimeoutOf(8000));
+  ASSERT_EQ(seen.size(), 3u);
+  RpcHeader expected_numbered;
+  expected_numbered.set_call_id(seen[0].call_id());
+  expected_numbered.set_message_type(REQUEST);
+  RequestHeader* request_header = expected_numbered.mutable_request_header();
+  request_header->set_interface_id(20001);
+  request_header->set_procedure_id(4);
+  *request_header->mutable_user_credentials() = credentials;
+  request_header->set_timeout_ms(10000);
+  request_header->set_client_id(numbered.client_id);
+  request_header->set_request_number(7);
+  RpcHeader expected_plain;
+  expected_plain.set_call_id(seen[1].call_id());
+  expected_plain.set_message_type(REQUEST);
+  expected_plain.mutable_request_header()->set_interface_id(20002);
+  expected_plain.mutable_request_header()->set_procedure_id(9);
+  expected_plain.mutable_request_header()->set_timeout_ms(9000);
+  EXPECT_EQ(seen[0].SerializeAsString(), expected_numbered.SerializeAsString());
+  EXPECT_EQ(seen[1].SerializeAsString(), expected_plain.SerializeAsString());
+  expected_numbered.set_call_id(seen[2].call_id());
+  expected_numbered.mutable_request_header()->set_timeout_ms(8000);
+  EXPECT_EQ(seen[2].SerializeAsString(), expected_numbered.SerializeAsString());
+  EXPECT_EQ(credentials.username(), "a-user-name-longer-than-the-short-string-buffer");
+}
+
 TEST(RpcClientTest, CallsToOneServerShareOneConnection) {
   // Sequential calls to the same address reuse the connection instead of reconnecting.
   FakeRpcServer server(Echo);

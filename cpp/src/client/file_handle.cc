@@ -12,6 +12,7 @@
 #include "client/volume.h"
 #include "mrc.pb.h"
 #include "osd.pb.h"
+#include "rpc/record.h"
 #include "rpc/rpc_error.h"
 
 namespace xtreemfs::client {
@@ -210,16 +211,20 @@ FileHandle::StripeAttempt FileHandle::PrepareStripeAttempt(std::uint32_t stripe_
     // The credentials and the chain under one lock: FollowChain replaces both together.
     std::lock_guard<std::mutex> lock(credentials_mutex_);
     attempt.credentials = credentials_;  // the snapshot, not a copy
-    // Updates (write, truncate, fsync) go to the head, which forwards them down the chain.
-    attempt.osd_uuid = osd_uuids_[stripe_position];
+    // Updates (write, truncate, fsync) go to the head, which forwards them down the chain. The
+    // head's UUID as the snapshot's XLoc holds it: osd_uuids_ is made from that XLoc (ReplicaChains::
+    // FromXLoc) and replaced with it, under this lock.
+    attempt.head_osd_uuid = &attempt.credentials->xlocs().replicas(0).osd_uuids(static_cast<int>(stripe_position));
     attempt.fsync_first = fsync_after_reformation_ && procedure_id != xtreemfs::osd::OSD_READ;
     if (attempt.fsync_first) attempt.heads = osd_uuids_;
+    // Reads of an unreplicated file have one member to go to: the head.
+    if (chains_.replica_count <= 1) read_stream = nullptr;
   }
   attempt.xloc_version = attempt.credentials->xlocs().version();
   if (read_stream != nullptr) {
     // Any replica may serve a read: a member with an update its successor has not acknowledged
     // passes the read down the chain (servers/osd README, "Consistent reads").
-    attempt.osd_uuid = ReadOsdFor(stripe_position, *read_stream);
+    attempt.routed_osd_uuid = ReadOsdFor(stripe_position, *read_stream);
   }
   return attempt;
 }
@@ -252,7 +257,7 @@ bool FileHandle::RecoverFromFailedAttempt(const rpc::RpcError& error, const Stri
     const std::string failed = error.kind() == rpc::ErrorKind::kChainMemberUnreachable
                                    ? error.redirect_to_service_uuid()
                                : xloc_outdated ? std::string()
-                                               : attempt.osd_uuid;
+                                               : attempt.OsdUuid();
     taken = FollowChain(attempt.xloc_version, failed);
   }
   if (!taken) {
@@ -284,7 +289,7 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
   }
   for (;;) {
     const StripeAttempt attempt = PrepareStripeAttempt(stripe_position, procedure_id, read_stream);
-    if (called_osd_uuid != nullptr) *called_osd_uuid = attempt.osd_uuid;
+    if (called_osd_uuid != nullptr) *called_osd_uuid = attempt.OsdUuid();
     try {
       if (attempt.fsync_first) {
         // The re-formed chain's new tail may hold, buffered, what it applied as a middle.
@@ -307,7 +312,7 @@ std::string FileHandle::CallStripeOsd(std::uint32_t stripe_position, std::uint32
       auto request = build_request();
       const BorrowedCredentials<decltype(request)> borrowed(request, *attempt.credentials);
       // A replicated file's call is repeated by the transport only while its OSD is slow but alive.
-      rpc::CallResponse response = volume_.CallOsd(attempt.osd_uuid, procedure_id, user_, request, data,
+      rpc::CallResponse response = volume_.CallOsd(attempt.OsdUuid(), procedure_id, user_, request, data,
                                                    idempotent, attempt.following);
       if (response_data != nullptr) {
         *response_data = std::move(response.data);
@@ -933,15 +938,14 @@ void RepeatSynchronously(Task task) {
 
 }  // namespace
 
-std::shared_ptr<void> FileHandle::TrackAsync() {
-  {
-    std::lock_guard<std::mutex> lock(async_mutex_);
-    ++async_in_flight_;
-  }
-  return std::shared_ptr<void>(nullptr, [this](void*) {
-    std::lock_guard<std::mutex> lock(async_mutex_);
-    if (--async_in_flight_ == 0) async_idle_.notify_all();
-  });
+void FileHandle::BeginAsync() {
+  std::lock_guard<std::mutex> lock(async_mutex_);
+  ++async_in_flight_;
+}
+
+void FileHandle::EndAsync() {
+  std::lock_guard<std::mutex> lock(async_mutex_);
+  if (--async_in_flight_ == 0) async_idle_.notify_all();
 }
 
 void FileHandle::WaitForAsyncCalls() {
@@ -949,59 +953,104 @@ void FileHandle::WaitForAsyncCalls() {
   async_idle_.wait(lock, [this] { return async_in_flight_ == 0; });
 }
 
-// The pieces of one ReadAsync in flight: each piece's bytes, and `done` once the last is answered.
+// The pieces of one ReadAsync in flight: each piece's request state and bytes, and `done` once the
+// last is answered. One allocation per request: each piece's first attempt lives here, and its
+// completion refers to it by one pointer, which std::function keeps without an allocation of its
+// own (a completion that held the attempt was a heap-allocated functor per piece). Owned by its
+// unanswered pieces: the last one's completion deletes it, so nothing may touch a gather after
+// starting its last piece.
 struct FileHandle::ReadGather {
-  std::vector<ObjectPiece> pieces;
-  StreamClassifier stream;
-  ReadDone done;
-  std::shared_ptr<void> token;  // TrackAsync: the handle stays until the last piece is done
-  std::mutex mutex;
-  std::vector<std::string> data;  // guarded by mutex
-  std::size_t remaining = 0;      // guarded by mutex: pieces not yet completed
-  std::exception_ptr error;       // guarded by mutex: the first piece's failure
+  struct Piece {
+    ReadGather* gather = nullptr;
+    ObjectPiece piece;
+    StripeAttempt attempt;  // the first attempt's (its snapshot, its OSD)
+    StripeRetry retry;
+    std::string data;       // guarded by gather->mutex
+  };
 
-  // Each piece completes exactly once; the last one answers.
+  ReadGather(FileHandle& handle, std::vector<ObjectPiece> object_pieces, StreamClassifier read_stream,
+             ReadDone read_done)
+      : handle(handle), stream(read_stream), done(std::move(read_done)), remaining(object_pieces.size()) {
+    pieces.resize(object_pieces.size());
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      pieces[i].gather = this;
+      pieces[i].piece = object_pieces[i];
+    }
+    handle.BeginAsync();  // the handle stays until the last piece is done
+  }
+
+  FileHandle& handle;
+  std::vector<Piece> pieces;
+  const StreamClassifier stream;
+  ReadDone done;
+  std::mutex mutex;
+  std::size_t remaining;     // guarded by mutex: pieces not yet completed
+  std::exception_ptr error;  // guarded by mutex: the first piece's failure
+
+  // Each piece completes exactly once; the last one answers and deletes the gather.
   void Complete(std::size_t index, std::string bytes, std::exception_ptr failure) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       if (failure) {
         if (!error) error = std::move(failure);
       } else {
-        data[index] = std::move(bytes);
+        pieces[index].data = std::move(bytes);
       }
       if (--remaining > 0) return;
     }
     if (error) {
       done(ReadResult(), error);
-      return;
+    } else {
+      // Every piece lies inside the known file size, so whatever the OSD does not store is a hole.
+      ReadResult result;
+      for (Piece& piece : pieces) {
+        const std::uint64_t stored = piece.data.size();
+        result.Append(std::move(piece.data));
+        result.AppendZeros(piece.piece.length_bytes - stored);
+      }
+      done(std::move(result), nullptr);
     }
-    // Every piece lies inside the known file size, so whatever the OSD does not store is a hole.
-    ReadResult result;
-    for (std::size_t i = 0; i < pieces.size(); ++i) {
-      const std::uint64_t stored = data[i].size();
-      result.Append(std::move(data[i]));
-      result.AppendZeros(pieces[i].length_bytes - stored);
-    }
-    done(std::move(result), nullptr);
+    FileHandle& owner = handle;
+    delete this;
+    owner.EndAsync();
   }
 };
 
-// The pieces of one WriteAsync in flight; `done` once the last is answered.
+// The pieces of one WriteAsync in flight; `done` once the last is answered. Owned like ReadGather.
 struct FileHandle::WriteGather {
-  std::vector<ObjectPiece> pieces;
-  std::uint64_t offset_bytes = 0;
-  std::string_view bytes;                    // valid while bytes_owner is referenced
-  std::shared_ptr<const void> bytes_owner;   // a copy of the caller's bytes, or the caller's own owner
-  FileState* state = nullptr;                // the handle's; it outlives `token`
+  struct Piece {
+    WriteGather* gather = nullptr;
+    ObjectPiece piece;
+    StripeAttempt attempt;
+    StripeRetry retry;
+  };
+
+  WriteGather(FileHandle& handle, std::vector<ObjectPiece> object_pieces, std::uint64_t offset_bytes,
+              WriteDone write_done)
+      : handle(handle), offset_bytes(offset_bytes), done(std::move(write_done)),
+        remaining(object_pieces.size()) {
+    pieces.resize(object_pieces.size());
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      pieces[i].gather = this;
+      pieces[i].piece = object_pieces[i];
+    }
+    handle.BeginAsync();
+  }
+
+  FileHandle& handle;
+  std::vector<Piece> pieces;
+  const std::uint64_t offset_bytes;
+  std::string_view bytes;                    // valid while the gather lives (copy) or bytes_owner is referenced
+  std::string copy;                          // the caller's bytes, when they fit into a record's head
+  std::shared_ptr<const void> bytes_owner;   // else the caller's own owner, or a shared copy
   WriteDone done;
-  std::shared_ptr<void> token;
   std::mutex mutex;
-  std::size_t remaining = 0;                 // guarded by mutex
+  std::size_t remaining;                     // guarded by mutex
   std::uint64_t reported_size_bytes = 0;     // guarded by mutex: the largest size an OSD reported
   std::exception_ptr error;                  // guarded by mutex: the first piece's failure
 
   std::string_view PieceData(std::size_t index) const {
-    const ObjectPiece& piece = pieces[index];
+    const ObjectPiece& piece = pieces[index].piece;
     return bytes.substr(piece.file_offset_bytes - offset_bytes, piece.length_bytes);
   }
 
@@ -1014,10 +1063,13 @@ struct FileHandle::WriteGather {
     }
     if (!error) {
       // As WriteThrough: the known size grows only when every piece was written.
-      std::lock_guard<std::mutex> lock(state->mutex);
-      GrowKnownSizeLocked(*state, std::max(reported_size_bytes, offset_bytes + bytes.size()));
+      std::lock_guard<std::mutex> lock(handle.state_->mutex);
+      GrowKnownSizeLocked(*handle.state_, std::max(reported_size_bytes, offset_bytes + bytes.size()));
     }
-    done(error);
+    done(error ? 0 : bytes.size(), error);
+    FileHandle& owner = handle;
+    delete this;
+    owner.EndAsync();
   }
 };
 
@@ -1041,16 +1093,13 @@ void FileHandle::ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_byte
   const std::uint64_t clamped_length = std::min(length_bytes, size_bytes - offset_bytes);
   // As Read: buffered bytes of other handles under the range go first.
   DrainWrites(nullptr, offset_bytes, offset_bytes + clamped_length);
-  auto gather = std::make_shared<ReadGather>();
-  gather->pieces = SplitIntoObjectPieces(layout_, offset_bytes, clamped_length);
-  gather->stream = ObserveRead(offset_bytes, clamped_length);
-  gather->data.resize(gather->pieces.size());
-  gather->remaining = gather->pieces.size();
-  gather->done = std::move(done);
-  gather->token = TrackAsync();
-  for (std::size_t index = 0; index < gather->pieces.size(); ++index) {
+  auto* gather = new ReadGather(*this, SplitIntoObjectPieces(layout_, offset_bytes, clamped_length),
+                                ObserveRead(offset_bytes, clamped_length), std::move(done));
+  // Counted before the first piece starts: the last piece's completion deletes the gather.
+  const std::size_t count = gather->pieces.size();
+  for (std::size_t index = 0; index < count; ++index) {
     try {
-      StartPieceRead(gather, index);
+      StartPieceRead(*gather, index);
     } catch (...) {
       // Earlier pieces are in flight: this one fails through the gather, so `done` runs once.
       gather->Complete(index, std::string(), std::current_exception());
@@ -1058,41 +1107,46 @@ void FileHandle::ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_byte
   }
 }
 
-void FileHandle::StartPieceRead(const std::shared_ptr<ReadGather>& gather, std::size_t index) {
-  const ObjectPiece& piece = gather->pieces[index];
-  const StripeRetry retry = NewStripeRetry();
-  StripeAttempt attempt = PrepareStripeAttempt(piece.stripe_position, xtreemfs::osd::OSD_READ, &gather->stream);
-  xtreemfs::osd::ReadRequest request = ReadRequestOf(piece);
-  // Kept here too: `attempt` moves into the completion while the request is being sent.
-  const auto credentials = attempt.credentials;
-  const BorrowedCredentials<xtreemfs::osd::ReadRequest> borrowed(request, *credentials);
-  const std::string osd_uuid = attempt.osd_uuid;
+void FileHandle::StartPieceRead(ReadGather& gather, std::size_t index) {
+  ReadGather::Piece& piece = gather.pieces[index];
+  piece.retry = NewStripeRetry();
+  piece.attempt = PrepareStripeAttempt(piece.piece.stripe_position, xtreemfs::osd::OSD_READ, &gather.stream);
+  xtreemfs::osd::ReadRequest request = ReadRequestOf(piece.piece);
+  // The piece (its attempt's snapshot and OSD UUID) stays until its completion ran, which is after the
+  // request was encoded and the UUID last used (Transport::CallServiceAsync); `piece` is not touched
+  // after the call: its completion may have deleted the gather by then.
+  const BorrowedCredentials<xtreemfs::osd::ReadRequest> borrowed(request, *piece.attempt.credentials);
   volume_.CallOsdAsync(
-      osd_uuid, xtreemfs::osd::OSD_READ, user_, request, {},
-      [this, gather, index, attempt = std::move(attempt), retry](rpc::CallResponse response,
-                                                                 std::exception_ptr error) mutable {
-        if (!error && response.data.size() <= gather->pieces[index].length_bytes) {
+      piece.attempt.OsdUuid(), xtreemfs::osd::OSD_READ, user_, request, {},
+      [piece = &piece](rpc::CallResponse response, std::exception_ptr error) {
+        ReadGather& gather = *piece->gather;
+        const std::size_t index = static_cast<std::size_t>(piece - gather.pieces.data());
+        if (!error && response.data.size() <= piece->piece.length_bytes) {
           xtreemfs::osd::ReadResponse answer;
           if (answer.ParseFromString(response.message_bytes)) {
-            volume_.replica_loads_.Reported(attempt.osd_uuid, static_cast<int>(answer.queued_requests()),
-                                            static_cast<std::int64_t>(answer.write_back_dirty_bytes()));
+            gather.handle.volume_.replica_loads_.Reported(
+                piece->attempt.OsdUuid(), static_cast<int>(answer.queued_requests()),
+                static_cast<std::int64_t>(answer.write_back_dirty_bytes()));
           }
-          gather->Complete(index, std::move(response.data), nullptr);
+          gather.Complete(index, std::move(response.data), nullptr);
           return;
         }
         // A failure continues as the synchronous retry loop; an oversized answer is read again from
         // the start, where FetchPiece checks it and names the OSD.
         std::shared_ptr<const FailedAttempt> failed;
-        if (error) failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, std::move(attempt), retry});
-        RepeatSynchronously([this, gather, index, failed] {
+        if (error) {
+          failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, piece->attempt, piece->retry});
+        }
+        RepeatSynchronously([piece, failed] {
+          ReadGather& gather = *piece->gather;
           std::string data;
           std::exception_ptr piece_error;
           try {
-            data = FetchPiece(gather->pieces[index], gather->stream, failed.get());
+            data = gather.handle.FetchPiece(piece->piece, gather.stream, failed.get());
           } catch (...) {
             piece_error = std::current_exception();
           }
-          gather->Complete(index, std::move(data), piece_error);
+          gather.Complete(static_cast<std::size_t>(piece - gather.pieces.data()), std::move(data), piece_error);
         });
       });
 }
@@ -1109,10 +1163,10 @@ void FileHandle::WriteAsync(std::uint64_t offset_bytes, std::string_view data, W
     try {
       Write(offset_bytes, data);
     } catch (...) {
-      done(std::current_exception());
+      done(0, std::current_exception());
       return;
     }
-    done(nullptr);
+    done(data.size(), nullptr);
     return;
   }
   // As WriteThrough: older buffered bytes of other handles under this range go first.
@@ -1122,77 +1176,79 @@ void FileHandle::WriteAsync(std::uint64_t offset_bytes, std::string_view data, W
     ++state_->data_generation;
   }
   wrote_since_report_ = true;
-  auto gather = std::make_shared<WriteGather>();
-  gather->pieces = SplitIntoObjectPieces(layout_, offset_bytes, data.size());
-  gather->offset_bytes = offset_bytes;
+  auto* gather = new WriteGather(*this, SplitIntoObjectPieces(layout_, offset_bytes, data.size()), offset_bytes,
+                                 std::move(done));
   if (data_owner) {
     gather->bytes = data;
     gather->bytes_owner = std::move(data_owner);
+  } else if (data.size() <= rpc::kCopiedDataBytesMax) {
+    // A repeat needs the bytes after the caller's buffer is gone. Bytes this small are copied into
+    // each record's head (rpc::EncodeOutgoingRecord), so the gather's own copy needs no shared owner.
+    gather->copy.assign(data.data(), data.size());
+    gather->bytes = gather->copy;
   } else {
-    // A repeat needs the bytes after the caller's buffer is gone.
+    // Larger pieces are sent from this copy, which their records hold until sent.
     auto copy = std::make_shared<const std::string>(data);
     gather->bytes = *copy;
     gather->bytes_owner = std::move(copy);
   }
-  gather->state = state_.get();
-  gather->remaining = gather->pieces.size();
-  gather->done = std::move(done);
-  gather->token = TrackAsync();
-  for (std::size_t index = 0; index < gather->pieces.size(); ++index) {
+  const std::size_t count = gather->pieces.size();
+  for (std::size_t index = 0; index < count; ++index) {
     try {
-      StartPieceWrite(gather, index);
+      StartPieceWrite(*gather, index);
     } catch (...) {
       gather->Complete(0, std::current_exception());
     }
   }
 }
 
-void FileHandle::StartPieceWrite(const std::shared_ptr<WriteGather>& gather, std::size_t index) {
-  const ObjectPiece& piece = gather->pieces[index];
+void FileHandle::StartPieceWrite(WriteGather& gather, std::size_t index) {
+  WriteGather::Piece& piece = gather.pieces[index];
   // Writing the same bytes again leaves the same content, so a repeat is safe.
-  auto repeat = [this, gather, index](std::shared_ptr<const FailedAttempt> failed) {
-    RepeatSynchronously([this, gather, index, failed] {
-      const ObjectPiece& piece = gather->pieces[index];
+  auto repeat = [](WriteGather::Piece* piece, std::shared_ptr<const FailedAttempt> failed) {
+    RepeatSynchronously([piece, failed] {
+      WriteGather& gather = *piece->gather;
+      const std::size_t index = static_cast<std::size_t>(piece - gather.pieces.data());
       std::uint64_t reported_size_bytes = 0;
       std::exception_ptr piece_error;
       try {
-        reported_size_bytes = SendObjectWrite(piece.object_number, piece.stripe_position,
-                                              piece.offset_in_object_bytes, gather->PieceData(index),
-                                              failed.get());
+        reported_size_bytes = gather.handle.SendObjectWrite(
+            piece->piece.object_number, piece->piece.stripe_position, piece->piece.offset_in_object_bytes,
+            gather.PieceData(index), failed.get());
       } catch (...) {
         piece_error = std::current_exception();
       }
-      gather->Complete(reported_size_bytes, piece_error);
+      gather.Complete(reported_size_bytes, piece_error);
     });
   };
-  const StripeRetry retry = NewStripeRetry();
-  StripeAttempt attempt = PrepareStripeAttempt(piece.stripe_position, xtreemfs::osd::OSD_WRITE, nullptr);
-  if (attempt.fsync_first) {
+  piece.retry = NewStripeRetry();
+  piece.attempt = PrepareStripeAttempt(piece.piece.stripe_position, xtreemfs::osd::OSD_WRITE, nullptr);
+  if (piece.attempt.fsync_first) {
     // The chain was re-formed since WriteAsync looked: the synchronous path fsyncs it first.
-    repeat(nullptr);
+    repeat(&piece, nullptr);
     return;
   }
-  xtreemfs::osd::WriteRequest request = WriteRequestOf(piece.object_number, piece.offset_in_object_bytes);
-  // Kept here too: `attempt` moves into the completion while the request is being sent.
-  const auto credentials = attempt.credentials;
-  const BorrowedCredentials<xtreemfs::osd::WriteRequest> borrowed(request, *credentials);
-  const std::string osd_uuid = attempt.osd_uuid;
+  xtreemfs::osd::WriteRequest request = WriteRequestOf(piece.piece.object_number, piece.piece.offset_in_object_bytes);
+  // As in StartPieceRead: `piece` lives until its completion ran and is not touched after the call.
+  const BorrowedCredentials<xtreemfs::osd::WriteRequest> borrowed(request, *piece.attempt.credentials);
   volume_.CallOsdAsync(
-      osd_uuid, xtreemfs::osd::OSD_WRITE, user_, request, gather->PieceData(index),
-      [gather, repeat, attempt = std::move(attempt), retry](rpc::CallResponse response,
-                                                            std::exception_ptr error) mutable {
+      piece.attempt.OsdUuid(), xtreemfs::osd::OSD_WRITE, user_, request, gather.PieceData(index),
+      [piece = &piece, repeat](rpc::CallResponse response, std::exception_ptr error) {
         xtreemfs::common::OsdWriteResponse answer;
         if (!error && answer.ParseFromString(response.message_bytes)) {
-          gather->Complete(answer.has_new_file_size() ? answer.new_file_size().size_bytes() : 0, nullptr);
+          piece->gather->Complete(answer.has_new_file_size() ? answer.new_file_size().size_bytes() : 0, nullptr);
           return;
         }
         // A failure continues as the synchronous retry loop; an unparseable answer is sent again.
         std::shared_ptr<const FailedAttempt> failed;
-        if (error) failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, std::move(attempt), retry});
-        repeat(std::move(failed));
+        if (error) {
+          failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, piece->attempt, piece->retry});
+        }
+        repeat(piece, std::move(failed));
       },
-      // The record is sent from the gather's bytes, whose owner lives as long as the record.
-      gather->bytes_owner);
+      // Sent from the gather's bytes: the caller's owner or the shared copy lives as long as the
+      // record; a copy in the gather (no owner) is copied into the record.
+      gather.bytes_owner);
 }
 
 }  // namespace xtreemfs::client

@@ -100,7 +100,8 @@ class FileHandle {
   // `data_owner` is given: then the caller keeps `data` valid until every reference to data_owner is
   // gone (records still queued for a socket and retries hold one; the caller waits for its deleter), and
   // the bytes are sent from where they are.
-  using WriteDone = std::function<void(std::exception_ptr error)>;
+  // `written_bytes` is data.size() when the write succeeded (what the FUSE adapter answers), 0 on error.
+  using WriteDone = std::function<void(std::uint64_t written_bytes, std::exception_ptr error)>;
   void WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done,
                   std::shared_ptr<const void> data_owner = nullptr);
   // Turns write-behind and read-ahead off for this handle (O_DIRECT): every read and write waits
@@ -169,11 +170,17 @@ class FileHandle {
   struct StripeAttempt {
     // The snapshot the attempt's requests refer to (not copied into them: BorrowedCredentials).
     std::shared_ptr<const xtreemfs::common::FileCredentials> credentials;
-    std::string osd_uuid;             // the head's OSD for updates, the routed replica's for reads
+    // The OSD called: the head's for updates and for reads of an unreplicated file, a string of
+    // `credentials`' XLoc, which the attempt holds (no copy per attempt: a malloc and free per
+    // request); the routed replica's for reads of a replicated file (ReadOsdFor), then a copy.
+    const std::string* head_osd_uuid = nullptr;
+    std::string routed_osd_uuid;      // empty: the head is called
     std::vector<std::string> heads;   // every stripe position's head (the re-formed chain's fsync)
     bool fsync_first = false;         // an update after a re-formation: fsync the heads first
     bool following = false;           // a replicated file: the handle follows the chain itself
     std::uint32_t xloc_version = 0;   // of `credentials`
+
+    const std::string& OsdUuid() const { return routed_osd_uuid.empty() ? *head_osd_uuid : routed_osd_uuid; }
   };
   // What carries over from one attempt of a stripe call to the next.
   struct StripeRetry {
@@ -241,8 +248,8 @@ class FileHandle {
   // The asynchronous first attempt of one piece of ReadAsync / WriteAsync (see there).
   struct ReadGather;
   struct WriteGather;
-  void StartPieceRead(const std::shared_ptr<ReadGather>& gather, std::size_t index);
-  void StartPieceWrite(const std::shared_ptr<WriteGather>& gather, std::size_t index);
+  void StartPieceRead(ReadGather& gather, std::size_t index);
+  void StartPieceWrite(WriteGather& gather, std::size_t index);
 
   // Write-behind (see write_behind.h). Locked: the caller holds state_->mutex.
   void BufferPiece(const ObjectPiece& piece, std::string_view bytes);
@@ -306,8 +313,9 @@ class FileHandle {
   std::mutex async_mutex_;
   std::condition_variable async_idle_;
   std::uint32_t async_in_flight_ = 0;  // guarded by async_mutex_
-  // Counts one asynchronous call; the last copy of the returned token ends it (its last use of this).
-  std::shared_ptr<void> TrackAsync();
+  // Count one asynchronous call (its gather's life): EndAsync is its last use of this.
+  void BeginAsync();
+  void EndAsync();
   void WaitForAsyncCalls();
   std::optional<xtreemfs::mrc::Stat> created_stat_;  // guarded by credentials_mutex_
   std::unique_ptr<ReadAheadCache> read_ahead_;     // null when read-ahead is off

@@ -181,6 +181,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         connect_timer_(io_context),
         deadline_timer_(io_context),
         decoder_(options.frame_limits) {
+    spare_pending_nodes_.reserve(kSparePendingNodesMax);
     if (tls_context != nullptr) {
       tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls_context);
     }
@@ -210,7 +211,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
         armed_deadline_ = call->deadline;
         arm_deadline = true;
       }
-      pending_.emplace(call_id, std::move(call));
+      if (spare_pending_nodes_.empty()) {
+        pending_.emplace(call_id, std::move(call));
+      } else {
+        PendingTable::node_type node = std::move(spare_pending_nodes_.back());
+        spare_pending_nodes_.pop_back();
+        node.key() = call_id;
+        node.mapped() = std::move(call);
+        pending_.insert(std::move(node));
+      }
     }
     if (arm_deadline) asio::post(io_context_, [self = shared_from_this()] { self->ArmDeadlineTimer(); });
     {
@@ -322,12 +331,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Sends what batch_ holds (the caller holds send_mutex_); returns true when records were queued for
   // the io thread instead (not connected yet, the io thread writing, a partial send).
   bool SendBatchHoldingSendMutex() {
-    std::vector<QueuedRecord> records;
+    // sending_ and batch_ trade their buffers: both keep their capacity (a fresh vector per batch was
+    // a malloc and free per send).
+    std::vector<QueuedRecord>& records = sending_;
+    records.clear();
     {
       std::lock_guard<std::mutex> lock(batch_mutex_);
       records.swap(batch_);
     }
     if (records.empty()) return false;
+    struct ClearOnExit {
+      std::vector<QueuedRecord>& records;
+      ~ClearOnExit() { records.clear(); }  // the records' references go now, not at the next batch
+    } clear_on_exit{records};
     {
       std::lock_guard<std::mutex> lock(write_mutex_);
       if (!direct_send_ || writing_ || !write_queue_.empty()) {
@@ -596,8 +612,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (found == pending_.end()) {
         return;  // the caller timed out and left; the late answer is dropped
       }
-      call = std::move(found->second);
-      pending_.erase(found);
+      PendingTable::node_type node = pending_.extract(found);
+      call = std::move(node.mapped());
+      if (spare_pending_nodes_.size() < kSparePendingNodesMax) spare_pending_nodes_.push_back(std::move(node));
     }
     if (record.header.has_error_response() &&
         record.header.error_response().error_type() != ERROR_TYPE_NONE) {
@@ -668,6 +685,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Records of callers waiting to be sent by the holder of send_mutex_. Guarded by batch_mutex_.
   std::mutex batch_mutex_;
   std::vector<QueuedRecord> batch_;
+  // The records being sent by the holder of send_mutex_ (empty otherwise). Guarded by send_mutex_.
+  std::vector<QueuedRecord> sending_;
   // Guards the sending side, shared by the io thread and callers sending on their own thread.
   std::mutex write_mutex_;
   // Connected over plain TCP and not closed: callers may send themselves. Guarded by write_mutex_.
@@ -680,12 +699,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Guarded by write_mutex_.
   std::deque<QueuedRecord> write_queue_;
 
+  using PendingTable = std::unordered_map<std::uint64_t, std::shared_ptr<PendingCall>>;
+  // Nodes of answered calls kept for the next calls (a node allocated per call on the caller's thread
+  // and freed on the io thread was a malloc and free per call, across threads). Guarded by
+  // pending_mutex_, at most kSparePendingNodesMax.
+  static constexpr std::size_t kSparePendingNodesMax = 64;
+  std::vector<PendingTable::node_type> spare_pending_nodes_;
+
   std::mutex pending_mutex_;
   bool closed_ = false;  // guarded by pending_mutex_; once true, never false again
   // The earliest deadline of the pending asynchronous calls as the timer knows it (max: unarmed);
   // never later than any pending asynchronous call's deadline. Guarded by pending_mutex_.
   std::chrono::steady_clock::time_point armed_deadline_ = std::chrono::steady_clock::time_point::max();
-  std::unordered_map<std::uint64_t, std::shared_ptr<PendingCall>> pending_;
+  PendingTable pending_;
 };
 
 namespace {
@@ -781,10 +807,14 @@ std::shared_ptr<Connection> RpcClient::ConnectionTo(const ServiceAddress& addres
 std::shared_ptr<const OutgoingRecord> RpcClient::EncodeCall(std::uint64_t call_id,
                                                          const CallRequest& request,
                                                          const CallOptions& options) const {
-  RpcHeader header;
+  // One header per thread, reused: a header of its own per call allocated and freed its request
+  // header (a malloc and free per call). Every field is set again below (the request header cleared
+  // first), and the lent credentials are let go before this returns.
+  thread_local RpcHeader header;
   header.set_call_id(call_id);
   header.set_message_type(REQUEST);
   RequestHeader* request_header = header.mutable_request_header();
+  request_header->Clear();
   request_header->set_interface_id(request.interface_id);
   request_header->set_procedure_id(request.procedure_id);
   // The caller's credentials are lent to the header while it is encoded, not copied into it (a copy
