@@ -263,6 +263,20 @@ class StageTest {
     }
 
     @Test
+    void idleWorkersWaitWithoutATimeout() {
+        // Proves idle workers wait untimed, so an idle stage wakes nobody: the timed poll this replaced woke each of
+        // the OSD's 16 storage workers ten times a second (TIMED_WAITING), which cost 1 MiB writes more than the
+        // hand-offs themselves (tests/bench/fuse/README.md, session 12). A submission still reaches one of them.
+        stage = Stage.start("handoff-untimed", 4, 3, SystemClock.INSTANCE, handled::add);
+        await().until(() -> parkedWorkerCount("handoff-untimed") == 3);
+        assertThat(workerThreads("handoff-untimed")).hasSize(3)
+                .allMatch(thread -> thread.getState() == Thread.State.WAITING);
+        stage.submit(new Read(7));
+        await().until(() -> handled.size() == 1);
+        assertThat(handled).containsExactly(new Read(7));
+    }
+
+    @Test
     void submissionsRacingShutdownAreEachHandledDiscardedOrRefused() throws InterruptedException {
         // Proves the shutdown's invariant under a race: every accepted message is handled or discarded, exactly once,
         // and one submitted after the shutdown began is refused with StageShutdownException.
