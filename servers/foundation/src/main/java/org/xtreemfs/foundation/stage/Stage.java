@@ -292,6 +292,10 @@ public final class Stage<M> implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
+            // A stale interrupt (awaitShutdown's, meant for the previous message, or kept by a handler that restored
+            // it) must not reach the next handler: a FileChannel interrupted during I/O closes itself for every user.
+            // The timed poll's lockInterruptibly consumed it the same way.
+            Thread.interrupted();
             handleOne(message, load);
         }
     }

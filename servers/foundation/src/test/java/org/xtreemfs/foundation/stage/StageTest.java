@@ -277,6 +277,28 @@ class StageTest {
     }
 
     @Test
+    void anInterruptLeftByOneHandlerDoesNotReachTheNext() {
+        // Proves a handler that leaves its thread interrupted (e.g. one that restored the flag after an
+        // InterruptedException) does not hand the interrupt to the next message's handler, whose FileChannel I/O would
+        // fail and close the channel for every user; the timed poll this replaced consumed it as well.
+        List<Boolean> interruptedAtStart = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch firstQueued = new CountDownLatch(1);
+        stage = Stage.start("handoff-interrupt", 4, 1, SystemClock.INSTANCE, message -> {
+            interruptedAtStart.add(Thread.currentThread().isInterrupted());
+            if (message.equals(new Read(1))) {
+                firstQueued.await(10, TimeUnit.SECONDS); // so that message 2 is queued when this one ends
+                Thread.currentThread().interrupt();
+            }
+            handled.add(message);
+        });
+        stage.submit(new Read(1));
+        stage.submit(new Read(2));
+        firstQueued.countDown();
+        await().until(() -> handled.size() == 2);
+        assertThat(interruptedAtStart).containsExactly(false, false);
+    }
+
+    @Test
     void submissionsRacingShutdownAreEachHandledDiscardedOrRefused() throws InterruptedException {
         // Proves the shutdown's invariant under a race: every accepted message is handled or discarded, exactly once,
         // and one submitted after the shutdown began is refused with StageShutdownException.
