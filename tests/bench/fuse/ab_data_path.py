@@ -77,6 +77,51 @@ def run_queue_wait_ns(pids):
     return total
 
 
+def thread_groups(pids):
+    """Per group of threads of the processes (the thread's name without its trailing number, e.g. stage-storage,
+    osd-net): CPU ticks (user + kernel) and voluntary and involuntary context switches since each thread's start,
+    from /proc/PID/task/*/stat and status. A voluntary switch is a thread that blocked (a wait for work, a lock, the
+    disk): the per-request count of each group says how many hand-offs and waits one request costs, and where."""
+    groups = {}
+    for pid in pids:
+        try:
+            tasks = list(Path("/proc/%d/task" % pid).iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                name, _, rest = (task / "stat").read_text().partition("(")[2].rpartition(")")
+                fields = rest.split()
+                ticks = int(fields[11]) + int(fields[12])
+                switches = {}
+                for line in (task / "status").read_text().splitlines():
+                    key, _, value = line.partition(":")
+                    if key in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
+                        switches[key] = int(value)
+            except (OSError, IndexError, ValueError):
+                continue
+            group = re.sub(r"[-#]?\d+$", "", name) or name
+            total = groups.setdefault(group, [0, 0, 0, 0])
+            total[0] += ticks
+            total[1] += switches.get("voluntary_ctxt_switches", 0)
+            total[2] += switches.get("nonvoluntary_ctxt_switches", 0)
+            total[3] += 1
+    return groups
+
+
+def thread_group_deltas(before, after, ios):
+    """Per thread group between two thread_groups() snapshots: CPU us, voluntary and involuntary switches per
+    operation, and the group's thread count (threads that ended in between are missing from `after`)."""
+    deltas = {}
+    for group, (ticks, voluntary, involuntary, threads) in after.items():
+        start = before.get(group, [0, 0, 0, 0])
+        if ticks - start[0] or voluntary - start[1] or involuntary - start[2]:
+            deltas[group] = {"cpu_us_per_io": (ticks - start[0]) / TICKS / ios * 1e6,
+                             "voluntary_switches_per_io": (voluntary - start[1]) / ios,
+                             "involuntary_switches_per_io": (involuntary - start[2]) / ios, "threads": threads}
+    return deltas
+
+
 def machine_ticks():
     """The machine's CPU ticks (all cores) as (busy, idle, iowait) from /proc/stat: idle or iowait ticks while a job
     runs mean a core had nothing to run (the job waited for something other than the CPU)."""
@@ -216,6 +261,7 @@ class Side:
         osd_sys0, mount_sys0 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
         osd_wait0, mount_wait0 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
         machine0, fio0 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        osd_threads0 = thread_groups(pids_osd)
         with profiling(profile, label or rw, {"osd": pids_osd}, pid_mount[0], self.jfr, self.async_profiler,
                        self.java):
             output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -223,6 +269,7 @@ class Side:
         osd_sys1, mount_sys1 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
         osd_wait1, mount_wait1 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
         machine1, fio1 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        osd_threads1 = thread_groups(pids_osd)
         if output.returncode != 0:
             raise SystemExit("%s fio failed: %s" % (self.name, output.stderr))
         job = json.loads(output.stdout[output.stdout.index("{"):])["jobs"][0]
@@ -246,6 +293,7 @@ class Side:
         busy, idle, iowait = (after - before for after, before in zip(machine1, machine0))
         result["machine_idle_fraction"] = idle / max(busy + idle + iowait, 1)
         result["machine_iowait_fraction"] = iowait / max(busy + idle + iowait, 1)
+        result["osd_threads"] = thread_group_deltas(osd_threads0, osd_threads1, ios)
         return result
 
     def processes(self):
@@ -550,6 +598,14 @@ def main():
                           + "  load %(load_before).1f-%(load_after).1f" % result
                           + ("  page cache dropped %d times by another process since the previous job"
                              % dropped_since if dropped_since else ""), flush=True)
+                    if result.get("osd_threads"):
+                        # Where the OSD's CPU and context switches per request went, by thread group (top 6 by CPU).
+                        groups = sorted(result["osd_threads"].items(), key=lambda item: -item[1]["cpu_us_per_io"])
+                        print("    osd threads per io: " + "; ".join(
+                            "%s %.1f us, %.2f+%.2f cs" % (group, figures["cpu_us_per_io"],
+                                                           figures["voluntary_switches_per_io"],
+                                                           figures["involuntary_switches_per_io"])
+                            for group, figures in groups[:6]), flush=True)
     finally:
         for side in sides:
             side.stop()

@@ -1,13 +1,13 @@
 package org.xtreemfs.foundation.stage;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
@@ -22,6 +22,17 @@ import org.xtreemfs.foundation.clock.Clock;
  * {@link StageHandler#onDiscarded}. Workers are daemon threads, so a forgotten stage never keeps a
  * JVM alive; servers keep running through their own non-daemon threads or the launcher.
  *
+ * <p>Hand-off: one lock guards the queue and the stage's state; a submission enqueues and signals the lock's
+ * condition, which wakes the longest waiting idle worker (as a blocking queue's does); a busy worker takes the next
+ * message itself when it finishes. Idle workers wait on that condition without a timeout (shutdown signals them all),
+ * so an idle stage wakes nobody. Of the two hand-offs before it (tests/bench/fuse/README.md, "session 12"): the 100 ms
+ * timed poll of an {@code ArrayBlockingQueue} woke each idle worker ten times a second (the OSD's 16 storage workers:
+ * 160 wake-ups a second, each with a cancelled condition node to unlink), 8-15 blocking waits of the storage workers
+ * per 1 MiB write where this one has 2.3; workers listed and unparked one by one ({@code LockSupport}, session 10)
+ * had no timer either, but their workers blocked 1.8 times per disk-bound 4 KiB read where this one's block 1.4 times
+ * (why was not found: the unpark after the lock's release, then the woken worker's own acquisition, is the suspect),
+ * and random reads cost more OSD CPU with it (session 11).
+ *
  * @param <M> the message type, normally a sealed interface of records
  */
 public final class Stage<M> implements AutoCloseable {
@@ -29,22 +40,26 @@ public final class Stage<M> implements AutoCloseable {
     /** How long close() lets pending messages drain before discarding them. */
     public static final Duration CLOSE_DRAIN_TIMEOUT = Duration.ofSeconds(10);
 
-    /** Idle workers wake this often to notice a shutdown; bounds shutdown latency when idle. */
-    private static final long IDLE_POLL_MS = 100;
-
     private static final Logger LOG = LoggerFactory.getLogger(Stage.class);
 
     private enum State { RUNNING, DRAINING, STOPPED }
 
     private final String name;
     private final int queueCapacity;
-    private final BlockingQueue<M> queue;
     private final StageHandler<M> handler;
     private final Clock clock;
     private final List<WorkerLoad> workerLoads = new ArrayList<>();
     private final List<Thread> workerThreads = new ArrayList<>();
-    /** Submitters hold the read lock while enqueueing, so no message slips in after shutdown. */
-    private final ReentrantReadWriteLock stateLock = new ReentrantReadWriteLock();
+    /**
+     * Guards {@link #queue} and changes of {@link #state}: a submission checks the state and enqueues under it, so no
+     * message slips in after shutdown began, and a worker checks both before it waits, so no signal is missed.
+     */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled once per accepted message (one idle worker), and for all at shutdown. */
+    private final Condition notEmpty = lock.newCondition();
+    /** Pending messages, at most {@link #queueCapacity}; guarded by {@link #lock}. */
+    private final ArrayDeque<M> queue = new ArrayDeque<>();
+    /** Written under {@link #lock}; volatile for the unlocked reads of the metrics and the workers' loop. */
     private volatile State state = State.RUNNING;
     private final AtomicLong handledCount = new AtomicLong();
     private final AtomicLong failedCount = new AtomicLong();
@@ -58,7 +73,6 @@ public final class Stage<M> implements AutoCloseable {
     private Stage(String name, int queueCapacity, StageHandler<M> handler, Clock clock) {
         this.name = name;
         this.queueCapacity = queueCapacity;
-        this.queue = new ArrayBlockingQueue<>(queueCapacity);
         this.handler = handler;
         this.clock = clock;
         this.lastSampleNanos = clock.monotonicNanos();
@@ -113,18 +127,20 @@ public final class Stage<M> implements AutoCloseable {
         if (message == null) {
             throw new IllegalArgumentException("stage " + name + ": message must not be null");
         }
-        stateLock.readLock().lock();
+        lock.lock();
         try {
             if (state != State.RUNNING) {
                 throw new StageShutdownException(name, "no new messages are accepted");
             }
-            boolean accepted = queue.offer(message);
-            if (!accepted) {
+            if (queue.size() >= queueCapacity) {
                 rejectedCount.incrementAndGet();
+                return false;
             }
-            return accepted;
+            queue.addLast(message);
+            notEmpty.signal();
+            return true;
         } finally {
-            stateLock.readLock().unlock();
+            lock.unlock();
         }
     }
 
@@ -133,7 +149,12 @@ public final class Stage<M> implements AutoCloseable {
     }
 
     public int queueLength() {
-        return queue.size();
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     public int queueCapacity() {
@@ -167,7 +188,7 @@ public final class Stage<M> implements AutoCloseable {
         synchronized (sampleLock) {
             busyFraction = lastBusyFraction;
         }
-        return new StageMetrics(name, queue.size(), queueCapacity, workerThreads.size(),
+        return new StageMetrics(name, queueLength(), queueCapacity, workerThreads.size(),
                 handledCount.get(), failedCount.get(), rejectedCount.get(), busyFraction, errorCount.get(),
                 lastError);
     }
@@ -191,13 +212,14 @@ public final class Stage<M> implements AutoCloseable {
     }
 
     void beginShutdown() {
-        stateLock.writeLock().lock();
+        lock.lock();
         try {
             if (state == State.RUNNING) {
                 state = State.DRAINING;
             }
+            notEmpty.signalAll(); // each idle worker drains what is left, then ends
         } finally {
-            stateLock.writeLock().unlock();
+            lock.unlock();
         }
     }
 
@@ -206,7 +228,6 @@ public final class Stage<M> implements AutoCloseable {
             long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
             joinQuietly(thread, Math.max(1, remainingMs));
         }
-        state = State.STOPPED;
         int discarded = discardPending();
         for (Thread thread : workerThreads) {
             if (thread.isAlive()) {
@@ -218,9 +239,17 @@ public final class Stage<M> implements AutoCloseable {
         return discarded;
     }
 
+    /** Stops the stage and takes what no worker took, in one step: a message is handled or discarded, never both. */
     private int discardPending() {
-        List<M> pending = new ArrayList<>();
-        queue.drainTo(pending);
+        List<M> pending;
+        lock.lock();
+        try {
+            state = State.STOPPED;
+            pending = new ArrayList<>(queue);
+            queue.clear();
+        } finally {
+            lock.unlock();
+        }
         for (M message : pending) {
             try {
                 handler.onDiscarded(message, new StageShutdownException(name,
@@ -243,21 +272,30 @@ public final class Stage<M> implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes messages while there are any; waits on {@link #notEmpty} when there are none, and ends once the stage
+     * stops accepting and nothing is left.
+     */
     private void runWorker(WorkerLoad load) {
-        while (state != State.STOPPED) {
+        while (true) {
             M message;
+            lock.lock();
             try {
-                message = state == State.RUNNING ? queue.poll(IDLE_POLL_MS, TimeUnit.MILLISECONDS)
-                        : queue.poll();
-            } catch (InterruptedException e) {
-                continue;
-            }
-            if (message == null) {
-                if (state != State.RUNNING) {
-                    return;
+                while ((message = queue.pollFirst()) == null) {
+                    if (state != State.RUNNING) {
+                        return;
+                    }
+                    // An interrupt (awaitShutdown's, for a worker busy past the drain timeout) must not end the wait
+                    // by itself: the loop decides when to end, from the state.
+                    notEmpty.awaitUninterruptibly();
                 }
-                continue;
+            } finally {
+                lock.unlock();
             }
+            // A stale interrupt (awaitShutdown's, meant for the previous message, or kept by a handler that restored
+            // it) must not reach the next handler: a FileChannel interrupted during I/O closes itself for every user.
+            // The timed poll's lockInterruptibly consumed it the same way.
+            Thread.interrupted();
             handleOne(message, load);
         }
     }

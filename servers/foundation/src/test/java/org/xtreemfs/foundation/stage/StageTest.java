@@ -263,6 +263,42 @@ class StageTest {
     }
 
     @Test
+    void idleWorkersWaitWithoutATimeout() {
+        // Proves idle workers wait untimed, so an idle stage wakes nobody: the timed poll this replaced woke each of
+        // the OSD's 16 storage workers ten times a second (TIMED_WAITING), which cost 1 MiB writes more than the
+        // hand-offs themselves (tests/bench/fuse/README.md, session 12). A submission still reaches one of them.
+        stage = Stage.start("handoff-untimed", 4, 3, SystemClock.INSTANCE, handled::add);
+        await().until(() -> parkedWorkerCount("handoff-untimed") == 3);
+        assertThat(workerThreads("handoff-untimed")).hasSize(3)
+                .allMatch(thread -> thread.getState() == Thread.State.WAITING);
+        stage.submit(new Read(7));
+        await().until(() -> handled.size() == 1);
+        assertThat(handled).containsExactly(new Read(7));
+    }
+
+    @Test
+    void anInterruptLeftByOneHandlerDoesNotReachTheNext() {
+        // Proves a handler that leaves its thread interrupted (e.g. one that restored the flag after an
+        // InterruptedException) does not hand the interrupt to the next message's handler, whose FileChannel I/O would
+        // fail and close the channel for every user; the timed poll this replaced consumed it as well.
+        List<Boolean> interruptedAtStart = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch firstQueued = new CountDownLatch(1);
+        stage = Stage.start("handoff-interrupt", 4, 1, SystemClock.INSTANCE, message -> {
+            interruptedAtStart.add(Thread.currentThread().isInterrupted());
+            if (message.equals(new Read(1))) {
+                firstQueued.await(10, TimeUnit.SECONDS); // so that message 2 is queued when this one ends
+                Thread.currentThread().interrupt();
+            }
+            handled.add(message);
+        });
+        stage.submit(new Read(1));
+        stage.submit(new Read(2));
+        firstQueued.countDown();
+        await().until(() -> handled.size() == 2);
+        assertThat(interruptedAtStart).containsExactly(false, false);
+    }
+
+    @Test
     void submissionsRacingShutdownAreEachHandledDiscardedOrRefused() throws InterruptedException {
         // Proves the shutdown's invariant under a race: every accepted message is handled or discarded, exactly once,
         // and one submitted after the shutdown began is refused with StageShutdownException.
