@@ -37,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * {@link #READ_BYTES_MIN} bytes; random reads (4 KiB, or whole objects far apart) start none. The objects ahead of
  * a stream are read once: each file remembers how far it was read ahead ({@link #FILES_MAX} files, least recently
  * read forgotten first).
+ *
+ * <p>An object read whole into the page cache here is remembered ({@link #CACHED_OBJECTS_MAX}, oldest forgotten
+ * first) until a read of it asks ({@link #takeReadAhead}): that read then skips its own page-in walk over the object's
+ * pages (ObjectStore.readRegion), which on a cold stream is already done here.
  */
 final class ObjectReadAhead implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ObjectReadAhead.class);
@@ -59,11 +63,26 @@ final class ObjectReadAhead implements AutoCloseable {
      * streams of this OSD that are read ahead at once, on top of the clients' own reads.
      */
     static final int THREADS = 16;
+    /**
+     * Objects read ahead whose page-in a read may skip, at most: a stream's window ({@link #OBJECTS_AHEAD_MAX}) for
+     * each of 16 streams. An object read ahead longer ago than that may be evicted again, and is paged in as usual.
+     */
+    static final int CACHED_OBJECTS_MAX = 16 * OBJECTS_AHEAD_MAX;
 
     /** Where an object file of a file id is. */
     @FunctionalInterface
     interface ObjectPaths {
         Path objectPath(String fileId, long objectNumber);
+    }
+
+    /** Where an object to read ahead goes: the pool's queue (or a test's list). */
+    @FunctionalInterface
+    private interface ObjectReader {
+        void read(String fileId, long objectNumber, Path path);
+    }
+
+    /** An object of a file. */
+    private record ObjectKey(String fileId, long objectNumber) {
     }
 
     /** One file's stream: the last read that reached its object's end, and the last object read ahead. */
@@ -79,8 +98,7 @@ final class ObjectReadAhead implements AutoCloseable {
 
     private final ObjectPaths paths;
     private final long bytesAhead;
-    /** Where an object to read ahead goes: the pool's queue (or a test's list). */
-    private final Consumer<Path> reader;
+    private final ObjectReader reader;
     /** Null when a test reads ahead itself. */
     private final ThreadPoolExecutor threads;
     private final FileChannel devNull;
@@ -89,6 +107,13 @@ final class ObjectReadAhead implements AutoCloseable {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Stream> eldest) {
             return size() > FILES_MAX;
+        }
+    };
+    /** Objects read whole into the page cache that no read has taken yet (insertion order). Guarded by itself. */
+    private final LinkedHashMap<ObjectKey, Boolean> readWhole = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ObjectKey, Boolean> eldest) {
+            return size() > CACHED_OBJECTS_MAX;
         }
     };
     private final AtomicLong objectsReadAhead = new AtomicLong();
@@ -112,7 +137,7 @@ final class ObjectReadAhead implements AutoCloseable {
         if (reader != null) {
             this.devNull = null;
             this.threads = null;
-            this.reader = reader;
+            this.reader = (fileId, objectNumber, path) -> reader.accept(path);
             return;
         }
         this.devNull = FileChannel.open(Path.of("/dev/null"), StandardOpenOption.WRITE);
@@ -124,7 +149,8 @@ final class ObjectReadAhead implements AutoCloseable {
                     return thread;
                 }, (task, pool) -> objectsDropped.incrementAndGet());
         this.threads.allowCoreThreadTimeOut(true);
-        this.reader = path -> this.threads.execute(() -> readIntoPageCache(path));
+        this.reader = (fileId, objectNumber, path) -> this.threads.execute(
+                () -> readIntoPageCache(fileId, objectNumber, path));
     }
 
     /**
@@ -166,12 +192,27 @@ final class ObjectReadAhead implements AutoCloseable {
             stream.aheadUntilObject = until;
         }
         for (long object = from; object <= until; object += step) {
-            reader.accept(paths.objectPath(fileId, object));
+            reader.read(fileId, object, paths.objectPath(fileId, object));
         }
     }
 
-    /** Reads {@code object}'s file into the page cache without copying it anywhere; a missing file is skipped. */
-    void readIntoPageCache(Path object) {
+    /**
+     * Reads object {@code objectNumber} of {@code fileId} (its file {@code object}) into the page cache and remembers
+     * it for {@link #takeReadAhead} when it was read whole.
+     */
+    void readIntoPageCache(String fileId, long objectNumber, Path object) {
+        if (readIntoPageCache(object)) {
+            synchronized (readWhole) {
+                readWhole.put(new ObjectKey(fileId, objectNumber), Boolean.TRUE);
+            }
+        }
+    }
+
+    /**
+     * Reads {@code object}'s file into the page cache without copying it anywhere; a missing file is skipped.
+     * Returns whether the file was read to its end.
+     */
+    boolean readIntoPageCache(Path object) {
         try (FileChannel channel = FileChannel.open(object, StandardOpenOption.READ)) {
             long position = 0;
             long moved;
@@ -179,10 +220,22 @@ final class ObjectReadAhead implements AutoCloseable {
                 position += moved;
             }
             objectsReadAhead.incrementAndGet();
+            return true;
         } catch (NoSuchFileException e) {
             // past the file's end, or deleted meanwhile: nothing to read ahead
         } catch (IOException e) {
             LOG.debug("read-ahead of {} failed: {}", object, e.toString());
+        }
+        return false;
+    }
+
+    /**
+     * Whether this read-ahead read the object whole into the page cache and no read took it since (then the caller's
+     * read finds its pages cached, unless evicted meanwhile); forgets it, so each read-ahead is taken once.
+     */
+    boolean takeReadAhead(String fileId, long objectNumber) {
+        synchronized (readWhole) {
+            return readWhole.remove(new ObjectKey(fileId, objectNumber)) != null;
         }
     }
 

@@ -187,6 +187,8 @@ public final class ObjectStore implements ObjectStorage {
      * this store's monitor for its creation and closing.
      */
     private FileChannel pageInTarget;
+    /** Regions paged in by {@link #pageIn} (the rest were read ahead, {@link ObjectReadAhead#takeReadAhead}). */
+    private final AtomicLong regionPageIns = new AtomicLong();
     /** Object files are opened for reading and writing alike, so one cached channel serves both. */
     private final Set<OpenOption> objectOptions;
     /** As objectOptions, creating the file (0600, PrivateFiles; folders 0700) when missing. */
@@ -437,7 +439,10 @@ public final class ObjectStore implements ObjectStorage {
                 openFiles.release(handle);
                 return null; // short: cheaper copied (and none at all past the object's end)
             }
-            pageIn(handle.channel(), offset, stored);
+            ObjectReadAhead ahead = readAhead;
+            if (ahead == null || !ahead.takeReadAhead(fileId, objectNumber)) {
+                pageIn(handle.channel(), offset, stored); // a stream's objects were paged in by the read-ahead
+            }
             OpenObjectFiles.ObjectKey key = new OpenObjectFiles.ObjectKey(fileId, objectNumber, false);
             ObjectRegion region = new ObjectRegion(handle.channel(), offset, stored, () -> {
                 regionReleased(key);
@@ -447,7 +452,6 @@ public final class ObjectStore implements ObjectStorage {
                 regionsInTransfer.computeIfAbsent(key, object -> new ArrayList<>(1)).add(region);
                 regionsOut.incrementAndGet();
             }
-            ObjectReadAhead ahead = readAhead;
             if (ahead != null) {
                 ahead.afterRead(fileId, layout, objectNumber, offset, length, (int) stored);
             }
@@ -471,6 +475,7 @@ public final class ObjectStore implements ObjectStorage {
             }
             target = pageInTarget;
         }
+        regionPageIns.incrementAndGet();
         long position = offset;
         long end = offset + count;
         while (position < end) {
@@ -480,6 +485,16 @@ public final class ObjectStore implements ObjectStorage {
             }
             position += moved;
         }
+    }
+
+    /** Regions paged in on the reading thread so far. */
+    long regionPageIns() {
+        return regionPageIns.get();
+    }
+
+    /** The read-ahead, null while off (tests drive it directly). */
+    ObjectReadAhead objectReadAhead() {
+        return readAhead;
     }
 
     /** Regions of this store not yet released. */

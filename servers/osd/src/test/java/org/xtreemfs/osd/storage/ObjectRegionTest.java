@@ -126,6 +126,31 @@ class ObjectRegionTest {
     }
 
     @Test
+    void aRegionOfAnObjectTheReadAheadReadWholeSkipsItsPageInOnce() throws IOException {
+        store = ObjectStore.open(root.resolve("ahead"));
+        store.readAhead(16L * MIB);
+        for (long object = 0; object < 3; object++) {
+            store.write(FILE, LAYOUT, object, 0, bytes(MIB, (int) object), 0, false);
+        }
+        // Halves of objects: no stream, so the store's own read-ahead threads read nothing ahead in this test.
+        int half = MIB / 2;
+        store.readRegion(FILE, LAYOUT, 0, 0, half).release();
+        assertThat(store.regionPageIns()).as("an object nobody read ahead is paged in").isEqualTo(1);
+
+        store.objectReadAhead().readIntoPageCache(FILE, 1, store.objectPath(FILE, 1));
+        store.objectReadAhead().readIntoPageCache(FILE, 7, store.objectPath(FILE, 7)); // missing: not read whole
+        ObjectRegion readAhead = store.readRegion(FILE, LAYOUT, 1, 0, half);
+        assertThat(contents(readAhead)).isEqualTo(java.util.Arrays.copyOf(bytes(MIB, 1).array(), half));
+        readAhead.release();
+        assertThat(store.regionPageIns()).as("the read-ahead paged object 1 in").isEqualTo(1);
+
+        store.readRegion(FILE, LAYOUT, 1, 0, half).release();
+        store.readRegion(FILE, LAYOUT, 2, 0, half).release();
+        assertThat(store.regionPageIns()).as("a read-ahead is taken once; object 2 was not read ahead").isEqualTo(3);
+        assertThat(store.objectReadAhead().takeReadAhead(FILE, 7)).isFalse();
+    }
+
+    @Test
     void emulatedDevicesAndDirectIoObjectFilesReadIntoBuffers() throws IOException {
         StorageDevice emulated = DeviceEmulation.SSD.device(org.xtreemfs.foundation.clock.SystemClock.INSTANCE);
         try (ObjectStore modelled = ObjectStore.open(root.resolve("emulated"), emulated, false)) {
