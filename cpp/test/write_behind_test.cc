@@ -33,9 +33,32 @@ constexpr std::uint32_t kStripeWidth = 3;
 constexpr auto kHangBound = std::chrono::seconds(10);
 
 // Holds OSD_WRITE calls while closed and can make them fail; everything else passes through.
+// Counts the OSD_WRITEs made as asynchronous calls (which the base class makes synchronously).
 class ControlledOsdTransport : public rpc::Transport {
  public:
   explicit ControlledOsdTransport(rpc::Transport& inner) : inner_(inner) {}
+
+  void CallServiceAsync(const rpc::ServiceLookup& lookup, const rpc::CallRequest& request,
+                        const rpc::CallOptions& options, rpc::CallDone done) override {
+    if (request.interface_id == xtreemfs::osd::OSD_INTERFACE_ID &&
+        request.procedure_id == xtreemfs::osd::OSD_WRITE) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++async_writes_;
+      if (request.data_owner != nullptr) ++async_writes_owned_;
+    }
+    Transport::CallServiceAsync(lookup, request, options, std::move(done));
+  }
+
+  // OSD_WRITE calls made asynchronously, and those of them whose bytes a data owner kept (sent
+  // without a copy into the record).
+  int async_writes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return async_writes_;
+  }
+  int async_writes_owned() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return async_writes_owned_;
+  }
 
   rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
                          const rpc::CallOptions& options) override {
@@ -79,6 +102,8 @@ class ControlledOsdTransport : public rpc::Transport {
   bool open_ = true;
   bool fail_writes_ = false;
   int writes_arrived_ = 0;
+  int async_writes_ = 0;
+  int async_writes_owned_ = 0;
 };
 
 // OSDs slower than the call's timeout but alive: each OSD's first `slow_calls` calls of one procedure end
@@ -193,6 +218,31 @@ TEST_F(WriteBehindTest, SmallSequentialWritesAreSentAsOneRequestPerObject) {
   file->Flush();
   EXPECT_EQ(OsdWrites(), 2);
   EXPECT_EQ(ReadElsewhere("/small"), data);
+}
+
+TEST_F(WriteBehindTest, QueuedWritesAreSentFromTheirOwnBytes) {
+  // A queued object goes out as an asynchronous OSD_WRITE whose record refers to the queued bytes
+  // (their owner is held until sent) instead of a copy of them; with the OSDs holding every write,
+  // the writer still gets its window's worth of writes in flight, and every byte arrives.
+  auto volume = OpenVolume(3 * kObjectSizeBytes, 8 << 20);
+  auto file = volume->OpenFile(user, "/owned", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(5 * kObjectSizeBytes + 7, 13);
+  transport.Close();
+  std::atomic<bool> finished{false};
+  std::thread writer([&] {
+    file->Write(0, std::string_view(data).substr(0, 3 * kObjectSizeBytes));
+    finished = true;
+  });
+  ASSERT_TRUE(transport.WaitForWrites(3));
+  writer.join();
+  EXPECT_TRUE(finished.load());
+  transport.Open();
+  file->Write(3 * kObjectSizeBytes, std::string_view(data).substr(3 * kObjectSizeBytes));
+  file->Close();
+  EXPECT_EQ(OsdWrites(), 6);
+  EXPECT_EQ(transport.async_writes(), 6);
+  EXPECT_EQ(transport.async_writes_owned(), 6);
+  EXPECT_EQ(ReadElsewhere("/owned"), data);
 }
 
 TEST_F(WriteBehindTest, AWriterBlocksAtItsWindowInsteadOfBufferingMore) {
