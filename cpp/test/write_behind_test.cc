@@ -220,29 +220,41 @@ TEST_F(WriteBehindTest, SmallSequentialWritesAreSentAsOneRequestPerObject) {
   EXPECT_EQ(ReadElsewhere("/small"), data);
 }
 
-TEST_F(WriteBehindTest, QueuedWritesAreSentFromTheirOwnBytes) {
-  // A queued object goes out as an asynchronous OSD_WRITE whose record refers to the queued bytes
-  // (their owner is held until sent) instead of a copy of them; with the OSDs holding every write,
-  // the writer still gets its window's worth of writes in flight, and every byte arrives.
-  auto volume = OpenVolume(3 * kObjectSizeBytes, 8 << 20);
+TEST_F(WriteBehindTest, LargeQueuedWritesAreSentFromTheirOwnBytes) {
+  // A queued object of 128 KiB or more goes out as an asynchronous OSD_WRITE whose record refers to
+  // the queued bytes (their owner is held until sent) instead of a copy of them; a small one (the
+  // file's 7-byte tail) is sent synchronously as before. With the OSDs holding every write the writer
+  // still gets its window's worth of writes in flight, and every byte arrives.
+  constexpr std::uint32_t kLargeObjectBytes = 128 * 1024;
+  FakeCluster large_cluster{clock, 4, kStripeWidth, kLargeObjectBytes};
+  ControlledOsdTransport controlled{large_cluster};
+  VolumeOptions options;
+  options.io.write_behind_bytes = 3 * kLargeObjectBytes;
+  options.io.buffer_bytes_max = 8 << 20;
+  options.io.read_ahead_bytes = 0;
+  auto volume = Volume::Open(controlled, ParseDirUrl("dir/demo"), clock, options);
   auto file = volume->OpenFile(user, "/owned", O_CREAT | O_RDWR, 0644);
-  const std::string data = PatternOf(5 * kObjectSizeBytes + 7, 13);
-  transport.Close();
+  const std::string data = PatternOf(5 * kLargeObjectBytes + 7, 13);
+  controlled.Close();
   std::atomic<bool> finished{false};
   std::thread writer([&] {
-    file->Write(0, std::string_view(data).substr(0, 3 * kObjectSizeBytes));
+    file->Write(0, std::string_view(data).substr(0, 3 * kLargeObjectBytes));
     finished = true;
   });
-  ASSERT_TRUE(transport.WaitForWrites(3));
+  ASSERT_TRUE(controlled.WaitForWrites(3));
   writer.join();
   EXPECT_TRUE(finished.load());
-  transport.Open();
-  file->Write(3 * kObjectSizeBytes, std::string_view(data).substr(3 * kObjectSizeBytes));
+  controlled.Open();
+  file->Write(3 * kLargeObjectBytes, std::string_view(data).substr(3 * kLargeObjectBytes));
   file->Close();
-  EXPECT_EQ(OsdWrites(), 6);
-  EXPECT_EQ(transport.async_writes(), 6);
-  EXPECT_EQ(transport.async_writes_owned(), 6);
-  EXPECT_EQ(ReadElsewhere("/owned"), data);
+  EXPECT_EQ(large_cluster.CountCalls(xtreemfs::osd::OSD_INTERFACE_ID, xtreemfs::osd::OSD_WRITE), 6);
+  EXPECT_EQ(controlled.async_writes(), 5);
+  EXPECT_EQ(controlled.async_writes_owned(), 5);
+  VolumeOptions plain;
+  plain.io.write_behind_bytes = 0;
+  plain.io.read_ahead_bytes = 0;
+  auto other = Volume::Open(large_cluster, ParseDirUrl("dir/demo"), clock, plain);
+  EXPECT_EQ(other->OpenFile(user, "/owned", O_RDONLY, 0)->Read(0, 1 << 24), data);
 }
 
 TEST_F(WriteBehindTest, AWriterBlocksAtItsWindowInsteadOfBufferingMore) {

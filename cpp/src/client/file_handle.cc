@@ -650,6 +650,11 @@ void RepeatSynchronously(Task task) {
   std::thread(std::move(task)).detach();
 }
 
+// Queued writes at least this large are sent from their own bytes (FileHandle::Send): the size of
+// the FUSE adapter's borrowed writes, so at most a window's worth of them (32 by default) can wait
+// in repeats per handle.
+constexpr std::size_t kQueuedWriteSentFromOwnBytesMin = 128 * 1024;
+
 }  // namespace
 
 void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
@@ -712,14 +717,31 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
       finish(reported_size_bytes, std::move(error));
     });
   };
-  // The first attempt is made on the pool (the FUSE worker answers the kernel meanwhile) and is
-  // asynchronous, as WriteAsync's pieces are: the record refers to the queued write's own bytes (no
-  // copy of the object into it), and no pool thread waits for the answer, which `finish` takes on
-  // the transport's io thread. Profiled (buffered 1 MiB writes): the copy into the record was half
-  // of the mount's user-space copying (tests/bench/fuse/README.md, "session 12").
+  // The first attempt is made on the pool (the FUSE worker answers the kernel meanwhile). A large
+  // write's is asynchronous, as WriteAsync's pieces are: the record refers to the queued write's own
+  // bytes (no copy of the object into it), and no pool thread waits for the answer, which `finish`
+  // takes on the transport's io thread. Profiled (buffered 1 MiB writes): the copy into the record
+  // was half of the mount's user-space copying (tests/bench/fuse/README.md, "session 12"). A small
+  // write (random writes' pieces) is sent synchronously as before: its copy is cheap, and a failed
+  // asynchronous attempt repeats on a thread of its own, which for thousands of small queued writes
+  // in an OSD's outage would be thousands of threads, where the pool's workers take them in turn.
   io_.pool.Submit([finish, repeat, queued] {
     FileHandle* owner = queued->owner;
     const PendingWrite& write = queued->write;
+    if (write.data.size() < kQueuedWriteSentFromOwnBytesMin) {
+      std::optional<WriteFailure> error;
+      std::uint64_t reported_size_bytes = 0;
+      try {
+        reported_size_bytes = owner->SendObjectWrite(write.object_number, write.stripe_position,
+                                                     write.offset_in_object_bytes, write.data);
+      } catch (const rpc::RpcError& failure) {
+        error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
+      } catch (const std::exception& failure) {
+        error = WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()};
+      }
+      finish(reported_size_bytes, std::move(error));
+      return;
+    }
     try {
       const StripeRetry retry = owner->NewStripeRetry();
       StripeAttempt attempt =
