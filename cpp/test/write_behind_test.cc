@@ -33,9 +33,32 @@ constexpr std::uint32_t kStripeWidth = 3;
 constexpr auto kHangBound = std::chrono::seconds(10);
 
 // Holds OSD_WRITE calls while closed and can make them fail; everything else passes through.
+// Counts the OSD_WRITEs made as asynchronous calls (which the base class makes synchronously).
 class ControlledOsdTransport : public rpc::Transport {
  public:
   explicit ControlledOsdTransport(rpc::Transport& inner) : inner_(inner) {}
+
+  void CallServiceAsync(const rpc::ServiceLookup& lookup, const rpc::CallRequest& request,
+                        const rpc::CallOptions& options, rpc::CallDone done) override {
+    if (request.interface_id == xtreemfs::osd::OSD_INTERFACE_ID &&
+        request.procedure_id == xtreemfs::osd::OSD_WRITE) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++async_writes_;
+      if (request.data_owner != nullptr) ++async_writes_owned_;
+    }
+    Transport::CallServiceAsync(lookup, request, options, std::move(done));
+  }
+
+  // OSD_WRITE calls made asynchronously, and those of them whose bytes a data owner kept (sent
+  // without a copy into the record).
+  int async_writes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return async_writes_;
+  }
+  int async_writes_owned() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return async_writes_owned_;
+  }
 
   rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
                          const rpc::CallOptions& options) override {
@@ -79,6 +102,8 @@ class ControlledOsdTransport : public rpc::Transport {
   bool open_ = true;
   bool fail_writes_ = false;
   int writes_arrived_ = 0;
+  int async_writes_ = 0;
+  int async_writes_owned_ = 0;
 };
 
 // OSDs slower than the call's timeout but alive: each OSD's first `slow_calls` calls of one procedure end
@@ -193,6 +218,43 @@ TEST_F(WriteBehindTest, SmallSequentialWritesAreSentAsOneRequestPerObject) {
   file->Flush();
   EXPECT_EQ(OsdWrites(), 2);
   EXPECT_EQ(ReadElsewhere("/small"), data);
+}
+
+TEST_F(WriteBehindTest, LargeQueuedWritesAreSentFromTheirOwnBytes) {
+  // A queued object of 128 KiB or more goes out as an asynchronous OSD_WRITE whose record refers to
+  // the queued bytes (their owner is held until sent) instead of a copy of them; a small one (the
+  // file's 7-byte tail) is sent synchronously as before. With the OSDs holding every write the writer
+  // still gets its window's worth of writes in flight, and every byte arrives.
+  constexpr std::uint32_t kLargeObjectBytes = 128 * 1024;
+  FakeCluster large_cluster{clock, 4, kStripeWidth, kLargeObjectBytes};
+  ControlledOsdTransport controlled{large_cluster};
+  VolumeOptions options;
+  options.io.write_behind_bytes = 3 * kLargeObjectBytes;
+  options.io.buffer_bytes_max = 8 << 20;
+  options.io.read_ahead_bytes = 0;
+  auto volume = Volume::Open(controlled, ParseDirUrl("dir/demo"), clock, options);
+  auto file = volume->OpenFile(user, "/owned", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(5 * kLargeObjectBytes + 7, 13);
+  controlled.Close();
+  std::atomic<bool> finished{false};
+  std::thread writer([&] {
+    file->Write(0, std::string_view(data).substr(0, 3 * kLargeObjectBytes));
+    finished = true;
+  });
+  ASSERT_TRUE(controlled.WaitForWrites(3));
+  writer.join();
+  EXPECT_TRUE(finished.load());
+  controlled.Open();
+  file->Write(3 * kLargeObjectBytes, std::string_view(data).substr(3 * kLargeObjectBytes));
+  file->Close();
+  EXPECT_EQ(large_cluster.CountCalls(xtreemfs::osd::OSD_INTERFACE_ID, xtreemfs::osd::OSD_WRITE), 6);
+  EXPECT_EQ(controlled.async_writes(), 5);
+  EXPECT_EQ(controlled.async_writes_owned(), 5);
+  VolumeOptions plain;
+  plain.io.write_behind_bytes = 0;
+  plain.io.read_ahead_bytes = 0;
+  auto other = Volume::Open(large_cluster, ParseDirUrl("dir/demo"), clock, plain);
+  EXPECT_EQ(other->OpenFile(user, "/owned", O_RDONLY, 0)->Read(0, 1 << 24), data);
 }
 
 TEST_F(WriteBehindTest, AWriterBlocksAtItsWindowInsteadOfBufferingMore) {

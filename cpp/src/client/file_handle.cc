@@ -644,6 +644,24 @@ std::shared_ptr<QueuedWrite> FileHandle::QueueLocked(FileHandle* owner, PendingW
   return queued;
 }
 
+namespace {
+
+// Runs a synchronous repeat of a failed asynchronous piece off the io thread: it may wait for the
+// whole retry window, and the io thread must keep serving every other call meanwhile. A thread of
+// its own, so neither the io thread nor the I/O pool (whose bounded queue may be full) waits;
+// their number is bounded by the kernel's requests in flight, and failures are the exception.
+template <typename Task>
+void RepeatSynchronously(Task task) {
+  std::thread(std::move(task)).detach();
+}
+
+// Queued writes at least this large are sent from their own bytes (FileHandle::Send): the size of
+// the FUSE adapter's borrowed writes, so at most a window's worth of them (32 by default) can wait
+// in repeats per handle.
+constexpr std::size_t kQueuedWriteSentFromOwnBytesMin = 128 * 1024;
+
+}  // namespace
+
 void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
   {
     std::unique_lock<std::mutex> lock(state_->mutex);
@@ -661,41 +679,112 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
     });
   }
   // Borrowed, not shared: the owner holds state_ and waits (Close, DrainWrites) until its queued
-  // bytes are 0, which this task sets as its last step under state->mutex. A shared copy here would
+  // bytes are 0, which `finish` sets as its last step under state->mutex. A shared copy here would
   // outlive the owner by a moment, so the last close would not find the file unused and the
   // metadata cache would keep the Stat from before the writes (a stale size after close).
   FileState* state = state_.get();
   ByteBudget* budget = &io_.budget;
-  io_.pool.Submit([state, budget, queued] {
+  auto finish = [state, budget, queued](std::uint64_t reported_size_bytes,
+                                        std::optional<WriteFailure> error) {
     FileHandle* owner = queued->owner;
-    std::optional<WriteFailure> error;
-    std::uint64_t reported_size_bytes = 0;
-    try {
-      const PendingWrite& write = queued->write;
-      reported_size_bytes = owner->SendObjectWrite(write.object_number, write.stripe_position,
-                                                   write.offset_in_object_bytes, write.data);
-    } catch (const rpc::RpcError& failure) {
-      error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
-    } catch (const std::exception& failure) {
-      error = WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()};
-    }
     const std::uint64_t bytes = queued->write.data.size();
-    {
-      std::lock_guard<std::mutex> lock(state->mutex);
-      state->writes.queued.remove(queued);
-      owner->queued_bytes_ -= bytes;
-      if (error) {
-        error->message = "buffered write of object " + std::to_string(queued->write.object_number) +
-                         " failed: " + error->message;
-        ++state->writes.failures;
-        state->writes.last_failure = *error;
-        if (!owner->write_error_) owner->write_error_ = std::move(error);
+    std::lock_guard<std::mutex> lock(state->mutex);
+    state->writes.queued.remove(queued);
+    owner->queued_bytes_ -= bytes;
+    if (error) {
+      error->message = "buffered write of object " + std::to_string(queued->write.object_number) +
+                       " failed: " + error->message;
+      ++state->writes.failures;
+      state->writes.last_failure = *error;
+      if (!owner->write_error_) owner->write_error_ = std::move(error);
+    }
+    GrowKnownSizeLocked(*state, reported_size_bytes);
+    // Released together with the owner's count, so the budget never lags behind the windows.
+    budget->Release(bytes);
+    // Under the lock: once the owner sees its queued bytes at 0 it may go away.
+    state->writes.changed.notify_all();
+  };
+  // The synchronous retry loop (CallStripeOsd) after a failed first attempt, or instead of one.
+  auto repeat = [finish, queued](std::shared_ptr<const FailedAttempt> failed) {
+    RepeatSynchronously([finish, queued, failed] {
+      const PendingWrite& write = queued->write;
+      std::optional<WriteFailure> error;
+      std::uint64_t reported_size_bytes = 0;
+      try {
+        reported_size_bytes = queued->owner->SendObjectWrite(
+            write.object_number, write.stripe_position, write.offset_in_object_bytes, write.data,
+            failed.get());
+      } catch (const rpc::RpcError& failure) {
+        error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
+      } catch (const std::exception& failure) {
+        error = WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()};
       }
-      GrowKnownSizeLocked(*state, reported_size_bytes);
-      // Released together with the owner's count, so the budget never lags behind the windows.
-      budget->Release(bytes);
-      // Under the lock: once the owner sees its queued bytes at 0 it may go away.
-      state->writes.changed.notify_all();
+      finish(reported_size_bytes, std::move(error));
+    });
+  };
+  // The first attempt is made on the pool (the FUSE worker answers the kernel meanwhile). A large
+  // write's is asynchronous, as WriteAsync's pieces are: the record refers to the queued write's own
+  // bytes (no copy of the object into it), and no pool thread waits for the answer, which `finish`
+  // takes on the transport's io thread. Profiled (buffered 1 MiB writes): the copy into the record
+  // was half of the mount's user-space copying (tests/bench/fuse/README.md, "session 12"). A small
+  // write (random writes' pieces) is sent synchronously as before: its copy is cheap, and a failed
+  // asynchronous attempt repeats on a thread of its own, which for thousands of small queued writes
+  // in an OSD's outage would be thousands of threads, where the pool's workers take them in turn.
+  io_.pool.Submit([finish, repeat, queued] {
+    FileHandle* owner = queued->owner;
+    const PendingWrite& write = queued->write;
+    if (write.data.size() < kQueuedWriteSentFromOwnBytesMin) {
+      std::optional<WriteFailure> error;
+      std::uint64_t reported_size_bytes = 0;
+      try {
+        reported_size_bytes = owner->SendObjectWrite(write.object_number, write.stripe_position,
+                                                     write.offset_in_object_bytes, write.data);
+      } catch (const rpc::RpcError& failure) {
+        error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
+      } catch (const std::exception& failure) {
+        error = WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()};
+      }
+      finish(reported_size_bytes, std::move(error));
+      return;
+    }
+    try {
+      const StripeRetry retry = owner->NewStripeRetry();
+      StripeAttempt attempt =
+          owner->PrepareStripeAttempt(write.stripe_position, xtreemfs::osd::OSD_WRITE, nullptr);
+      if (attempt.fsync_first) {
+        // A re-formed chain: the synchronous path fsyncs its heads first.
+        repeat(nullptr);
+        return;
+      }
+      xtreemfs::osd::WriteRequest request =
+          owner->WriteRequestOf(write.object_number, write.offset_in_object_bytes);
+      // Kept here too: `attempt` moves into the completion while the request is being sent.
+      const auto credentials = attempt.credentials;
+      const BorrowedCredentials<xtreemfs::osd::WriteRequest> borrowed(request, *credentials);
+      const std::string osd_uuid = attempt.OsdUuid();
+      owner->volume_.CallOsdAsync(
+          osd_uuid, xtreemfs::osd::OSD_WRITE, owner->user_, request, write.data,
+          [finish, repeat, attempt = std::move(attempt), retry](rpc::CallResponse response,
+                                                                std::exception_ptr error) mutable {
+            xtreemfs::common::OsdWriteResponse answer;
+            if (!error && answer.ParseFromString(response.message_bytes)) {
+              finish(answer.has_new_file_size() ? answer.new_file_size().size_bytes() : 0,
+                     std::nullopt);
+              return;
+            }
+            // A failure continues as the synchronous retry loop; an unparseable answer is sent again.
+            std::shared_ptr<const FailedAttempt> failed;
+            if (error) {
+              failed = std::make_shared<const FailedAttempt>(FailedAttempt{error, std::move(attempt), retry});
+            }
+            repeat(std::move(failed));
+          },
+          // The record is sent from the queued write's bytes, which it keeps alive until sent.
+          std::shared_ptr<const void>(queued, queued->write.data.data()));
+    } catch (const rpc::RpcError& failure) {
+      finish(0, WriteFailure{failure.kind(), failure.posix_errno(), failure.message()});
+    } catch (const std::exception& failure) {
+      finish(0, WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()});
     }
   });
 }
@@ -924,19 +1013,6 @@ bool FileHandle::Close() {
   if (report_error) std::rethrow_exception(report_error);
   return reported || open_may_have_changed_attributes_;
 }
-
-namespace {
-
-// Runs a synchronous repeat of a failed asynchronous piece off the io thread: it may wait for the
-// whole retry window, and the io thread must keep serving every other call meanwhile. A thread of
-// its own, so neither the io thread nor the I/O pool (whose bounded queue may be full) waits;
-// their number is bounded by the kernel's requests in flight, and failures are the exception.
-template <typename Task>
-void RepeatSynchronously(Task task) {
-  std::thread(std::move(task)).detach();
-}
-
-}  // namespace
 
 void FileHandle::BeginAsync() {
   std::lock_guard<std::mutex> lock(async_mutex_);

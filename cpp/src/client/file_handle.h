@@ -254,7 +254,9 @@ class FileHandle {
   // Write-behind (see write_behind.h). Locked: the caller holds state_->mutex.
   void BufferPiece(const ObjectPiece& piece, std::string_view bytes);
   std::shared_ptr<QueuedWrite> QueueLocked(FileHandle* owner, PendingWrite&& write);
-  // Waits until no earlier overlapping write is unanswered, then hands `queued` to the pool.
+  // Waits until no earlier overlapping write is unanswered, then hands `queued` to the pool, which
+  // sends a large one from its own bytes (an asynchronous first attempt; a failed one repeats
+  // synchronously on a thread of its own) and a small one synchronously.
   void Send(std::shared_ptr<QueuedWrite> queued);
   // Queues the pending writes overlapping [start, end) (of `only_owner`, or of every handle when
   // null) and waits until every matching write queued so far is answered. Never throws write

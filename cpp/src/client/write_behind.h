@@ -1,9 +1,10 @@
 // Write-behind bookkeeping of one file, shared by its handles (FileState::writes, guarded by
 // FileState::mutex). A handle collects contiguous writes into one object (PendingWrite); a full
 // object, a non-contiguous write, a read of the range, fsync, flush, truncate or close queues it
-// (QueuedWrite) and a pool worker sends it. Ordering invariant: writes are queued in the order they
-// were accepted (ascending sequence), and a queued write is handed to the pool only once no earlier
-// queued write overlapping its bytes is unanswered, so the OSDs see overlapping writes in order.
+// (QueuedWrite) and the pool sends it (a large one from its own bytes, FileHandle::Send). Ordering
+// invariant: writes are queued in the order they were accepted (ascending sequence), and a queued
+// write is sent only once no earlier queued write overlapping its bytes is unanswered, so the OSDs
+// see overlapping writes in order.
 #pragma once
 
 #include <condition_variable>
