@@ -704,23 +704,24 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
     // Under the lock: once the owner sees its queued bytes at 0 it may go away.
     state->writes.changed.notify_all();
   };
-  // The synchronous retry loop (CallStripeOsd) after a failed first attempt, or instead of one.
-  auto repeat = [finish, queued](std::shared_ptr<const FailedAttempt> failed) {
-    RepeatSynchronously([finish, queued, failed] {
-      const PendingWrite& write = queued->write;
-      std::optional<WriteFailure> error;
-      std::uint64_t reported_size_bytes = 0;
-      try {
-        reported_size_bytes = queued->owner->SendObjectWrite(
-            write.object_number, write.stripe_position, write.offset_in_object_bytes, write.data,
-            failed.get());
-      } catch (const rpc::RpcError& failure) {
-        error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
-      } catch (const std::exception& failure) {
-        error = WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()};
-      }
-      finish(reported_size_bytes, std::move(error));
-    });
+  // The synchronous retry loop (CallStripeOsd), continuing from `failed` when a first attempt failed.
+  auto send_synchronously = [finish, queued](const FailedAttempt* failed) {
+    const PendingWrite& write = queued->write;
+    std::optional<WriteFailure> error;
+    std::uint64_t reported_size_bytes = 0;
+    try {
+      reported_size_bytes = queued->owner->SendObjectWrite(write.object_number, write.stripe_position,
+                                                           write.offset_in_object_bytes, write.data, failed);
+    } catch (const rpc::RpcError& failure) {
+      error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
+    } catch (const std::exception& failure) {
+      error = WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()};
+    }
+    finish(reported_size_bytes, std::move(error));
+  };
+  // That loop on a thread of its own, after a failed asynchronous first attempt or instead of one.
+  auto repeat = [send_synchronously](std::shared_ptr<const FailedAttempt> failed) {
+    RepeatSynchronously([send_synchronously, failed] { send_synchronously(failed.get()); });
   };
   // The first attempt is made on the pool (the FUSE worker answers the kernel meanwhile). A large
   // write's is asynchronous, as WriteAsync's pieces are: the record refers to the queued write's own
@@ -730,21 +731,11 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
   // write (random writes' pieces) is sent synchronously as before: its copy is cheap, and a failed
   // asynchronous attempt repeats on a thread of its own, which for thousands of small queued writes
   // in an OSD's outage would be thousands of threads, where the pool's workers take them in turn.
-  io_.pool.Submit([finish, repeat, queued] {
+  io_.pool.Submit([finish, send_synchronously, repeat, queued] {
     FileHandle* owner = queued->owner;
     const PendingWrite& write = queued->write;
     if (write.data.size() < kQueuedWriteSentFromOwnBytesMin) {
-      std::optional<WriteFailure> error;
-      std::uint64_t reported_size_bytes = 0;
-      try {
-        reported_size_bytes = owner->SendObjectWrite(write.object_number, write.stripe_position,
-                                                     write.offset_in_object_bytes, write.data);
-      } catch (const rpc::RpcError& failure) {
-        error = WriteFailure{failure.kind(), failure.posix_errno(), failure.message()};
-      } catch (const std::exception& failure) {
-        error = WriteFailure{rpc::ErrorKind::kInternal, EIO, failure.what()};
-      }
-      finish(reported_size_bytes, std::move(error));
+      send_synchronously(nullptr);
       return;
     }
     try {
