@@ -28,7 +28,8 @@ async-profiler's CPU profile of each JVM, Java frames with their inlining and pe
 OSD count (default 3; 1 for a width-1 volume leaves no idle OSD in the figures). --glusterfs NAME adds a side NAME
 on a one-brick GlusterFS volume (glusterfs.py, as make bench's GlusterFS column; needs root): its brick process
 (glusterfsd) is reported and profiled as "osd", its FUSE client (glusterfs) as "mount", and its client is remounted
-before every read with --cold. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
+before every read with --cold. --raw NAME adds a side NAME that runs the same fio jobs on a plain folder of OUT's file
+system: the shared disk's own speed moves by a quarter between jobs, so compare the sequential rows to it round by round. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
 """
 import argparse
 import contextlib
@@ -255,15 +256,15 @@ class Side:
         if self.cold and rw in ("read", "randread"):
             drop_caches()
         pids_osd = self.osd_pids
-        pid_mount = [self.mount_process.pid]
+        pid_mount = [self.mount_process.pid] if self.mount_process is not None else []
         load_before = load()
         osd0, mount0, wall0 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
         osd_sys0, mount_sys0 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
         osd_wait0, mount_wait0 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
         machine0, fio0 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
         osd_threads0 = thread_groups(pids_osd)
-        with profiling(profile, label or rw, {"osd": pids_osd}, pid_mount[0], self.jfr, self.async_profiler,
-                       self.java):
+        with profiling(profile if pid_mount else None, label or rw, {"osd": pids_osd}, pid_mount[0] if pid_mount else None,
+                       self.jfr, self.async_profiler, self.java):
             output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         osd1, mount1, wall1 = cpu_ticks(pids_osd), cpu_ticks(pid_mount), time.monotonic()
         osd_sys1, mount_sys1 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
@@ -375,6 +376,29 @@ class GlusterSide(Side):
         return super().fio(rw, *args, **kwargs)
 
 
+class RawSide(Side):
+    """fio on a plain folder of the same file system, no servers and no mount: the disk's speed in the same minutes
+    as the sides it is listed with. The shared virtual disk's sequential write speed moves by a quarter from one job
+    to the next (session 13: 285-456 MiB/s for one O_DIRECT file over four rounds), so a side's figure means something
+    only next to the disk's own in the same round."""
+
+    def __init__(self, name, state):
+        super().__init__(name, ".", state, 1, [], [], "")
+        self.java = False
+        self.osd_pids = []
+
+    def start(self):
+        self.state.mkdir(parents=True, exist_ok=True)
+        self.mnt = self.state / "files"
+        self.mnt.mkdir(exist_ok=True)
+
+    def stop(self):
+        pass
+
+    def processes(self):
+        return {}
+
+
 @contextlib.contextmanager
 def profiling(profile, label, jvms, mount_pid, jfr, async_profiler=None, java=True):
     """perf record -g of each group of server JVMs ({"osd": pids, "mrc": [pid]}: PROFILE/GROUP-LABEL.perf, with JIT
@@ -484,6 +508,9 @@ def main():
                              "make bench's cold reads do; needs root")
     parser.add_argument("--glusterfs", metavar="NAME",
                         help="also a side NAME on a one-brick GlusterFS volume (brick as 'osd', client as 'mount')")
+    parser.add_argument("--raw", metavar="NAME",
+                        help="also a side NAME: fio on a plain folder of OUT's file system (the disk in the same minutes;"
+                             " compare each side to it round by round)")
     parser.add_argument("--async-profiler", type=Path, metavar="LIB",
                         help="with --profile, async-profiler's CPU samples of the JVMs too (path of libasyncProfiler.so)")
     options = parser.parse_args()
@@ -507,6 +534,11 @@ def main():
         side.cold = options.cold
         side.jfr = options.jfr
         side.async_profiler = options.async_profiler.resolve() if options.async_profiler else None
+    if options.raw:
+        if any(workload in METADATA for workload in options.workloads.split(",")):
+            raise SystemExit("--raw: data workloads only (the metadata workloads have their own baseline in make bench)")
+        sides.append(RawSide(options.raw, options.out / options.raw))
+        sides[-1].cold = options.cold
     if options.glusterfs:
         if any(workload in METADATA for workload in options.workloads.split(",")):
             raise SystemExit("--glusterfs: data workloads only (the metadata figures need an MRC)")
