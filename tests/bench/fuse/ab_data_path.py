@@ -510,7 +510,7 @@ def main():
                         help="also a side NAME on a one-brick GlusterFS volume (brick as 'osd', client as 'mount')")
     parser.add_argument("--raw", metavar="NAME",
                         help="also a side NAME: fio on a plain folder of OUT's file system (the disk in the same minutes;"
-                             " compare each side to it round by round)")
+                             " compare each side to it round by round; it skips the metadata workloads)")
     parser.add_argument("--async-profiler", type=Path, metavar="LIB",
                         help="with --profile, async-profiler's CPU samples of the JVMs too (path of libasyncProfiler.so)")
     options = parser.parse_args()
@@ -535,8 +535,6 @@ def main():
         side.jfr = options.jfr
         side.async_profiler = options.async_profiler.resolve() if options.async_profiler else None
     if options.raw:
-        if any(workload in METADATA for workload in options.workloads.split(",")):
-            raise SystemExit("--raw: data workloads only (the metadata workloads have their own baseline in make bench)")
         sides.append(RawSide(options.raw, options.out / options.raw))
         sides[-1].cold = options.cold
     if options.glusterfs:
@@ -562,7 +560,7 @@ def main():
                 side.fio("write", "1M", 120, options.size_mib, direct=False, time_based=False, end_fsync=True)
                 side.fio("randread", "4k", 4, options.size_mib)
                 side.fio("randwrite", "4k", 4, options.size_mib)
-            if metadata_binary.exists():
+            if metadata_binary.exists() and not isinstance(side, RawSide):
                 folder = side.mnt / "metadata-warm-up"
                 folder.mkdir()
                 for operation in ("create", "stat", "unlink"):
@@ -580,6 +578,8 @@ def main():
                 for side in order:
                     profiled = options.profile and round_index == options.profile_round
                     profile = options.out / side.name / "profile" if profiled else None
+                    if workload in METADATA and isinstance(side, RawSide):
+                        continue  # make bench has the metadata rows' raw baseline; here they compare builds
                     if workload in METADATA:
                         folder = side.mnt / ("metadata-%d" % round_index)
                         if workload == "create":
