@@ -51,6 +51,41 @@ class RecordDecoderTest {
         return bytes;
     }
 
+    /** Twelve records of random sizes (the data lengths from DATA_LENGTHS) into {@code sent}; returns their bytes. */
+    private static byte[] randomRecords(int seed, SplittableRandom random, List<Sent> sent) {
+        ByteArrayOutputStream stream = new ByteArrayOutputStream();
+        for (int i = 0; i < 12; i++) {
+            int dataLength = DATA_LENGTHS[random.nextInt(DATA_LENGTHS.length)];
+            Sent record = new Sent(seed * 100L + i + 1, // call id 0 would be an empty header
+                    pattern(random.nextInt(200), i), pattern(dataLength, seed + i));
+            sent.add(record);
+            record(stream, record);
+        }
+        return stream.toByteArray();
+    }
+
+    /** The channel's records are {@code sent}, in order, large data in aligned direct memory; releases them. */
+    private static void assertReceivedWholeAndAlignedAndRelease(EmbeddedChannel channel, List<Sent> sent, int seed) {
+        List<RpcRecord> received = new ArrayList<>();
+        for (Object record; (record = channel.readInbound()) != null; ) {
+            received.add((RpcRecord) record);
+        }
+        assertThat(received).as("seed %d", seed).hasSize(sent.size());
+        for (int i = 0; i < sent.size(); i++) {
+            RpcRecord record = received.get(i);
+            assertThat(record.header().getCallId()).as("seed %d record %d", seed, i).isEqualTo(sent.get(i).callId());
+            assertThat(bytesOf(record.message())).isEqualTo(sent.get(i).message());
+            assertThat(bytesOf(record.data())).as("seed %d record %d data", seed, i).isEqualTo(sent.get(i).data());
+            if (sent.get(i).data().length >= RecordDecoder.OWN_BUFFER_DATA_BYTES_MIN) {
+                ByteBuffer data = record.data().nioBuffer();
+                assertThat(data.isDirect()).isTrue();
+                assertThat(data.alignmentOffset(0, RecordDecoder.DATA_ALIGNMENT_BYTES)).as("seed %d record %d",
+                        seed, i).isZero();
+            }
+            record.release();
+        }
+    }
+
     @Test
     void recordsCutAnywhereDecodeWholeWithLargeDataAlignedInABufferOfItsOwn() {
         // Proves every record arrives whole and in order however the stream is cut into reads (the large data
@@ -59,15 +94,7 @@ class RecordDecoderTest {
         for (int seed = 0; seed < 40; seed++) {
             SplittableRandom random = new SplittableRandom(seed);
             List<Sent> sent = new ArrayList<>();
-            ByteArrayOutputStream stream = new ByteArrayOutputStream();
-            for (int i = 0; i < 12; i++) {
-                int dataLength = DATA_LENGTHS[random.nextInt(DATA_LENGTHS.length)];
-                Sent record = new Sent(seed * 100L + i + 1, // call id 0 would be an empty header
-                        pattern(random.nextInt(200), i), pattern(dataLength, seed + i));
-                sent.add(record);
-                record(stream, record);
-            }
-            byte[] bytes = stream.toByteArray();
+            byte[] bytes = randomRecords(seed, random, sent);
             UnpooledByteBufAllocator allocator = new UnpooledByteBufAllocator(true);
             ReceiveBuffers buffers = new ReceiveBuffers(4 << 20);
             EmbeddedChannel channel = new EmbeddedChannel(new RecordDecoder(LIMITS, buffers));
@@ -80,24 +107,7 @@ class RecordDecoderTest {
                 channel.writeInbound(read);
                 at += length;
             }
-            List<RpcRecord> received = new ArrayList<>();
-            for (Object record; (record = channel.readInbound()) != null; ) {
-                received.add((RpcRecord) record);
-            }
-            assertThat(received).as("seed %d", seed).hasSize(sent.size());
-            for (int i = 0; i < sent.size(); i++) {
-                RpcRecord record = received.get(i);
-                assertThat(record.header().getCallId()).as("seed %d record %d", seed, i).isEqualTo(sent.get(i).callId());
-                assertThat(bytesOf(record.message())).isEqualTo(sent.get(i).message());
-                assertThat(bytesOf(record.data())).as("seed %d record %d data", seed, i).isEqualTo(sent.get(i).data());
-                if (sent.get(i).data().length >= RecordDecoder.OWN_BUFFER_DATA_BYTES_MIN) {
-                    ByteBuffer data = record.data().nioBuffer();
-                    assertThat(data.isDirect()).isTrue();
-                    assertThat(data.alignmentOffset(0, RecordDecoder.DATA_ALIGNMENT_BYTES)).as("seed %d record %d",
-                            seed, i).isZero();
-                }
-                record.release();
-            }
+            assertReceivedWholeAndAlignedAndRelease(channel, sent, seed);
             assertThat(channel.finish()).isFalse();
             assertThat(allocator.metric().usedDirectMemory()).as("seed %d", seed).isZero();
             assertThat(buffers.buffersInUse()).as("seed %d", seed).isZero();
@@ -115,18 +125,9 @@ class RecordDecoderTest {
         for (int seed = 0; seed < 40; seed++) {
             SplittableRandom random = new SplittableRandom(seed);
             List<Sent> sent = new ArrayList<>();
-            ByteArrayOutputStream stream = new ByteArrayOutputStream();
-            long largeDataBytes = 0;
-            for (int i = 0; i < 12; i++) {
-                int dataLength = DATA_LENGTHS[random.nextInt(DATA_LENGTHS.length)];
-                Sent record = new Sent(seed * 100L + i + 1, pattern(random.nextInt(200), i), pattern(dataLength, seed + i));
-                sent.add(record);
-                record(stream, record);
-                if (dataLength >= RecordDecoder.OWN_BUFFER_DATA_BYTES_MIN) {
-                    largeDataBytes += dataLength;
-                }
-            }
-            byte[] bytes = stream.toByteArray();
+            byte[] bytes = randomRecords(seed, random, sent);
+            long largeDataBytes = sent.stream().mapToLong(record -> record.data().length)
+                    .filter(length -> length >= RecordDecoder.OWN_BUFFER_DATA_BYTES_MIN).sum();
             UnpooledByteBufAllocator allocator = new UnpooledByteBufAllocator(true);
             ReceiveBuffers buffers = new ReceiveBuffers(4 << 20);
             RecordDecoder decoder = new RecordDecoder(LIMITS, buffers);
@@ -141,22 +142,7 @@ class RecordDecoderTest {
                 at += length;
                 channel.writeInbound(read);
             }
-            List<RpcRecord> received = new ArrayList<>();
-            for (Object record; (record = channel.readInbound()) != null; ) {
-                received.add((RpcRecord) record);
-            }
-            assertThat(received).as("seed %d", seed).hasSize(sent.size());
-            for (int i = 0; i < sent.size(); i++) {
-                RpcRecord record = received.get(i);
-                assertThat(record.header().getCallId()).as("seed %d record %d", seed, i).isEqualTo(sent.get(i).callId());
-                assertThat(bytesOf(record.message())).isEqualTo(sent.get(i).message());
-                assertThat(bytesOf(record.data())).as("seed %d record %d data", seed, i).isEqualTo(sent.get(i).data());
-                if (sent.get(i).data().length >= RecordDecoder.OWN_BUFFER_DATA_BYTES_MIN) {
-                    assertThat(record.data().nioBuffer().alignmentOffset(0, RecordDecoder.DATA_ALIGNMENT_BYTES))
-                            .as("seed %d record %d", seed, i).isZero();
-                }
-                record.release();
-            }
+            assertReceivedWholeAndAlignedAndRelease(channel, sent, seed);
             assertThat(decoder.bytesReadInPlace() + decoder.bytesCopiedInPlace()).as("seed %d", seed)
                     .isEqualTo(largeDataBytes);
             if (largeDataBytes > 0) {
