@@ -3,7 +3,12 @@ package org.xtreemfs.foundation.rpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -46,6 +51,41 @@ class RecordDecoderTest {
         return bytes;
     }
 
+    /** Twelve records of random sizes (the data lengths from DATA_LENGTHS) into {@code sent}; returns their bytes. */
+    private static byte[] randomRecords(int seed, SplittableRandom random, List<Sent> sent) {
+        ByteArrayOutputStream stream = new ByteArrayOutputStream();
+        for (int i = 0; i < 12; i++) {
+            int dataLength = DATA_LENGTHS[random.nextInt(DATA_LENGTHS.length)];
+            Sent record = new Sent(seed * 100L + i + 1, // call id 0 would be an empty header
+                    pattern(random.nextInt(200), i), pattern(dataLength, seed + i));
+            sent.add(record);
+            record(stream, record);
+        }
+        return stream.toByteArray();
+    }
+
+    /** The channel's records are {@code sent}, in order, large data in aligned direct memory; releases them. */
+    private static void assertReceivedWholeAndAlignedAndRelease(EmbeddedChannel channel, List<Sent> sent, int seed) {
+        List<RpcRecord> received = new ArrayList<>();
+        for (Object record; (record = channel.readInbound()) != null; ) {
+            received.add((RpcRecord) record);
+        }
+        assertThat(received).as("seed %d", seed).hasSize(sent.size());
+        for (int i = 0; i < sent.size(); i++) {
+            RpcRecord record = received.get(i);
+            assertThat(record.header().getCallId()).as("seed %d record %d", seed, i).isEqualTo(sent.get(i).callId());
+            assertThat(bytesOf(record.message())).isEqualTo(sent.get(i).message());
+            assertThat(bytesOf(record.data())).as("seed %d record %d data", seed, i).isEqualTo(sent.get(i).data());
+            if (sent.get(i).data().length >= RecordDecoder.OWN_BUFFER_DATA_BYTES_MIN) {
+                ByteBuffer data = record.data().nioBuffer();
+                assertThat(data.isDirect()).isTrue();
+                assertThat(data.alignmentOffset(0, RecordDecoder.DATA_ALIGNMENT_BYTES)).as("seed %d record %d",
+                        seed, i).isZero();
+            }
+            record.release();
+        }
+    }
+
     @Test
     void recordsCutAnywhereDecodeWholeWithLargeDataAlignedInABufferOfItsOwn() {
         // Proves every record arrives whole and in order however the stream is cut into reads (the large data
@@ -54,17 +94,10 @@ class RecordDecoderTest {
         for (int seed = 0; seed < 40; seed++) {
             SplittableRandom random = new SplittableRandom(seed);
             List<Sent> sent = new ArrayList<>();
-            ByteArrayOutputStream stream = new ByteArrayOutputStream();
-            for (int i = 0; i < 12; i++) {
-                int dataLength = DATA_LENGTHS[random.nextInt(DATA_LENGTHS.length)];
-                Sent record = new Sent(seed * 100L + i + 1, // call id 0 would be an empty header
-                        pattern(random.nextInt(200), i), pattern(dataLength, seed + i));
-                sent.add(record);
-                record(stream, record);
-            }
-            byte[] bytes = stream.toByteArray();
+            byte[] bytes = randomRecords(seed, random, sent);
             UnpooledByteBufAllocator allocator = new UnpooledByteBufAllocator(true);
-            EmbeddedChannel channel = new EmbeddedChannel(new RecordDecoder(LIMITS));
+            ReceiveBuffers buffers = new ReceiveBuffers(4 << 20);
+            EmbeddedChannel channel = new EmbeddedChannel(new RecordDecoder(LIMITS, buffers));
             channel.config().setAllocator(allocator);
             int largestRead = random.nextBoolean() ? 70_000 : 1_500_000;
             for (int at = 0; at < bytes.length; ) {
@@ -74,27 +107,82 @@ class RecordDecoderTest {
                 channel.writeInbound(read);
                 at += length;
             }
-            List<RpcRecord> received = new ArrayList<>();
-            for (Object record; (record = channel.readInbound()) != null; ) {
-                received.add((RpcRecord) record);
+            assertReceivedWholeAndAlignedAndRelease(channel, sent, seed);
+            assertThat(channel.finish()).isFalse();
+            assertThat(allocator.metric().usedDirectMemory()).as("seed %d", seed).isZero();
+            assertThat(buffers.buffersInUse()).as("seed %d", seed).isZero();
+        }
+    }
+
+    @Test
+    void largeSegmentsAreReadFromTheSocketIntoTheirPlaceAndNeverPastTheirEnd() {
+        // Proves what the OSD's sequential writes rely on: with the decoder reading its socket first-hand, Netty's read
+        // loop is handed the unfilled rest of a large segment's buffer, so those bytes land in place with no copy (only
+        // what arrived with the header is copied), a read never takes bytes of the next record (a handed-out buffer
+        // holds at most the segment's rest), and every record still arrives whole, aligned and in order. The reads
+        // here imitate Netty's loop: allocate from the channel's receive allocator, fill what the socket holds (a
+        // random amount), pass the buffer on.
+        for (int seed = 0; seed < 40; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            List<Sent> sent = new ArrayList<>();
+            byte[] bytes = randomRecords(seed, random, sent);
+            long largeDataBytes = sent.stream().mapToLong(record -> record.data().length)
+                    .filter(length -> length >= RecordDecoder.OWN_BUFFER_DATA_BYTES_MIN).sum();
+            UnpooledByteBufAllocator allocator = new UnpooledByteBufAllocator(true);
+            ReceiveBuffers buffers = new ReceiveBuffers(4 << 20);
+            RecordDecoder decoder = new RecordDecoder(LIMITS, buffers);
+            EmbeddedChannel channel = new EmbeddedChannel(decoder);
+            channel.config().setAllocator(allocator);
+            RecvByteBufAllocator.Handle reads = channel.config().getRecvByteBufAllocator().newHandle();
+            int socketHoldsMax = random.nextBoolean() ? 70_000 : 1_500_000;
+            for (int at = 0; at < bytes.length; ) {
+                ByteBuf read = reads.allocate(allocator);
+                int length = Math.min(Math.min(bytes.length - at, read.writableBytes()), 1 + random.nextInt(socketHoldsMax));
+                read.writeBytes(bytes, at, length);
+                at += length;
+                channel.writeInbound(read);
             }
-            assertThat(received).as("seed %d", seed).hasSize(sent.size());
-            for (int i = 0; i < sent.size(); i++) {
-                RpcRecord record = received.get(i);
-                assertThat(record.header().getCallId()).as("seed %d record %d", seed, i).isEqualTo(sent.get(i).callId());
-                assertThat(bytesOf(record.message())).isEqualTo(sent.get(i).message());
-                assertThat(bytesOf(record.data())).as("seed %d record %d data", seed, i).isEqualTo(sent.get(i).data());
-                if (sent.get(i).data().length >= RecordDecoder.OWN_BUFFER_DATA_BYTES_MIN) {
-                    ByteBuffer data = record.data().nioBuffer();
-                    assertThat(data.isDirect()).isTrue();
-                    assertThat(data.alignmentOffset(0, RecordDecoder.DATA_ALIGNMENT_BYTES)).as("seed %d record %d",
-                            seed, i).isZero();
-                }
-                record.release();
+            assertReceivedWholeAndAlignedAndRelease(channel, sent, seed);
+            assertThat(decoder.bytesReadInPlace() + decoder.bytesCopiedInPlace()).as("seed %d", seed)
+                    .isEqualTo(largeDataBytes);
+            if (largeDataBytes > 0) {
+                // At most what a read of the usual size (64 KiB) brought with a header is copied per segment.
+                assertThat(decoder.bytesReadInPlace()).as("seed %d", seed).isGreaterThan(largeDataBytes / 2);
             }
             assertThat(channel.finish()).isFalse();
             assertThat(allocator.metric().usedDirectMemory()).as("seed %d", seed).isZero();
+            assertThat(buffers.buffersInUse()).as("seed %d", seed).isZero();
         }
+    }
+
+    @Test
+    void behindAHandlerThatReadsTheBytesSegmentsAreCopiedAndTheReceiveAllocatorIsLeftAlone() {
+        // Proves a TLS handler (or any handler before the decoder that takes the socket's bytes) never gets a segment's
+        // buffer to read into: the socket's bytes would be ciphertext. The decoder leaves the channel's allocator as it
+        // is and copies the segments into place.
+        ChannelInboundHandlerAdapter readsBytes = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext context, Object message) {
+                context.fireChannelRead(message);
+            }
+        };
+        ReceiveBuffers buffers = new ReceiveBuffers(4 << 20);
+        RecordDecoder decoder = new RecordDecoder(LIMITS, buffers);
+        EmbeddedChannel channel = new EmbeddedChannel(readsBytes, decoder);
+        assertThat((Object) channel.config().getRecvByteBufAllocator()).isInstanceOf(AdaptiveRecvByteBufAllocator.class);
+        Sent sent = new Sent(3, pattern(20, 1), pattern(1 << 20, 2));
+        ByteArrayOutputStream stream = new ByteArrayOutputStream();
+        record(stream, sent);
+        byte[] bytes = stream.toByteArray();
+        for (int at = 0; at < bytes.length; at += 65_536) {
+            channel.writeInbound(Unpooled.copiedBuffer(bytes, at, Math.min(65_536, bytes.length - at)));
+        }
+        RpcRecord record = channel.readInbound();
+        assertThat(bytesOf(record.data())).isEqualTo(sent.data());
+        record.release();
+        assertThat(decoder.bytesReadInPlace()).isZero();
+        assertThat(decoder.bytesCopiedInPlace()).isEqualTo(1 << 20);
+        assertThat(buffers.buffersInUse()).isZero();
     }
 
     @Test
@@ -106,15 +194,18 @@ class RecordDecoderTest {
         record(stream, sent);
         byte[] bytes = stream.toByteArray();
         UnpooledByteBufAllocator allocator = new UnpooledByteBufAllocator(true);
-        EmbeddedChannel channel = new EmbeddedChannel(new RecordDecoder(LIMITS));
+        ReceiveBuffers buffers = new ReceiveBuffers(4 << 20);
+        EmbeddedChannel channel = new EmbeddedChannel(new RecordDecoder(LIMITS, buffers));
         channel.config().setAllocator(allocator);
         ByteBuf read = allocator.directBuffer(bytes.length / 2);
         read.writeBytes(bytes, 0, bytes.length / 2);
         channel.writeInbound(read);
         assertThat((Object) channel.readInbound()).isNull();
-        assertThat(allocator.metric().usedDirectMemory()).isGreaterThanOrEqualTo(1 << 20);
+        assertThat(buffers.buffersInUse()).isEqualTo(1);
         channel.close();
         channel.finish();
         assertThat(allocator.metric().usedDirectMemory()).isZero();
+        assertThat(buffers.buffersInUse()).isZero();
+        assertThat(buffers.idleBytes()).as("its memory kept for the next segment").isEqualTo(1 << 20);
     }
 }

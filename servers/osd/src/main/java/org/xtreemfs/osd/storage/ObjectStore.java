@@ -232,7 +232,7 @@ public final class ObjectStore implements ObjectStorage {
         this.createOptions = Set.copyOf(create);
         this.openFiles = new OpenObjectFiles(Math.min(openObjectFilesMax, openObjectFilesBound()));
         // Background forces only on the real disk: an emulated device's model charges every flush to the fsync.
-        this.dirtyObjects = new DirtyObjects((fileId, objectNumbers) -> forceAll(fileFolder(fileId), objectNumbers),
+        this.dirtyObjects = new DirtyObjects(this::forceAll,
                 device == StorageDevice.NONE ? BACKGROUND_FORCE_THREADS : 0, FSYNC_PARALLELISM);
         PrivateFiles.folder(root);
         this.directWriteAlignmentBytes = directIo || device != StorageDevice.NONE ? 0 : directWriteAlignment(root);
@@ -636,9 +636,10 @@ public final class ObjectStore implements ObjectStorage {
     }
 
     /**
-     * Opens (creating it, 0600, and its folders, 0700) the object's file with {@code options}; sets
-     * {@code objectCreated[0]} when the file did not exist. With {@code sync} a new folder is forced before any other
-     * write of the file can see it and rely on its entry being durable.
+     * Opens (creating it, 0600, and its folders, 0700) the object's file with {@code options}. With {@code sync}, sets
+     * {@code objectCreated[0]} when the file did not exist, and forces a new folder before any other write of the file
+     * can see it and rely on its entry being durable. Without it, the existence is not looked up: on Java 17 a stat of
+     * a path that does not exist throws and catches a NoSuchFileException, once per new object of a sequential write.
      */
     private FileChannel openForWrite(String fileId, long objectNumber, Set<OpenOption> options, boolean sync,
             boolean[] objectCreated) throws IOException {
@@ -652,7 +653,9 @@ public final class ObjectStore implements ObjectStorage {
             }
         }
         Path object = folder.resolve(Long.toString(objectNumber));
-        objectCreated[0] = !Files.exists(object);
+        if (sync) { // only a synced write forces the folder entry of an object it created (write)
+            objectCreated[0] = !Files.exists(object);
+        }
         return FileChannel.open(object, options, PrivateFiles.fileAttribute());
     }
 
@@ -786,7 +789,7 @@ public final class ObjectStore implements ObjectStorage {
         try {
             Path folder = fileFolder(fileId);
             if (Files.isDirectory(folder)) {
-                dirtyObjects.fsync(fileId, () -> storedObjects(fileId), objects -> forceAll(folder, objects));
+                dirtyObjects.fsync(fileId, () -> storedObjects(fileId), objects -> forceAll(fileId, objects));
                 forceFolders(folder);
             }
             metadataStore.sync();
@@ -796,23 +799,23 @@ public final class ObjectStore implements ObjectStorage {
     }
 
     /**
-     * Forces the objects {@code objectNumbers} of the file folder {@code folder}, {@link #FSYNC_PARALLELISM} at a time,
-     * and returns once every one is on stable storage; throws the first failure (after every force has ended, so
-     * none runs on after the caller was answered).
+     * Forces the objects {@code objectNumbers} of the file, {@link #FSYNC_PARALLELISM} at a time, and returns once every
+     * one is on stable storage; throws the first failure (after every force has ended, so none runs on after the caller
+     * was answered).
      */
-    private void forceAll(Path folder, List<Long> objectNumbers) throws IOException {
+    private void forceAll(String fileId, List<Long> objectNumbers) throws IOException {
+        Path folder = fileFolder(fileId);
         if (objectNumbers.size() <= 1) {
             for (long objectNumber : objectNumbers) {
-                forceFile(folder.resolve(Long.toString(objectNumber)));
+                forceObject(fileId, folder, objectNumber);
             }
             return;
         }
         ThreadPoolExecutor threads = fsyncThreads();
         List<Future<?>> forces = new ArrayList<>(objectNumbers.size());
         for (long objectNumber : objectNumbers) {
-            Path object = folder.resolve(Long.toString(objectNumber));
             forces.add(threads.submit(() -> {
-                forceFile(object);
+                forceObject(fileId, folder, objectNumber);
                 return null;
             }));
         }
@@ -839,6 +842,25 @@ public final class ObjectStore implements ObjectStorage {
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /**
+     * Forces one object: through its channel in the open-file cache when it is there (the write that completed the
+     * object left it there), else through a channel opened for the purpose. Opening the object again was one of the
+     * OSD's two openat per MiB of a sequential write (tests/bench/fuse/README.md, session 12). Either way the file's
+     * data and inode are forced (fsync does not depend on how the descriptor was opened, O_DIRECT or not).
+     */
+    private void forceObject(String fileId, Path folder, long objectNumber) throws IOException {
+        OpenObjectFiles.Handle cached = openFiles.acquireCached(fileId, objectNumber);
+        if (cached == null) {
+            forceFile(folder.resolve(Long.toString(objectNumber)));
+            return;
+        }
+        try {
+            cached.channel().force(true);
+        } finally {
+            openFiles.release(cached);
         }
     }
 

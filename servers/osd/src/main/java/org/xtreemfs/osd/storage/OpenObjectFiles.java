@@ -149,6 +149,21 @@ final class OpenObjectFiles implements AutoCloseable {
         return result;
     }
 
+    /**
+     * A cached channel of the object for one use (its ordinary one, else its O_DIRECT one), without opening any: null
+     * when neither is cached. The caller must {@link #release} it exactly once.
+     */
+    synchronized Handle acquireCached(String fileId, long objectNumber) {
+        Handle cached = handles.get(new ObjectKey(fileId, objectNumber, false));
+        if (cached == null) {
+            cached = handles.get(new ObjectKey(fileId, objectNumber, true));
+        }
+        if (cached != null) {
+            cached.users++;
+        }
+        return cached;
+    }
+
     /** Ends one use of a handle from {@link #acquire}; closes it if it was dropped and this was the last use. */
     void release(Handle handle) {
         boolean close;

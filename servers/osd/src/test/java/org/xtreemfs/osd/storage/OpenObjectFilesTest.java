@@ -50,6 +50,30 @@ class OpenObjectFilesTest {
     }
 
     @Test
+    void acquiringACachedChannelOpensNothingAndKeepsItOpenUntilItsRelease() throws IOException {
+        // What an object's background force relies on (ObjectStore.forceObject): it gets the channel the write left in
+        // the cache (the ordinary one first, else the O_DIRECT one), never an opened one, and the channel stays open
+        // through the force even when the file is forgotten (deleted or truncated) meanwhile.
+        OpenObjectFiles files = new OpenObjectFiles(4);
+        assertThat(files.acquireCached("f", 0)).isNull();
+        files.release(files.acquireDirect("f", 0, opener("direct")));
+        OpenObjectFiles.Handle direct = files.acquireCached("f", 0);
+        assertThat(direct.channel()).isSameAs(openedChannels.get(0));
+        files.release(direct);
+        files.release(files.acquire("f", 0, opener("ordinary")));
+        OpenObjectFiles.Handle ordinary = files.acquireCached("f", 0);
+        assertThat(ordinary.channel()).isSameAs(openedChannels.get(1));
+        assertThat(files.openedCount()).isEqualTo(2);
+        files.forget("f");
+        assertThat(ordinary.channel().isOpen()).isTrue();
+        ordinary.channel().force(true);
+        files.release(ordinary);
+        assertThat(openedChannels).noneMatch(FileChannel::isOpen);
+        assertThat(files.acquireCached("f", 0)).isNull();
+        files.close();
+    }
+
+    @Test
     void aChannelInUseIsNeverClosedUnderItsUserButAtItsLastRelease() throws IOException {
         OpenObjectFiles files = new OpenObjectFiles(1);
         OpenObjectFiles.Handle held = files.acquire("f", 0, opener("a"));

@@ -82,6 +82,39 @@ class RoleLayoutStorageTest {
         }
     }
 
+    // The place of an object neither layout holds in memory: with the log holding some of the file, an object file
+    // that exists is written where it is and a new object goes to the log; without, both go to the file's folder, and
+    // only a file this OSD holds nothing of is placed by its role (forObject looks the object's path up only in the
+    // first case).
+    @Test
+    void anObjectIsWrittenWhereItIsAndANewOneWhereTheFilesOthersAre() throws Exception {
+        try (ObjectStore conventional = ObjectStore.open(root)) {
+            conventional.write("v:mixed", LAYOUT, 0, 0, ByteBuffer.wrap(bytes(1, OBJECT)), 0, true);
+            conventional.write("v:folder", LAYOUT, 0, 0, ByteBuffer.wrap(bytes(2, OBJECT)), 0, true);
+        }
+        Path mixedFolder = root.resolve(conventionalPath("v:mixed"));
+        Path folderFolder = root.resolve(conventionalPath("v:folder"));
+        try (RoleLayoutStorage storage = RoleLayoutStorage.open(root, StorageDevice.NONE, OPTIONS)) {
+            // A file split over both layouts (two first writes raced under different roles): object 5 in the log.
+            storage.log().write("v:mixed", LAYOUT, 5, 0, ByteBuffer.wrap(bytes(3, OBJECT)), 0, true);
+            write(storage.forRole(ReplicaRole.HEAD), "v:mixed", 0, bytes(4, 10));
+            write(storage.forRole(ReplicaRole.HEAD), "v:mixed", 7, bytes(5, OBJECT));
+            write(storage.forRole(ReplicaRole.TAIL), "v:folder", 0, bytes(6, 10));
+            write(storage.forRole(ReplicaRole.TAIL), "v:folder", 3, bytes(7, OBJECT));
+            write(storage.forRole(ReplicaRole.TAIL), "v:new", 0, bytes(8, OBJECT));
+            assertThat(storage.log().storedObjects("v:mixed")).containsExactly(5L, 7L);
+            assertThat(Files.exists(mixedFolder.resolve("7"))).isFalse();
+            byte[] expected = bytes(1, OBJECT);
+            System.arraycopy(bytes(4, 10), 0, expected, 0, 10);
+            assertThat(storage.read("v:mixed", LAYOUT, 0, 0, OBJECT)).isEqualTo(expected);
+            assertThat(storage.read("v:mixed", LAYOUT, 7, 0, OBJECT)).isEqualTo(bytes(5, OBJECT));
+            assertThat(storage.log().exists("v:folder")).isFalse();
+            assertThat(Files.exists(folderFolder.resolve("3"))).isTrue();
+            assertThat(storage.read("v:folder", LAYOUT, 3, 0, OBJECT)).isEqualTo(bytes(7, OBJECT));
+            assertThat(storage.log().storedObjects("v:new")).containsExactly(0L);
+        }
+    }
+
     private static void write(ObjectStorage storage, String fileId, long object, byte[] data) throws Exception {
         storage.write(fileId, LAYOUT, object, 0, ByteBuffer.wrap(data), 1, true);
     }
