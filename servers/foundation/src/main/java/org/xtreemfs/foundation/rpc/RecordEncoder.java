@@ -52,6 +52,30 @@ final class RecordEncoder {
     }
 
     /**
+     * A record whose data segment of at most {@code dataBytesMax} bytes is written in place behind the prefix, from
+     * {@link #dataStart} on; {@link #dataWritten} then sets its length. The marker's data length is a fixed-width
+     * field, so the prefix is the same whatever length the data turns out to have.
+     */
+    static ByteBuf encodeWithDataRoom(ByteBufAllocator allocator, RpcHeader header, MessageLite message,
+            int dataBytesMax) {
+        return encodePrefix(allocator, header, message, dataBytesMax, dataBytesMax);
+    }
+
+    /** Where the data segment of a record from {@link #encodeWithDataRoom} starts. */
+    static int dataStart(ByteBuf record) {
+        return record.writerIndex();
+    }
+
+    /** Ends a record from {@link #encodeWithDataRoom} after {@code dataLength} bytes were written at its data start. */
+    static void dataWritten(ByteBuf record, int dataLength) {
+        record.setInt(DATA_LENGTH_INDEX, dataLength);
+        record.writerIndex(record.writerIndex() + dataLength);
+    }
+
+    /** The marker's data length: its third 4-byte field (header, message, data lengths; {@link RecordMarker}). */
+    private static final int DATA_LENGTH_INDEX = 8;
+
+    /**
      * The record's marker, header and message, for a data segment of {@code dataLength} bytes that the caller sends
      * behind it (a {@link FileSegment}), with room for {@code spareBytes} more.
      */
@@ -62,19 +86,64 @@ final class RecordEncoder {
         int prefixLength = RecordMarker.SIZE_BYTES + headerLength + messageLength;
         ByteBuf prefix = allocator.buffer(prefixLength + spareBytes, prefixLength + spareBytes);
         try {
-            prefix.writeInt(headerLength).writeInt(messageLength).writeInt(dataLength);
-            CodedOutputStream stream = CodedOutputStream.newInstance(
-                    prefix.nioBuffer(prefix.writerIndex(), headerLength + messageLength));
+            writePrefix(prefix, header, headerLength, message, messageLength, dataLength);
+            return prefix;
+        } catch (RuntimeException e) {
+            prefix.release();
+            throw e;
+        }
+    }
+
+    /** Bytes of a record with this header and message and a data segment of {@code dataLength} bytes. */
+    static int recordLength(RpcHeader header, MessageLite message, int dataLength) {
+        return RecordMarker.SIZE_BYTES + header.getSerializedSize() + (message == null ? 0 : message.getSerializedSize())
+                + dataLength;
+    }
+
+    /**
+     * Appends a whole record to {@code target}, {@code data} (up to {@link #COPIED_DATA_BYTES_MAX} bytes, or null)
+     * copied behind the message; {@code target} must have {@link #recordLength} bytes writable. {@code data} is
+     * released; on failure {@code target} is left as it was.
+     */
+    static void appendTo(ByteBuf target, RpcHeader header, MessageLite message, ByteBuf data) {
+        int start = target.writerIndex();
+        try {
+            int dataLength = data == null ? 0 : data.readableBytes();
+            if (dataLength > COPIED_DATA_BYTES_MAX) {
+                throw new IllegalArgumentException("data segment of " + dataLength + " bytes is appended only up to "
+                        + COPIED_DATA_BYTES_MAX);
+            }
+            writePrefix(target, header, header.getSerializedSize(), message,
+                    message == null ? 0 : message.getSerializedSize(), dataLength);
+            if (dataLength > 0) {
+                target.writeBytes(data, data.readerIndex(), dataLength);
+            }
+        } catch (RuntimeException e) {
+            target.writerIndex(start);
+            throw e;
+        } finally {
+            RpcRecord.releaseQuietly(data);
+        }
+    }
+
+    /**
+     * Writes marker, header and message at {@code target}'s writer index, which it moves behind them. Header and
+     * message are serialised straight into the buffer's memory (see the class comment).
+     */
+    private static void writePrefix(ByteBuf target, RpcHeader header, int headerLength, MessageLite message,
+            int messageLength, int dataLength) {
+        target.writeInt(headerLength).writeInt(messageLength).writeInt(dataLength);
+        CodedOutputStream stream = CodedOutputStream.newInstance(
+                target.nioBuffer(target.writerIndex(), headerLength + messageLength));
+        try {
             header.writeTo(stream);
             if (message != null) {
                 message.writeTo(stream);
             }
-            stream.checkNoSpaceLeft(); // the sizes computed above were written exactly
-            prefix.writerIndex(prefixLength);
-            return prefix;
-        } catch (IOException | RuntimeException e) {
-            prefix.release();
-            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
+        stream.checkNoSpaceLeft(); // the sizes computed above were written exactly
+        target.writerIndex(target.writerIndex() + headerLength + messageLength);
     }
 }

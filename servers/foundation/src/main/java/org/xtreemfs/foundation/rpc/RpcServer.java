@@ -56,6 +56,7 @@ public final class RpcServer implements AutoCloseable {
     private final AtomicLong readPauses = new AtomicLong();
     private final AtomicLong plainClientsRefused = new AtomicLong();
     private final AtomicLong unreadReplyClosures = new AtomicLong();
+    private final AtomicLong batchedReplies = new AtomicLong();
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
@@ -142,6 +143,11 @@ public final class RpcServer implements AutoCloseable {
     /** Connections closed because their unsent replies passed the close bound (a client that does not read). */
     public long unreadReplyClosures() {
         return unreadReplyClosures.get();
+    }
+
+    /** Replies sent in a read batch's one buffer rather than one by one (see {@link ReplyWriter#sendInBatch}). */
+    public long batchedReplies() {
+        return batchedReplies.get();
     }
 
     @Override
@@ -249,7 +255,8 @@ public final class RpcServer implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext context, RpcRecord record) {
-            new RpcCall(record, context.channel(), new ReplyWriter(context.channel()), () -> { }, System.nanoTime())
+            new RpcCall(record, context.channel(), new ReplyWriter(context.channel(), batchedReplies), () -> { },
+                    System.nanoTime())
                     .fail(RpcException.authFailed(
                     serviceName + " at port " + boundAddress().getPort() + " speaks TLS only; this client connected without"
                             + " TLS (give it the cluster's CA: --tls-ca, or ClientOptions.tls)"));
@@ -268,7 +275,12 @@ public final class RpcServer implements AutoCloseable {
 
         Dispatcher(Channel channel) {
             super(false);
-            this.replies = new ReplyWriter(channel);
+            this.replies = new ReplyWriter(channel, batchedReplies);
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext context) {
+            replies.discardBatch();
         }
 
         @Override

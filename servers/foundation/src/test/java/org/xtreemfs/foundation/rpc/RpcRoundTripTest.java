@@ -32,6 +32,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.xtreemfs.interfaces.rpc.Empty;
 import org.xtreemfs.interfaces.rpc.ErrorType;
+import org.xtreemfs.interfaces.rpc.MessageType;
+import org.xtreemfs.interfaces.rpc.RequestHeader;
+import org.xtreemfs.interfaces.rpc.RpcHeader;
 import org.xtreemfs.interfaces.rpc.UserCredentials;
 
 class RpcRoundTripTest {
@@ -44,6 +47,11 @@ class RpcRoundTripTest {
     /** Answers the range [offset, offset + length) of {@link #segmentFile} sent from the file (uid: offset, gid: length). */
     private static final int FILE_SEGMENT = 6;
     private static final int SEGMENT_FILE_BYTES = 4 << 20;
+    /**
+     * Answers with a data segment written in place into a prepared response with room for gid bytes: uid bytes of
+     * {@link #preparedByte} (username "discard": the prepared response is closed unsent and the call failed).
+     */
+    private static final int PREPARED = 7;
 
     @TempDir
     Path folder;
@@ -105,6 +113,31 @@ class RpcRoundTripTest {
                         call.respond(request, segment); // on the event loop
                     } else {
                         CompletableFuture.runAsync(() -> call.respond(request, segment)); // as a storage thread does
+                    }
+                })
+                .handle(INTERFACE, PREPARED, call -> {
+                    UserCredentials request = call.request(UserCredentials.parser());
+                    Runnable answer = () -> {
+                        try (RpcCall.PreparedResponse response = call.prepareResponse(request, request.getGid())) {
+                            java.nio.ByteBuffer target = response.dataTarget();
+                            assertThat(target.remaining()).isEqualTo(request.getGid());
+                            if (request.getUsername().equals("discard")) {
+                                target.put((byte) 1);
+                                return; // closed unsent; failed below
+                            }
+                            for (int i = 0; i < request.getUid(); i++) {
+                                target.put(preparedByte(i));
+                            }
+                            response.send(request.getUid());
+                        }
+                    };
+                    if (request.getUsername().equals("discard")) {
+                        answer.run();
+                        call.fail(RpcException.errno(Errno.EIO, "read failed after preparing"));
+                    } else if (request.getUid() % 2 == 0) {
+                        answer.run(); // on the event loop
+                    } else {
+                        CompletableFuture.runAsync(answer); // as a storage thread does
                     }
                 })
                 .handle(INTERFACE, BLOCK_UNTIL_RELEASED, call -> {
@@ -176,6 +209,94 @@ class RpcRoundTripTest {
                 assertThat(segmentsReleased.get()).isEqualTo(1));
         assertThat(RpcClient.await(client.callParsed(address, INTERFACE, ECHO, null, user("after"),
                 UserCredentials.parser(), 10_000)).getUsername()).isEqualTo("after");
+    }
+
+    private static byte preparedByte(int index) {
+        return (byte) (index * 31 + 7);
+    }
+
+    // Responses whose data the handler writes in place (RpcCall.prepareResponse, as the OSD's object reads do), from
+    // the event loop and from other threads, mixed with other replies on one connection: each carries its message and
+    // exactly the bytes sent (fewer than the room, none, or all of it), and one closed unsent lets the call be failed.
+    @Test
+    void preparedResponsesCarryExactlyTheDataWrittenInPlace() throws Exception {
+        int[][] cases = {{0, 0}, {0, 4096}, {1, 4096}, {4096, 4096}, {4095, 8192}, {65_536, 65_536}, {3, 100_000}};
+        List<CompletableFuture<RpcResponse>> prepared = new ArrayList<>();
+        List<CompletableFuture<UserCredentials>> echoes = new ArrayList<>();
+        for (int[] sizes : cases) {
+            prepared.add(client.call(address, INTERFACE, PREPARED, null, UserCredentials.newBuilder()
+                    .setUsername("p" + sizes[0]).setUid(sizes[0]).setGid(sizes[1]).build(), null, 10_000));
+            echoes.add(client.callParsed(address, INTERFACE, ECHO, null, user("e" + sizes[0]), UserCredentials.parser(),
+                    10_000));
+        }
+        for (int c = 0; c < cases.length; c++) {
+            int written = cases[c][0];
+            byte[] expected = new byte[written];
+            for (int i = 0; i < written; i++) {
+                expected[i] = preparedByte(i);
+            }
+            try (RpcResponse response = RpcClient.await(prepared.get(c))) {
+                assertThat(response.message(UserCredentials.parser()).getUsername()).isEqualTo("p" + written);
+                assertThat(response.dataBytes()).as("%d of %d bytes", written, cases[c][1]).isEqualTo(expected);
+            }
+            assertThat(RpcClient.await(echoes.get(c)).getUsername()).isEqualTo("e" + written);
+        }
+        assertThatThrownBy(() -> RpcClient.await(client.call(address, INTERFACE, PREPARED, null,
+                UserCredentials.newBuilder().setUsername("discard").setUid(1).setGid(4096).build(), null, 10_000)))
+                .isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.getMessage())
+                        .contains("read failed after preparing"));
+        assertEchoWorks();
+    }
+
+    // Requests that arrive together (one write of 40 pipelined requests with 4 KiB of data each) are answered on the
+    // event loop within one read batch: their replies go out appended in the batch's buffers (160 KiB: more than one
+    // ReplyWriter.BATCH_BUFFER_BYTES), each whole, with its own call id, message and data.
+    @Test
+    void repliesOfRequestsReadTogetherLeaveInTheBatchsBuffersEachWhole() throws Exception {
+        int requests = 40;
+        java.io.ByteArrayOutputStream frames = new java.io.ByteArrayOutputStream();
+        for (int callId = 1; callId <= requests; callId++) {
+            RpcHeader header = RpcHeader.newBuilder().setCallId(callId).setMessageType(MessageType.REQUEST)
+                    .setRequestHeader(RequestHeader.newBuilder().setInterfaceId(INTERFACE).setProcedureId(ECHO)
+                            .setUserCredentials(UserCredentials.getDefaultInstance()).setTimeoutMs(10_000))
+                    .build();
+            io.netty.buffer.ByteBuf frame = RecordEncoder.encode(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT,
+                    header, user("u" + callId), Unpooled.wrappedBuffer(echoData(callId)));
+            frames.write(io.netty.buffer.ByteBufUtil.getBytes(frame));
+            frame.release();
+        }
+        long batchedBefore = server.batchedReplies();
+        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(frames.toByteArray());
+            socket.getOutputStream().flush();
+            java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+            boolean[] answered = new boolean[requests + 1];
+            for (int i = 0; i < requests; i++) {
+                byte[] header = new byte[in.readInt()];
+                byte[] message = new byte[in.readInt()];
+                byte[] data = new byte[in.readInt()];
+                in.readFully(header);
+                in.readFully(message);
+                in.readFully(data);
+                RpcHeader reply = RpcHeader.parseFrom(header);
+                int callId = Math.toIntExact(reply.getCallId());
+                assertThat(reply.getMessageType()).isEqualTo(MessageType.RESPONSE);
+                assertThat(reply.hasErrorResponse()).as("call %d", callId).isFalse();
+                assertThat(answered[callId]).as("call %d answered once", callId).isFalse();
+                answered[callId] = true;
+                assertThat(UserCredentials.parseFrom(message).getUsername()).isEqualTo("u" + callId);
+                assertThat(data).as("data of call %d", callId).isEqualTo(echoData(callId));
+            }
+        }
+        assertThat(server.batchedReplies() - batchedBefore).isEqualTo(requests);
+        assertEchoWorks();
+    }
+
+    private static byte[] echoData(int callId) {
+        byte[] data = new byte[4096];
+        new Random(callId).nextBytes(data);
+        return data;
     }
 
     private static UserCredentials user(String name) {

@@ -75,6 +75,12 @@ public final class QosStage implements AutoCloseable {
     private final AtomicLong rejectedCount = new AtomicLong();
     private final AtomicLong wakeUpCount = new AtomicLong();
     private int inFlight;
+    /**
+     * The policy's queue length as of the end of the last section under the lock that changed it (see
+     * {@link #queueLength}): every read answer reports it, and reading it under the lock made each answer take the lock
+     * the network thread's submissions and the workers' completions take.
+     */
+    private volatile int queuedCount;
     private boolean closed;
     /** True while {@link #releaseWhilePossible} runs; a completion from inside {@code storage} only counts. */
     private boolean releasing;
@@ -251,6 +257,7 @@ public final class QosStage implements AutoCloseable {
             }
         } finally {
             releasing = false;
+            queuedCount = policy.size();
         }
     }
 
@@ -287,13 +294,12 @@ public final class QosStage implements AutoCloseable {
         wakeUp = wakeUps.schedule(atNanos, () -> wakeUp(atNanos));
     }
 
+    /**
+     * Requests waiting in the policy, as of the last submission, completion, wake-up, switch or close (each ends by
+     * releasing what it can, which records the length); without taking the lock.
+     */
     public int queueLength() {
-        lock.lock();
-        try {
-            return policy.size();
-        } finally {
-            lock.unlock();
-        }
+        return queuedCount;
     }
 
     public int inFlight() {
@@ -387,6 +393,7 @@ public final class QosStage implements AutoCloseable {
                     }
                 }
             }
+            queuedCount = policy.size();
             if (firstFailure != null) {
                 LOG.warn("QoS stage: failing a waiting request at close failed (connection already closed?): {}",
                         firstFailure.toString());

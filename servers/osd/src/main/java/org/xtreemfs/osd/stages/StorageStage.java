@@ -1,7 +1,6 @@
 package org.xtreemfs.osd.stages;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -460,14 +459,18 @@ public final class StorageStage implements AutoCloseable {
                     passReadDown(authorized, read, successor.get());
                     return;
                 }
-                ByteBuf bytes = readLocally(authorized, read);
-                if (successor.isEmpty() || cleanVersions.readValid(fileId, readStamp)) {
-                    bytesRead.addAndGet(bytes.readableBytes());
-                    readsServed.incrementAndGet();
-                    read.call().respond(loadReport(), bytes);
-                    return;
+                // Read straight into the reply's buffer, behind its message: the bytes land where the socket write
+                // takes them from.
+                try (RpcCall.PreparedResponse response = read.call().prepareResponse(loadReport(), read.length())) {
+                    int stored = this.store.read(fileId, authorized.layout(), read.objectNumber(), read.offset(),
+                            read.length(), response.dataTarget());
+                    if (successor.isEmpty() || cleanVersions.readValid(fileId, readStamp)) {
+                        bytesRead.addAndGet(stored);
+                        readsServed.incrementAndGet();
+                        response.send(stored);
+                        return;
+                    }
                 }
-                bytes.release();
             }
             passReadDown(authorized, read, successor.get());
         } else if (request instanceof WriteObject write) {
@@ -523,20 +526,6 @@ public final class StorageStage implements AutoCloseable {
                     GetFileSizeResponse.newBuilder().setSizeBytes(store.metadata(fileId).sizeBytes()).build());
         } else {
             throw new IllegalStateException("unhandled request type " + request.getClass().getName());
-        }
-    }
-
-    private ByteBuf readLocally(AuthorizedRequest authorized, ReadObject read) throws IOException {
-        // Pooled direct buffer: the file's bytes land where the socket write takes them from.
-        ByteBuf bytes = PooledByteBufAllocator.DEFAULT.directBuffer(read.length(), read.length());
-        try {
-            int stored = store.read(authorized.fileId(), authorized.layout(), read.objectNumber(), read.offset(),
-                    read.length(), bytes.nioBuffer(0, read.length()));
-            bytes.writerIndex(stored);
-            return bytes;
-        } catch (IOException | RuntimeException e) {
-            bytes.release();
-            throw e;
         }
     }
 
