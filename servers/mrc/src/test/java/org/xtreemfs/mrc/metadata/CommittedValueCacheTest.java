@@ -115,14 +115,7 @@ class CommittedValueCacheTest {
         // change in total), and the cache of committed values keeps none of them: before, each entry's point get
         // filled the cache, 3,000 keys read once pushing out keys read often.
         int files = 3_000;
-        Transaction create = namespace.begin();
-        for (int i = 0; i < files; i++) {
-            long inode = namespace.allocateInode(create, VOLUME_ID);
-            namespace.putInode(create, VOLUME_ID, new InodeRecord(Namespace.newStat(context, inode,
-                    FileModes.S_IFREG | 0644, 1, 0, volume).setSizeBytes(i).build(), null, null, directory, 0));
-            namespace.putDentry(create, VOLUME_ID, directory, String.format("f%04d", i), inode);
-        }
-        create.commit();
+        createFiles(files);
         ReaddirOp.readdir(namespace, context, "vol", "/d", 2, 1, false); // the shared records' first reads
         int keptBefore = namespace.committedValuesKept();
         long getsBefore = store.counts().gets();
@@ -149,16 +142,7 @@ class CommittedValueCacheTest {
         // every entry's Stat equals a stat's, the changed ones included. One multi-get of every entry (session 12)
         // read all 3,000 from the store; main's per-entry loadInode filled the cache with the 1,500 it missed.
         int files = 3_000;
-        List<Long> inodes = new java.util.ArrayList<>();
-        Transaction create = namespace.begin();
-        for (int i = 0; i < files; i++) {
-            long inode = namespace.allocateInode(create, VOLUME_ID);
-            namespace.putInode(create, VOLUME_ID, new InodeRecord(Namespace.newStat(context, inode,
-                    FileModes.S_IFREG | 0644, 1, 0, volume).setSizeBytes(i).build(), null, null, directory, 0));
-            namespace.putDentry(create, VOLUME_ID, directory, String.format("f%04d", i), inode);
-            inodes.add(inode);
-        }
-        create.commit();
+        List<Long> inodes = createFiles(files);
         for (int i = 0; i < files; i += 3) {
             stat(String.format("f%04d", i)); // i % 3 == 0: cached and decoded
         }
@@ -186,6 +170,21 @@ class CommittedValueCacheTest {
             assertThat(entry.getStat().getSizeBytes()).isEqualTo(i < 300 && i % 3 == 0 ? 1_000_000 + i : i);
             assertThat(entry.getStat()).isEqualTo(stat(entry.getName()).stat());
         }
+    }
+
+    /** Files "f0000", "f0001", ... in /d, file i of size i, in one batch; their inodes in that order. */
+    private List<Long> createFiles(int files) throws Exception {
+        List<Long> inodes = new java.util.ArrayList<>();
+        Transaction create = namespace.begin();
+        for (int i = 0; i < files; i++) {
+            long inode = namespace.allocateInode(create, VOLUME_ID);
+            namespace.putInode(create, VOLUME_ID, new InodeRecord(Namespace.newStat(context, inode,
+                    FileModes.S_IFREG | 0644, 1, 0, volume).setSizeBytes(i).build(), null, null, directory, 0));
+            namespace.putDentry(create, VOLUME_ID, directory, String.format("f%04d", i), inode);
+            inodes.add(inode);
+        }
+        create.commit();
+        return inodes;
     }
 
     private void lookup(String name) {
