@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <functional>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "client/directory_listing.h"
 #include "client/file_handle.h"
@@ -118,6 +120,83 @@ TEST(MetadataCacheTest, InodeInvalidationDropsEveryNameOfTheInode) {
   EXPECT_FALSE(cache.Get("/f").has_value());
   EXPECT_FALSE(cache.Get("/d/g").has_value());
   EXPECT_TRUE(cache.Get("/h").has_value());
+}
+
+// A listing's page of `count` entries "f0".."f<count-1>" (in byte order, as the MRC sends them) with
+// inodes from `first_inode` on, after "." and "..".
+google::protobuf::RepeatedPtrField<xtreemfs::mrc::DirectoryEntry> ListingOf(int count,
+                                                                           std::uint64_t first_inode) {
+  std::vector<std::string> names;
+  for (int i = 0; i < count; ++i) names.push_back("f" + std::to_string(i));
+  std::sort(names.begin(), names.end());
+  google::protobuf::RepeatedPtrField<xtreemfs::mrc::DirectoryEntry> entries;
+  for (const char* dot : {".", ".."}) {
+    auto* entry = entries.Add();
+    entry->set_name(dot);
+    *entry->mutable_stat() = StatOf(1, 040755);
+  }
+  for (const auto& name : names) {
+    auto* entry = entries.Add();
+    entry->set_name(name);
+    *entry->mutable_stat() = StatOf(first_inode + std::stoull(name.substr(1)), 0100644);
+  }
+  return entries;
+}
+
+TEST(MetadataCacheTest, AListingsEntriesAreStoredUnderTheirPathsUnlessAnInvalidationRacedWithIt) {
+  // A page of 3,000 entries (stored over several holds of the lock): each name's Stat under its
+  // path, "." and ".." not at all; listed again, every entry is refreshed in place (the inode index
+  // stays exact: dropping an inode drops only its one path); a page fetched before an invalidation
+  // stores nothing.
+  FakeClock clock;
+  MetadataCache cache(clock, kTtlMs, 10000);
+  const auto page = ListingOf(3000, 100);
+  EXPECT_EQ(cache.PutListed("/d", page, cache.Generation()), 3000u);
+  EXPECT_EQ(cache.size(), 3000u);
+  for (int i = 0; i < 3000; i += 7) {
+    auto stat = cache.Get("/d/f" + std::to_string(i));
+    ASSERT_TRUE(stat.has_value()) << i;
+    EXPECT_EQ(stat->inode(), 100u + i);
+  }
+  EXPECT_FALSE(cache.Get("/d/.").has_value());
+  EXPECT_FALSE(cache.Get("/d/..").has_value());
+  clock.Advance(kTtlMs / 2);
+  EXPECT_EQ(cache.PutListed("/d", ListingOf(3000, 100), cache.Generation()), 3000u);
+  EXPECT_EQ(cache.size(), 3000u);
+  clock.Advance(kTtlMs / 2 + 1);  // the first listing's TTL is over, the second's is not
+  EXPECT_TRUE(cache.Get("/d/f2999").has_value());
+  cache.InvalidateInode(100 + 1234);
+  EXPECT_FALSE(cache.Get("/d/f1234").has_value());
+  EXPECT_EQ(cache.size(), 2999u);
+  // Entries of the root directory: "/name".
+  EXPECT_EQ(cache.PutListed("/", ListingOf(2, 9000), cache.Generation()), 2u);
+  EXPECT_EQ(cache.Get("/f1")->inode(), 9001u);
+
+  const std::uint64_t generation = cache.Generation();
+  cache.Invalidate("/unrelated");
+  EXPECT_EQ(cache.PutListed("/e", ListingOf(10, 500), generation), 0u);
+  EXPECT_FALSE(cache.Get("/e/f0").has_value());
+}
+
+TEST(MetadataCacheTest, AListingLargerThanTheBoundLeavesTheBoundAndItsNewestEntries) {
+  // 2,500 listed entries into a cache of 1,000 that holds two entries already: 1,000 entries remain,
+  // the last 1,000 names of the page; each remaining path and its inode still find each other.
+  FakeClock clock;
+  MetadataCache cache(clock, kTtlMs, 1000);
+  cache.Put("/a", StatOf(1, 0100644), cache.Generation());
+  cache.Put("/b", StatOf(2, 0100644), cache.Generation());
+  const auto page = ListingOf(2500, 100);
+  EXPECT_EQ(cache.PutListed("/d", page, cache.Generation()), 2500u);
+  EXPECT_EQ(cache.size(), 1000u);
+  EXPECT_FALSE(cache.Get("/a").has_value());
+  for (int i = page.size() - 1000; i < page.size(); ++i) {
+    ASSERT_TRUE(cache.Get("/d/" + page.Get(i).name()).has_value()) << page.Get(i).name();
+  }
+  EXPECT_FALSE(cache.Get("/d/" + page.Get(page.size() - 1001).name()).has_value());
+  const std::string last = "/d/" + page.Get(page.size() - 1).name();
+  cache.InvalidateInode(cache.CachedInode(last).value());
+  EXPECT_FALSE(cache.Get(last).has_value());
+  EXPECT_EQ(cache.size(), 999u);
 }
 
 TEST(MetadataCacheTest, ParentOf) {

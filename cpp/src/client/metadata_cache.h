@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "client/clock.h"
@@ -37,6 +38,12 @@ class MetadataCache {
   // Stores `stat` for `path` unless an invalidation happened since `generation` was taken; returns
   // whether it did.
   bool Put(const std::string& path, const xtreemfs::mrc::Stat& stat, std::uint64_t generation);
+  // Put of every entry of a listing of `directory` that carries a Stat ("." and ".." excepted): a
+  // stat-ahead page brings up to 10,000 entries at once. Stores nothing more once an invalidation
+  // happened since `generation` was taken. Returns how many it stored.
+  std::size_t PutListed(const std::string& directory,
+                        const google::protobuf::RepeatedPtrField<xtreemfs::mrc::DirectoryEntry>& entries,
+                        std::uint64_t generation);
 
   // Drops `path` only.
   void Invalidate(const std::string& path);
@@ -53,14 +60,26 @@ class MetadataCache {
   static std::string ParentOf(const std::string& path);
 
  private:
+  // The recency list and the inode index name an entry by its key in entries_ (a map's keys stay in
+  // place until erased): no second and third copy of the path per entry.
   struct Entry {
     xtreemfs::mrc::Stat stat;
     std::int64_t expires_ms;
-    std::list<std::string>::iterator recency;  // position in recency_, front = most recent
+    std::list<const std::string*>::iterator recency;  // position in recency_, front = most recent
   };
   using EntryMap = std::map<std::string, Entry>;
 
   // All private helpers expect mutex_ held.
+  // The entry of `path`, or entries_.end().
+  EntryMap::iterator Find(std::string_view path);
+  // Stores or refreshes `path`'s entry, expiring at `expires_ms`, without evicting; `hint` is where
+  // entries_ would place it if known (the position after the previous entry of a listing, which
+  // comes in byte order), else entries_.end(). Returns the entry.
+  EntryMap::iterator Store(const std::string& path, const xtreemfs::mrc::Stat& stat,
+                           std::int64_t expires_ms, EntryMap::iterator hint);
+  // Evicts the least recently used entries beyond entries_max_.
+  void EvictBeyondBound();
+  void Unindex(EntryMap::iterator entry);
   EntryMap::iterator Erase(EntryMap::iterator entry);
   void BumpGeneration() { ++generation_; }
 
@@ -70,8 +89,13 @@ class MetadataCache {
   std::mutex mutex_;
   // Ordered by path so a subtree is one contiguous range.
   EntryMap entries_;
-  std::list<std::string> recency_;
-  std::unordered_multimap<std::uint64_t, std::string> paths_by_inode_;
+  // The same entries by path, hashed, for every look-up of one path (Get, Put, the invalidations):
+  // in the ordered map a look-up compared ~14 strings sharing the directory's prefix, the largest
+  // item of the mount's own CPU in a stat loop (perf: memcmp 8 %, the map's find 3.4 %). Keys are
+  // views of entries_'s keys.
+  std::unordered_map<std::string_view, EntryMap::iterator> by_path_;
+  std::list<const std::string*> recency_;
+  std::unordered_multimap<std::uint64_t, const std::string*> paths_by_inode_;
   std::uint64_t generation_ = 0;
 };
 

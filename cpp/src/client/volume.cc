@@ -197,13 +197,13 @@ void Volume::CallOsdAsync(const std::string& osd_uuid, std::uint32_t procedure_i
 }
 
 std::optional<Stat> Volume::CachedStat(const std::string& path) {
-  if (auto cached = metadata_cache_.Get(path); cached && !IsOpenHere(*cached)) {
-    NoteHit(path);
-    // An entry filled by a listing may predate a size this process knows (ApplyLocalSize).
-    ApplyLocalSize(*cached);
-    return cached;
-  }
-  return std::nullopt;
+  std::optional<Stat> cached = metadata_cache_.Get(path);
+  if (!cached) return std::nullopt;
+  // An entry filled by a listing may predate a size this process knows (ApplyLocalSize); a file
+  // open here is not answered from the cache at all.
+  if ((cached->mode() & S_IFMT) == S_IFREG && !ApplyLocalSizeUnlessOpen(*cached)) return std::nullopt;
+  NoteHit(path);
+  return cached;
 }
 
 Stat Volume::Getattr(const UserCredentials& user, const std::string& path) {
@@ -351,13 +351,6 @@ void Volume::NoteAbsentAndList(const UserCredentials& user, const std::string& d
   absent_names_.Listed(directory, ticket, std::move(names), complete);
 }
 
-bool Volume::IsOpenHere(const Stat& stat) {
-  if ((stat.mode() & S_IFMT) != S_IFREG) return false;
-  std::lock_guard<std::mutex> lock(files_mutex_);
-  auto found = files_.find(volume_id_ + ":" + std::to_string(stat.inode()));
-  return found != files_.end() && !found->second.expired();
-}
-
 template <typename Call, typename Invalidate>
 auto Volume::Mutate(Call call, Invalidate invalidate) -> decltype(call()) {
   try {
@@ -412,6 +405,12 @@ bool IsNewer(const Volume::KnownSize& a, const Volume::KnownSize& b) {
 
 void Volume::ApplyLocalSize(Stat& stat) {
   if ((stat.mode() & S_IFMT) != S_IFREG) return;
+  NewestLocalSize(stat, true);
+}
+
+bool Volume::ApplyLocalSizeUnlessOpen(Stat& stat) { return NewestLocalSize(stat, false); }
+
+bool Volume::NewestLocalSize(Stat& stat, bool when_open) {
   const std::string file_id = volume_id_ + ":" + std::to_string(stat.inode());
   std::shared_ptr<FileState> state;
   KnownSize newest{stat.size_bytes(), stat.truncate_epoch()};
@@ -419,6 +418,7 @@ void Volume::ApplyLocalSize(Stat& stat) {
     std::lock_guard<std::mutex> lock(files_mutex_);
     auto found = files_.find(file_id);
     if (found != files_.end()) state = found->second.lock();
+    if (state && !when_open) return false;
     auto closed = closed_sizes_.find(file_id);
     if (closed != closed_sizes_.end() && IsNewer(closed->second.first, newest)) {
       newest = closed->second.first;
@@ -431,6 +431,7 @@ void Volume::ApplyLocalSize(Stat& stat) {
   }
   stat.set_size_bytes(newest.size_bytes);
   stat.set_truncate_epoch(newest.truncate_epoch);
+  return true;
 }
 
 void Volume::RememberClosedSize(const std::string& file_id, KnownSize known) {
@@ -605,13 +606,7 @@ xtreemfs::mrc::ReaddirResponse Volume::Readdir(const UserCredentials& user, cons
   auto response =
       CallMrc<xtreemfs::mrc::ReaddirResponse>(xtreemfs::mrc::MRC_READDIR, user, request, true);
   // `ls -l` stats every entry right after listing them: serve those from the cache.
-  if (!names_only) {
-    const std::string prefix = path == "/" ? "/" : path + "/";
-    for (const auto& entry : response.entries()) {
-      if (entry.name() == "." || entry.name() == ".." || !entry.has_stat()) continue;
-      metadata_cache_.Put(prefix + entry.name(), entry.stat(), generation);
-    }
-  }
+  if (!names_only) metadata_cache_.PutListed(path, response.entries(), generation);
   return response;
 }
 

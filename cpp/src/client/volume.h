@@ -218,8 +218,13 @@ class Volume {
   // Keeps `known` (FileState's, at the close of a handle, when the MRC has been told it) for
   // ApplyLocalSize after the file's handles are gone; merged with what is kept already.
   void RememberClosedSize(const std::string& file_id, KnownSize known);
-  // Whether a handle of this regular file is open in this process.
-  bool IsOpenHere(const xtreemfs::mrc::Stat& stat);
+  // ApplyLocalSize of a regular file's Stat from the cache, in one look-up of the file: nothing
+  // (false) when a handle of the file is open here, whose size and times change with every write
+  // (the MRC answers those), else the size kept at its last close when newer (true).
+  bool ApplyLocalSizeUnlessOpen(xtreemfs::mrc::Stat& stat);
+  // ApplyLocalSize's work on a regular file: the newest known size into `stat`; with `when_open`
+  // false it stops (false) at an open handle, changing nothing.
+  bool NewestLocalSize(xtreemfs::mrc::Stat& stat, bool when_open);
   // Runs a mutating MRC call, then `invalidate` — also when the call throws.
   template <typename Call, typename Invalidate>
   auto Mutate(Call call, Invalidate invalidate) -> decltype(call());

@@ -36,7 +36,8 @@ std::uint64_t NodeTable::Remember(std::uint64_t parent, const std::string& name,
   Node& node = nodes_.at(node_id);
   // Counted first, so detaching stale names below never frees the node itself.
   ++node.lookups;
-  if (node_by_name_.count(key) == 0 || node_by_name_.at(key) != node_id) {
+  if (auto current = node_by_name_.find(key);
+      current == node_by_name_.end() || current->second != node_id) {
     Detach(key);  // the name named another (older) file
     if (is_directory || nlink <= 1) {
       // Only this name is real now; the others were renamed or removed elsewhere.

@@ -20,7 +20,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -77,6 +76,14 @@ class NodeTable {
 
  private:
   using Name = std::pair<std::uint64_t, std::string>;  // (parent node id, name)
+  // Names are only ever looked up whole (no range of them is needed), so they are hashed: an ordered
+  // map compared the long common prefixes of a directory's names on every lookup (perf of a stat
+  // loop: the map's find 3.4 % of the mount's CPU, plus its share of memcmp's 8 %).
+  struct NameHash {
+    std::size_t operator()(const Name& name) const noexcept {
+      return std::hash<std::string>{}(name.second) ^ (name.first * 0x9e3779b97f4a7c15ULL);
+    }
+  };
   struct Node {
     std::uint64_t inode = 0;
     bool is_directory = false;
@@ -96,7 +103,7 @@ class NodeTable {
   mutable std::shared_mutex mutex_;
   std::uint64_t next_node_id_ = kRootNodeId + 1;
   std::unordered_map<std::uint64_t, Node> nodes_;
-  std::map<Name, std::uint64_t> node_by_name_;
+  std::unordered_map<Name, std::uint64_t, NameHash> node_by_name_;
   std::unordered_map<std::uint64_t, std::uint64_t> node_by_inode_;  // MRC inode -> node id
 };
 

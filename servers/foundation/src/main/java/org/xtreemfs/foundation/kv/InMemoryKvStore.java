@@ -65,6 +65,17 @@ public final class InMemoryKvStore implements KvStore {
         return value == null ? Optional.empty() : Optional.of(value.clone());
     }
 
+    @Override
+    public synchronized List<Optional<byte[]>> multiGet(List<byte[]> keys) {
+        checkOpen();
+        List<Optional<byte[]>> values = new ArrayList<>(keys.size());
+        for (byte[] key : keys) {
+            byte[] value = entries.get(key);
+            values.add(value == null ? Optional.empty() : Optional.of(value.clone()));
+        }
+        return values;
+    }
+
     /** Atomic because readers take the same monitor; the batch already owns copied arrays. */
     @Override
     public synchronized void write(WriteBatch batch, Durability durability) {

@@ -14,6 +14,20 @@ public interface KvStore extends AutoCloseable {
 
     Optional<byte[]> get(byte[] key);
 
+    /**
+     * The values of {@code keys}, in their order (empty: absent): many point reads known in advance (the inodes of a
+     * listing's page) in one call. {@link RocksKvStore} reads them with one MultiGet from one consistent view, one
+     * crossing into native code for all keys instead of one per key; {@link InMemoryKvStore} under its monitor. This
+     * default reads key by key (no common view), for stores that only wrap another in tests.
+     */
+    default List<Optional<byte[]>> multiGet(List<byte[]> keys) {
+        List<Optional<byte[]>> values = new ArrayList<>(keys.size());
+        for (byte[] key : keys) {
+            values.add(get(key));
+        }
+        return values;
+    }
+
     /** Same as a one-operation batch with {@link Durability#BUFFERED}. */
     default void put(byte[] key, byte[] value) {
         write(new WriteBatch().put(key, value), Durability.BUFFERED);

@@ -3,6 +3,7 @@ package org.xtreemfs.foundation.kv;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -107,7 +108,10 @@ public final class RocksKvStore implements KvStore {
         return directory;
     }
 
-    /** The calls into RocksDB since open (batches: unsynced ones; syncedBatches: those that fsynced the log). */
+    /**
+     * The calls into RocksDB since open (gets: keys read by point reads, each key of a multi-get counted; batches:
+     * unsynced ones; syncedBatches: those that fsynced the log).
+     */
     public Counts counts() {
         return new Counts(gets.sum(), batches.sum(), syncedBatches.sum(), iterators.sum());
     }
@@ -150,6 +154,29 @@ public final class RocksKvStore implements KvStore {
             iterators.increment();
             openIterators.add(iterator);
             return iterator;
+        } finally {
+            closeLock.readLock().unlock();
+        }
+    }
+
+    /** One MultiGet: RocksDB reads every key from one view (one sequence number and one version of its files). */
+    @Override
+    public List<Optional<byte[]>> multiGet(List<byte[]> keys) {
+        closeLock.readLock().lock();
+        try {
+            checkOpen();
+            if (keys.isEmpty()) {
+                return List.of(); // RocksJava asserts at least one key
+            }
+            gets.add(keys.size());
+            List<byte[]> found = db.multiGetAsList(keys);
+            List<Optional<byte[]>> values = new ArrayList<>(found.size());
+            for (byte[] value : found) {
+                values.add(Optional.ofNullable(value));
+            }
+            return values;
+        } catch (RocksDBException e) {
+            throw failure("multi-get " + keys.size() + " keys", e);
         } finally {
             closeLock.readLock().unlock();
         }

@@ -79,6 +79,30 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void multiGetAnswersEveryKeyInTheOrderAskedWithAbsentKeysEmpty() {
+        // Proves multi-get returns what get returns for each key, in the order of the keys (not key order), absent
+        // and deleted keys as empty, a key asked twice twice, and arrays the caller may change without changing the
+        // store; no keys, no values.
+        for (int i = 0; i < 300; i++) {
+            store.put(utf8("k" + i), utf8("v" + i));
+        }
+        store.delete(utf8("k7"));
+        List<byte[]> keys = List.of(utf8("k299"), utf8("k7"), utf8("k0"), utf8("absent"), utf8("k150"), utf8("k0"));
+        List<java.util.Optional<byte[]>> values = store.multiGet(keys);
+        assertThat(values).hasSize(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            assertThat(values.get(i).map(String::new).orElse(null))
+                    .isEqualTo(store.get(keys.get(i)).map(String::new).orElse(null));
+        }
+        assertThat(values.get(0)).hasValueSatisfying(v -> assertThat(v).isEqualTo(utf8("v299")));
+        assertThat(values.get(1)).isEmpty();
+        assertThat(values.get(3)).isEmpty();
+        values.get(2).orElseThrow()[0] = 'x';
+        assertThat(store.get(utf8("k0"))).hasValueSatisfying(v -> assertThat(v).isEqualTo(utf8("v0")));
+        assertThat(store.multiGet(List.of())).isEmpty();
+    }
+
+    @Test
     void keysSortAsUnsignedBytes() {
         // Proves bytes >= 0x80 sort after 0x7F, as RocksDB's bytewise comparator does.
         byte[][] keys = {{(byte) 0xFF}, {0x01}, {(byte) 0x80}, {0x7F}, {0x01, 0x00}};

@@ -7,6 +7,8 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
 import org.xtreemfs.interfaces.common.XLocSet;
 import org.xtreemfs.interfaces.mrc.Stat;
 
@@ -109,10 +111,7 @@ public record InodeRecord(Stat stat, XLocSet xlocs, String symlinkTarget, long p
 
     public static InodeRecord decode(byte[] value) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
-            int version = in.readUnsignedByte();
-            if (version != FORMAT_VERSION) {
-                throw new IllegalStateException("unknown inode record format " + version);
-            }
+            checkFormat(in.readUnsignedByte());
             Stat stat = Stat.parseFrom(readBytes(in));
             XLocSet xlocs = XLocSet.parseFrom(readBytes(in));
             String target = in.readUTF();
@@ -125,6 +124,32 @@ public record InodeRecord(Stat stat, XLocSet xlocs, String symlinkTarget, long p
             throw new IllegalStateException("corrupt inode record: " + e.getMessage(), e);
         } catch (IOException e) {
             throw new IllegalStateException("corrupt inode record: " + e, e);
+        }
+    }
+
+    /**
+     * The Stat of an encoded record, without decoding the rest (the XLoc set is most of a file's record): for
+     * listings, which answer only the Stat. Reads the same leading fields as {@link #decode}.
+     */
+    public static Stat decodeStat(byte[] value) {
+        ByteBuffer fields = ByteBuffer.wrap(value);
+        try {
+            checkFormat(Byte.toUnsignedInt(fields.get()));
+            int length = fields.getInt();
+            if (length < 0 || length > fields.remaining()) {
+                throw new IllegalStateException("corrupt inode record: field length " + length + " exceeds the record");
+            }
+            return Stat.parser().parseFrom(value, fields.position(), length);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("corrupt inode record: " + e.getMessage(), e);
+        } catch (BufferUnderflowException e) {
+            throw new IllegalStateException("corrupt inode record of " + value.length + " bytes", e);
+        }
+    }
+
+    private static void checkFormat(int version) {
+        if (version != FORMAT_VERSION) {
+            throw new IllegalStateException("unknown inode record format " + version);
         }
     }
 

@@ -226,6 +226,15 @@ public final class Namespace {
         }
     }
 
+    /**
+     * The cached committed value of {@code key}, or null when the cache holds none; neither fills the cache nor
+     * counts as an access for its eviction policy (a listing's sweep over a directory's inodes should not make them
+     * look frequently read). For readers that fetch their misses otherwise ({@link #loadStats}).
+     */
+    private Committed committedIfCached(byte[] key) {
+        return committed.policy().getIfPresentQuietly(ByteBuffer.wrap(key));
+    }
+
     /** Keys whose committed value is cached (at most {@link #COMMITTED_VALUES_KEPT_MAX}). */
     int committedValuesKept() {
         committed.cleanUp();
@@ -429,12 +438,67 @@ public final class Namespace {
 
     /** An inode the namespace references; a missing one is corruption (an internal error). */
     public InodeRecord loadInode(Transaction transaction, String volumeId, long inode) throws RpcException {
-        return loadInodeIfPresent(transaction, volumeId, inode).orElseThrow(() -> RpcException.internal(
-                "namespace of volume " + volumeId + " references missing inode " + inode));
+        return loadInodeIfPresent(transaction, volumeId, inode).orElseThrow(() -> missingInode(volumeId, inode));
     }
 
     private static Optional<InodeRecord> loadInodeIfPresent(Transaction transaction, String volumeId, long inode) {
         return transaction.getDecoded(KvLayout.inode(volumeId, inode), InodeRecord::decode);
+    }
+
+    /**
+     * The Stats of {@code inodes} (the entries of a listing's page), in that order. Each is what {@link #loadInode}
+     * reads (this operation's own write, else the committed value), taken from where it is cheapest: this
+     * operation's own write; a cached committed value (its decoded record's Stat when a reader decoded it, else only
+     * the value's leading Stat); the rest in one multi-get of the store ({@link KvStore#multiGet}), decoded only as
+     * far as their Stat and not put into the cache of committed values: a listing reads each inode once, and caching
+     * 10,000 of them would only push out the keys operations read again and again. Why: a listing with attributes
+     * did a cache look-up, a point get, a cache fill and a whole record's decoding per entry, and the mount's
+     * stat-ahead waits for the whole listing of a 10,000-entry directory (tests/bench/fuse/README.md, sessions 12
+     * and 13); one multi-get of every entry (session 12) halved a listing of uncached inodes but made one of cached
+     * inodes slower, hence the hits first. A missing inode is corruption (an internal error), as there.
+     */
+    public List<Stat> loadStats(Transaction transaction, String volumeId, List<Long> inodes) throws RpcException {
+        Stat[] stats = new Stat[inodes.size()];
+        List<byte[]> missedKeys = new ArrayList<>();
+        int[] missedPositions = new int[inodes.size()];
+        for (int position = 0; position < stats.length; position++) {
+            long inode = inodes.get(position);
+            byte[] key = KvLayout.inode(volumeId, inode);
+            Optional<byte[]> value = transaction.ownWrite(key);
+            if (value == null) {
+                Committed cached = committedIfCached(key);
+                if (cached == null) {
+                    missedPositions[missedKeys.size()] = position;
+                    missedKeys.add(key);
+                    continue;
+                }
+                if (cached.decoded instanceof InodeRecord record) {
+                    stats[position] = record.stat();
+                    continue;
+                }
+                value = cached.value;
+            }
+            stats[position] = InodeRecord.decodeStat(value.orElseThrow(() -> missingInode(volumeId, inode)));
+        }
+        if (!missedKeys.isEmpty()) {
+            List<Optional<byte[]>> values;
+            commitLock.readLock().lock(); // as committedEntry reads the store: never half of a batch
+            try {
+                values = store.multiGet(missedKeys);
+            } finally {
+                commitLock.readLock().unlock();
+            }
+            for (int i = 0; i < values.size(); i++) {
+                long inode = inodes.get(missedPositions[i]);
+                stats[missedPositions[i]] = InodeRecord.decodeStat(
+                        values.get(i).orElseThrow(() -> missingInode(volumeId, inode)));
+            }
+        }
+        return Arrays.asList(stats);
+    }
+
+    private static RpcException missingInode(String volumeId, long inode) {
+        return RpcException.internal("namespace of volume " + volumeId + " references missing inode " + inode);
     }
 
     public void putInode(Transaction transaction, String volumeId, InodeRecord record) {

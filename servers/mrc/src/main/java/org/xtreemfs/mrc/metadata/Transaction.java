@@ -45,11 +45,17 @@ public final class Transaction {
      * ({@link Namespace#committedDecoded}; {@code decoder} is the key kind's one decoder).
      */
     <T> Optional<T> getDecoded(byte[] key, Function<byte[], T> decoder) {
+        Optional<byte[]> written = ownWrite(key);
+        return written != null ? written.map(decoder) : namespace.committedDecoded(key, decoder);
+    }
+
+    /** This operation's own write of {@code key} (empty: deleted), or null when it wrote none. */
+    Optional<byte[]> ownWrite(byte[] key) {
         Optional<byte[]> written = pending.get(ByteBuffer.wrap(key));
         if (written == null && held != null) {
             written = held.get(ByteBuffer.wrap(key));
         }
-        return written != null ? written.map(decoder) : namespace.committedDecoded(key, decoder);
+        return written;
     }
 
     void put(byte[] key, byte[] value) {

@@ -98,11 +98,14 @@ public final class ReaddirOp extends MetadataOp<ReaddirRequest, ReaddirResponse>
                 ? namespace.dentries(volume.getId(), directory.inode(), Math.max(0, offset - 2), room + 1)
                 : namespace.dentriesAfter(volume.getId(), directory.inode(), afterName, room + 1);
         boolean end = dentries.size() <= room;
+        List<Namespace.Dentry> page = dentries.subList(0, Math.min(room, dentries.size()));
+        // The page's Stats from the cache where it holds them, the rest in one read of the store (not a get each).
+        List<Stat> stats = namesOnly ? null : namespace.loadStats(transaction, volume.getId(),
+                page.stream().map(Namespace.Dentry::inode).toList());
         long position = Math.max(2, offset);
-        for (Namespace.Dentry dentry : dentries.subList(0, Math.min(room, dentries.size()))) {
-            Stat stat = namesOnly ? null : namespace.loadInode(transaction, volume.getId(), dentry.inode()).stat();
+        for (int i = 0; i < page.size(); i++) {
             position++;
-            response.addEntries(entry(dentry.name(), stat, position, namesOnly));
+            response.addEntries(entry(page.get(i).name(), namesOnly ? null : stats.get(i), position, namesOnly));
         }
         return response.setEndOfDirectory(end).build();
     }

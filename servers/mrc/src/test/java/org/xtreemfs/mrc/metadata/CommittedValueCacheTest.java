@@ -11,7 +11,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.RocksKvOptions;
 import org.xtreemfs.foundation.kv.RocksKvStore;
+import org.xtreemfs.interfaces.mrc.DirectoryEntry;
+import org.xtreemfs.interfaces.mrc.ReaddirResponse;
 import org.xtreemfs.interfaces.mrc.Volume;
+import org.xtreemfs.mrc.ops.ReaddirOp;
 
 /**
  * The namespace's cache of committed values under sweeps over more keys than it keeps (a stat of every file of a
@@ -103,6 +106,85 @@ class CommittedValueCacheTest {
         assertThat(store.counts().gets() - before).as("store gets of the 4,000 names read often")
                 .isLessThanOrEqualTo(often.size() / 10);
         assertThat(namespace.committedValuesKept()).isLessThanOrEqualTo(KEPT_MAX);
+    }
+
+    @Test
+    void aListingWithAttributesReadsItsPageInOneMultiGetAndCachesNoneOfItsInodes() throws Exception {
+        // A page of 3,000 entries with attributes: each entry's Stat is its inode's (as a stat reads it), the inodes
+        // are read by one multi-get (the store's own counts: no more gets than entries, and as many as before the
+        // change in total), and the cache of committed values keeps none of them: before, each entry's point get
+        // filled the cache, 3,000 keys read once pushing out keys read often.
+        int files = 3_000;
+        createFiles(files);
+        ReaddirOp.readdir(namespace, context, "vol", "/d", 2, 1, false); // the shared records' first reads
+        int keptBefore = namespace.committedValuesKept();
+        long getsBefore = store.counts().gets();
+        ReaddirResponse page = namespace.read(() -> ReaddirOp.readdir(namespace, context, "vol", "/d", 2, files,
+                false));
+        assertThat(store.counts().gets() - getsBefore).as("store gets of the listing").isEqualTo(files);
+        assertThat(namespace.committedValuesKept()).as("committed values cached after the listing")
+                .isEqualTo(keptBefore);
+        assertThat(page.getEntriesCount()).isEqualTo(files);
+        assertThat(page.getEndOfDirectory()).isTrue();
+        for (int i = 0; i < files; i += 499) {
+            DirectoryEntry entry = page.getEntries(i);
+            assertThat(entry.getName()).isEqualTo(String.format("f%04d", i));
+            assertThat(entry.getStat()).isEqualTo(stat(entry.getName()).stat());
+            assertThat(entry.getStat().getSizeBytes()).isEqualTo(i);
+        }
+    }
+
+    @Test
+    void aListingTakesCachedInodesFromTheCacheAndReadsOnlyTheOthersFromTheStore() throws Exception {
+        // 3,000 files; before the listing 1,000 of them were stat'ed (cached with their decoded record), 500 read as
+        // raw values only (cached, not decoded), and 100 of the stat'ed ones changed afterwards (the cache holds the
+        // new, undecoded value). The listing reads only the other 1,500 from the store, leaves the cache as it was, and
+        // every entry's Stat equals a stat's, the changed ones included. One multi-get of every entry (session 12)
+        // read all 3,000 from the store; main's per-entry loadInode filled the cache with the 1,500 it missed.
+        int files = 3_000;
+        List<Long> inodes = createFiles(files);
+        for (int i = 0; i < files; i += 3) {
+            stat(String.format("f%04d", i)); // i % 3 == 0: cached and decoded
+        }
+        for (int i = 1; i < files; i += 6) {
+            namespace.committedValue(KvLayout.inode(VOLUME_ID, inodes.get(i))); // cached, never decoded
+        }
+        Transaction change = namespace.begin();
+        for (int i = 0; i < 300; i += 3) {
+            InodeRecord record = namespace.loadInode(change, VOLUME_ID, inodes.get(i));
+            namespace.putInode(change, VOLUME_ID,
+                    record.withStat(record.stat().toBuilder().setSizeBytes(1_000_000 + i).build()));
+        }
+        change.commit();
+        int keptBefore = namespace.committedValuesKept();
+        long getsBefore = store.counts().gets();
+        ReaddirResponse page = namespace.read(() -> ReaddirOp.readdir(namespace, context, "vol", "/d", 2, files,
+                false));
+        assertThat(store.counts().gets() - getsBefore).as("store gets of the listing").isEqualTo(files - 1_500);
+        assertThat(namespace.committedValuesKept()).as("committed values cached after the listing")
+                .isEqualTo(keptBefore);
+        assertThat(page.getEntriesCount()).isEqualTo(files);
+        for (int i = 0; i < files; i++) {
+            DirectoryEntry entry = page.getEntries(i);
+            assertThat(entry.getName()).isEqualTo(String.format("f%04d", i));
+            assertThat(entry.getStat().getSizeBytes()).isEqualTo(i < 300 && i % 3 == 0 ? 1_000_000 + i : i);
+            assertThat(entry.getStat()).isEqualTo(stat(entry.getName()).stat());
+        }
+    }
+
+    /** Files "f0000", "f0001", ... in /d, file i of size i, in one batch; their inodes in that order. */
+    private List<Long> createFiles(int files) throws Exception {
+        List<Long> inodes = new java.util.ArrayList<>();
+        Transaction create = namespace.begin();
+        for (int i = 0; i < files; i++) {
+            long inode = namespace.allocateInode(create, VOLUME_ID);
+            namespace.putInode(create, VOLUME_ID, new InodeRecord(Namespace.newStat(context, inode,
+                    FileModes.S_IFREG | 0644, 1, 0, volume).setSizeBytes(i).build(), null, null, directory, 0));
+            namespace.putDentry(create, VOLUME_ID, directory, String.format("f%04d", i), inode);
+            inodes.add(inode);
+        }
+        create.commit();
+        return inodes;
     }
 
     private void lookup(String name) {

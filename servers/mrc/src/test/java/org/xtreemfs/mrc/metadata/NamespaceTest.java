@@ -197,6 +197,44 @@ class NamespaceTest {
     }
 
     @Test
+    void statsOfAListingsPageAreTheInodesAsTheTransactionSeesThem() throws Exception {
+        // loadStats answers what loadInode answers, in the order asked: committed inodes from the cache or the store,
+        // the transaction's own (uncommitted) write of an inode instead of the stored one, and an internal error for
+        // an inode that is missing (a dentry pointing nowhere; also when the cache holds its absence) or that the
+        // transaction deleted.
+        Transaction create = namespace.begin();
+        List<Long> inodes = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            long inode = namespace.allocateInode(create, VOLUME_ID);
+            namespace.putInode(create, VOLUME_ID, new InodeRecord(Namespace.newStat(context, inode,
+                    FileModes.S_IFREG | 0600 + i, 1, 0, volume).setSizeBytes(i).build(), null, null, 2, 0));
+            inodes.add(inode);
+        }
+        create.commit();
+        Transaction transaction = namespace.begin();
+        InodeRecord changed = namespace.loadInode(transaction, VOLUME_ID, inodes.get(3));
+        namespace.putInode(transaction, VOLUME_ID,
+                changed.withStat(changed.stat().toBuilder().setSizeBytes(99).build()));
+        List<Long> asked = List.of(inodes.get(4), inodes.get(0), inodes.get(3), Namespace.ROOT_INODE);
+        assertThat(namespace.loadStats(transaction, VOLUME_ID, asked)).extracting(Stat::getSizeBytes)
+                .containsExactly(4L, 0L, 99L, 0L);
+        assertThat(namespace.loadStats(namespace.begin(), VOLUME_ID, asked)).extracting(Stat::getInode)
+                .containsExactlyElementsOf(asked);
+        assertThat(namespace.loadStats(namespace.begin(), VOLUME_ID, asked).get(2))
+                .isEqualTo(namespace.loadInode(namespace.begin(), VOLUME_ID, inodes.get(3)).stat());
+        assertThat(namespace.loadStats(transaction, VOLUME_ID, List.of())).isEmpty();
+        assertThat(catchThrowableOfType(RpcException.class, () -> namespace.loadStats(namespace.begin(), VOLUME_ID,
+                List.of(inodes.get(1), 4242L))).getMessage()).contains("missing inode 4242");
+        assertThat(catchThrowableOfType(RpcException.class, () -> namespace.inodeOf(namespace.begin(), VOLUME_ID,
+                4343L)).getMessage()).contains("no longer exists"); // its absence is cached now
+        assertThat(catchThrowableOfType(RpcException.class, () -> namespace.loadStats(namespace.begin(), VOLUME_ID,
+                List.of(inodes.get(1), 4343L))).getMessage()).contains("missing inode 4343");
+        namespace.deleteInode(transaction, VOLUME_ID, inodes.get(2));
+        assertThat(catchThrowableOfType(RpcException.class, () -> namespace.loadStats(transaction, VOLUME_ID,
+                List.of(inodes.get(2)))).getMessage()).contains("missing inode " + inodes.get(2));
+    }
+
+    @Test
     void dentriesPageInByteOrderOfNames() {
         // Entries come sorted by name; skip and count cut pages without overlap.
         Transaction transaction = namespace.begin();
