@@ -115,6 +115,12 @@ TEST(MountOptionsTest, IoOptionsSetThreadsWindowsAndBudgetAndCanTurnBufferingOff
   EXPECT_FALSE(defaults.fuse_clone_fd);
   EXPECT_TRUE(ParseMountOptions({"--fuse-clone-fd", "h/v", "/m"}).fuse_clone_fd);
   EXPECT_THROW(ParseMountOptions({"--fuse-threads", "0", "h/v", "/m"}), UsageError);
+  EXPECT_EQ(defaults.fuse_readers, 2u);
+  EXPECT_EQ(ParseMountOptions({"--fuse-readers", "1", "h/v", "/m"}).fuse_readers, 1u);
+  EXPECT_THROW(ParseMountOptions({"--fuse-readers", "0", "h/v", "/m"}), UsageError);
+  EXPECT_FALSE(defaults.fuse_idle_threads.has_value());
+  EXPECT_EQ(ParseMountOptions({"--fuse-idle-threads=4", "h/v", "/m"}).fuse_idle_threads, 4u);
+  EXPECT_THROW(ParseMountOptions({"--fuse-idle-threads", "0", "h/v", "/m"}), UsageError);
   EXPECT_EQ(defaults.network_threads, 1u);
   EXPECT_EQ(ParseMountOptions({"--network-threads", "3", "h/v", "/m"}).network_threads, 3u);
   EXPECT_THROW(ParseMountOptions({"--network-threads", "0", "h/v", "/m"}), UsageError);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "rpc/wait_notice.h"
+
 namespace xtreemfs::client {
 
 IoThreadPool::IoThreadPool(std::uint32_t threads, std::uint32_t queued_tasks_max)
@@ -23,6 +25,7 @@ IoThreadPool::~IoThreadPool() {
 
 void IoThreadPool::Submit(std::function<void()> task) {
   std::unique_lock<std::mutex> lock(mutex_);
+  if (tasks_.size() >= queued_tasks_max_) rpc::NoteWait();  // the FUSE loop lets another thread read
   task_taken_.wait(lock, [&] { return tasks_.size() < queued_tasks_max_; });
   assert(!stopping_);
   tasks_.push_back(std::move(task));
@@ -81,6 +84,7 @@ void IoThreadPool::RunAll(std::size_t count, const std::function<void(std::size_
 
 void ByteBudget::WaitBelowCapacity() {
   std::unique_lock<std::mutex> lock(mutex_);
+  if (charged_bytes_ >= capacity_bytes_) rpc::NoteWait();  // the FUSE loop lets another thread read
   released_.wait(lock, [&] { return charged_bytes_ < capacity_bytes_; });
 }
 

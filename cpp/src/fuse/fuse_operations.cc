@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include "client/directory_listing.h"
 #include "client/file_handle.h"
 #include "fuse/posix_conversion.h"
+#include "rpc/wait_notice.h"
 
 namespace xtreemfs::fuse_adapter {
 namespace {
@@ -140,7 +142,11 @@ int AnswerEntry(fuse_req_t request, MountContext& context, fuse_ino_t parent, co
 // or truncate that the kernel did not see the result of); -ENOENT (not cached) is fine. Attributes
 // only: the page cache stays.
 void InvalidateAttributes(MountContext& context, fuse_ino_t node) {
-  if (context.session != nullptr) fuse_lowlevel_notify_inval_inode(context.session, node, -1, 0);
+  if (context.session == nullptr) return;
+  // The kernel may wait here for requests of this node still to be read, so this thread stops
+  // reading kernel requests before (fuse/request_loop.h).
+  rpc::NoteWait();
+  fuse_lowlevel_notify_inval_inode(context.session, node, -1, 0);
 }
 
 // Gives an opened handle to the kernel (info->fh) and keeps track of it until Release (or Destroy).
@@ -617,6 +623,8 @@ void Write(fuse_req_t request, fuse_ino_t node, const char* buffer, size_t size,
       all_released.wait();
       throw;
     }
+    // Until the OSDs took the bytes: another thread reads kernel requests meanwhile.
+    if (all_released.wait_for(std::chrono::seconds(0)) != std::future_status::ready) rpc::NoteWait();
     all_released.wait();
     return kAnswered;
   });

@@ -1,6 +1,9 @@
 // mount.xtreemfs: mounts a volume through FUSE. Order matters: the volume is checked before
 // mounting (so a bad URL fails on the terminal), the process daemonizes after mounting, and the
 // RPC client (which owns a thread) is created only after the fork.
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstdio>
 #include <exception>
@@ -8,9 +11,11 @@
 #include <vector>
 
 #include <malloc.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "fuse/fuse_operations.h"
+#include "fuse/request_loop.h"
 
 namespace {
 
@@ -62,6 +67,60 @@ void CloseVolume(MountContext& context) {
   context.volume.reset();
   context.transport.reset();
   context.rpc_client.reset();
+}
+
+// libfuse's own loop (--fuse-clone-fd, --fuse-idle-threads): every worker reads /dev/fuse (on a
+// descriptor of its own with clone_fd).
+int RunLibfuseLoop(MountContext& context, struct fuse_session* session) {
+  struct fuse_loop_config* loop_config = fuse_loop_cfg_create();
+  fuse_loop_cfg_set_max_threads(loop_config, context.options.fuse_threads);
+  if (context.options.fuse_idle_threads) {
+    fuse_loop_cfg_set_idle_threads(loop_config, *context.options.fuse_idle_threads);
+  }
+  fuse_loop_cfg_set_clone_fd(loop_config, context.options.fuse_clone_fd ? 1 : 0);
+  const int exit_code = fuse_session_loop_mt(session, loop_config) == 0 ? 0 : 1;
+  fuse_loop_cfg_destroy(loop_config);
+  return exit_code;
+}
+
+// A reading thread's request buffer (libfuse allocates it at the first read), freed when the thread
+// ends, also by cancellation in its read.
+struct RequestBuffer {
+  struct fuse_buf buffer {};
+  ~RequestBuffer() { std::free(buffer.mem); }
+};
+
+// Reads one kernel request and handles it (RequestLoop::ServeOne); false once the session ended:
+// unmounted (libfuse reports ENODEV as 0), or a read failed (`read_failed`).
+bool ServeOneRequest(struct fuse_session* session, std::atomic<bool>& read_failed) {
+  thread_local RequestBuffer request;
+  if (fuse_session_exited(session)) return false;
+  // Only the read may be cancelled (RequestLoop::Stop), never a request half handled, as in libfuse.
+  pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
+  const int received = fuse_session_receive_buf(session, &request.buffer);
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
+  if (received == -EINTR) return true;
+  if (received <= 0) {
+    if (received < 0) read_failed = true;
+    fuse_session_exit(session);
+    return false;
+  }
+  fuse_session_process_buf(session, &request.buffer);
+  return true;
+}
+
+// The mount's loop (fuse/request_loop.h): --fuse-readers threads read, up to --fuse-threads in all.
+int RunRequestLoop(MountContext& context, struct fuse_session* session) {
+  std::atomic<bool> read_failed{false};
+  xtreemfs::fuse_adapter::RequestLoop loop(
+      std::min(context.options.fuse_readers, context.options.fuse_threads),
+      context.options.fuse_threads,
+      [session, &read_failed] { return ServeOneRequest(session, read_failed); });
+  loop.Start();
+  // A signal (libfuse's handlers end the session) interrupts the wait, as does the end of a read.
+  while (!fuse_session_exited(session)) loop.WaitForEnd();
+  loop.Stop();
+  return read_failed ? 1 : 0;
 }
 
 int RunMount(MountContext& context, const std::string& program_name) {
@@ -120,11 +179,9 @@ int RunMount(MountContext& context, const std::string& program_name) {
           context.session = session;
           context.log.Log(LogLevel::kInfo, "mounted volume " + context.options.url.volume_name +
                                                " on " + context.options.mount_point);
-          struct fuse_loop_config* loop_config = fuse_loop_cfg_create();
-          fuse_loop_cfg_set_max_threads(loop_config, context.options.fuse_threads);
-          fuse_loop_cfg_set_clone_fd(loop_config, context.options.fuse_clone_fd ? 1 : 0);
-          exit_code = fuse_session_loop_mt(session, loop_config) == 0 ? 0 : 1;
-          fuse_loop_cfg_destroy(loop_config);
+          const bool libfuse_loop =
+              context.options.fuse_clone_fd || context.options.fuse_idle_threads.has_value();
+          exit_code = libfuse_loop ? RunLibfuseLoop(context, session) : RunRequestLoop(context, session);
         } catch (const std::exception& error) {
           context.log.Log(LogLevel::kError, std::string("cannot open volume: ") + error.what());
         }

@@ -111,6 +111,12 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     } else if (is_option("--fuse-threads")) {
       options.fuse_threads =
           ParseUnsigned("--fuse-threads", value_of("--fuse-threads"), 1, kFuseThreadsMax);
+    } else if (is_option("--fuse-readers")) {
+      options.fuse_readers =
+          ParseUnsigned("--fuse-readers", value_of("--fuse-readers"), 1, kFuseThreadsMax);
+    } else if (is_option("--fuse-idle-threads")) {
+      options.fuse_idle_threads =
+          ParseUnsigned("--fuse-idle-threads", value_of("--fuse-idle-threads"), 1, kFuseThreadsMax);
     } else if (argument == "--fuse-clone-fd") {
       options.fuse_clone_fd = true;
     } else if (is_option("--network-threads")) {
@@ -251,8 +257,16 @@ std::string MountUsage(const std::string& program_name) {
          "                       of its request, except O_DIRECT reads and writes inside one\n"
          "                       object, which the io thread answers; so at most N other\n"
          "                       requests are in flight (default 64, at most 1024; libfuse's: 10)\n"
+         "  --fuse-readers N     of those, N read kernel requests at a time; one whose request\n"
+         "                       waits for a server hands its place to another thread, so only\n"
+         "                       requests answered without waiting are bounded by N (default 2,\n"
+         "                       at most --fuse-threads)\n"
          "  --fuse-clone-fd      each FUSE thread reads and answers kernel requests on a /dev/fuse\n"
-         "                       descriptor of its own (libfuse's clone_fd; default: one shared)\n"
+         "                       descriptor of its own (libfuse's clone_fd and libfuse's own loop,\n"
+         "                       in which every thread reads; default: one shared descriptor)\n"
+         "  --fuse-idle-threads N  with --fuse-clone-fd: a thread finishing its request while N\n"
+         "                       others wait for one ends (libfuse's max_idle_threads; default:\n"
+         "                       every thread started stays)\n"
          "  --network-threads N  threads receiving the servers' answers, each connection on one\n"
          "                       in turn; asynchronous reads and writes are answered there, so\n"
          "                       the OSDs of a stripe are served in parallel (default 1, at most 64)\n"

@@ -54,9 +54,18 @@ struct MountOptions {
   // bounds the other requests of the whole mount in flight. libfuse's own
   // default of 10 held a queue depth of 32 (fio libaio, O_DIRECT) to 10 requests.
   std::uint32_t fuse_threads = 64;
+  // Of those, how many read kernel requests at a time (--fuse-readers; at most fuse_threads): one
+  // whose request waits for a server hands its place to another (fuse/request_loop.h). Every request
+  // the kernel queues wakes a thread waiting in read, so fewer readers mean more requests taken by
+  // a reader that is about to read anyway, without a wake-up.
+  std::uint32_t fuse_readers = 2;
+  // libfuse's max_idle_threads (--fuse-idle-threads), for libfuse's own loop (--fuse-clone-fd): a
+  // worker that finishes its request while more than this many others wait ends; unset: all stay.
+  std::optional<std::uint32_t> fuse_idle_threads;
   // libfuse's clone_fd (--fuse-clone-fd): each worker reads and answers kernel requests on a /dev/fuse
   // descriptor of its own (FUSE_DEV_IOC_CLONE), so replies are matched in that descriptor's own
-  // processing queue instead of one queue and lock shared by every worker.
+  // processing queue instead of one queue and lock shared by every worker. Runs libfuse's own loop
+  // (every worker reads; --fuse-readers does not apply).
   bool fuse_clone_fd = false;
   // Threads receiving the servers' answers (--network-threads; rpc::RpcClientOptions::io_threads):
   // each connection is served by one, in turn, and completes its asynchronous reads and writes there

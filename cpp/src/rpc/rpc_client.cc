@@ -19,6 +19,8 @@
 #include <asio.hpp>
 #include <asio/ssl.hpp>
 
+#include "rpc/wait_notice.h"
+
 namespace xtreemfs::rpc {
 
 std::string ServiceAddress::ToString() const {
@@ -885,6 +887,7 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
   auto call = std::make_shared<PendingCall>();
   std::shared_ptr<Connection> connection =
       StartCall([this, &address] { return ConnectionTo(address); }, call_id, call, std::move(record));
+  NoteWait();  // a FUSE reader hands its place on for the round trip (wait_notice.h)
   if (!call->WaitUntil(deadline)) {
     connection->Abandon(call_id);
     // The answer may have arrived between the wait and the unregistration; prefer it.

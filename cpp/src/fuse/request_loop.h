@@ -1,0 +1,83 @@
+// The threads that take the kernel's FUSE requests. libfuse's own loop keeps every worker it started
+// waiting in read(/dev/fuse), and the kernel wakes one waiting reader for every request it queues
+// (an exclusive wake-up), so nearly every request cost a thread's wake-up and sleep, also when another
+// worker was about to read again (perf, session 12: ~1.1 context switches per random 4 KiB request).
+// Here only `readers` threads read at a time. A reader whose request is about to wait (for a server's
+// answer, for buffer space: rpc::NoteWait) hands its reading place to an idle thread, or to a new one
+// while fewer than `threads_max` exist, so waiting requests (metadata, synchronous I/O, lock waits)
+// never keep the others from being read; a request answered without waiting (asynchronous reads and
+// writes, cached attributes) costs no hand-off at all. After its request a thread that gave up its
+// place reads again if a place is free, otherwise waits idle (on a condition variable, not on
+// /dev/fuse) until a reader hands one on. Threads are started on demand and stay until Stop.
+//
+// Not tied to libfuse: `serve_one` reads and handles one request (mount_main.cc: /dev/fuse), so the
+// tests drive it with requests of their own.
+#pragma once
+
+#include <pthread.h>
+#include <semaphore.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "rpc/wait_notice.h"
+
+namespace xtreemfs::fuse_adapter {
+
+class RequestLoop : private rpc::WaitListener {
+ public:
+  // Reads and handles one request on the calling thread; false: the source has ended (the loop
+  // then ends: WaitForEnd returns). Called with thread cancellation disabled; it may enable it
+  // around its read (mount_main.cc does, as libfuse's loop does, so that Stop ends a blocked read).
+  using ServeOne = std::function<bool()>;
+
+  // readers >= 1, threads_max >= readers.
+  RequestLoop(std::uint32_t readers, std::uint32_t threads_max, ServeOne serve_one);
+  ~RequestLoop();  // Stop()
+  RequestLoop(const RequestLoop&) = delete;
+  RequestLoop& operator=(const RequestLoop&) = delete;
+
+  // Starts the readers. Their signal mask blocks SIGTERM, SIGINT, SIGHUP and SIGQUIT, so those reach
+  // the thread that waits in WaitForEnd (libfuse's signal handlers end the session there).
+  void Start();
+  // Waits until a serve_one returned false, or a signal interrupted the wait (the caller checks
+  // why it woke: fuse_session_exited).
+  void WaitForEnd();
+  // Ends the loop: idle threads end, threads reading with cancellation enabled are cancelled, the
+  // others end after their request; returns when every thread has ended. Idempotent.
+  void Stop();
+
+  // Threads started so far (readers, threads whose request waits, idle ones), until Stop.
+  std::uint32_t ThreadsStarted();
+  // Threads waiting for a reading place.
+  std::uint32_t ThreadsIdle();
+
+ private:
+  static void* ThreadMain(void* loop);
+  void Serve();
+  void BeforeWait() override;
+  // Starts a thread that holds a reading place; the caller holds mutex_.
+  void StartThreadLocked();
+  // After a request whose thread gave up its place: waits until a place is free and takes it
+  // (true), or until Stop (false).
+  bool RetakePlace();
+
+  const std::uint32_t readers_;
+  const std::uint32_t threads_max_;
+  const ServeOne serve_one_;
+  sem_t ended_;  // posted when a serve_one returned false
+  std::mutex mutex_;
+  std::condition_variable place_freed_;
+  // Guarded by mutex_. Places held by threads plus places_free_ is always readers_ (once started).
+  std::uint32_t places_free_ = 0;
+  std::uint32_t threads_idle_ = 0;
+  std::vector<pthread_t> threads_;
+  // Set under mutex_ (no thread is started after it); read without it after each request.
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace xtreemfs::fuse_adapter
