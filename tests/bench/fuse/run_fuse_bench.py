@@ -80,6 +80,14 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                         help="untimed sequential write and read of this many MiB on every mount (and the raw "
                              "disk) before the first measured job, so that the servers' JIT compiling of their "
                              "first seconds is not measured as the first row's speed; 0: none")
+    parser.add_argument("--warm-up-random-s", type=int, metavar="S", default=5,
+                        help="after the sequential warm-up, untimed random 4 KiB writes and then reads (queue depth "
+                             "32, O_DIRECT) on the warm-up file for this long each, on every target; 0: none")
+    parser.add_argument("--warm-up-files", type=int, metavar="N", default=2000,
+                        help="untimed create, stat and unlink of this many files on every FUSE mount (not the raw "
+                             "disk: nothing to compile there, and ext4 slows creates right after many deletions) "
+                             "before the first measured job, so that the MRC's compiling of its first metadata "
+                             "operations is not measured as the metadata rows' speed; 0: none")
     parser.add_argument("--parallel-jobs", type=int, metavar="N", default=4,
                         help="also run the sequential write and both random jobs as N fio jobs at once (the "
                              "issue's '4 jobs' figures): each sequential job writes a file of its own of "
@@ -339,15 +347,30 @@ class FuseBenchmark:
         """Fresh server JVMs compile their hot code during their first seconds of load (a perf profile showed
         C2 compiler threads at 40 % of the OSDs' CPU during a 15-s job); without this the first row measured
         that, not the file system. Untimed; every side gets the same."""
-        size_bytes = self.options.warm_up_mib * MIB
-        if size_bytes <= 0:
-            return
+        options = self.options
+        size_bytes = options.warm_up_mib * MIB
         for target, folder in targets.items():
-            self.fio(target, "warm-up", "write", fio_command(folder / "warm-up.dat", "write", "1M", size_bytes,
-                                                             FIO_HANG_GUARD_S, end_fsync=True))
-            self.fio(target, "warm-up", "read", fio_command(folder / "warm-up.dat", "read", "1M", size_bytes,
-                                                            FIO_HANG_GUARD_S))
-            (folder / "warm-up.dat").unlink()
+            if size_bytes > 0:
+                self.fio(target, "warm-up", "write", fio_command(folder / "warm-up.dat", "write", "1M", size_bytes,
+                                                                 FIO_HANG_GUARD_S, end_fsync=True))
+                self.fio(target, "warm-up", "read", fio_command(folder / "warm-up.dat", "read", "1M", size_bytes,
+                                                                FIO_HANG_GUARD_S))
+                # The 4 KiB request paths are partly other code than the 1 MiB ones (the OSD's small reads and
+                # writes, the mount's asynchronous small requests): warm them too.
+                for rw, direction in (("randwrite", "write"), ("randread", "read")):
+                    if options.warm_up_random_s > 0:
+                        self.fio(target, "warm-up", direction, fio_command(
+                            folder / "warm-up.dat", rw, "4k", size_bytes, options.warm_up_random_s, queue_depth=32,
+                            direct=True, time_based=True))
+                (folder / "warm-up.dat").unlink()
+            if options.warm_up_files > 0 and target != RAW:
+                warm_folder = folder / "warm-up-metadata"
+                warm_folder.mkdir()
+                for operation in ("create", "stat", "unlink"):
+                    self.metadata_phase(target, operation, warm_folder, options.warm_up_files,
+                                        options.metadata_limit_s, key=operation + " (warm-up)")
+                    self.runs[target].pop(operation + " (warm-up)", None)
+                warm_folder.rmdir()
             self.runs[target].pop("warm-up", None)
 
     def sequential(self, targets: Dict[str, Path]) -> None:
@@ -518,7 +541,9 @@ def fio_version() -> str:
 def write_report(options: argparse.Namespace, started: datetime.datetime, duration_s: float,
                  benchmark: FuseBenchmark) -> Dict[str, Path]:
     settings = {"sequential_size_mib": options.size_mib, "random_size_mib": options.random_size_mib,
-                "runtime_s": options.runtime_s, "warm_up_mib": options.warm_up_mib, "files": options.files,
+                "runtime_s": options.runtime_s, "warm_up_mib": options.warm_up_mib,
+                "warm_up_random_s": options.warm_up_random_s, "warm_up_files": options.warm_up_files,
+                "files": options.files,
                 "metadata_limit_s": options.metadata_limit_s, "osds": options.osds,
                 "stripe_width": options.stripe_width, "wide_stripe_width": options.wide_stripe_width,
                 "parallel_jobs": options.parallel_jobs,
@@ -541,7 +566,8 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
              "mount.xtreemfs on a private cluster of %d OSDs (stripe width %d%s, all on loopback) against the "
              "raw local disk, same run. Sequential: 1 MiB requests, libaio, O_DIRECT, queue depth %d, up to %d MiB "
              "written (at most %d s) with fsync at the end, then read back in one cold pass%s, after an untimed "
-             "warm-up of %d MiB written and read. Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
+             "warm-up of %d MiB written and read, then %d s each of random 4 KiB writes and reads on it, and on the FUSE mounts "
+             "%d files created, stat'ed and unlinked (the servers' JIT compiles in those minutes, not in the rows). Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
              "Rows ending in ', N jobs' ran N such fio jobs at once (summed; sequential: a file each). "
              "Metadata: up to %d files in one directory, at most %d s per operation. Caches are cold before every read and before stat. "
              "Host: %d CPUs, kernel %s, %s, load average %.1f at the start and %.1f at the end; duration %.0f s."
@@ -550,7 +576,7 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
                  if options.wide_stripe_width else ""), options.sequential_queue_depth, options.size_mib,
                 options.runtime_s, "; rows ending in ', buffered' ran the same two jobs through the page cache "
                 "(psync)" if options.buffered_sequential else "", options.warm_up_mib,
-                options.random_size_mib,
+                options.warm_up_random_s, options.warm_up_files, options.random_size_mib,
                 options.runtime_s, options.files, options.metadata_limit_s, host["cpus"], host["kernel"],
                 host["fio"], benchmark.load_average_start, host["load_average_end"], duration_s), "",
              markdown_table(benchmark.rows).rstrip(), "",

@@ -85,8 +85,8 @@ public final class RpcTls {
     }
 
     /**
-     * BoringSSL when its native library loads, else the JDK's TLS. Why: the servers run C1-only (bin/xtreemfs-osd),
-     * and C1 does not use the JDK's AES-GCM intrinsics, so the JDK's TLS held a striped volume's throughput through
+     * BoringSSL when its native library loads, else the JDK's TLS. Why: the servers ran C1-only when this was measured (the
+     * MRC still does; the OSD runs tiered C2 since session 13), and C1 does not use the JDK's AES-GCM intrinsics, so the JDK's TLS held a striped volume's throughput through
      * a mount at 0.13-0.21 of plain (tests/bench/tls/tls_speed.sh on a quiet machine).
      */
     public static SslProvider provider() {

@@ -54,8 +54,8 @@ final class OpenObjectFiles implements AutoCloseable {
     record ObjectKey(String fileId, long objectNumber, boolean direct) {
         /*
          * Written out rather than the record's generated equals and hashCode: every object read or write looks its
-         * key up, and the generated ones go through an invokedynamic method-handle chain that the OSD's C1-only JIT
-         * (bin/xtreemfs-osd) does not inline; in 4 KiB random reads that chain took more of the OSD's CPU samples than
+         * key up, and the generated ones go through an invokedynamic method-handle chain that C1, the OSD's
+         * only JIT until session 13 and its first tier since, does not inline (bin/xtreemfs-osd); in 4 KiB random reads that chain took more of the OSD's CPU samples than
          * the whole fair policy (async-profiler, tests/bench/README.md, "QoS stage overhead").
          */
         @Override

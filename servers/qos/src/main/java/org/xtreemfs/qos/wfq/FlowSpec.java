@@ -62,8 +62,8 @@ public record FlowSpec(FlowClass flowClass, long reservationCostPerSecond, long 
 
     /*
      * Written out rather than the record's generated equals: the fair policy compares a volume's spec on every
-     * request, and the generated one goes through an invokedynamic method-handle chain that the OSD's C1-only JIT
-     * (bin/xtreemfs-osd) does not inline.
+     * request, and the generated one goes through an invokedynamic method-handle chain that C1, the OSD's only
+     * JIT until session 13 and its first tier since (bin/xtreemfs-osd), does not inline.
      */
     @Override
     public boolean equals(Object other) {
