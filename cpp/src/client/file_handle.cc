@@ -14,6 +14,7 @@
 #include "osd.pb.h"
 #include "rpc/record.h"
 #include "rpc/rpc_error.h"
+#include "rpc/wait_notice.h"
 
 namespace xtreemfs::client {
 
@@ -586,7 +587,10 @@ void FileHandle::BufferPiece(const ObjectPiece& piece, std::string_view bytes) {
   {
     // Flow control: queued bytes shrink only by answers, which need no lock held here.
     std::unique_lock<std::mutex> lock(state_->mutex);
-    state_->writes.changed.wait(lock, [&] { return queued_bytes_ < io_.options.write_behind_bytes; });
+    const auto has_room = [&] { return queued_bytes_ < io_.options.write_behind_bytes; };
+    // A wait for answers: the FUSE loop's reader hands its place on (rpc/wait_notice.h).
+    if (!has_room()) rpc::NoteWait();
+    state_->writes.changed.wait(lock, has_room);
   }
   io_.budget.WaitBelowCapacity();
   const std::uint64_t start_bytes = piece.file_offset_bytes;
@@ -667,7 +671,7 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
     std::unique_lock<std::mutex> lock(state_->mutex);
     const PendingWrite& write = queued->write;
     // Earlier writes never wait for later ones, so this wait ends (by induction on sequence).
-    state_->writes.changed.wait(lock, [&] {
+    const auto no_earlier_overlap = [&] {
       for (const auto& earlier : state_->writes.queued) {
         if (earlier->sequence >= queued->sequence) break;
         if (RangesOverlap(write.file_offset_bytes, write.file_end_bytes(),
@@ -676,7 +680,9 @@ void FileHandle::Send(std::shared_ptr<QueuedWrite> queued) {
         }
       }
       return true;
-    });
+    };
+    if (!no_earlier_overlap()) rpc::NoteWait();
+    state_->writes.changed.wait(lock, no_earlier_overlap);
   }
   // Borrowed, not shared: the owner holds state_ and waits (Close, DrainWrites) until its queued
   // bytes are 0, which `finish` sets as its last step under state->mutex. A shared copy here would
@@ -806,13 +812,15 @@ void FileHandle::DrainWrites(const FileHandle* only_owner, std::uint64_t start_b
   for (auto& queued : to_send) Send(std::move(queued));
   // Only writes queued before this call count, so a busy writer elsewhere cannot starve it.
   std::unique_lock<std::mutex> lock(state_->mutex);
-  state_->writes.changed.wait(lock, [&] {
+  const auto drained = [&] {
     for (const auto& queued : state_->writes.queued) {
       if (queued->sequence >= sequence_limit) break;
       if (matches(queued->owner, queued->write)) return false;
     }
     return true;
-  });
+  };
+  if (!drained()) rpc::NoteWait();
+  state_->writes.changed.wait(lock, drained);
 }
 
 void FileHandle::ThrowIfWriteFailed() {
@@ -1017,6 +1025,7 @@ void FileHandle::EndAsync() {
 
 void FileHandle::WaitForAsyncCalls() {
   std::unique_lock<std::mutex> lock(async_mutex_);
+  if (async_in_flight_ != 0) rpc::NoteWait();
   async_idle_.wait(lock, [this] { return async_in_flight_ == 0; });
 }
 

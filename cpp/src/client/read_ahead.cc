@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "rpc/wait_notice.h"
+
 namespace xtreemfs::client {
 
 ReadAheadCache::ReadAheadCache(std::uint64_t window_bytes, std::uint32_t object_size_bytes,
@@ -47,6 +49,7 @@ std::optional<SharedBytes> ReadAheadCache::Lookup(std::uint64_t object_number,
       const std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(length_bytes, data->size() - offset));
       return SharedBytes{data, offset, length};
     }
+    rpc::NoteWait();  // a wait for the OSD's answer: the FUSE loop's reader hands its place on
     fetch_completed_.wait(lock);
   }
 }
@@ -118,6 +121,7 @@ void ReadAheadCache::Invalidate() {
 
 void ReadAheadCache::WaitIdle() {
   std::unique_lock<std::mutex> lock(mutex_);
+  if (in_flight_count_ != 0) rpc::NoteWait();
   fetch_completed_.wait(lock, [&] { return in_flight_count_ == 0; });
 }
 
