@@ -632,15 +632,21 @@ public final class Namespace {
         return DeletedFile.decodeObjects(KvLayout.replicaWorkVolumeId(key), KvLayout.replicaWorkInode(key), value);
     }
 
-    /** A directory's entries changed: mtime and ctime now, nlink adjusted by {@code linkDelta}. */
-    public void touchDirectory(Transaction transaction, String volumeId, long directoryInode, int linkDelta,
+    /**
+     * A directory's entries changed: mtime and ctime now, nlink adjusted by {@code linkDelta}. Returns the record as
+     * written, which is what the directory reads as once the batch commits (answers that carry the directory's Stat use
+     * it instead of decoding the pending write again).
+     */
+    public InodeRecord touchDirectory(Transaction transaction, String volumeId, long directoryInode, int linkDelta,
             OperationContext context) throws RpcException {
         InodeRecord directory = loadInode(transaction, volumeId, directoryInode);
-        putInode(transaction, volumeId, directory.withStat(directory.stat().toBuilder()
+        InodeRecord touched = directory.withStat(directory.stat().toBuilder()
                 .setNlink(directory.stat().getNlink() + linkDelta)
                 .setMtimeNs(context.nowNanos())
                 .setCtimeNs(context.nowNanos())
-                .build()));
+                .build());
+        putInode(transaction, volumeId, touched);
+        return touched;
     }
 
     /**
