@@ -120,9 +120,8 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
                         1, Namespace.inheritedGid(context, parent), volume).build();
                 record = new InodeRecord(stat, null, null, 0, 0);
                 namespace.putDentry(transaction, volume.getId(), parent.inode(), name, inode);
-                namespace.touchDirectory(transaction, volume.getId(), parent.inode(), 0, context);
-                // Read through the transaction: its own write, i.e. the committed record once the batch is written.
-                directory = Optional.of(namespace.loadInode(transaction, volume.getId(), parent.inode()).stat());
+                directory = Optional.of(namespace.touchDirectory(transaction, volume.getId(), parent.inode(), 0,
+                        context).stat());
                 created = true;
             } else {
                 if (create && exclusive) {

@@ -81,9 +81,8 @@ public final class UnlinkOp extends MetadataOp<PathRequest, UnlinkOp.Unlinked> {
         namespace.deleteDentry(transaction, volume.getId(), entry.parent().inode(), entry.name());
         Optional<DeletedFile> deleted = namespace.dropLink(transaction, volume.getId(), entry.record().inode(),
                 context);
-        namespace.touchDirectory(transaction, volume.getId(), entry.parent().inode(), 0, context);
-        // Read through the transaction: its own write, i.e. the committed record once the batch is written.
-        Stat directory = namespace.loadInode(transaction, volume.getId(), entry.parent().inode()).stat();
+        Stat directory = namespace.touchDirectory(transaction, volume.getId(), entry.parent().inode(), 0, context)
+                .stat();
         transaction.commit();
         return new Unlinked(deleted, Optional.of(directory));
     }
