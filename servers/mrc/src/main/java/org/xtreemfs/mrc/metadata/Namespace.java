@@ -251,7 +251,8 @@ public final class Namespace {
      * look frequently read). For readers that fetch their misses otherwise ({@link #loadStats}).
      */
     private Committed committedIfCached(byte[] key) {
-        return committed.policy().getIfPresentQuietly(ByteBuffer.wrap(key));
+        Slot slot = committed.policy().getIfPresentQuietly(ByteBuffer.wrap(key));
+        return slot == null ? null : slot.current;
     }
 
     /** Keys whose committed value is cached (at most {@link #COMMITTED_VALUES_KEPT_MAX}). */
