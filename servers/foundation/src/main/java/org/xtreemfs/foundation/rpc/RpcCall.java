@@ -128,7 +128,7 @@ public final class RpcCall {
             RpcRecord.releaseQuietly(data);
             throw new IllegalStateException("call " + record.header().getCallId() + " answered twice");
         }
-        send(responseHeader(), response, data);
+        send(responseHeader().build(), response, data);
     }
 
     /**
@@ -140,8 +140,8 @@ public final class RpcCall {
      * the prepared response without it (the read failed, or the caller answers otherwise) frees the buffer.
      */
     public PreparedResponse prepareResponse(MessageLite response, int dataBytesMax) {
-        return new PreparedResponse(RecordEncoder.encodeWithDataRoom(channel.alloc(), responseHeader(), response,
-                dataBytesMax), dataBytesMax);
+        return new PreparedResponse(RecordEncoder.encodeWithDataRoom(channel.alloc(), responseHeader().build(),
+                response, dataBytesMax), dataBytesMax);
     }
 
     /** See {@link #prepareResponse}: use from one thread; {@link #close} after {@link #send} does nothing. */
@@ -203,7 +203,7 @@ public final class RpcCall {
             data.release();
             throw new IllegalStateException("call " + record.header().getCallId() + " answered twice");
         }
-        RpcHeader header = responseHeader();
+        RpcHeader header = responseHeader().build();
         if (channel.pipeline().get(SslHandler.class) == null) {
             try {
                 record.release();
@@ -234,11 +234,11 @@ public final class RpcCall {
         if (!markAnswered()) {
             return;
         }
-        send(responseHeader().toBuilder().setErrorResponse(error.toResponse()).build(), null, null);
+        send(responseHeader().setErrorResponse(error.toResponse()).build(), null, null);
     }
 
-    private RpcHeader responseHeader() {
-        return RpcHeader.newBuilder().setCallId(record.header().getCallId()).setMessageType(MessageType.RESPONSE).build();
+    private RpcHeader.Builder responseHeader() {
+        return RpcHeader.newBuilder().setCallId(record.header().getCallId()).setMessageType(MessageType.RESPONSE);
     }
 
     private void send(RpcHeader header, MessageLite response, ByteBuf data) {
