@@ -11,8 +11,10 @@ buffered), read-direct, write-direct (1 MiB, libaio, O_DIRECT, queue depth --seq
 sequential rows; the write ends with fsync; with --cold every read job starts on a dropped page cache, as make bench's
 cold reads), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
 folder per round, listed in that order; create and unlink go together so that rounds stay independent). For those
-the MRC's CPU per operation is reported too ("mrc ... us/op"), and the OSDs' (the background OSD_UNLINKs, as far as
-they ran before the loop ended).
+the MRC's and the DIR's CPU per operation are reported too ("mrc ... us/op", "dir ... us/op"), and the OSDs' (the
+background deletions, as far as they ran before the loop ended), and per thread group of the OSDs and of the MRC
+("osd threads", "mrc threads": which thread spends it, e.g. the storage stage, the deletion scheduler, the C2
+compiler threads, GC), as the fio rows report the OSDs' thread groups; the medians at the end list the busiest groups.
 
   ab_data_path.py --build M=/path/to/main --mount M=/path/to/main/mount.xtreemfs --build B=. --rounds 4 --out DIR
 
@@ -198,6 +200,7 @@ class Side:
         shell = self.cluster("status", "--shell")
         self.dir_port = int(re.search(r"^dir_port=(\d+)$", shell, re.M).group(1))
         self.mrc_pid = int(re.search(r"^mrc_pid=(\d+)$", shell, re.M).group(1))
+        self.dir_pid = int(re.search(r"^dir_pid=(\d+)$", shell, re.M).group(1))
         pids = re.search(r"^osd_pids=\(([^)]*)\)", shell, re.M)
         self.osd_pids = [int(p) for p in pids.group(1).split()] if pids else []
         if not self.osd_pids:
@@ -298,7 +301,7 @@ class Side:
         return result
 
     def processes(self):
-        return {"osd": self.osd_pids, "mrc": [self.mrc_pid], "mount": [self.mount_process.pid]}
+        return {"osd": self.osd_pids, "mrc": [self.mrc_pid], "dir": [self.dir_pid], "mount": [self.mount_process.pid]}
 
     def measure_idle(self, seconds):
         """CPU seconds per second each kind of process spends with no load (heartbeats, timers, the JIT's leftovers):
@@ -446,25 +449,98 @@ def profiling(profile, label, jvms, mount_pid, jfr, async_profiler=None, java=Tr
             subprocess.run(["jcmd", str(pid), "Compiler.perfmap"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def metadata(side, operation, folder, files, metadata_binary, profile=None):
-    """One metadata_ops phase on the side's mount; CPU per operation of the MRC, the OSDs and the mount."""
-    pids = {"mrc": [side.mrc_pid], "osd": side.osd_pids, "mount": [side.mount_process.pid]}
+# The processes whose threads the metadata rows break down (the OSD's deletion work, the MRC's operation).
+METADATA_THREAD_KINDS = ("osd", "mrc")
+
+
+def metadata_snapshot(pids):
+    """CPU ticks per kind of process ({"osd": [...], "mrc": [...], ...}) and, for METADATA_THREAD_KINDS, their
+    thread groups (thread_groups()): the state metadata_figures() subtracts."""
+    return {"ticks": {kind: cpu_ticks(kind_pids) for kind, kind_pids in pids.items()},
+            "threads": {kind: thread_groups(pids[kind]) for kind in METADATA_THREAD_KINDS if kind in pids}}
+
+
+def metadata_figures(result, before, after, idle_cpu_per_s):
+    """Adds to a metadata row (its "ios" and "wall_s" set) the CPU per operation of every kind of process between two
+    metadata_snapshot()s, gross (KIND_us_per_io) and net of the kind's idle rate over the row's wall time
+    (KIND_net_us_per_io), and per thread group of the OSD and the MRC (KIND_threads, as the fio rows' osd_threads):
+    which thread spends an operation's CPU (e.g. the storage stage, the deletion scheduler, the C2 compiler, GC)."""
+    operations = max(result["ios"], 1)
+    for kind, ticks in after["ticks"].items():
+        cpu_s = (ticks - before["ticks"].get(kind, 0)) / TICKS
+        result["%s_cpu_s" % kind] = cpu_s
+        result["%s_us_per_io" % kind] = cpu_s / operations * 1e6
+        idle_s = idle_cpu_per_s.get(kind, 0.0) * result["wall_s"]
+        result["%s_net_us_per_io" % kind] = (cpu_s - idle_s) / operations * 1e6
+    for kind, groups in after["threads"].items():
+        result["%s_threads" % kind] = thread_group_deltas(before["threads"].get(kind, {}), groups, operations)
+    return result
+
+
+def busiest_thread_groups(groups, count=6):
+    """The `count` thread groups with the most CPU per operation, as printed lines' text (us and voluntary +
+    involuntary context switches per operation)."""
+    ranked = sorted(groups.items(), key=lambda item: -item[1]["cpu_us_per_io"])
+    return "; ".join("%s %.1f us, %.2f+%.2f cs" % (group, figures["cpu_us_per_io"],
+                                                    figures["voluntary_switches_per_io"],
+                                                    figures["involuntary_switches_per_io"])
+                     for group, figures in ranked[:count])
+
+
+def median(values):
+    values = sorted(values)
+    if not values:
+        return 0.0
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
+def median_thread_groups(rows, kind):
+    """Per thread group of `kind` ("osd", "mrc"), the median over the rows of its CPU us per operation; a row in
+    which the group spent nothing (absent from its KIND_threads) counts as 0, so a group busy in one round only
+    (the JIT's compiler) does not look busy in every round."""
+    groups = set()
+    for row in rows:
+        groups.update(row.get("%s_threads" % kind, {}))
+    return {group: median([row.get("%s_threads" % kind, {}).get(group, {}).get("cpu_us_per_io", 0.0) for row in rows])
+            for group in groups}
+
+
+def after_figures(result, before, after, idle_cpu_per_s, seconds):
+    """Adds to a row the OSDs' CPU per operation in the `seconds` after its loop ended, net of their idle rate
+    (osd_after_net_us_per_io), and per OSD thread group (osd_after_threads): the background work of the row's
+    operations that had not run when the loop ended (an unlink's deletion of the file's objects), which the row's own
+    figures miss when it lags behind."""
+    operations = max(result["ios"], 1)
+    cpu_s = (after["ticks"]["osd"] - before["ticks"]["osd"]) / TICKS
+    result["osd_after_s"] = seconds
+    result["osd_after_net_us_per_io"] = (cpu_s - idle_cpu_per_s.get("osd", 0.0) * seconds) / operations * 1e6
+    result["osd_after_threads"] = thread_group_deltas(before["threads"]["osd"], after["threads"]["osd"], operations)
+    return result
+
+
+def metadata(side, operation, folder, files, metadata_binary, profile=None, after_s=0.0):
+    """One metadata_ops phase on the side's mount; CPU per operation of the MRC, the OSDs, the DIR and the mount, and
+    per thread group of the OSDs and the MRC; with `after_s` also the OSDs' CPU in that many seconds after the loop."""
+    pids = side.processes()
     load_before = load()
-    before = {kind: cpu_ticks(kind_pids) for kind, kind_pids in pids.items()}
+    before = metadata_snapshot(pids)
     wall0 = time.monotonic()
     with profiling(profile, operation, {"mrc": pids["mrc"], "osd": pids["osd"]}, pids["mount"][0], side.jfr,
                    side.async_profiler):
         output = subprocess.run([str(metadata_binary), operation, str(folder), str(files)], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
     wall1 = time.monotonic()
-    after = {kind: cpu_ticks(kind_pids) for kind, kind_pids in pids.items()}
+    after = metadata_snapshot(pids)
     if output.returncode != 0:
         raise SystemExit("%s metadata_ops %s failed: %s" % (side.name, operation, output.stderr))
     count = json.loads(output.stdout)["count"]
     result = {"side": side.name, "rw": operation, "bs": "-", "iops": count / (wall1 - wall0), "mib_s": 0.0,
               "ios": count, "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
-    for kind in pids:
-        side.per_io(result, kind, (after[kind] - before[kind]) / TICKS)
+    metadata_figures(result, before, after, side.idle_cpu_per_s)
+    if after_s > 0:
+        time.sleep(after_s)
+        after_figures(result, after, metadata_snapshot(pids), side.idle_cpu_per_s, after_s)
     return result
 
 
@@ -494,6 +570,10 @@ def main():
                         help="comma-separated: randread, randwrite, read, write, read-direct, write-direct, "
                              "write-direct-jobs, create, stat, unlink")
     parser.add_argument("--files", type=int, default=2000, help="files per round of the metadata workloads")
+    parser.add_argument("--unlink-after-s", type=float, default=2.0, metavar="S",
+                        help="after each unlink row, measure the OSDs' CPU for this long more (net of idle, per unlink:"
+                             " 'osd after'), the deletions still running in the background when the loop ended (0: "
+                             "none)")
     parser.add_argument("--idle-s", type=float, default=10, metavar="S",
                         help="after the warm-up, measure each side's CPU with no load for this long; the 'net' figures "
                              "subtract that idle rate over each job's wall time (0: none)")
@@ -584,7 +664,8 @@ def main():
                         folder = side.mnt / ("metadata-%d" % round_index)
                         if workload == "create":
                             folder.mkdir()
-                        result = metadata(side, workload, folder, options.files, metadata_binary, profile)
+                        result = metadata(side, workload, folder, options.files, metadata_binary, profile,
+                                          options.unlink_after_s if workload == "unlink" else 0.0)
                         if workload == "unlink":
                             folder.rmdir()
                     elif workload in ("write", "read"):
@@ -619,7 +700,8 @@ def main():
                     results.append(result)
                     print("%(round)d %(side)s %(rw)-9s %(iops)8.0f IOPS %(mib_s)7.1f MiB/s  osd %(osd_us_per_io)6.1f"
                           " (net %(osd_net_us_per_io)6.1f) us/io  mount %(mount_us_per_io)6.1f us/io" % result
-                          + ("  mrc %.1f (net %.1f) us/op" % (result["mrc_us_per_io"], result["mrc_net_us_per_io"])
+                          + ("  mrc %.1f (net %.1f) us/op  dir %.1f us/op" % (
+                              result["mrc_us_per_io"], result["mrc_net_us_per_io"], result["dir_us_per_io"])
                              if "mrc_us_per_io" in result else "")
                           + ("  osd sys %.1f, mount sys %.1f, fio %.1f (sys %.1f) us/io; run-queue wait osd %.1f, mount"
                              " %.1f us/io; machine idle %.0f %%, iowait %.0f %%" % (
@@ -627,17 +709,17 @@ def main():
                                  result["fio_sys_us_per_io"], result["osd_run_queue_wait_us_per_io"],
                                  result["mount_run_queue_wait_us_per_io"], 100 * result["machine_idle_fraction"],
                                  100 * result["machine_iowait_fraction"]) if "fio_us_per_io" in result else "")
+                          + ("  osd after %.1f us/op (net, %.0f s)" % (result["osd_after_net_us_per_io"],
+                                                                       result["osd_after_s"])
+                             if "osd_after_net_us_per_io" in result else "")
                           + "  load %(load_before).1f-%(load_after).1f" % result
                           + ("  page cache dropped %d times by another process since the previous job"
                              % dropped_since if dropped_since else ""), flush=True)
-                    if result.get("osd_threads"):
-                        # Where the OSD's CPU and context switches per request went, by thread group (top 6 by CPU).
-                        groups = sorted(result["osd_threads"].items(), key=lambda item: -item[1]["cpu_us_per_io"])
-                        print("    osd threads per io: " + "; ".join(
-                            "%s %.1f us, %.2f+%.2f cs" % (group, figures["cpu_us_per_io"],
-                                                           figures["voluntary_switches_per_io"],
-                                                           figures["involuntary_switches_per_io"])
-                            for group, figures in groups[:6]), flush=True)
+                    for kind in ("osd", "mrc", "osd_after"):
+                        if result.get("%s_threads" % kind):
+                            # Where the process's CPU and context switches per request went, by thread group (top 6).
+                            print("    %s threads per io: %s" % (kind, busiest_thread_groups(result["%s_threads" % kind])),
+                                  flush=True)
     finally:
         for side in sides:
             side.stop()
@@ -651,21 +733,29 @@ def main():
             rows = [r for r in results if r["side"] == side.name and r["rw"] == workload and not r["profiled"]]
             if not rows:
                 continue
-            def median(key):
-                values = sorted(r[key] for r in rows)
-                return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+            def of(key):
+                return median([r[key] for r in rows])
             print("%-6s %-9s %8.0f IOPS %7.1f MiB/s  osd %6.1f (net %6.1f) us/io  mount %6.1f us/io%s  (n=%d, load "
                   "%.1f-%.1f)" % (
-                      side.name, workload, median("iops"), median("mib_s"), median("osd_us_per_io"),
-                      median("osd_net_us_per_io"), median("mount_us_per_io"),
-                      "  mrc %6.1f (net %6.1f) us/op" % (median("mrc_us_per_io"), median("mrc_net_us_per_io"))
+                      side.name, workload, of("iops"), of("mib_s"), of("osd_us_per_io"),
+                      of("osd_net_us_per_io"), of("mount_us_per_io"),
+                      "  mrc %6.1f (net %6.1f) us/op  dir %6.1f us/op" % (
+                          of("mrc_us_per_io"), of("mrc_net_us_per_io"), of("dir_us_per_io"))
                       if workload in METADATA else
                       "  osd sys %.1f, mount sys %.1f, fio %.1f us/io; run-queue wait osd %.1f, mount %.1f us/io; "
-                      "machine idle %.0f %%" % (median("osd_sys_us_per_io"), median("mount_sys_us_per_io"),
-                                               median("fio_us_per_io"), median("osd_run_queue_wait_us_per_io"),
-                                               median("mount_run_queue_wait_us_per_io"),
-                                               100 * median("machine_idle_fraction")),
+                      "machine idle %.0f %%" % (of("osd_sys_us_per_io"), of("mount_sys_us_per_io"),
+                                               of("fio_us_per_io"), of("osd_run_queue_wait_us_per_io"),
+                                               of("mount_run_queue_wait_us_per_io"),
+                                               100 * of("machine_idle_fraction")),
                       len(rows), min(r["load_before"] for r in rows), max(r["load_after"] for r in rows)))
+            if all("osd_after_net_us_per_io" in r for r in rows):
+                print("         osd after the loop: %.1f us/op (net)" % of("osd_after_net_us_per_io"))
+            for kind in ("osd", "mrc", "osd_after"):
+                groups = median_thread_groups(rows, kind)
+                if groups:
+                    top = sorted(groups.items(), key=lambda item: -item[1])[:6]
+                    print("         %s threads, median us/io: %s" % (
+                        kind, "; ".join("%s %.1f" % (group, cpu) for group, cpu in top)))
 
 
 if __name__ == "__main__":
