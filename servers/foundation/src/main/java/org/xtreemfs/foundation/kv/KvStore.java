@@ -15,6 +15,17 @@ public interface KvStore extends AutoCloseable {
     Optional<byte[]> get(byte[] key);
 
     /**
+     * {@link #get} for a key the caller expects to be absent (the name a create is about to take): the same answer,
+     * cheaper when the key is absent and dearer when it is present. {@link RocksKvStore} asks its bloom filters and
+     * memtables first ({@code keyMayExist}): RocksJava's get throws and catches a C++ exception for every missing
+     * key, which made an absent key cost about twice a present one (tests/bench/fuse/README.md, session 14). This
+     * default is {@link #get}.
+     */
+    default Optional<byte[]> getExpectedAbsent(byte[] key) {
+        return get(key);
+    }
+
+    /**
      * The values of {@code keys}, in their order (empty: absent): many point reads known in advance (the inodes of a
      * listing's page) in one call. {@link RocksKvStore} reads them with one MultiGet from one consistent view, one
      * crossing into native code for all keys instead of one per key; {@link InMemoryKvStore} under its monitor. This

@@ -50,6 +50,42 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void getExpectedAbsentAnswersAsGet() {
+        // Proves getExpectedAbsent gives get's answer for every state a key can be in: never written, written (in
+        // the memtable), flushed to a table, overwritten or deleted after a flush (memtable over table), deleted
+        // and flushed, an empty value, and all of them again after a reopen (nothing cached in memory).
+        store.put(utf8("flushed"), utf8("1"));
+        store.put(utf8("overwritten"), utf8("old"));
+        store.put(utf8("deleted-later"), utf8("1"));
+        store.put(utf8("deleted-flushed"), utf8("1"));
+        store.put(utf8("empty"), new byte[0]);
+        store.delete(utf8("deleted-flushed"));
+        store.flush();
+        store.put(utf8("overwritten"), utf8("new"));
+        store.delete(utf8("deleted-later"));
+        store.put(utf8("memtable"), utf8("2"));
+        List<String> keys = List.of("never", "flushed", "overwritten", "deleted-later", "deleted-flushed", "empty",
+                "memtable");
+        assertSameAsGet(store, keys);
+        assertThat(store.getExpectedAbsent(utf8("overwritten"))).hasValueSatisfying(
+                value -> assertThat(value).isEqualTo(utf8("new")));
+        assertThat(store.getExpectedAbsent(utf8("deleted-later"))).isEmpty();
+        assertThat(store.getExpectedAbsent(utf8("never"))).isEmpty();
+        Path checkpoint = folder.resolve("checkpoint");
+        store.checkpoint(checkpoint);
+        try (KvStore reopened = openCheckpoint(checkpoint)) {
+            assertSameAsGet(reopened, keys);
+        }
+    }
+
+    private static void assertSameAsGet(KvStore store, List<String> keys) {
+        for (String key : keys) {
+            assertThat(store.getExpectedAbsent(utf8(key)).map(value -> new String(value, StandardCharsets.UTF_8)))
+                    .as(key).isEqualTo(store.get(utf8(key)).map(value -> new String(value, StandardCharsets.UTF_8)));
+        }
+    }
+
+    @Test
     void putGetOverwriteDelete() {
         // Proves the basic map operations, including reading absent and deleted keys.
         assertThat(store.get(utf8("a"))).isEmpty();

@@ -230,14 +230,26 @@ public final class Namespace {
         return Optional.of((T) decoded);
     }
 
+    /**
+     * {@link #committedValue} of a key the caller expects to be absent (a name a create takes): a cache miss reads the
+     * store with {@link KvStore#getExpectedAbsent}, the same value at a lower cost when it is absent.
+     */
+    Optional<byte[]> committedValueExpectedAbsent(byte[] key) {
+        return committedEntry(key, true).value;
+    }
+
     private Committed committedEntry(byte[] key) {
+        return committedEntry(key, false);
+    }
+
+    private Committed committedEntry(byte[] key, boolean expectedAbsent) {
         Slot cached = committed.getIfPresent(ByteBuffer.wrap(key));
         if (cached != null) {
             return cached.current;
         }
         commitLock.readLock().lock();
         try {
-            Committed entry = new Committed(store.get(key));
+            Committed entry = new Committed(expectedAbsent ? store.getExpectedAbsent(key) : store.get(key));
             committed.put(ByteBuffer.wrap(key.clone()), new Slot(entry));
             return entry;
         } finally {
@@ -603,6 +615,16 @@ public final class Namespace {
 
     public Optional<Long> lookup(Transaction transaction, String volumeId, long parent, String name) {
         return transaction.get(KvLayout.dentry(volumeId, parent, name)).map(KvLayout::decodeLong);
+    }
+
+    /**
+     * {@link #lookup} of a name the caller expects to be free (open with O_CREAT): the same answer; a name absent from
+     * the store costs less, a present one more. Why: the create's look-up of its new name, a RocksDB get that finds
+     * nothing, was a tenth of the MRC's CPU per create through FUSE (async-profiler, tests/bench/fuse/README.md,
+     * session 14), about half of it the C++ exception RocksJava throws for a missing key.
+     */
+    public Optional<Long> lookupExpectedAbsent(Transaction transaction, String volumeId, long parent, String name) {
+        return transaction.getExpectedAbsent(KvLayout.dentry(volumeId, parent, name)).map(KvLayout::decodeLong);
     }
 
     public void putDentry(Transaction transaction, String volumeId, long parent, String name, long inode) {

@@ -40,6 +40,12 @@ public final class Transaction {
         return namespace.committedValue(key);
     }
 
+    /** {@link #get} of a key expected to be absent ({@link Namespace#lookupExpectedAbsent}). */
+    Optional<byte[]> getExpectedAbsent(byte[] key) {
+        Optional<byte[]> written = ownWrite(key);
+        return written != null ? written : namespace.committedValueExpectedAbsent(key);
+    }
+
     /**
      * {@link #get} decoded: this operation's own write decoded anew, a committed value decoded once for all readers
      * ({@link Namespace#committedDecoded}; {@code decoder} is the key kind's one decoder).

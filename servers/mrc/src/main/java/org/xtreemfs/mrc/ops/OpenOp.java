@@ -104,6 +104,7 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
             }
             Permissions.check(caller, parent.stat(), Permissions.EXECUTE, path);
             Optional<Long> existing = PathNames.isDotOrDotDot(name) ? Optional.of(Namespace.dotTarget(parent, name))
+                    : create ? namespace.lookupExpectedAbsent(transaction, volume.getId(), parent.inode(), name)
                     : namespace.lookup(transaction, volume.getId(), parent.inode(), name);
             if (existing.isEmpty()) {
                 if (!create) {

@@ -37,9 +37,18 @@ public class OneBatchPerOperationTest {
         /** The keys of the point reads made, in order. */
         public final List<byte[]> gotKeys = new ArrayList<>();
 
+        /** The keys read with {@link KvStore#getExpectedAbsent}, in order. */
+        public final List<byte[]> expectedAbsentKeys = new ArrayList<>();
+
         @Override
         public Optional<byte[]> get(byte[] key) {
             gotKeys.add(key);
+            return delegate.get(key);
+        }
+
+        @Override
+        public Optional<byte[]> getExpectedAbsent(byte[] key) {
+            expectedAbsentKeys.add(key);
             return delegate.get(key);
         }
 
@@ -102,6 +111,25 @@ public class OneBatchPerOperationTest {
         operation.run();
         assertThat(store.batches - before).isEqualTo(1);
         assertThat(store.singleWrites).isZero();
+    }
+
+    @Test
+    void aCreateLooksUpItsNewNameAsExpectedAbsentAndAnOpenAsPresent() throws Exception {
+        // Proves the create's look-up of its new name reads the store with getExpectedAbsent (RocksDB's cheaper path
+        // for a missing key), and an open without O_CREAT with get, both answering as before (EEXIST, the file).
+        fixture.createVolume("vol");
+        store.expectedAbsentKeys.clear();
+        fixture.open(fixture.as(ROOT), "vol", "/new", CREAT | WRONLY, 0644);
+        assertThat(store.expectedAbsentKeys).hasSize(1);
+        assertThat(new String(store.expectedAbsentKeys.get(0), java.nio.charset.StandardCharsets.ISO_8859_1))
+                .endsWith("new");
+        store.expectedAbsentKeys.clear();
+        store.gotKeys.clear();
+        OpenResult opened = fixture.open(fixture.as(ROOT), "vol", "/new", WRONLY, 0);
+        assertThat(store.expectedAbsentKeys).isEmpty();
+        assertThat(opened.record().isRegularFile()).isTrue();
+        NamespaceFixture.expectErrno(org.xtreemfs.foundation.rpc.Errno.EEXIST, () -> fixture.open(fixture.as(ROOT), "vol",
+                "/new", CREAT | NamespaceFixture.EXCL | WRONLY, 0644));
     }
 
     @Test
