@@ -208,4 +208,26 @@ class RecordDecoderTest {
         assertThat(buffers.buffersInUse()).isZero();
         assertThat(buffers.idleBytes()).as("its memory kept for the next segment").isEqualTo(1 << 20);
     }
+    @Test
+    void anEmptyDataSegmentHoldsNothingOfTheReceivedBytes() {
+        // Proves what an object read's request relies on: without data the record's data segment is no slice of the
+        // received buffer (whose pooled object the answering thread, a storage worker, would give back to the event
+        // loop's recycler), so once the message is released nothing of the received bytes is held.
+        Sent sent = new Sent(9, pattern(30, 3), new byte[0]);
+        ByteArrayOutputStream stream = new ByteArrayOutputStream();
+        record(stream, sent);
+        byte[] bytes = stream.toByteArray();
+        EmbeddedChannel channel = new EmbeddedChannel(new RecordDecoder(LIMITS, new ReceiveBuffers(4 << 20)));
+        ByteBuf read = Unpooled.directBuffer(bytes.length);
+        read.writeBytes(bytes);
+        channel.writeInbound(read);
+        RpcRecord record = channel.readInbound();
+        assertThat(record.header().getCallId()).isEqualTo(9);
+        assertThat(bytesOf(record.message())).isEqualTo(sent.message());
+        assertThat(record.data().readableBytes()).isZero();
+        record.message().release();
+        assertThat(read.refCnt()).as("the received buffer, held by the message alone").isZero();
+        record.release(); // releasing the whole record after its message is still safe
+        assertThat(channel.finish()).isFalse();
+    }
 }
