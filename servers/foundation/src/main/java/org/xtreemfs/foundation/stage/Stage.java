@@ -196,7 +196,8 @@ public final class Stage<M> implements AutoCloseable {
     /**
      * Stops accepting messages, lets workers drain the queue for up to {@code drainTimeout}, then
      * interrupts them and passes what is left to {@link StageHandler#onDiscarded}. Idempotent.
-     * The timeout is real time: it bounds how long a process waits to exit.
+     * The timeout is real time: it bounds how long a process waits to exit. A message a worker had already taken
+     * when the timeout ran out is still handled (not discarded), possibly after this returns.
      *
      * @return the number of discarded messages
      */
