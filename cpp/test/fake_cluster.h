@@ -8,6 +8,7 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <map>
 #include <mutex>
@@ -562,6 +563,31 @@ class FakeCluster : public rpc::Transport {
   std::uint32_t replicas_ = 1;
   std::map<std::tuple<std::string, std::string, std::uint64_t>, std::string> objects_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> largest_end_;
+};
+
+// A DIR that is down (killed, restarting) while `down` is set: every DIR call is refused, as a
+// connection to a dead port is; the other servers' calls pass to `inner`. Counts the DIR calls tried.
+class DirOutageTransport : public rpc::Transport {
+ public:
+  explicit DirOutageTransport(rpc::Transport& inner) : inner_(inner) {}
+
+  rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
+                         const rpc::CallOptions& options) override {
+    if (request.interface_id == xtreemfs::dir::DIR_INTERFACE_ID) {
+      ++dir_calls;
+      if (down) {
+        throw rpc::RpcError::Of(rpc::ErrorKind::kTransport,
+                                "cannot connect to " + address.ToString() + ": Connection refused");
+      }
+    }
+    return inner_.Call(address, request, options);
+  }
+
+  std::atomic<bool> down{false};
+  std::atomic<int> dir_calls{0};
+
+ private:
+  rpc::Transport& inner_;
 };
 
 }  // namespace xtreemfs::client::testing

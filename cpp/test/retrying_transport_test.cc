@@ -196,6 +196,36 @@ TEST(RetryingTransportTest, ACallMadeByTheLookupIsNotRetriedOnItsOwnSoWindowsDoN
   EXPECT_EQ(dir_again.calls, 4);
 }
 
+TEST(RetryingTransportTest, AnAsynchronousAttemptsLookupIsNotRetriedOnItsOwnEither) {
+  // One asynchronous attempt (never retried, Transport::CallServiceAsync) whose lookup asks a DIR
+  // that is down: the DIR gets one call and the attempt fails at once, so the caller's synchronous
+  // repeat (FileHandle::CallStripeOsd) holds the only window. Before, the lookup's DIR call had a
+  // window of its own: the calling thread waited it out before the attempt was even sent, and the
+  // caller's repeat began a second one.
+  ScriptedTransport dir(Refusals(1000));
+  FakeTime time{0, std::vector<std::uint32_t>()};
+  RetryPolicy policy;
+  policy.retry_window_ms = 10000;
+  RetryingTransport transport(dir, policy, time.Sleep(), time.Now());
+  ServiceLookup lookup{[&] {
+                         transport.Call(ServiceAddress{"dir", 1}, CallRequest{}, Idempotent(true));
+                         return ServiceAddress{"osd", 2};
+                       },
+                       nullptr};
+  int done_calls = 0;
+  std::exception_ptr failure;
+  transport.CallServiceAsync(lookup, CallRequest{}, Idempotent(true),
+                             [&](CallResponse, std::exception_ptr error) {
+                               ++done_calls;
+                               failure = error;
+                             });
+  EXPECT_EQ(done_calls, 1);
+  EXPECT_NE(failure, nullptr);
+  EXPECT_EQ(dir.calls, 1);
+  EXPECT_TRUE(time.sleeps_ms.empty());
+  EXPECT_EQ(time.now_ms, 0u);
+}
+
 // An OSD on the fake clock whose first `slow_attempts` calls (an fsync forcing thousands of objects)
 // take longer than the call's timeout, so each attempt ends in a timeout after timeout_ms; later
 // calls answer. Its pings answer at once while it is alive; a stopped one leaves them unanswered too.

@@ -110,13 +110,20 @@ class ControlledOsdTransport : public rpc::Transport {
 // in a timeout after timeout_ms of `now_ms` (the retrying transport's clock), as an fsync forcing
 // thousands of objects or a write queued on a loaded machine does, while the OSD keeps answering its
 // pings (FakeCluster answers OSD_PING); later calls pass through.
+// With `answers_pings` false the OSD is stopped (SIGSTOP) instead: its pings time out as well.
 class SlowOsdTransport : public rpc::Transport {
  public:
-  SlowOsdTransport(rpc::Transport& inner, std::uint32_t procedure_id, int slow_calls)
-      : inner_(inner), procedure_id_(procedure_id), slow_calls_(slow_calls) {}
+  SlowOsdTransport(rpc::Transport& inner, std::uint32_t procedure_id, int slow_calls,
+                   bool answers_pings = true)
+      : inner_(inner), procedure_id_(procedure_id), slow_calls_(slow_calls), answers_pings_(answers_pings) {}
 
   rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
                          const rpc::CallOptions& options) override {
+    if (!answers_pings_ && request.interface_id == xtreemfs::osd::OSD_INTERFACE_ID &&
+        request.procedure_id == xtreemfs::osd::OSD_PING) {
+      now_ms += options.timeout_ms;
+      throw rpc::RpcError::Of(rpc::ErrorKind::kTimeout, "ping: no response");
+    }
     if (request.interface_id == xtreemfs::osd::OSD_INTERFACE_ID && request.procedure_id == procedure_id_) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (timed_out_by_osd_[address.host] < slow_calls_) {
@@ -142,6 +149,7 @@ class SlowOsdTransport : public rpc::Transport {
   rpc::Transport& inner_;
   std::uint32_t procedure_id_;
   int slow_calls_;
+  bool answers_pings_;
   std::mutex mutex_;
   std::map<std::string, int> timed_out_by_osd_;
 };
@@ -389,6 +397,63 @@ TEST_F(WriteBehindTest, BufferedWritesSlowerThanAShortTimeoutAreNotLostWithRetri
   EXPECT_EQ(slow.timed_out(), 3 * static_cast<int>(kStripeWidth));  // 4 attempts for one object per OSD
   file->Close();
   EXPECT_EQ(ReadElsewhere("/slow-writes"), data);
+}
+
+TEST_F(WriteBehindTest, ABufferedWriteToAStoppedOsdFailsTheFlushAfterItsAttemptsAndPings) {
+  // fuse_posix_e2e.sh's "a write to a stopped OSD fails instead of hanging", the source of the mount's
+  // "flush/release node N: TIMEOUT: buffered write of object 1 failed ... within 3000 ms" in every run:
+  // its mount (--timeout-ms 3000 --retries 1) sends the buffered write twice, each attempt followed
+  // by a ping the SIGSTOPped OSD leaves unanswered too (3 + 3 + 0.1 + 3 + 3 s: the check's "took 12 s"),
+  // and close(2) (FUSE flush) returns the timeout, so dd fails as the check requires; the write(2)
+  // itself had succeeded (buffered). Nothing is dropped silently: release reports it again.
+  SlowOsdTransport stopped(transport, xtreemfs::osd::OSD_WRITE, 1000, false);
+  rpc::RetryPolicy policy;
+  policy.attempts_max = 2;
+  auto volume = OpenVolumeOverSlowOsd(stopped, policy, 3000);
+  auto file = volume->OpenFile(user, "/stalled", O_CREAT | O_RDWR, 0644);
+  file->Write(0, PatternOf(kObjectSizeBytes, 13));  // one object: one OSD, one buffered write
+  try {
+    file->Flush();
+    FAIL() << "flush succeeded";
+  } catch (const rpc::RpcError& error) {
+    EXPECT_EQ(error.posix_errno(), ETIMEDOUT) << error.what();
+  }
+  EXPECT_EQ(stopped.timed_out(), 2);
+  EXPECT_EQ(stopped.now_ms.load(), 3000u + 3000u + 100u + 3000u + 3000u);
+  EXPECT_THROW(file->Close(), rpc::RpcError);
+}
+
+TEST_F(WriteBehindTest, BufferedWritesGoOnWhileTheDirIsDownLongerThanTheRetryWindow) {
+  // restart_transparent_e2e.sh's DIR phase at load 33 (its mount asks the DIR for addresses every
+  // second, --uuid-cache-ttl-ms 1000): the DIR's restart took 88 s, the OSDs stayed up, and a buffered
+  // write failed with TRANSPORT "cannot connect" to the DIR once the 60 s retry window was over, EIO
+  // for fio. The servers' last known addresses serve while the DIR is down: no pause, no error.
+  testing::DirOutageTransport dir(transport);
+  std::atomic<std::uint64_t> now_ms{0};
+  rpc::RetryingTransport retrying(
+      dir, rpc::RetryPolicy{}, [&now_ms](std::uint32_t ms) { now_ms += ms; },
+      [&now_ms] { return now_ms.load(); });
+  VolumeOptions options;
+  options.uuid_cache_ttl_ms = 1000;
+  options.io.write_behind_bytes = 1 << 20;
+  options.io.buffer_bytes_max = 8 << 20;
+  options.io.read_ahead_bytes = 0;
+  auto volume = Volume::Open(retrying, ParseDirUrl("dir/demo"), clock, options);
+  auto file = volume->OpenFile(user, "/dir-down", O_CREAT | O_RDWR, 0644);
+  const std::string data = PatternOf(7 * kObjectSizeBytes + 10, 14);
+  const std::size_t first_bytes = kStripeWidth * kObjectSizeBytes;  // one object on every OSD
+  file->Write(0, data.substr(0, first_bytes));
+  file->Fsync();
+  dir.down = true;
+  clock.Advance(2000);  // every cached address expired: each OSD and MRC call asks the DIR first
+  const int dir_calls_before = dir.dir_calls.load();
+  file->Write(first_bytes, data.substr(first_bytes));
+  file->Fsync();
+  file->Close();
+  EXPECT_GT(dir.dir_calls.load(), dir_calls_before);  // the lookups did meet the dead DIR
+  EXPECT_EQ(now_ms.load(), 0u);                       // and no call waited for a retry
+  dir.down = false;
+  EXPECT_EQ(ReadElsewhere("/dir-down"), data);
 }
 
 TEST_F(WriteBehindTest, AnOsdFailureSurfacesOnCloseWithoutFsync) {

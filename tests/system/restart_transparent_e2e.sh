@@ -48,11 +48,24 @@ fio_done() {
 # restart_during NAME PID STARTED VICTIM_PID RESTART: waits until the job's I/O has begun (the file STARTED has
 # data; at most 30 s: under load fio takes seconds to start) and 1 s more, checks that the job runs, kills the
 # server VICTIM_PID straight (kill_now, $killed_ns),
-# keeps it down until $down_s s after the kill and restarts it. The caller then checks with check_overlap
+# keeps it down until $down_s s after the kill and restarts it ($written_while_down: the bytes the job's
+# processes wrote in those $down_s s). The caller then checks with check_overlap
 # that the job ran past the outage, so its I/O waited for the dead server (its exit status says whether
 # that wait was invisible). Whether it still runs once the restart command returns depends on how long a JVM
 # takes to start and register under load (25 s at load 25 here): the job may rightly finish while the
 # launcher still waits for the registration, so that is not required.
+# tree_written_bytes PID: bytes the process PID and its descendants have passed to write(2) so far
+# (/proc/PID/io wchar; a buffered write through the mount counts once the mount accepted it).
+tree_written_bytes() {
+  local total child
+  total="$(awk '/^wchar:/ { print $2 }' "/proc/$1/io" 2>/dev/null || true)"
+  total="${total:-0}"
+  for child in $(pgrep -P "$1" || true); do
+    total=$(( total + $(tree_written_bytes "$child") ))
+  done
+  echo "$total"
+}
+
 restart_during() {
   local name="$1" pid="$2" started="$3" victim="$4" restart_command="$5"
   local _
@@ -60,9 +73,11 @@ restart_during() {
   check "$name: the job's I/O had begun before the kill ($started has data)" test -s "$started"
   sleep 1
   check "$name: the job runs when the server is killed" kill -0 "$pid"
+  written_at_kill="$(tree_written_bytes "$pid")"
   kill_now "$victim"
   local left_ms=$(( down_s * 1000 - ($(date +%s%N) - killed_ns) / 1000000 ))
   if [ "$left_ms" -gt 0 ]; then sleep "$(echo "$left_ms / 1000" | bc -l)"; fi
+  written_while_down=$(( $(tree_written_bytes "$pid") - written_at_kill ))
   $restart_command
   echo "$name: the server was away $(( ($(date +%s%N) - killed_ns) / 1000000 )) ms"
 }
@@ -137,14 +152,16 @@ echo "== MRC frozen (SIGSTOP) past the request timeout, then killed and restarte
 rm -f "$state/meta.stop" "$state/meta.result"
 /usr/bin/python3 "$state/meta.py" "$mount_point/meta" "$state/meta.stop" "$state/meta.result" &
 meta_pid=$!
-# 96 MiB at 4 MiB/s: at least 24 s, so fio still runs $down_s s after the MRC's kill (about 14 s in).
-fio_job mrc-write --rw=write --bs=1M --size=96M --rate=4m --ioengine=psync
+# 128 MiB at 4 MiB/s: at least 32 s, so fio still runs $down_s s after the MRC's kill (about 14 s in). The
+# freeze signals go straight to the pid: the launcher's kill starts a JVM first, seconds each under load,
+# which once moved the kill past the end of a 24 s job (load 33: "its last call returned -398 ms after the kill").
+fio_job mrc-write --rw=write --bs=1M --size=128M --rate=4m --ioengine=psync
 sleep 2
 check "the metadata loop runs when the MRC is frozen" kill -0 "$meta_pid"
-cluster kill mrc --signal STOP
+kill -STOP "$mrc_pid"
 # Longer than the 5 s per attempt: requests in the socket are answered after SIGCONT, their retries too.
 sleep 8
-cluster kill mrc --signal CONT
+kill -CONT "$mrc_pid"
 sleep 2
 restart_during "MRC during metadata changes and fio" "$meta_pid" "$state/meta.result.rounds" "$mrc_pid" "start_mrc"
 rounds_at_restart="$(cat "$state/meta.result.rounds" 2>/dev/null || echo 0)"
@@ -185,10 +202,25 @@ check "the target has the source's bytes and the source is gone" bash -c "
 check "the MRC answered the repeated rename from its record ($replays_before -> $(replays) repeats)" \
   test "$(replays)" -gt "$replays_before"
 
+# The DIR is needed only to find servers that moved: while it is down, the mount's lookups (every second
+# here) fall back to the addresses they knew (client::UuidResolver), so buffered writes to the OSDs, which
+# stayed where they were, are no pause at all, however long the DIR's restart takes (at load 33 it took 88 s,
+# longer than the retry window, and a buffered write failed with EIO before this fallback). Down 8 s, the
+# job's 2 MiB/s of random buffered writes must pass more than the mount's write-behind window (4 MiB, which
+# a writer fills without waiting for any server) through the mount, and the mount must log that lookups met
+# the dead DIR: otherwise the outage did not overlap buffered writes that needed it, and the phase fails.
 echo "== DIR killed and restarted during fio (the mount asks it for OSD addresses every second)"
-fio_job dir-write --rw=randwrite --bs=16k --size=32M --rate=2m --ioengine=psync
+down_s=8
+write_behind_window_bytes=4194304
+dir_warnings_before="$(grep -c 'the DIR at .* did not answer' "$state/mount-mnt.log" || true)"
+fio_job dir-write --rw=randwrite --bs=16k --size=48M --rate=2m --ioengine=psync
 restart_during "DIR during writes" "$fio_pid" "$mount_point/dir-write.0.0" "$dir_pid" "cluster restart dir"
 load_cluster
+dir_warnings_after="$(grep -c 'the DIR at .* did not answer' "$state/mount-mnt.log" || true)"
+check "the mount's lookups met the dead DIR and took the servers' last known addresses ($dir_warnings_before -> $dir_warnings_after warnings)" \
+  test "$dir_warnings_after" -gt "$dir_warnings_before"
+check "buffered writes went on while the DIR was down ($written_while_down bytes in $down_s s, more than the $write_behind_window_bytes-byte write-behind window)" \
+  test "$written_while_down" -gt "$write_behind_window_bytes"
 fio_done dir-write
 
 check "after every restart, a new file is written and read back through the mount" bash -c "

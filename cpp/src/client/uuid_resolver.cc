@@ -17,12 +17,14 @@ const xtreemfs::rpc::UserCredentials& DirCredentials() {
 }
 
 UuidResolver::UuidResolver(rpc::Transport& transport, rpc::ServiceAddress dir_address,
-                           std::uint32_t cache_ttl_ms, Clock& clock, rpc::CallOptions call_options)
+                           std::uint32_t cache_ttl_ms, Clock& clock, rpc::CallOptions call_options,
+                           std::function<void(const std::string& message)> warn)
     : transport_(transport),
       dir_address_(std::move(dir_address)),
       cache_ttl_ms_(cache_ttl_ms),
       clock_(clock),
-      call_options_(call_options) {}
+      call_options_(call_options),
+      warn_(std::move(warn)) {}
 
 rpc::ServiceAddress UuidResolver::Resolve(const std::string& uuid) {
   {
@@ -42,8 +44,17 @@ rpc::ServiceAddress UuidResolver::Resolve(const std::string& uuid) {
   call.message = &request;
   rpc::CallOptions options = call_options_;
   options.idempotent = true;
-  const auto mappings = rpc::ParseResponse<xtreemfs::dir::AddressMappingSet>(
-      transport_.Call(dir_address_, call, options));
+  rpc::CallResponse response;
+  try {
+    response = transport_.Call(dir_address_, call, options);
+  } catch (const rpc::RpcError& error) {
+    // An answer (ENOENT, AUTH_FAILED...) is the DIR's word and stands; only its silence falls back.
+    if (!error.IsTransient()) throw;
+    std::optional<rpc::ServiceAddress> last_known = LastKnownAfterDirFailure(uuid, error);
+    if (!last_known) throw;
+    return *std::move(last_known);
+  }
+  const auto mappings = rpc::ParseResponse<xtreemfs::dir::AddressMappingSet>(response);
   const xtreemfs::dir::AddressMapping* chosen = nullptr;
   std::optional<rpc::Scheme> scheme;
   std::string protocols;
@@ -75,9 +86,35 @@ rpc::ServiceAddress UuidResolver::Resolve(const std::string& uuid) {
   return address;
 }
 
+std::optional<rpc::ServiceAddress> UuidResolver::LastKnownAfterDirFailure(const std::string& uuid,
+                                                                        const rpc::RpcError& error) {
+  std::string warning;
+  rpc::ServiceAddress address;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = cache_.find(uuid);
+    if (found == cache_.end()) return std::nullopt;
+    Entry& entry = found->second;
+    // Expired by age only: the server was reachable there, so trust it for another TTL instead of
+    // making every call wait for the DIR's failure (a DIR that does not answer costs a timeout).
+    if (entry.expires_monotonic_ms != kInvalidated) {
+      entry.expires_monotonic_ms = clock_.MonotonicMs() + cache_ttl_ms_;
+    }
+    if (!entry.dir_outage_warned) {
+      entry.dir_outage_warned = true;
+      warning = "the DIR at " + dir_address_.ToUrl() + " did not answer (" + error.message() +
+                "): calls to " + uuid + " go to its last known address " + entry.address.ToUrl();
+    }
+    address = entry.address;
+  }
+  if (!warning.empty() && warn_) warn_(warning);
+  return address;
+}
+
 void UuidResolver::Invalidate(const std::string& uuid) {
   std::lock_guard<std::mutex> lock(mutex_);
-  cache_.erase(uuid);
+  auto found = cache_.find(uuid);
+  if (found != cache_.end()) found->second.expires_monotonic_ms = kInvalidated;
 }
 
 }  // namespace xtreemfs::client

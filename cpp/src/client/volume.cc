@@ -60,7 +60,7 @@ std::unique_ptr<Volume> Volume::Open(rpc::Transport& transport, const DirUrl& ur
                                            dir_address.ToString());
   }
   auto resolver = std::make_unique<UuidResolver>(transport, dir_address, options.uuid_cache_ttl_ms,
-                                                 clock, call_options);
+                                                 clock, call_options, options.warn);
   // Looked up now so a volume whose MRC the DIR cannot name fails to open; calls look it up again.
   resolver->Resolve(registration.mrc_uuid());
   auto volume = std::unique_ptr<Volume>(new Volume(transport, clock, options, url.volume_name,

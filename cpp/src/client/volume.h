@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -65,6 +66,9 @@ struct VolumeOptions {
   std::uint32_t chain_retry_window_ms = 60000;
   std::uint32_t chain_backoff_initial_ms = 100;
   std::uint32_t chain_backoff_max_ms = 2000;
+  // Receives warnings for the mount's log (the client core has none): a server's address taken as last
+  // known because the DIR did not answer (UuidResolver::Resolve). May be empty.
+  std::function<void(const std::string& message)> warn;
 };
 
 // The read-only xtreemfs.* extended attributes this client computes from MRC_GET_FILE_LAYOUT;

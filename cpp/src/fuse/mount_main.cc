@@ -43,6 +43,9 @@ void OpenVolume(MountContext& context) {
   volume_options.uuid_cache_ttl_ms = context.options.uuid_cache_ttl_ms;
   volume_options.io = context.options.io;
   volume_options.chain_retry_window_ms = context.options.retry_window_ms;
+  volume_options.warn = [&context](const std::string& message) {
+    context.log.Log(LogLevel::kWarn, message);
+  };
   context.volume = xtreemfs::client::Volume::Open(*context.transport, context.options.url,
                                                   context.clock, volume_options);
   // The MRC is asked once too (statvfs as this process's user), so a mount that cannot speak to it

@@ -72,6 +72,23 @@ CallResponse RetryingTransport::Call(const ServiceAddress& address, const CallRe
   return CallService(ServiceLookup{[&address] { return address; }, nullptr}, request, options);
 }
 
+void RetryingTransport::CallServiceAsync(const ServiceLookup& lookup, const CallRequest& request,
+                                         const CallOptions& options, CallDone done) {
+  if (options.exactly_once) {
+    Transport::CallServiceAsync(lookup, request, options, std::move(done));
+    return;
+  }
+  // By reference (the lookup is used only before the inner call returns): two pointers each, which
+  // std::function holds without allocating, on the path of every O_DIRECT request.
+  const ServiceLookup single_attempt{
+      [this, &lookup] {
+        LookupScope scope(this);
+        return lookup.resolve();
+      },
+      lookup.forget ? std::function<void()>([&lookup] { lookup.forget(); }) : nullptr};
+  inner_.CallServiceAsync(single_attempt, request, options, std::move(done));
+}
+
 std::uint32_t RetryingTransport::PingProcedureOf(std::uint32_t interface_id) {
   switch (interface_id) {
     case xtreemfs::osd::OSD_INTERFACE_ID: return xtreemfs::osd::OSD_PING;

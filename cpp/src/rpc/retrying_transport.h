@@ -66,15 +66,13 @@ class RetryingTransport : public Transport {
 
   // One attempt, as the Transport contract says: the caller repeats a failed call synchronously
   // (CallService) to get the retry window. Exactly-once calls take the synchronous path at once,
-  // since they need a request number.
+  // since they need a request number. A call made by the lookup through this transport gets a single
+  // attempt here too (as in CallService): a DIR that is down fails the attempt at once, and the
+  // caller's synchronous repeat has the one window (with a window of its own, the lookup kept the
+  // calling thread, a FUSE worker or a write-behind sender, for a whole window before the attempt
+  // was even sent, and the caller's repeat then began a second one).
   void CallServiceAsync(const ServiceLookup& lookup, const CallRequest& request,
-                        const CallOptions& options, CallDone done) override {
-    if (options.exactly_once) {
-      Transport::CallServiceAsync(lookup, request, options, std::move(done));
-    } else {
-      inner_.CallServiceAsync(lookup, request, options, std::move(done));
-    }
-  }
+                        const CallOptions& options, CallDone done) override;
 
   const std::string& client_id() const { return client_id_; }
 
