@@ -3,8 +3,8 @@ package org.xtreemfs.foundation.rpc;
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.xtreemfs.interfaces.rpc.RpcHeader;
@@ -48,11 +48,8 @@ final class ReplyWriter {
      * batch wait for the transport's write bound ({@code ReplyBufferLimits}) at most this much longer than one by one.
      */
     static final int BATCH_BUFFER_BYTES = 64 * 1024;
-    /**
-     * Replies made on other threads, in the order they were made, until the event loop writes them. Safe for more than
-     * one taker: a sender whose event loop refused the task frees what is queued while the loop may still run one.
-     */
-    private final Queue<ByteBuf> pending = new ConcurrentLinkedQueue<>();
+    /** Replies made on other threads, in the order they were made, until the event loop writes them. */
+    private final Queue<ByteBuf> pending = PlatformDependent.newMpscQueue();
     private final Runnable writePending;
 
     ReplyWriter(Channel channel, AtomicLong batchedReplies) {
