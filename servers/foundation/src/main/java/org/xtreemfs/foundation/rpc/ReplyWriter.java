@@ -3,8 +3,6 @@ package org.xtreemfs.foundation.rpc;
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.util.internal.PlatformDependent;
-import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.xtreemfs.interfaces.rpc.RpcHeader;
@@ -20,16 +18,14 @@ import org.xtreemfs.interfaces.rpc.RpcHeader;
  *       A small one ({@link #sendInBatch}) is also not a buffer and a write of its own: it is appended to the batch's
  *       one buffer, written at the batch's end (per reply a pooled allocation and release, a pass through the
  *       pipeline and an outbound entry less: about 4 % of an OSD's CPU under 4 KiB random writes, async-profiler);
- *   <li>a reply made on another thread (a storage worker) goes into this connection's own queue ({@link #pending}),
- *       and one task per batch, which wakes the loop, writes what the queue holds and flushes: the replies that come
- *       while the loop is waking up or busy go out together. Not {@code channel.write} from that thread: Netty wraps
- *       each such write in a pooled task object taken on the worker and given back on the event loop, a cross-thread
- *       recycle per reply (Netty's recycler ~5 % of an OSD's samples under random reads, most of it such objects).
+ *   <li>a reply made on another thread (a storage worker) is queued for the event loop without waking it, and one
+ *       flush task per batch is queued behind it, which wakes the loop: the replies that come while the loop is
+ *       waking up or busy go out together.
  * </ul>
  *
- * <p>Invariant: every queued reply is written and flushed by a task that runs after it was queued. A writer that finds
- * a task already scheduled ({@link #flushScheduled} set) queued its reply before that task clears the flag, and the
- * task takes the queue's replies only after clearing it, so it takes that reply too.
+ * <p>Invariant: every reply has a flush queued on the event loop after it. A writer that finds a flush already
+ * scheduled ({@link #flushScheduled} set) queued its reply before the scheduled task clears the flag, and that task
+ * queues the actual flush only after clearing it, so behind every such reply.
  */
 final class ReplyWriter {
     private final Channel channel;
@@ -48,14 +44,17 @@ final class ReplyWriter {
      * batch wait for the transport's write bound ({@code ReplyBufferLimits}) at most this much longer than one by one.
      */
     static final int BATCH_BUFFER_BYTES = 64 * 1024;
-    /** Replies made on other threads, in the order they were made, until the event loop writes them. */
-    private final Queue<ByteBuf> pending = PlatformDependent.newMpscQueue();
-    private final Runnable writePending;
+    private final Runnable flushNow;
+    private final Runnable clearThenFlush;
 
     ReplyWriter(Channel channel, AtomicLong batchedReplies) {
         this.channel = channel;
         this.batchedReplies = batchedReplies;
-        this.writePending = this::writePending;
+        this.flushNow = channel::flush;
+        this.clearThenFlush = () -> {
+            flushScheduled.set(false);
+            channel.eventLoop().execute(flushNow); // behind every reply queued before the flag was cleared
+        };
     }
 
     /** Sends one encoded reply (ownership passes to the transport). */
@@ -65,27 +64,10 @@ final class ReplyWriter {
             flushUnlessInReadBatch();
             return;
         }
-        pending.offer(record);
+        channel.write(record, channel.voidPromise()); // queued lazily: wakes nobody
         if (flushScheduled.compareAndSet(false, true)) {
-            try {
-                channel.eventLoop().execute(writePending);
-            } catch (RuntimeException e) { // the event loop is shut down: nobody will send them
-                flushScheduled.set(false);
-                for (ByteBuf unsent; (unsent = pending.poll()) != null; ) {
-                    unsent.release();
-                }
-                throw e;
-            }
+            channel.eventLoop().execute(clearThenFlush);
         }
-    }
-
-    /** On the event loop: writes the replies other threads queued (see the class comment) and flushes them. */
-    private void writePending() {
-        flushScheduled.set(false); // before taking the queue: a reply queued after this schedules the next task
-        for (ByteBuf record; (record = pending.poll()) != null; ) {
-            channel.write(record, channel.voidPromise()); // to a closed channel: released by the transport
-        }
-        channel.flush();
     }
 
     /**
