@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,6 +54,8 @@ class RpcRoundTripTest {
      * {@link #preparedByte} (username "discard": the prepared response is closed unsent and the call failed).
      */
     private static final int PREPARED = 7;
+    /** As ECHO, answered from one of the {@link #answerers} (as the OSD's storage workers answer). */
+    private static final int ECHO_ELSEWHERE = 8;
 
     @TempDir
     Path folder;
@@ -62,6 +66,7 @@ class RpcRoundTripTest {
     private final AtomicBoolean segmentReleasedTwice = new AtomicBoolean();
 
     private final CountDownLatch release = new CountDownLatch(1);
+    private final ExecutorService answerers = Executors.newFixedThreadPool(4);
     private RpcServer server;
     private RpcClient client;
     private InetSocketAddress address;
@@ -88,6 +93,12 @@ class RpcRoundTripTest {
                     byte[] data = new byte[call.data().readableBytes()];
                     call.data().getBytes(call.data().readerIndex(), data);
                     call.respond(request, Unpooled.wrappedBuffer(data));
+                })
+                .handle(INTERFACE, ECHO_ELSEWHERE, call -> {
+                    UserCredentials request = call.request(UserCredentials.parser());
+                    byte[] data = new byte[call.data().readableBytes()];
+                    call.data().getBytes(call.data().readerIndex(), data);
+                    answerers.execute(() -> call.respond(request, Unpooled.wrappedBuffer(data)));
                 })
                 .handle(INTERFACE, FAIL_ERRNO, call -> {
                     throw RpcException.errno(Errno.ENOTEMPTY, "directory /a is not empty");
@@ -156,6 +167,7 @@ class RpcRoundTripTest {
     @AfterEach
     void stop() throws IOException {
         release.countDown();
+        answerers.shutdownNow();
         client.close();
         server.close();
         segmentFile.close();
@@ -328,6 +340,28 @@ class RpcRoundTripTest {
         }
         for (int i = 0; i < 500; i++) {
             assertThat(RpcClient.await(futures.get(i)).getUsername()).isEqualTo("u" + i);
+        }
+    }
+
+    // Replies made on several other threads at once (storage workers) reach the event loop through the connection's
+    // own queue: every call gets exactly its answer, message and data, however the answering threads interleave.
+    @Test
+    void repliesFromManyThreadsAtOnceEachArriveWhole() throws Exception {
+        Random random = new Random(8);
+        List<CompletableFuture<RpcResponse>> futures = new ArrayList<>();
+        List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            byte[] data = new byte[random.nextInt(3) == 0 ? 0 : random.nextInt(4097)];
+            random.nextBytes(data);
+            sent.add(data);
+            futures.add(client.call(address, INTERFACE, ECHO_ELSEWHERE, null, user("w" + i),
+                    Unpooled.wrappedBuffer(data), 10_000));
+        }
+        for (int i = 0; i < futures.size(); i++) {
+            try (RpcResponse response = RpcClient.await(futures.get(i))) {
+                assertThat(response.message(UserCredentials.parser()).getUsername()).isEqualTo("w" + i);
+                assertThat(response.dataBytes()).as("call %d", i).isEqualTo(sent.get(i));
+            }
         }
     }
 
