@@ -46,6 +46,7 @@ import time
 from pathlib import Path
 
 from glusterfs import GlusterVolume
+from proc_stats import pids_whose_command_line_has, read_stat, thread_group
 
 TICKS = os.sysconf("SC_CLK_TCK")
 METADATA = ("create", "stat", "unlink")
@@ -55,12 +56,9 @@ def cpu_ticks(pids, kinds=("utime", "stime")):
     """CPU ticks of the processes since their start: user and kernel time (the default), or one of them."""
     total = 0
     for pid in pids:
-        try:
-            fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
-            times = {"utime": int(fields[11]), "stime": int(fields[12])}  # fields 14 and 15
+        times = read_stat("/proc/%d/stat" % pid)
+        if times:
             total += sum(times[kind] for kind in kinds)
-        except OSError:
-            pass
     return total
 
 
@@ -93,9 +91,10 @@ def thread_groups(pids):
             continue
         for task in tasks:
             try:
-                name, _, rest = (task / "stat").read_text().partition("(")[2].rpartition(")")
-                fields = rest.split()
-                ticks = int(fields[11]) + int(fields[12])
+                stat = read_stat(task / "stat")
+                if stat is None:
+                    continue
+                ticks = stat["utime"] + stat["stime"]
                 switches = {}
                 for line in (task / "status").read_text().splitlines():
                     key, _, value = line.partition(":")
@@ -103,7 +102,7 @@ def thread_groups(pids):
                         switches[key] = int(value)
             except (OSError, IndexError, ValueError):
                 continue
-            group = re.sub(r"[-#]?\d+$", "", name) or name
+            group = thread_group(stat["name"])
             total = groups.setdefault(group, [0, 0, 0, 0])
             total[0] += ticks
             total[1] += switches.get("voluntary_ctxt_switches", 0)
@@ -326,18 +325,6 @@ class GlusterProcess:
 
     def __init__(self, pid):
         self.pid = pid
-
-
-def pids_whose_command_line_has(text):
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if text in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
-                    pids.append(int(entry.name))
-            except OSError:
-                pass
-    return pids
 
 
 class GlusterSide(Side):

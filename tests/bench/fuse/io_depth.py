@@ -16,28 +16,19 @@ has it. Timestamps are CLOCK_MONOTONIC seconds, the clock of results.json's star
 import argparse
 import collections
 import json
-import os
-import re
 import signal
 import sys
 import time
 from pathlib import Path
 
-OSD_MAIN = b"org.xtreemfs.osd.OsdMain"
+from proc_stats import pids_whose_command_line_has, read_stat, thread_group
+
+OSD_MAIN = "org.xtreemfs.osd.OsdMain"
 WATCHED_GROUPS = ("stage-storage", "osd-net")
 
 
 def osd_pids(match):
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
-            except OSError:
-                continue
-            if OSD_MAIN in command and match.encode() in command:
-                pids.append(int(entry.name))
-    return pids
+    return pids_whose_command_line_has(OSD_MAIN, match)
 
 
 def fuse_mounts(match):
@@ -53,18 +44,10 @@ def fuse_mounts(match):
     return mounts
 
 
-def thread_group(name):
-    """Pool threads differ only in their numbers: stage-storage-7, osd-net-3-1 -> stage-storage, osd-net."""
-    return re.sub(r"[-#]?\d+(-\d+)*$", "", name) or name
-
-
 def task_stat(task):
     """(thread group, state) of one thread, or None when it has ended."""
-    try:
-        stat = (task / "stat").read_text()
-    except OSError:
-        return None
-    return thread_group(stat[stat.index("(") + 1:stat.rindex(")")]), stat[stat.rindex(")") + 2]
+    stat = read_stat(task / "stat")
+    return (thread_group(stat["name"]), stat["state"]) if stat else None
 
 
 def watched_tasks(pid):

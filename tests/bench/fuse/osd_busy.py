@@ -20,31 +20,24 @@ import signal
 import time
 from pathlib import Path
 
+from proc_stats import command_lines, read_stat
+
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def processes():
     found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
-        except OSError:
-            continue
-        if b"org.xtreemfs.osd.OsdMain" in command:
-            found[int(entry.name)] = "osd"
-        elif b"mount.xtreemfs" in command and not command.startswith(b"python"):
-            found[int(entry.name)] = "mount"
+    for pid, command in command_lines():
+        if "org.xtreemfs.osd.OsdMain" in command:
+            found[pid] = "osd"
+        elif "mount.xtreemfs" in command and not command.startswith("python"):
+            found[pid] = "mount"
     return found
 
 
 def ticks(pid):
-    try:
-        fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])
-    except (OSError, IndexError, ValueError):
-        return None
+    stat = read_stat("/proc/%d/stat" % pid)
+    return stat["utime"] + stat["stime"] if stat else None
 
 
 def compiler_threads(pid):
@@ -64,14 +57,8 @@ def compiler_threads(pid):
 
 
 def thread_ticks(stats):
-    total = 0
-    for stat in stats:
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError, ValueError):
-            pass  # a compiler thread that ended: its ticks are gone from the process's view too
-    return total
+    # A compiler thread that ended (None) has its ticks gone from the process's view too.
+    return sum(stat["utime"] + stat["stime"] for stat in map(read_stat, stats) if stat)
 
 
 def sample(options):
