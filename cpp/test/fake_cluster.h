@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -67,6 +68,7 @@ class FakeCluster : public rpc::Transport {
 
   rpc::CallResponse Call(const rpc::ServiceAddress& address, const rpc::CallRequest& request,
                          const rpc::CallOptions&) override {
+    if (before_call) before_call(request);
     std::lock_guard<std::mutex> lock(mutex_);
     calls.push_back(CallRecord{address, request.interface_id, request.procedure_id});
     const std::string message_bytes =
@@ -88,6 +90,9 @@ class FakeCluster : public rpc::Transport {
     return count;
   }
 
+  // Runs at the start of every call, outside the fake's lock (it may call the client again, to
+  // interleave another call with this one); set before the calls it should see.
+  std::function<void(const rpc::CallRequest& request)> before_call;
   // Test inspection and fault injection; guarded by mutex_ while calls run.
   std::vector<CallRecord> calls;
   std::vector<xtreemfs::mrc::UpdateFileSizeRequest> size_updates;

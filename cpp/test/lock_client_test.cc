@@ -141,6 +141,71 @@ TEST_F(LockClientTest, BlockingAcquireEndsWithEintrWhenInterruptedAndIsBounded) 
                rpc::RpcError);
 }
 
+TEST_F(LockClientTest, ANonBlockingFlockIsGrantedWhenTheHoldersUnlockArrivesWithinTheWait) {
+  // flock -n right after another mount's holder closed its file: the kernel sent that unlock in
+  // FUSE RELEASE without waiting, so it reaches the OSD a little later; the request tries again.
+  ASSERT_TRUE(mount_a->TryAcquire(*file, Flock(1, true)));
+  on_sleep = [this] {
+    if (pauses_ms.size() == 2) mount_a->Release(*file, LockKind::kFlock, 1);
+  };
+  EXPECT_TRUE(mount_b->TryAcquireFlock(*file, Flock(2, false)));
+  EXPECT_EQ(pauses_ms, (std::vector<std::uint32_t>{5, 10}));
+  EXPECT_EQ(cluster.granted_locks.back().second.client_uuid(), "mount-b");
+}
+
+TEST_F(LockClientTest, ANonBlockingFlockConflictThatStaysIsRefusedAfterPausesAddingUpToTheWait) {
+  ASSERT_TRUE(mount_a->TryAcquire(*file, Flock(1, true)));
+  EXPECT_FALSE(mount_b->TryAcquireFlock(*file, Flock(2, true)));
+  EXPECT_EQ(pauses_ms, (std::vector<std::uint32_t>{5, 10, 20, 40, 80, 160, 185}));
+  EXPECT_EQ(mount_b->MaybeHeldCount(), 0u);
+  // A granted one costs no pause.
+  pauses_ms.clear();
+  EXPECT_TRUE(mount_a->TryAcquireFlock(*file, Flock(1, false)));
+  EXPECT_TRUE(pauses_ms.empty());
+}
+
+TEST_F(LockClientTest, ANonBlockingFlockWaitIsBoundedByTheWaitersAndCanBeTurnedOff) {
+  // While blocking_waiters_max (1 here) waits run, a non-blocking flock is refused at once; with a
+  // wait of 0 it always is.
+  ASSERT_TRUE(mount_a->TryAcquire(*file, Flock(1, true)));
+  bool inner_refused = false;
+  on_sleep = [&] {
+    if (pauses_ms.size() != 1) return;
+    const std::size_t pauses_before = pauses_ms.size();
+    inner_refused = !mount_b->TryAcquireFlock(*file, Flock(3, true));
+    EXPECT_EQ(pauses_ms.size(), pauses_before) << "the second request must not wait";
+  };
+  EXPECT_FALSE(mount_b->TryAcquireFlock(*file, Flock(2, true)));
+  EXPECT_TRUE(inner_refused);
+  on_sleep = nullptr;
+
+  LockClientOptions options;
+  options.flock_nonblocking_wait_ms = 0;
+  options.sleep = [this](std::uint32_t duration_ms) { pauses_ms.push_back(duration_ms); };
+  LockClient mount_c(*volume, "mount-c", options);
+  pauses_ms.clear();
+  EXPECT_FALSE(mount_c.TryAcquireFlock(*file, Flock(4, true)));
+  EXPECT_TRUE(pauses_ms.empty());
+}
+
+TEST_F(LockClientTest, AnUnlockRacingAnAcquireOfTheSameOwnerKeepsTheLockKnownAndUnlockable) {
+  // One thread of a process closes the file (its flush unlocks everything of the owner) while
+  // another takes a lock: the unlock is answered before the acquire is granted. The lock then
+  // held must still be renewed and unlocked by the owner's next close, not forgotten.
+  ASSERT_TRUE(mount_b->TryAcquire(*file, Posix(7, 0, 10, true)));
+  cluster.before_call = [this](const rpc::CallRequest& request) {
+    if (request.procedure_id != xtreemfs::osd::OSD_LOCK_ACQUIRE) return;
+    cluster.before_call = nullptr;
+    mount_b->Release(*file, LockKind::kPosix, 7);
+  };
+  ASSERT_TRUE(mount_b->TryAcquire(*file, Posix(7, 20, 10, true)));
+  ASSERT_EQ(cluster.granted_locks.size(), 1u);
+  EXPECT_EQ(mount_b->MaybeHeldCount(), 1u);
+  mount_b->Release(*file, LockKind::kPosix, 7);
+  EXPECT_TRUE(cluster.granted_locks.empty()) << "the owner's close must unlock the lock granted late";
+  EXPECT_EQ(mount_b->MaybeHeldCount(), 0u);
+}
+
 TEST_F(LockClientTest, LeasesAreRenewedOnlyAtHeadOsdsWithLocksAndLossIsReported) {
   // RenewLeases sends OSD_LOCK_RENEW only while locks may be held; locks_held 0 becomes a warning.
   mount_a->RenewLeases();

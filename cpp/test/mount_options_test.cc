@@ -18,6 +18,7 @@ TEST(MountOptionsTest, UrlAndMountPointWithDefaults) {
   EXPECT_EQ(options.retry_window_ms, 60000u);
   EXPECT_EQ(options.slow_server_wait_ms, 600000u);
   EXPECT_EQ(options.uuid_cache_ttl_ms, 60000u);
+  EXPECT_EQ(options.locks.flock_nonblocking_wait_ms, 500u);
 }
 
 TEST(MountOptionsTest, NegativeCacheTtlFollowsTheMetadataTtlUnlessGiven) {
@@ -46,7 +47,8 @@ TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {
                                             "-o", "allow_other,ro", "-odefault_permissions",
                                             "--log-file", "/tmp/l", "--timeout-ms", "500",
                                             "--retries=0", "--retry-window-ms", "1500",
-                                            "--uuid-cache-ttl-ms=700", "--slow-server-wait-ms=0"});
+                                            "--uuid-cache-ttl-ms=700", "--slow-server-wait-ms=0",
+                                            "--flock-nonblocking-wait-ms", "0"});
   EXPECT_TRUE(options.foreground);
   EXPECT_EQ(options.log_level, LogLevel::kDebug);
   EXPECT_EQ(options.fuse_options,
@@ -57,6 +59,7 @@ TEST(MountOptionsTest, OptionsBeforeAndAfterPositionalsAreParsed) {
   EXPECT_EQ(options.retry_window_ms, 1500u);
   EXPECT_EQ(options.slow_server_wait_ms, 0u);
   EXPECT_EQ(options.uuid_cache_ttl_ms, 700u);
+  EXPECT_EQ(options.locks.flock_nonblocking_wait_ms, 0u);
 }
 
 TEST(MountOptionsTest, DebugImpliesForegroundAndHelpNeedsNoPositionals) {

@@ -27,6 +27,26 @@ const xtreemfs::rpc::UserCredentials& RenewalCredentials() {
   return credentials;
 }
 
+// One of a mount's bounded lock waits (each holds a FUSE worker thread): taken if fewer than `max`
+// run, given back when it goes out of scope.
+class WaiterSlot {
+ public:
+  WaiterSlot(std::atomic<std::uint32_t>& waiters, std::uint32_t max)
+      : waiters_(waiters), taken_(waiters.fetch_add(1) < max) {
+    if (!taken_) waiters_.fetch_sub(1);
+  }
+  ~WaiterSlot() {
+    if (taken_) waiters_.fetch_sub(1);
+  }
+  WaiterSlot(const WaiterSlot&) = delete;
+  WaiterSlot& operator=(const WaiterSlot&) = delete;
+  bool taken() const { return taken_; }
+
+ private:
+  std::atomic<std::uint32_t>& waiters_;
+  const bool taken_;
+};
+
 }  // namespace
 
 LockClient::LockClient(Volume& volume, std::string client_uuid, LockClientOptions options)
@@ -117,36 +137,65 @@ void LockClient::NoteLease(std::uint32_t lease_ms) {
 bool LockClient::TryAcquire(FileHandle& file, const LockSpec& lock) {
   const HeldKey key{file.file_id(), static_cast<int>(lock.kind), lock.owner};
   bool newly_tracked;
+  std::uint64_t this_acquire;
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    newly_tracked = maybe_held_.emplace(key, file.HeadOsdUuid()).second;
+    auto [entry, inserted] = maybe_held_.try_emplace(key, MaybeHeld{file.HeadOsdUuid()});
+    newly_tracked = inserted;
+    this_acquire = ++entry->second.acquires_begun;
+    ++entry->second.acquires_running;
   }
+  // Ends this acquire's count; on a refusal that leaves the owner without a lock, also the entry
+  // it added, unless another acquire began meanwhile.
+  const auto finish = [&](bool refused_with_nothing_held) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    const auto entry = maybe_held_.find(key);
+    if (entry == maybe_held_.end()) return;
+    --entry->second.acquires_running;
+    if (refused_with_nothing_held && entry->second.acquires_begun == this_acquire &&
+        entry->second.acquires_running == 0) {
+      maybe_held_.erase(entry);
+    }
+  };
   try {
     CallHead(file, xtreemfs::osd::OSD_LOCK_ACQUIRE, ToWire(lock));
-    return true;
   } catch (const rpc::RpcError& error) {
     const bool refused = error.kind() == rpc::ErrorKind::kErrno;
-    if (refused && newly_tracked) {
-      // The OSD answered: this owner holds nothing of this kind on the file.
-      std::lock_guard<std::mutex> guard(mutex_);
-      maybe_held_.erase(key);
-    }
+    // Refused, the OSD says this owner holds nothing of this kind on the file if it held nothing
+    // before (a refused upgrade keeps the lock it had).
+    finish(refused && newly_tracked);
     if (refused && error.posix_errno() == EAGAIN) return false;
     throw;
   }
+  finish(false);
+  return true;
+}
+
+bool LockClient::TryAcquireFlock(FileHandle& file, const LockSpec& lock) {
+  if (TryAcquire(file, lock)) return true;
+  if (options_.flock_nonblocking_wait_ms == 0) return false;
+  // The wait holds a FUSE worker thread like a blocking one, so it counts against the same bound.
+  const WaiterSlot slot(blocking_waiters_, options_.blocking_waiters_max);
+  if (!slot.taken()) return false;
+  std::uint32_t waited_ms = 0;
+  std::uint32_t pause_ms = 5;
+  while (waited_ms < options_.flock_nonblocking_wait_ms) {
+    pause_ms = std::min(pause_ms, options_.flock_nonblocking_wait_ms - waited_ms);
+    options_.sleep(pause_ms);
+    waited_ms += pause_ms;
+    if (TryAcquire(file, lock)) return true;
+    pause_ms *= 2;
+  }
+  return false;
 }
 
 void LockClient::Acquire(FileHandle& file, const LockSpec& lock,
                          const std::function<bool()>& interrupted) {
-  if (blocking_waiters_.fetch_add(1) >= options_.blocking_waiters_max) {
-    blocking_waiters_.fetch_sub(1);
+  const WaiterSlot slot(blocking_waiters_, options_.blocking_waiters_max);
+  if (!slot.taken()) {
     throw rpc::RpcError::Errno(ENOLCK, std::to_string(options_.blocking_waiters_max) +
                                            " blocking lock waits are already running in this mount");
   }
-  struct WaiterSlot {
-    std::atomic<std::uint32_t>& waiters;
-    ~WaiterSlot() { waiters.fetch_sub(1); }
-  } slot{blocking_waiters_};
   std::uint32_t pause_ms = options_.retry_initial_ms;
   // Ends when granted, on an error other than a conflict, or when the caller is interrupted
   // (FUSE INTERRUPT after a signal): POSIX lets F_SETLKW wait indefinitely.
@@ -172,9 +221,12 @@ std::optional<xtreemfs::osd::Lock> LockClient::Check(FileHandle& file, const Loc
 void LockClient::Release(FileHandle& file, LockKind kind, std::uint64_t owner,
                          std::uint64_t offset_bytes, std::uint64_t length_bytes) {
   const HeldKey key{file.file_id(), static_cast<int>(kind), owner};
+  std::uint64_t acquires_begun;
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    if (maybe_held_.count(key) == 0) return;
+    const auto entry = maybe_held_.find(key);
+    if (entry == maybe_held_.end()) return;
+    acquires_begun = entry->second.acquires_begun;
   }
   LockSpec unlock;
   unlock.owner = owner;
@@ -186,8 +238,13 @@ void LockClient::Release(FileHandle& file, LockKind kind, std::uint64_t owner,
   CallHead(file, xtreemfs::osd::OSD_LOCK_RELEASE, ToWire(unlock));
   const bool everything = kind == LockKind::kFlock || (offset_bytes == 0 && length_bytes == 0);
   if (everything) {
+    // An acquire that began before the unlock was answered may be granted after it: keep the entry.
     std::lock_guard<std::mutex> guard(mutex_);
-    maybe_held_.erase(key);
+    const auto entry = maybe_held_.find(key);
+    if (entry != maybe_held_.end() && entry->second.acquires_begun == acquires_begun &&
+        entry->second.acquires_running == 0) {
+      maybe_held_.erase(entry);
+    }
   }
 }
 
@@ -195,7 +252,7 @@ void LockClient::RenewLeases() {
   std::set<std::string> head_osds;
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    for (const auto& [key, osd_uuid] : maybe_held_) head_osds.insert(osd_uuid);
+    for (const auto& [key, held] : maybe_held_) head_osds.insert(held.head_osd_uuid);
   }
   for (const std::string& osd_uuid : head_osds) {
     xtreemfs::osd::LockRenewRequest request;

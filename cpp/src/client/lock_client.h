@@ -44,6 +44,12 @@ struct LockClientOptions {
   // Blocking acquires waiting at once; each holds a FUSE worker thread, and the unlock that would
   // end the wait needs a free one, so further ones fail with ENOLCK instead of starving the mount.
   std::uint32_t blocking_waiters_max = 4;
+  // A non-blocking flock (LOCK_NB) that meets a conflict tries again for this long (its pauses,
+  // doubling from 5 ms, add up to at most this) before it is refused: the kernel sends the unlock
+  // of a closed file's flock in FUSE RELEASE without waiting for it, so close(2) in another
+  // process or mount returns while its unlock is still on the way to the OSD (cpp/README.md). A
+  // conflict that stays costs the caller this wait; 0: refused at once.
+  std::uint32_t flock_nonblocking_wait_ms = 500;
   // Renewal period until an OSD has told its lease (then a third of the shortest lease seen).
   std::uint32_t renew_period_ms = 10000;
   // Pauses between retries; tests replace it to run without sleeping.
@@ -68,6 +74,10 @@ class LockClient {
 
   // Takes the lock if no other owner's lock conflicts: true if granted, false if refused (EAGAIN).
   bool TryAcquire(FileHandle& file, const LockSpec& lock);
+  // A non-blocking flock request: TryAcquire, and on a conflict again after pauses that add up to
+  // at most flock_nonblocking_wait_ms (one attempt when blocking_waiters_max waits already run).
+  // True once granted, false if the conflict outlasted the wait.
+  bool TryAcquireFlock(FileHandle& file, const LockSpec& lock);
   // Takes the lock, waiting (bounded backoff) while another owner holds a conflicting one. Throws
   // RpcError EINTR as soon as `interrupted()` is true between attempts, ENOLCK when
   // blocking_waiters_max waits are already running.
@@ -107,10 +117,18 @@ class LockClient {
   LockClientOptions options_;
   std::atomic<std::uint32_t> blocking_waiters_{0};
   std::mutex mutex_;
+  struct MaybeHeld {
+    std::string head_osd_uuid;
+    std::uint64_t acquires_begun = 0;    // every acquire of the key counts here before it is sent
+    std::uint32_t acquires_running = 0;  // sent and not yet answered
+  };
   // Every lock this mount may hold, with the head OSD holding it. An entry is added before an
   // acquire is sent (a lost answer may still have granted it) and removed only after an unlock of
-  // everything of that owner and kind succeeded or the OSD denied the acquire with nothing held.
-  std::map<HeldKey, std::string> maybe_held_;  // guarded by mutex_
+  // everything of that owner and kind succeeded, or the OSD denied the acquire that added it, in
+  // both cases only if no other acquire of the key began meanwhile: its grant may come after the
+  // unlock (two threads of one process, one closing the file while the other locks it), and the
+  // lock it holds then must still be renewed and unlocked.
+  std::map<HeldKey, MaybeHeld> maybe_held_;  // guarded by mutex_
   std::uint32_t renew_period_ms_;             // guarded by mutex_
   bool stopping_ = false;                     // guarded by mutex_
   std::uint64_t renewal_waits_begun_ = 0;     // guarded by mutex_

@@ -170,6 +170,14 @@ client::FileHandle* HandleOf(struct fuse_file_info* info) {
   return reinterpret_cast<client::FileHandle*>(static_cast<std::uintptr_t>(info->fh));
 }
 
+// The owner of an open file's flock lock: this mount's handle of it (fh), not the kernel's
+// lock_owner, which is derived from the address of the kernel's struct file: the kernel sends the
+// unlock of a closed file's flock in RELEASE without waiting, so a file opened meanwhile may get
+// the same struct file and lock_owner, and that late unlock would then drop the new file's lock.
+// A handle lives until its RELEASE has sent the unlock (Release takes it back afterwards), so no
+// live handle shares its address with one whose unlock is still to come.
+std::uint64_t FlockOwnerOf(const struct fuse_file_info* info) { return info->fh; }
+
 // Takes a handle back from the kernel (release, or a create whose answer did not arrive).
 std::unique_ptr<client::FileHandle> TakeBack(MountContext& context, struct fuse_file_info* info) {
   std::unique_ptr<client::FileHandle> handle(HandleOf(info));
@@ -657,7 +665,7 @@ void Release(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info) {
   // The last close of an open file that used flock (the kernel marks it): its flock lock goes.
   if (info->flock_release && info->fh != 0) {
     try {
-      context.locks->Release(*HandleOf(info), client::LockKind::kFlock, info->lock_owner);
+      context.locks->Release(*HandleOf(info), client::LockKind::kFlock, FlockOwnerOf(info));
     } catch (const std::exception& error) {
       context.log.Log(LogLevel::kWarn, "release flock node " + std::to_string(node) + ": " +
                                            error.what());
@@ -940,17 +948,19 @@ void Flock(fuse_req_t request, fuse_ino_t node, struct fuse_file_info* info, int
     client::FileHandle& file = *HandleOf(info);
     const int mode = operation & (LOCK_SH | LOCK_EX | LOCK_UN);
     if (mode == LOCK_UN) {
-      context.locks->Release(file, client::LockKind::kFlock, info->lock_owner);
+      context.locks->Release(file, client::LockKind::kFlock, FlockOwnerOf(info));
       return AnswerSuccess(request);
     }
     if (mode != LOCK_SH && mode != LOCK_EX) return EINVAL;
     client::LockSpec spec;
-    spec.owner = info->lock_owner;
+    spec.owner = FlockOwnerOf(info);
     spec.pid = static_cast<std::uint32_t>(fuse_req_ctx(request)->pid);
     spec.exclusive = mode == LOCK_EX;
     spec.kind = client::LockKind::kFlock;
     if ((operation & LOCK_NB) != 0) {
-      if (!context.locks->TryAcquire(file, spec)) return EWOULDBLOCK;
+      // A conflict may be a closed file's flock whose unlock (FUSE RELEASE, not waited for by
+      // close) is still on its way: TryAcquireFlock retries for --flock-nonblocking-wait-ms.
+      if (!context.locks->TryAcquireFlock(file, spec)) return EWOULDBLOCK;
     } else {
       context.locks->Acquire(file, spec, [request] { return fuse_req_interrupted(request) != 0; });
     }

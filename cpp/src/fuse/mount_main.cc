@@ -55,7 +55,7 @@ void OpenVolume(MountContext& context) {
   user.set_gid(getgid());
   user.set_username(std::to_string(getuid()));
   context.volume->Statvfs(user);
-  xtreemfs::client::LockClientOptions lock_options;
+  xtreemfs::client::LockClientOptions lock_options = context.options.locks;
   lock_options.warn = [&context](const std::string& message) {
     context.log.Log(LogLevel::kWarn, message);
   };

@@ -102,6 +102,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     } else if (is_option("--uuid-cache-ttl-ms")) {
       options.uuid_cache_ttl_ms =
           ParseUnsigned("--uuid-cache-ttl-ms", value_of("--uuid-cache-ttl-ms"), 1, 3600000);
+    } else if (is_option("--flock-nonblocking-wait-ms")) {
+      options.locks.flock_nonblocking_wait_ms = ParseUnsigned(
+          "--flock-nonblocking-wait-ms", value_of("--flock-nonblocking-wait-ms"), 0, 60000);
     } else if (is_option("--retry-window-ms")) {
       options.retry_window_ms =
           ParseUnsigned("--retry-window-ms", value_of("--retry-window-ms"), 0, 3600000);
@@ -254,6 +257,11 @@ std::string MountUsage(const std::string& program_name) {
          "                       the DIR is asked again; a retry after a refused or reset\n"
          "                       connection asks it at once; while the DIR does not answer, the\n"
          "                       last address learnt stays in use (default 60000)\n"
+         "  --flock-nonblocking-wait-ms N  flock(2) with LOCK_NB (flock -n) that meets another\n"
+         "                       holder's lock tries again for up to N ms before EWOULDBLOCK: the\n"
+         "                       kernel does not wait for the unlock of a closed file's flock, so\n"
+         "                       its holder's close(2) may return before the lock is gone\n"
+         "                       (default 500; 0: refused at once; at most 60000)\n"
          "  --fuse-threads N     threads taking kernel requests; each waits for the server calls\n"
          "                       of its request, except O_DIRECT reads and writes inside one\n"
          "                       object, which the io thread answers; so at most N other\n"

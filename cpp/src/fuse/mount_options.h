@@ -12,6 +12,7 @@
 
 #include "client/dir_url.h"
 #include "client/io_pool.h"
+#include "client/lock_client.h"
 #include "rpc/tls_options.h"
 
 namespace xtreemfs::fuse_adapter {
@@ -47,6 +48,7 @@ struct MountOptions {
   // the call fails; 0: a slow server counts as unreachable (--slow-server-wait-ms; rpc::RetryPolicy).
   std::uint32_t slow_server_wait_ms = 600000;
   std::uint32_t uuid_cache_ttl_ms = 60000; // how long an OSD's address from the DIR is used
+  client::LockClientOptions locks;         // --flock-nonblocking-wait-ms
   client::IoOptions io;                    // --io-threads, write-behind, read-ahead, buffer budget
   rpc::TlsOptions tls;                     // --tls-ca, --tls-cert, --tls-key
   // libfuse's worker threads (--fuse-threads): each handles one kernel request at a time, waiting for
