@@ -144,7 +144,7 @@ public final class RocksKvStore implements KvStore {
      * value found in memory in a new object array on every call, which cost an absent key more than the holder
      * saves a present one (rare here). In a loop (100,000 keys in the memtable, C1, memtable bloom filter): an absent
      * key 0.8-1.2 µs against 2.0-2.6 with the holder and 3.6-4.3 with get; a present one 3.8-5.2 against 3.1-4.1
-     * and 2.4-3.0 (tests/bench/fuse/README.md, sessions 14 and 15).
+     * and 2.4-3.0 (tests/bench/fuse/README.md, session 14, "What is left"; session 15 for the profile).
      */
     @Override
     public Optional<byte[]> getExpectedAbsent(byte[] key) {
