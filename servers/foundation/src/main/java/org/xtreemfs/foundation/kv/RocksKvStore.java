@@ -16,7 +16,6 @@ import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.FlushOptions;
-import org.rocksdb.Holder;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -139,11 +138,13 @@ public final class RocksKvStore implements KvStore {
     }
 
     /**
-     * {@code keyMayExist} first: it answers from the memtables' and the cached tables' bloom filters and values
-     * without the C++ exception that RocksJava's get throws and catches for a missing key; only a key it cannot
-     * rule out and whose value it did not find in memory (a table block not cached) costs a get as well. In a loop
-     * (100,000 keys in the memtable, C1): an absent key 1.4-1.7 µs against 3.9-5.1 µs with get, a present one
-     * 3.5-4.2 against 2.0-2.6 µs (tests/bench/fuse/README.md, session 14).
+     * {@code keyMayExist} first: it answers from the memtables' and the cached tables' bloom filters without the C++
+     * exception that RocksJava's get throws and catches for a missing key; only a key it cannot rule out costs a get
+     * as well. It is asked without a value holder: with one, RocksJava looks up a class over JNI and returns the
+     * value found in memory in a new object array on every call, which cost an absent key more than the holder
+     * saves a present one (rare here). In a loop (100,000 keys in the memtable, C1, memtable bloom filter): an absent
+     * key 0.8-1.2 µs against 2.0-2.6 with the holder and 3.6-4.3 with get; a present one 3.8-5.2 against 3.1-4.1
+     * and 2.4-3.0 (tests/bench/fuse/README.md, session 14, "What is left"; session 15 for the profile).
      */
     @Override
     public Optional<byte[]> getExpectedAbsent(byte[] key) {
@@ -151,11 +152,10 @@ public final class RocksKvStore implements KvStore {
         try {
             checkOpen();
             gets.increment();
-            Holder<byte[]> inMemory = new Holder<>();
-            if (!db.keyMayExist(key, inMemory)) {
+            if (!db.keyMayExist(key, null)) {
                 return Optional.empty();
             }
-            return Optional.ofNullable(inMemory.getValue() != null ? inMemory.getValue() : db.get(key));
+            return Optional.ofNullable(db.get(key));
         } catch (RocksDBException e) {
             throw failure("get " + Keys.toDebugString(key), e);
         } finally {

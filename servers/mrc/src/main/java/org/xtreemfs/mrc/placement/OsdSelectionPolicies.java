@@ -1,5 +1,7 @@
 package org.xtreemfs.mrc.placement;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +43,28 @@ public final class OsdSelectionPolicies {
      * leave, and admission never counts best-effort volumes, which reserve no performance.
      */
     public List<OsdCandidate> bestEffortCandidates(List<OsdCandidate> online) {
-        return bestEffortOnTypedOsds ? List.copyOf(online) : online.stream().filter(OsdCandidate::servesBestEffort).toList();
+        // Every create asks this. A loop rather than a stream: on the MRC's C1-only JIT the stream pipeline cost 2.2 %
+        // of its CPU per create (tests/bench/fuse/README.md, session 15); with only best-effort and untyped OSDs
+        // online (the usual cluster) the list is returned as it came (List.copyOf keeps an immutable list as it is).
+        if (bestEffortOnTypedOsds) {
+            return List.copyOf(online);
+        }
+        int serving = 0;
+        for (OsdCandidate candidate : online) {
+            if (candidate.servesBestEffort()) {
+                serving++;
+            }
+        }
+        if (serving == online.size()) {
+            return List.copyOf(online);
+        }
+        List<OsdCandidate> candidates = new ArrayList<>(serving);
+        for (OsdCandidate candidate : online) {
+            if (candidate.servesBestEffort()) {
+                candidates.add(candidate);
+            }
+        }
+        return Collections.unmodifiableList(candidates);
     }
 
     /** The policy of that name; empty for unknown names ("" is the default). */

@@ -15,6 +15,11 @@ public final class SpaceAndLoadPolicy implements OsdSelectionPolicy {
     static final int LOAD_BUCKET_PERCENT = 10;
 
     private final long freeSpaceMinBytes;
+    // Built once and the duplicate check a loop: select runs for every create, where on the MRC's C1-only JIT a
+    // stream and comparators built per call cost about 1 % of its CPU (tests/bench/fuse/README.md, session 15).
+    private static final Comparator<OsdCandidate> BY_UUID = Comparator.comparing(OsdCandidate::uuid);
+    private static final Comparator<OsdCandidate> BY_LOAD_BUCKET_THEN_UUID = Comparator
+            .comparingInt((OsdCandidate c) -> c.loadPercent() / LOAD_BUCKET_PERCENT).thenComparing(BY_UUID);
 
     public SpaceAndLoadPolicy(long freeSpaceMinBytes) {
         if (freeSpaceMinBytes < 0) {
@@ -37,7 +42,7 @@ public final class SpaceAndLoadPolicy implements OsdSelectionPolicy {
         List<OsdCandidate> suitable = new ArrayList<>();
         for (OsdCandidate candidate : candidates) {
             if (!candidate.reportsSpace() || candidate.freeBytes() >= freeSpaceMinBytes) {
-                if (suitable.stream().noneMatch(c -> c.uuid().equals(candidate.uuid()))) {
+                if (!hasUuid(suitable, candidate.uuid())) {
                     suitable.add(candidate);
                 }
             }
@@ -45,8 +50,7 @@ public final class SpaceAndLoadPolicy implements OsdSelectionPolicy {
         if (suitable.size() < width) {
             throw new NotEnoughOsdsException(NAME, width, suitable.size(), candidates.size());
         }
-        suitable.sort(Comparator.comparingInt((OsdCandidate c) -> c.loadPercent() / LOAD_BUCKET_PERCENT)
-                .thenComparing(OsdCandidate::uuid));
+        suitable.sort(BY_LOAD_BUCKET_THEN_UUID);
         // The group: every OSD in the least-loaded buckets, grown bucket by bucket until it can hold the stripe.
         int groupSize = width;
         int lastBucket = suitable.get(width - 1).loadPercent() / LOAD_BUCKET_PERCENT;
@@ -54,12 +58,21 @@ public final class SpaceAndLoadPolicy implements OsdSelectionPolicy {
             groupSize++;
         }
         List<OsdCandidate> group = new ArrayList<>(suitable.subList(0, groupSize));
-        group.sort(Comparator.comparing(OsdCandidate::uuid));
+        group.sort(BY_UUID);
         int start = (int) Math.floorMod(placementSeed, (long) group.size());
         List<String> chosen = new ArrayList<>(width);
         for (int i = 0; i < width; i++) {
             chosen.add(group.get((start + i) % group.size()).uuid());
         }
         return chosen;
+    }
+
+    private static boolean hasUuid(List<OsdCandidate> candidates, String uuid) {
+        for (OsdCandidate candidate : candidates) {
+            if (candidate.uuid().equals(uuid)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -27,6 +27,14 @@ class OsdSelectionPoliciesTest {
     }
 
     @Test
+    void withOnlyBestEffortAndUntypedOsdsOnlineEveryOneIsACandidateInItsOrder() {
+        List<OsdCandidate> untypedFirst = List.of(ONLINE.get(3), ONLINE.get(2));
+
+        assertThat(uuids(OsdSelectionPolicies.standard(0, false).bestEffortCandidates(untypedFirst)))
+                .containsExactly("untyped", "be");
+    }
+
+    @Test
     void bestEffortOnTypedOsdsLetsBestEffortVolumesUseEveryOnlineOsd() {
         OsdSelectionPolicies policies = OsdSelectionPolicies.standard(0, true);
 
