@@ -83,11 +83,17 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
     parser.add_argument("--warm-up-random-s", type=int, metavar="S", default=5,
                         help="after the sequential warm-up, untimed random 4 KiB writes and then reads (queue depth "
                              "32, O_DIRECT) on the warm-up file for this long each, on every target; 0: none")
-    parser.add_argument("--warm-up-files", type=int, metavar="N", default=2000,
-                        help="untimed create, stat and unlink of this many files on every FUSE mount (not the raw "
-                             "disk: nothing to compile there, and ext4 slows creates right after many deletions) "
-                             "before the first measured job, so that the MRC's compiling of its first metadata "
-                             "operations is not measured as the metadata rows' speed; 0: none")
+    parser.add_argument("--warm-up-files", type=int, metavar="N", default=5000,
+                        help="untimed create, stat and unlink of this many files on every FUSE mount (both XtreemFS "
+                             "volumes, which share the MRC, and GlusterFS; not the raw disk: nothing to compile "
+                             "there, ext4 slows creates right after many deletions, and its metadata baseline is the "
+                             "faster of a run before and one after the mount's) before the first measured job: the "
+                             "MRC has done 3N metadata operations per XtreemFS mount (6N = 30,000 by default: two "
+                             "volumes) when the rows start, past the "
+                             "~30,000 after which its C2 code is compiled and cheaper than C1's "
+                             "(tests/bench/fuse/README.md, session 15), so the rows measure a running server, not "
+                             "its JIT's first minute; the OSDs' deletion path is compiled by these unlinks too. "
+                             "At session 14's quiet rates about 25 s in all, 15 s more than 2,000 files; 0: none")
     parser.add_argument("--parallel-jobs", type=int, metavar="N", default=4,
                         help="also run the sequential write and both random jobs as N fio jobs at once (the "
                              "issue's '4 jobs' figures): each sequential job writes a file of its own of "
@@ -567,7 +573,7 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
              "raw local disk, same run. Sequential: 1 MiB requests, libaio, O_DIRECT, queue depth %d, up to %d MiB "
              "written (at most %d s) with fsync at the end, then read back in one cold pass%s, after an untimed "
              "warm-up of %d MiB written and read, then %d s each of random 4 KiB writes and reads on it, and on the FUSE mounts "
-             "%d files created, stat'ed and unlinked (the servers' JIT compiles in those minutes, not in the rows). Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
+             "%d files created, stat'ed and unlinked on each (the servers' JIT compiles in those minutes, not in the rows). Random: %d MiB file, 4 KiB, libaio, O_DIRECT, queue depth 32, %d s each. "
              "Rows ending in ', N jobs' ran N such fio jobs at once (summed; sequential: a file each). "
              "Metadata: up to %d files in one directory, at most %d s per operation. Caches are cold before every read and before stat. "
              "Host: %d CPUs, kernel %s, %s, load average %.1f at the start and %.1f at the end; duration %.0f s."

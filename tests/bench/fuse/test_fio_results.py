@@ -11,8 +11,8 @@ import unittest
 from pathlib import Path
 
 from fio_results import FioOutputError, FioResult, Row, fio_row, format_ratio, markdown_table, parse_fio_json
-from run_fuse_bench import (FuseBenchmark, MOUNT, RAW, WIDE, fio_command, parallel_label, parse_arguments,
-                             write_report)
+from run_fuse_bench import (FuseBenchmark, GLUSTER, MOUNT, RAW, WIDE, fio_command, parallel_label,
+                             parse_arguments, write_report)
 
 TESTDATA = Path(__file__).resolve().parent / "testdata"
 RANDOM_READ = (TESTDATA / "fio-randread-4k-qd32.json").read_text()
@@ -287,6 +287,47 @@ class SequentialRowsTest(unittest.TestCase):
             self.assertIn("--direct=1", command)
         self.assertIn("sequential read 1 MiB: stripe width 3 gives 1.00x the MiB/s of width 1 (NOT faster)",
                       benchmark.notes)
+
+
+class WarmUpTest(unittest.TestCase):
+    """The untimed warm-up before the rows: every target gets the same fio warm-up, and every FUSE target (both
+    XtreemFS mounts, which share the MRC, and GlusterFS) --warm-up-files creates, stats and unlinks."""
+
+    def warm_up(self, arguments):
+        benchmark = RecordingBenchmark(arguments)
+        phases = []
+
+        def metadata_phase(target, operation, folder, count, limit_s, key=None):
+            self.assertTrue(folder.is_dir())
+            phases.append((target, operation, count))
+            return count, 1000.0
+
+        benchmark.metadata_phase = metadata_phase
+        with tempfile.TemporaryDirectory() as folder:
+            targets = {}
+            for name in (MOUNT, RAW, WIDE, GLUSTER):
+                targets[name] = Path(folder) / name.replace(" ", "-")
+                targets[name].mkdir()
+            benchmark.warm_up(targets)
+            self.assertEqual([path for target in targets.values() for path in target.iterdir()], [],
+                             "the warm-up's files and folders are removed")
+        return benchmark, phases
+
+    def test_every_fuse_target_gets_the_metadata_warm_up_and_the_raw_disk_none(self):
+        benchmark, phases = self.warm_up(["--warm-up-files", "300"])
+        self.assertEqual(phases, [(target, operation, 300) for target in (MOUNT, WIDE, GLUSTER)
+                                  for operation in ("create", "stat", "unlink")])
+        self.assertEqual(sorted({target for target, _, _ in benchmark.commands}), sorted([MOUNT, RAW, WIDE, GLUSTER]),
+                         "the fio warm-up runs on every target, the raw disk included")
+
+    def test_the_default_warm_up_takes_the_mrc_past_30000_operations(self):
+        # Two XtreemFS mounts share the MRC, each creates, stats and unlinks the files: 6N operations, past the
+        # ~30,000 after which the MRC's C2 code is cheaper than C1's (bin/xtreemfs-mrc).
+        self.assertGreaterEqual(6 * parse_arguments([]).warm_up_files, 30000)
+
+    def test_no_metadata_warm_up_when_zero(self):
+        _, phases = self.warm_up(["--warm-up-files", "0"])
+        self.assertEqual(phases, [])
 
 
 class ReportTest(unittest.TestCase):
