@@ -917,8 +917,8 @@ public final class ObjectStore implements ObjectStorage {
         Path folder = fileFolder(fileId);
         // Most deleted files have no folder here (never written, or a stripe position a small file never reached):
         // a stat answers that without the directory stream's NoSuchFileException and its stack trace (3.9 % of the
-        // OSD's CPU during an unlink loop, session 14). No work of the file runs meanwhile (FileAccessOrder), so
-        // the folder cannot appear after the check; the catch stays for a folder removed by other means.
+        // OSD's CPU during an unlink loop, session 14). The storage stage runs no other work of the file meanwhile
+        // (FileAccessOrder), so no folder appears after the check; the catch stays for one removed by other means.
         if (Files.isDirectory(folder)) {
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
                 for (Path entry : entries) {
@@ -930,7 +930,7 @@ public final class ObjectStore implements ObjectStorage {
                 // gone meanwhile
             }
         }
-        // No objects or not: the metadata may still exist (e.g. after a truncate to 0)
+        // Objects or none, the size record may exist; it goes in one batch with `together`.
         synchronized (records.lockFor(fileId)) {
             try {
                 WriteBatch batch = new WriteBatch().delete(FileMetadata.key(fileId));
