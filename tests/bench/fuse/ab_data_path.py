@@ -11,7 +11,9 @@ buffered), read-direct, write-direct (1 MiB, libaio, O_DIRECT, queue depth --seq
 sequential rows; the write ends with fsync; with --cold every read job starts on a dropped page cache, as make bench's
 cold reads), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
 folder per round, listed in that order; create and unlink go together so that rounds stay independent). For those
-the MRC's and the DIR's CPU per operation are reported too ("mrc ... us/op", "dir ... us/op"), and the OSDs' (the
+the MRC's and the DIR's CPU per operation are reported too ("mrc ... us/op", "dir ... us/op"), the MRC's answered calls
+per operation by procedure from its status page ("mrc calls per op": which of the kernel's requests the mount could
+not answer itself, e.g. MRC_GETATTR for a lookup), and the OSDs' (the
 background deletions, as far as they ran before the loop ended), and per thread group of the OSDs and of the MRC
 ("osd threads", "mrc threads": which thread spends it, e.g. the storage stage, the deletion scheduler, the C2
 compiler threads, GC), as the fio rows report the OSDs' thread groups; the medians at the end list the busiest groups.
@@ -43,6 +45,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from glusterfs import GlusterVolume
@@ -195,9 +198,11 @@ class Side:
         extra = []
         for setting in self.osd_settings:
             extra += ["--osd-setting", setting]
-        self.cluster("start", "--osds", str(self.osds), *extra)
+        self.cluster("start", "--osds", str(self.osds), "--status-ports", *extra)
         shell = self.cluster("status", "--shell")
         self.dir_port = int(re.search(r"^dir_port=(\d+)$", shell, re.M).group(1))
+        status_port = re.search(r"^mrc_status_port=(\d+)$", shell, re.M)
+        self.mrc_status_port = int(status_port.group(1)) if status_port else 0
         self.mrc_pid = int(re.search(r"^mrc_pid=(\d+)$", shell, re.M).group(1))
         self.dir_pid = int(re.search(r"^dir_pid=(\d+)$", shell, re.M).group(1))
         pids = re.search(r"^osd_pids=\(([^)]*)\)", shell, re.M)
@@ -440,6 +445,27 @@ def profiling(profile, label, jvms, mount_pid, jfr, async_profiler=None, java=Tr
 METADATA_THREAD_KINDS = ("osd", "mrc")
 
 
+def mrc_calls(status_port):
+    """The MRC's answered calls by procedure ({"MRC_GETATTR": n, ...}) from its status page (status.json's
+    "operations"); empty without a status port or when the page does not answer."""
+    if not status_port:
+        return {}
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/status.json" % status_port, timeout=10) as page:
+            operations = json.load(page).get("operations", {})
+    except (OSError, ValueError):
+        return {}
+    return {procedure: counts.get("calls", 0) for procedure, counts in operations.items()}
+
+
+def calls_per_operation(before, after, operations):
+    """The MRC's calls per operation by procedure between two mrc_calls() snapshots (procedures not called left out):
+    e.g. {"MRC_UNLINK": 1.0, "MRC_GETATTR": 0.12} for an unlink loop whose lookups the mount sent on 12 % of the time."""
+    operations = max(operations, 1)
+    return {procedure: (count - before.get(procedure, 0)) / operations
+            for procedure, count in sorted(after.items()) if count > before.get(procedure, 0)}
+
+
 def metadata_snapshot(pids):
     """CPU ticks per kind of process ({"osd": [...], "mrc": [...], ...}) and, for METADATA_THREAD_KINDS, their
     thread groups (thread_groups()): the state metadata_figures() subtracts."""
@@ -511,6 +537,7 @@ def metadata(side, operation, folder, files, metadata_binary, profile=None, afte
     per thread group of the OSDs and the MRC; with `after_s` also the OSDs' CPU in that many seconds after the loop."""
     pids = side.processes()
     load_before = load()
+    calls_before = mrc_calls(getattr(side, "mrc_status_port", 0))
     before = metadata_snapshot(pids)
     wall0 = time.monotonic()
     with profiling(profile, operation, {"mrc": pids["mrc"], "osd": pids["osd"]}, pids["mount"][0], side.jfr,
@@ -519,12 +546,15 @@ def metadata(side, operation, folder, files, metadata_binary, profile=None, afte
                                 stderr=subprocess.PIPE, text=True)
     wall1 = time.monotonic()
     after = metadata_snapshot(pids)
+    calls_after = mrc_calls(getattr(side, "mrc_status_port", 0))
     if output.returncode != 0:
         raise SystemExit("%s metadata_ops %s failed: %s" % (side.name, operation, output.stderr))
     count = json.loads(output.stdout)["count"]
     result = {"side": side.name, "rw": operation, "bs": "-", "iops": count / (wall1 - wall0), "mib_s": 0.0,
               "ios": count, "wall_s": wall1 - wall0, "load_before": load_before, "load_after": load()}
     metadata_figures(result, before, after, side.idle_cpu_per_s)
+    if calls_after:
+        result["mrc_calls_per_op"] = calls_per_operation(calls_before, calls_after, count)
     if after_s > 0:
         time.sleep(after_s)
         after_figures(result, after, metadata_snapshot(pids), side.idle_cpu_per_s, after_s)
@@ -702,6 +732,9 @@ def main():
                           + "  load %(load_before).1f-%(load_after).1f" % result
                           + ("  page cache dropped %d times by another process since the previous job"
                              % dropped_since if dropped_since else ""), flush=True)
+                    if result.get("mrc_calls_per_op"):
+                        print("    mrc calls per op: %s" % ", ".join(
+                            "%s %.3f" % item for item in result["mrc_calls_per_op"].items()), flush=True)
                     for kind in ("osd", "mrc", "osd_after"):
                         if result.get("%s_threads" % kind):
                             # Where the process's CPU and context switches per request went, by thread group (top 6).
@@ -737,6 +770,11 @@ def main():
                       len(rows), min(r["load_before"] for r in rows), max(r["load_after"] for r in rows)))
             if all("osd_after_net_us_per_io" in r for r in rows):
                 print("         osd after the loop: %.1f us/op (net)" % of("osd_after_net_us_per_io"))
+            procedures = sorted({p for r in rows for p in r.get("mrc_calls_per_op", {})})
+            if procedures:
+                print("         mrc calls per op, median: %s" % ", ".join(
+                    "%s %.3f" % (p, median([r.get("mrc_calls_per_op", {}).get(p, 0.0) for r in rows]))
+                    for p in procedures))
             for kind in ("osd", "mrc", "osd_after"):
                 groups = median_thread_groups(rows, kind)
                 if groups:

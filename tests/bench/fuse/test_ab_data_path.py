@@ -5,8 +5,8 @@ process and per thread group, the figures after an unlink loop, and their median
 """
 import unittest
 
-from ab_data_path import (TICKS, after_figures, busiest_thread_groups, median, median_thread_groups,
-                          metadata_figures, thread_group_deltas)
+from ab_data_path import (TICKS, after_figures, busiest_thread_groups, calls_per_operation, median,
+                          median_thread_groups, metadata_figures, mrc_calls, thread_group_deltas)
 
 
 def snapshot(ticks, osd_threads, mrc_threads):
@@ -96,6 +96,17 @@ class MedianTest(unittest.TestCase):
         self.assertEqual(groups["stage-storage"], 60.0)
         self.assertEqual(median_thread_groups(rows, "mrc"), {})
 
+
+
+class MrcCallsTest(unittest.TestCase):
+    def test_calls_per_operation_by_procedure_leaving_out_those_not_called(self):
+        before = {"MRC_GETATTR": 100, "MRC_UNLINK": 50, "MRC_OPEN": 7}
+        after = {"MRC_GETATTR": 220, "MRC_UNLINK": 1050, "MRC_OPEN": 7, "MRC_READDIR": 2}
+        self.assertEqual(calls_per_operation(before, after, 1000),
+                         {"MRC_GETATTR": 0.12, "MRC_READDIR": 0.002, "MRC_UNLINK": 1.0})
+
+    def test_no_status_port_means_no_counts(self):
+        self.assertEqual(mrc_calls(0), {})
 
 if __name__ == "__main__":
     unittest.main()

@@ -17,7 +17,8 @@ import org.xtreemfs.osd.storage.DeletionQueue;
 
 /**
  * Moves due deletions from the persistent queue into the storage stage, so deleting a file's objects is
- * ordered with every other operation on that file. Polls every {@code pollMs}; a deletion the storage stage
+ * ordered with every other operation on that file ({@link StorageStage#offerDeletion}: one of a file without
+ * objects here runs on this scheduler's thread). Polls every {@code pollMs}; a deletion the storage stage
  * cannot take now stays queued and is retried on the next poll.
  */
 public final class DeletionScheduler implements AutoCloseable {
@@ -87,7 +88,7 @@ public final class DeletionScheduler implements AutoCloseable {
         int dispatched = 0;
         try {
             for (String fileId : queue.takeDue()) {
-                if (storage.offer(new DeleteObjects(fileId))) {
+                if (storage.offerDeletion(new DeleteObjects(fileId))) {
                     dispatched++;
                 } else {
                     queue.retryLater(fileId);

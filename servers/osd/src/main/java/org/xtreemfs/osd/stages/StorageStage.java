@@ -229,6 +229,36 @@ public final class StorageStage implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #offer} of a due deletion from the deletion scheduler's thread: when it may run now and the file has no
+     * object here (never written, or a stripe position a small file never reached: most deleted files), it runs on
+     * the calling thread, which would otherwise wake a worker per deleted file only to find nothing to remove (a
+     * worker wake-up and a sleep per unlink, session 14). Admitted like any work of its file, so it stays ordered
+     * with them; a file with objects goes to the workers (removing them may take a while).
+     */
+    public boolean offerDeletion(DeleteObjects deletion) {
+        switch (order.admit(deletion)) {
+            case FULL:
+                return false;
+            case RUN_NOW:
+                if (!store.exists(deletion.fileId())) {
+                    try {
+                        execute(deletion);
+                    } finally {
+                        release(deletion);
+                    }
+                    return true;
+                }
+                if (runReleased(deletion)) {
+                    return true;
+                }
+                release(deletion); // shutting down: the caller keeps it queued
+                return false;
+            default:
+                return true;
+        }
+    }
+
     /** Finishes {@code done} and runs what that released; at shutdown what it released is discarded instead. */
     private void release(StorageWork done) {
         Deque<StorageWork> finished = new ArrayDeque<>();

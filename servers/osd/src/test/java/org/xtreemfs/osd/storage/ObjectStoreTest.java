@@ -11,6 +11,8 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.WriteBatch;
 
 class ObjectStoreTest {
     private static final String FILE = "volume-1:42";
@@ -246,6 +248,24 @@ class ObjectStoreTest {
         assertThat(store.storedObjects(FILE)).isEmpty();
         assertThat(store.metadata(FILE)).isEqualTo(FileMetadata.EMPTY);
         store.deleteFile(FILE);
+    }
+
+    @Test
+    void deleteFileOfAFileWithMetadataButNoObjectsRemovesTheMetadata() throws IOException {
+        // Proves the deletion of a file without a folder (found by a stat, not by a failed directory listing) still
+        // removes what the file has here: its size record and the batch passed with it (the deletion queue's entry).
+        ObjectStore store = open(root);
+        store.write(FILE, StripeLayout.single(100), 0, 0, bytes(10, 0), 3, false);
+        Files.delete(store.objectPath(FILE, 0)); // the folder gone by other means; the size record stays
+        Files.delete(store.fileFolder(FILE));
+        assertThat(store.exists(FILE)).isFalse();
+        assertThat(store.metadata(FILE)).isEqualTo(new FileMetadata(10, 3));
+        byte[] companion = {0, 'x'};
+        store.metadataStore().write(new WriteBatch().put(companion, new byte[] {1}), Durability.SYNC);
+        store.deleteFile(FILE, new WriteBatch().delete(companion), Durability.SYNC);
+        assertThat(store.metadata(FILE)).isEqualTo(FileMetadata.EMPTY);
+        assertThat(FileMetadata.load(store.metadataStore(), FILE)).isEqualTo(FileMetadata.EMPTY);
+        assertThat(store.metadataStore().get(companion)).isEmpty();
     }
 
     @Test
