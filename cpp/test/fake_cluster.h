@@ -251,10 +251,6 @@ class FakeCluster : public rpc::Transport {
             found->second, writable ? xtreemfs::common::ACCESS_MODE_READ_WRITE
                                     : xtreemfs::common::ACCESS_MODE_READ);
         response.mutable_stat()->set_size_bytes(found->second.size_bytes);
-        // Owner names longer than a short string's buffer, as the MRC's: a create's Stat is moved
-        // into its handle (Volume::OpenFile), and a test sees that it arrives whole.
-        response.mutable_stat()->set_user_id("owner-of-" + open.path());
-        response.mutable_stat()->set_group_id("group-of-" + open.path());
         return Answer(response);
       }
       case MRC_GETATTR: {

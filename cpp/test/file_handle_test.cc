@@ -102,20 +102,6 @@ TEST_F(FileHandleTest, CloseAndFsyncReportTheWrittenSizeToTheMrcOnlyWhenItChange
   EXPECT_EQ(cluster.size_updates.size(), 2u);
 }
 
-TEST_F(FileHandleTest, ACreatingOpenKeepsTheMrcsStatWholeForOneTake) {
-  // create(2) answers the kernel with the Stat of the creating open's answer (moved into the handle,
-  // not copied): every field arrives, once; an open that creates nothing keeps none.
-  auto created = volume->OpenFile(user, "/a-new-file-with-a-long-name", O_CREAT | O_EXCL | O_WRONLY, 0644);
-  std::optional<xtreemfs::mrc::Stat> stat = created->TakeCreatedStat();
-  ASSERT_TRUE(stat.has_value());
-  EXPECT_EQ(stat->user_id(), "owner-of-/a-new-file-with-a-long-name");
-  EXPECT_EQ(stat->group_id(), "group-of-/a-new-file-with-a-long-name");
-  EXPECT_EQ(stat->size_bytes(), 0u);
-  EXPECT_FALSE(created->TakeCreatedStat().has_value());
-  created->Close();
-  EXPECT_FALSE(volume->OpenFile(user, "/a-new-file-with-a-long-name", O_WRONLY, 0)->TakeCreatedStat().has_value());
-}
-
 TEST_F(FileHandleTest, FlushAndCloseSayWhetherTheKernelsAttributesMayBeStale) {
   // A file created exclusively and closed unwritten (every create of the metadata benchmark) costs
   // no MRC call and needs no invalidation; a write does; an open for reading of an existing file

@@ -972,9 +972,9 @@ bool FileHandle::Flush() {
   return ReportSize(false) || open_may_have_changed_attributes_;
 }
 
-void FileHandle::KeepCreatedStat(xtreemfs::mrc::Stat stat) {
+void FileHandle::KeepCreatedStat(const xtreemfs::mrc::Stat& stat) {
   std::lock_guard<std::mutex> lock(credentials_mutex_);
-  created_stat_ = std::move(stat);
+  created_stat_ = stat;
 }
 
 std::optional<xtreemfs::mrc::Stat> FileHandle::TakeCreatedStat() {

@@ -144,7 +144,7 @@ class FileHandle {
   // new file's attributes, which that answer already holds, so asking the MRC again (a file open
   // here bypasses the metadata cache) would cost a round trip for nothing.
   std::optional<xtreemfs::mrc::Stat> TakeCreatedStat();
-  void KeepCreatedStat(xtreemfs::mrc::Stat stat);
+  void KeepCreatedStat(const xtreemfs::mrc::Stat& stat);
   // The current capability (renewed before expiry).
   xtreemfs::common::XCap CurrentXCap() const;
 

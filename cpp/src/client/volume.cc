@@ -763,8 +763,7 @@ std::unique_ptr<FileHandle> Volume::OpenFile(const UserCredentials& user, const 
   // create loop (perf, mostly malloc).
   auto handle = std::make_unique<FileHandle>(*this, user, std::move(*response.mutable_credentials()),
                                              std::move(state), path, flags & kOpenFlagsForwarded);
-  // Moved as the credentials are: a copy was a malloc and free per string of the Stat on every create.
-  if ((flags & O_CREAT) != 0) handle->KeepCreatedStat(std::move(*response.mutable_stat()));
+  if ((flags & O_CREAT) != 0) handle->KeepCreatedStat(response.stat());
   // On O_TRUNC of an existing file the MRC set the size to 0 under a new truncate epoch (carried by
   // this XCap); the objects of the old content must go too, or a later hole would show them. Epoch 0
   // means no truncate ever happened: the file was just created and has no objects, so the common
