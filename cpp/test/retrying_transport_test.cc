@@ -20,7 +20,7 @@ class ScriptedTransport : public Transport {
   CallResponse Call(const ServiceAddress&, const CallRequest& request, const CallOptions&) override {
     ++calls;
     numbers.push_back(request.request_number);
-    client_ids.push_back(request.client_id);
+    client_ids.emplace_back(request.client_id);
     if (!failures_.empty()) {
       RpcError error = failures_.front();
       failures_.pop_front();

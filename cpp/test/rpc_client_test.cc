@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fake_rpc_server.h"
+#include "rpc/retrying_transport.h"
 
 namespace xtreemfs::rpc {
 namespace {
@@ -199,7 +200,7 @@ TEST(RpcClientTest, SuccessiveCallsOfOneThreadCarryOnlyTheirOwnHeaderFields) {
   request_header->set_procedure_id(4);
   *request_header->mutable_user_credentials() = credentials;
   request_header->set_timeout_ms(10000);
-  request_header->set_client_id(numbered.client_id);
+  request_header->set_client_id(std::string(numbered.client_id));
   request_header->set_request_number(7);
   RpcHeader expected_plain;
   expected_plain.set_call_id(seen[1].call_id());
@@ -213,6 +214,33 @@ TEST(RpcClientTest, SuccessiveCallsOfOneThreadCarryOnlyTheirOwnHeaderFields) {
   expected_numbered.mutable_request_header()->set_timeout_ms(8000);
   EXPECT_EQ(seen[2].SerializeAsString(), expected_numbered.SerializeAsString());
   EXPECT_EQ(credentials.username(), "a-user-name-longer-than-the-short-string-buffer");
+}
+
+TEST(RpcClientTest, ExactlyOnceCallsThroughARetryingTransportCarryItsClientIdAndTheirOwnNumbers) {
+  // The request header names the retrying transport's client (CallRequest holds a view of its id,
+  // not a copy) and numbers each exactly-once call; other calls carry neither.
+  std::mutex seen_mutex;
+  std::vector<RequestHeader> seen;
+  FakeRpcServer server([&](const Record& request) {
+    std::lock_guard<std::mutex> lock(seen_mutex);
+    seen.push_back(request.header.request_header());
+    return Echo(request);
+  });
+  RpcClient client;
+  RetryingTransport transport(client, RetryPolicy{}, nullptr, nullptr,
+                              "a-client-id-longer-than-the-short-string-buffer");
+  CallOptions exactly_once = TimeoutOf(5000);
+  exactly_once.exactly_once = true;
+  transport.Call(server.address(), RequestWith(nullptr, "a"), exactly_once);
+  transport.Call(server.address(), RequestWith(nullptr, "b"), TimeoutOf(5000));
+  transport.Call(server.address(), RequestWith(nullptr, "c"), exactly_once);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].client_id(), "a-client-id-longer-than-the-short-string-buffer");
+  EXPECT_EQ(seen[2].client_id(), "a-client-id-longer-than-the-short-string-buffer");
+  EXPECT_NE(seen[0].request_number(), 0u);
+  EXPECT_GT(seen[2].request_number(), seen[0].request_number());
+  EXPECT_EQ(seen[1].client_id(), "");
+  EXPECT_EQ(seen[1].request_number(), 0u);
 }
 
 TEST(RpcClientTest, CallsToOneServerShareOneConnection) {

@@ -832,7 +832,7 @@ std::shared_ptr<const OutgoingRecord> RpcClient::EncodeCall(std::uint64_t call_i
   }
   request_header->set_timeout_ms(options.timeout_ms);
   if (request.request_number != 0) {
-    request_header->set_client_id(request.client_id);
+    request_header->set_client_id(request.client_id.data(), request.client_id.size());
     request_header->set_request_number(request.request_number);
   }
   const FrameLimits& limits = options_.frame_limits;
