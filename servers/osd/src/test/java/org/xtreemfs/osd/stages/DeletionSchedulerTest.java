@@ -8,21 +8,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.kv.Durability;
-import org.xtreemfs.foundation.kv.InMemoryKvStore;
-import org.xtreemfs.foundation.kv.KeyRange;
-import org.xtreemfs.foundation.kv.KvIterator;
-import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.interfaces.osd.ReadResponse;
 import org.xtreemfs.osd.replication.XLocVersions;
 import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.FileMetadata;
+import org.xtreemfs.osd.storage.ForwardingKvStore;
 import org.xtreemfs.osd.storage.ObjectStore;
 import org.xtreemfs.osd.storage.StripeLayout;
 
@@ -35,44 +31,13 @@ class DeletionSchedulerTest {
     Path folder;
 
     /** An in-memory store that remembers which thread wrote each batch. */
-    private static final class ThreadRecordingStore implements KvStore {
-        final InMemoryKvStore inner = new InMemoryKvStore();
+    private static final class ThreadRecordingStore extends ForwardingKvStore {
         final Map<String, Integer> batchesByThread = new ConcurrentHashMap<>();
-
-        @Override
-        public Optional<byte[]> get(byte[] key) {
-            return inner.get(key);
-        }
 
         @Override
         public void write(WriteBatch batch, Durability durability) {
             batchesByThread.merge(Thread.currentThread().getName(), 1, Integer::sum);
-            inner.write(batch, durability);
-        }
-
-        @Override
-        public KvIterator iterator(KeyRange range) {
-            return inner.iterator(range);
-        }
-
-        @Override
-        public void sync() {
-            inner.sync();
-        }
-
-        @Override
-        public void flush() {
-            inner.flush();
-        }
-
-        @Override
-        public void checkpoint(Path directory) {
-            inner.checkpoint(directory);
-        }
-
-        @Override
-        public void close() {
-            inner.close();
+            super.write(batch, durability);
         }
     }
 

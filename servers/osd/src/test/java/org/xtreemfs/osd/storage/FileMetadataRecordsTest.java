@@ -12,11 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.xtreemfs.foundation.kv.Durability;
-import org.xtreemfs.foundation.kv.InMemoryKvStore;
-import org.xtreemfs.foundation.kv.KeyRange;
 import org.xtreemfs.foundation.kv.KvException;
-import org.xtreemfs.foundation.kv.KvIterator;
-import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
 
 /** The size records kept in memory: served without store reads, always equal to the store (FileMetadataRecords). */
@@ -27,15 +23,14 @@ class FileMetadataRecordsTest {
     Path root;
 
     /** Counts gets; fails writes while {@code failWrites} is set. */
-    private static final class CountingStore implements KvStore {
-        final InMemoryKvStore inner = new InMemoryKvStore();
+    private static final class CountingStore extends ForwardingKvStore {
         final AtomicInteger gets = new AtomicInteger();
         final AtomicBoolean failWrites = new AtomicBoolean();
 
         @Override
         public Optional<byte[]> get(byte[] key) {
             gets.incrementAndGet();
-            return inner.get(key);
+            return super.get(key);
         }
 
         @Override
@@ -43,32 +38,7 @@ class FileMetadataRecordsTest {
             if (failWrites.get()) {
                 throw new KvException("disk full (test)");
             }
-            inner.write(batch, durability);
-        }
-
-        @Override
-        public KvIterator iterator(KeyRange range) {
-            return inner.iterator(range);
-        }
-
-        @Override
-        public void sync() {
-            inner.sync();
-        }
-
-        @Override
-        public void flush() {
-            inner.flush();
-        }
-
-        @Override
-        public void checkpoint(Path directory) {
-            inner.checkpoint(directory);
-        }
-
-        @Override
-        public void close() {
-            inner.close();
+            super.write(batch, durability);
         }
     }
 
