@@ -703,6 +703,15 @@ public final class StorageStage implements AutoCloseable {
                 .setTruncateEpoch(metadata.truncateEpoch()).build();
     }
 
+    /**
+     * Works admitted and not yet finished, over all files. A request's reply goes out before its work gives its place
+     * back, so a caller that got every reply of a burst may still find its places taken for a moment (tests wait for
+     * 0 before sending a burst as large as the capacity).
+     */
+    int admittedWorks() {
+        return order.size();
+    }
+
     /** Busy share of the storage threads since the previous call (the heartbeat's load). */
     public double sampleBusyFraction() {
         return workers.sampleBusyFraction();

@@ -197,6 +197,10 @@ class StorageStageInlineTest {
             RpcClient.await(write);
         }
         for (int round = 0; round < 4; round++) {
+            // The stage's capacity (64) is one burst: a work gives its place back only after its reply went out, so
+            // the next burst waits until every place of the last one is free (else one of it may be refused: "storage
+            // full", seen once in CI at load).
+            await().atMost(Duration.ofSeconds(30)).until(() -> storage.admittedWorks() == 0);
             List<CompletableFuture<RpcResponse>> reads = new ArrayList<>();
             for (int object = 0; object < objects; object++) {
                 reads.add(osd.read(address, USER, ReadRequest.newBuilder().setFileId(FILE).setObjectNumber(object)
