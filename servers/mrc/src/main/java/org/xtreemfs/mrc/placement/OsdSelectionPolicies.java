@@ -43,8 +43,8 @@ public final class OsdSelectionPolicies {
      * leave, and admission never counts best-effort volumes, which reserve no performance.
      */
     public List<OsdCandidate> bestEffortCandidates(List<OsdCandidate> online) {
-        // Every create asks this. A loop rather than a stream: on the MRC's C1-only JIT the stream pipeline cost 2.2 %
-        // of its CPU per create (tests/bench/fuse/README.md, session 15); with only best-effort and untyped OSDs
+        // Every create asks this. A loop rather than a stream: on C1 (the MRC's JIT then) the stream pipeline cost
+        // 2.2 % of its CPU per create (tests/bench/fuse/README.md, session 15); with only best-effort and untyped OSDs
         // online (the usual cluster) the list is returned as it came (List.copyOf keeps an immutable list as it is).
         if (bestEffortOnTypedOsds) {
             return List.copyOf(online);

@@ -15,7 +15,7 @@ public final class SpaceAndLoadPolicy implements OsdSelectionPolicy {
     static final int LOAD_BUCKET_PERCENT = 10;
 
     private final long freeSpaceMinBytes;
-    // Built once and the duplicate check a loop: select runs for every create, where on the MRC's C1-only JIT a
+    // Built once and the duplicate check a loop: select runs for every create, where on C1 (the MRC's JIT then) a
     // stream and comparators built per call cost about 1 % of its CPU (tests/bench/fuse/README.md, session 15).
     private static final Comparator<OsdCandidate> BY_UUID = Comparator.comparing(OsdCandidate::uuid);
     private static final Comparator<OsdCandidate> BY_LOAD_BUCKET_THEN_UUID = Comparator
