@@ -215,18 +215,7 @@ public final class StorageStage implements AutoCloseable {
 
     /** Admits work behind the conflicting earlier work of its file; false when the stage is full. */
     public boolean offer(StorageWork work) {
-        switch (order.admit(work)) {
-            case FULL:
-                return false;
-            case RUN_NOW:
-                if (runReleased(work)) {
-                    return true;
-                }
-                release(work); // shutting down: the caller fails the request
-                return false;
-            default:
-                return true;
-        }
+        return admit(work, false);
     }
 
     /**
@@ -237,22 +226,31 @@ public final class StorageStage implements AutoCloseable {
      * with them; a file with objects goes to the workers (removing them may take a while).
      */
     public boolean offerDeletion(DeleteObjects deletion) {
-        switch (order.admit(deletion)) {
+        return admit(deletion, true);
+    }
+
+    /**
+     * Admits {@code work}; when it may run now it goes to the workers, or with {@code hereIfNothingStored} runs on the
+     * calling thread if its file has nothing stored here. False when the stage is full or shutting down (the caller
+     * fails the request or keeps the deletion queued).
+     */
+    private boolean admit(StorageWork work, boolean hereIfNothingStored) {
+        switch (order.admit(work)) {
             case FULL:
                 return false;
             case RUN_NOW:
-                if (!store.exists(deletion.fileId())) {
+                if (hereIfNothingStored && !store.exists(work.fileId())) {
                     try {
-                        execute(deletion);
+                        execute(work);
                     } finally {
-                        release(deletion);
+                        release(work);
                     }
                     return true;
                 }
-                if (runReleased(deletion)) {
+                if (runReleased(work)) {
                     return true;
                 }
-                release(deletion); // shutting down: the caller keeps it queued
+                release(work); // shutting down
                 return false;
             default:
                 return true;

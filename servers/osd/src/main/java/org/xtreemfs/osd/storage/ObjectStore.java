@@ -919,7 +919,7 @@ public final class ObjectStore implements ObjectStorage {
         // a stat answers that without the directory stream's NoSuchFileException and its stack trace (3.9 % of the
         // OSD's CPU during an unlink loop, session 14). The storage stage runs no other work of the file meanwhile
         // (FileAccessOrder), so no folder appears after the check; the catch stays for one removed by other means.
-        if (Files.isDirectory(folder)) {
+        if (exists(fileId)) {
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
                 for (Path entry : entries) {
                     Files.deleteIfExists(entry);
