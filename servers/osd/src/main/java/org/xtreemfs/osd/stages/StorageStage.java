@@ -81,8 +81,13 @@ public final class StorageStage implements AutoCloseable {
     private final ThreadLocal<Runner> runners = new ThreadLocal<>();
     /** Which requests a submitting thread runs itself (see {@link #inlineAfter}). */
     private final InlineRule inlineRule;
+    /**
+     * Times inline runs and their pause ({@link InlineRule}) with its monotonic time: the OSD's clock (System.nanoTime
+     * in production), so that in a test a manual clock decides what is slow, not the machine's load.
+     */
+    private final Clock clock;
     /** Until this monotonic time no request runs on a submitting thread: one there was slow (see {@link InlineRule}). */
-    private volatile long inlinePausedUntilNanos = System.nanoTime();
+    private volatile long inlinePausedUntilNanos;
     private final AtomicLong inlineRuns = new AtomicLong();
     private final AtomicLong inlinePauses = new AtomicLong();
     /** Slow inline runs since the last fast one or pause (updated racily by network threads: a heuristic's count). */
@@ -166,6 +171,8 @@ public final class StorageStage implements AutoCloseable {
             ChainForwarder forwarder, Supplier<ReadResponse> loadReport, XLocVersions xlocVersions,
             StorageHealth health, InlineRule inlineRule) {
         this.inlineRule = java.util.Objects.requireNonNull(inlineRule, "inlineRule");
+        this.clock = clock;
+        this.inlinePausedUntilNanos = clock.monotonicNanos();
         this.health = health;
         this.forwarder = forwarder;
         this.loadReport = loadReport;
@@ -336,7 +343,7 @@ public final class StorageStage implements AutoCloseable {
         while (runner.next != null) {
             StorageWork current = runner.next;
             runner.next = null;
-            long startNanos = System.nanoTime();
+            long startNanos = clock.monotonicNanos();
             try {
                 execute(current);
             } catch (Error e) {
@@ -346,7 +353,7 @@ public final class StorageStage implements AutoCloseable {
                 }
                 throw e;
             } finally {
-                long elapsedNanos = System.nanoTime() - startNanos;
+                long elapsedNanos = clock.monotonicNanos() - startNanos;
                 inlineRuns.incrementAndGet();
                 if (elapsedNanos <= inlineRule.slowNanos()) {
                     inlineSlowRunsInARow = 0;
@@ -373,7 +380,7 @@ public final class StorageStage implements AutoCloseable {
         boolean small = request instanceof ReadObject read ? !read.replicaFill() && read.length() <= bytesMax
                 : request instanceof WriteObject write && !authorized.isSyncedWrite()
                         && write.data().readableBytes() <= bytesMax;
-        return small && System.nanoTime() - inlinePausedUntilNanos >= 0;
+        return small && clock.monotonicNanos() - inlinePausedUntilNanos >= 0;
     }
 
     /** Requests run on the thread that submitted them (see {@link #inlineAfter}). */

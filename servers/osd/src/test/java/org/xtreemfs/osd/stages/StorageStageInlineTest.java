@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.xtreemfs.foundation.clock.ManualClock;
 import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.kv.InMemoryKvStore;
 import org.xtreemfs.foundation.rpc.RpcClient;
@@ -39,7 +40,8 @@ import org.xtreemfs.qos.device.IoKind;
 /**
  * The storage stage running small requests on the network thread that received them ({@link StorageStage#inlineAfter})
  * over a real RPC server and object store: which thread ran each access is what the device is told on (every read and
- * write announces itself to the {@link StorageDevice} on the thread that performs it).
+ * write announces itself to the {@link StorageDevice} on the thread that performs it). The stage times its inline runs
+ * on a manual clock that only the device moves, so how long an access takes is what the test says, whatever the load.
  */
 class StorageStageInlineTest {
     private static final String FILE = "vol:1";
@@ -51,7 +53,9 @@ class StorageStageInlineTest {
 
     /** The thread of every access, in order. */
     private final List<String> accessThreads = new CopyOnWriteArrayList<>();
-    /** While positive every access takes this long, as one that waits for the disk. */
+    /** The stage's clock: moved only by an access, by {@link #slowAccessNanos}, and by the test. */
+    private final ManualClock clock = new ManualClock();
+    /** While positive every access takes this long on {@link #clock}, as one that waits for the disk. */
     private volatile long slowAccessNanos;
     private final List<AutoCloseable> opened = new ArrayList<>();
     private InetSocketAddress address;
@@ -63,10 +67,7 @@ class StorageStageInlineTest {
         public long begin(String fileId, long localObjectIndex, int objectSizeBytes, long offsetInObjectBytes,
                 long lengthBytes, IoKind kind, boolean synced) {
             accessThreads.add(Thread.currentThread().getName());
-            long until = System.nanoTime() + slowAccessNanos;
-            while (System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
+            clock.advance(Duration.ofNanos(slowAccessNanos));
             return 0;
         }
 
@@ -84,7 +85,7 @@ class StorageStageInlineTest {
         ObjectStore store = new ObjectStore(folder.resolve("objects"), metadata, device);
         opened.add(store);
         DeletionQueue deletions = new DeletionQueue(metadata, folder.resolve("deletions"), SystemClock.INSTANCE, 0, 16);
-        storage = new StorageStage(store, deletions, 2, 64, true, SystemClock.INSTANCE, request -> { }, null,
+        storage = new StorageStage(store, deletions, 2, 64, true, clock, request -> { }, null,
                 ReadResponse::getDefaultInstance, new XLocVersions(metadata),
                 new StorageHealth("osd", 5, System::nanoTime), rule);
         opened.add(0, storage);
@@ -156,9 +157,11 @@ class StorageStageInlineTest {
     @Test
     void smallRequestsRunOnTheNetworkThreadAndOneThatWaitsSendsTheNextToTheWorkersForThePause() throws Exception {
         // Proves: small reads and unsynced writes run on the thread that received them (once nothing is slow), synced
-        // and larger ones on the workers; a slow one sends the next to the workers, and after the pause they come back.
-        // Slow means 200 ms here (100 us in the OSD), so that a loaded machine's scheduling delays do not count as slow.
-        start(new StorageStage.InlineRule(OBJECT_SIZE / 2, 200_000_000L, 2, 5_000_000_000L));
+        // and larger ones on the workers; two slow ones in a row send the next to the workers, for exactly the pause.
+        // Slow and the pause as in the OSD, on the manual clock: only an access made slow moves it.
+        long slowNanos = StorageStage.InlineRule.SLOW_NANOS_DEFAULT;
+        long pauseNanos = StorageStage.InlineRule.PAUSE_NANOS_DEFAULT;
+        start(new StorageStage.InlineRule(OBJECT_SIZE / 2, slowNanos, 2, pauseNanos));
         write(0, new byte[OBJECT_SIZE], false); // creates the object
         byte[] data = "inline".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         await().atMost(Duration.ofSeconds(30)).until(() -> networkThread(threadOf(() -> write(0, data, false))));
@@ -168,16 +171,25 @@ class StorageStageInlineTest {
         assertThat(threadOf(() -> read(0, OBJECT_SIZE))).startsWith("stage-storage");
         assertThat(storage.inlineRuns()).isPositive();
 
-        // Two slow runs in a row on the network thread pause it; one alone does not.
+        // Two slow runs in a row on the network thread pause it; one alone, or one after a fast one, does not.
         long pausesBefore = storage.inlinePauses();
-        slowAccessNanos = 300_000_000;
-        await().atMost(Duration.ofSeconds(60)).until(() -> networkThread(threadOf(() -> read(0, data.length))));
+        slowAccessNanos = slowNanos + 1;
+        assertThat(networkThread(threadOf(() -> read(0, data.length)))).isTrue();
+        slowAccessNanos = slowNanos; // exactly the limit: not slow
+        assertThat(networkThread(threadOf(() -> read(0, data.length)))).isTrue();
+        slowAccessNanos = slowNanos + 1;
+        assertThat(networkThread(threadOf(() -> read(0, data.length)))).isTrue();
         assertThat(storage.inlinePauses()).isEqualTo(pausesBefore);
         assertThat(networkThread(threadOf(() -> read(0, data.length)))).isTrue();
         slowAccessNanos = 0;
         assertThat(storage.inlinePauses()).isEqualTo(pausesBefore + 1);
-        assertThat(threadOf(() -> read(0, data.length))).startsWith("stage-storage"); // within the 5-s pause
-        await().atMost(Duration.ofSeconds(30)).until(() -> networkThread(threadOf(() -> read(0, data.length))));
+        // The pause runs from the end of the second slow run: paused until its last nanosecond, not after.
+        assertThat(threadOf(() -> read(0, data.length))).startsWith("stage-storage");
+        clock.advance(Duration.ofNanos(pauseNanos - 1));
+        assertThat(threadOf(() -> read(0, data.length))).startsWith("stage-storage");
+        clock.advance(Duration.ofNanos(1));
+        assertThat(networkThread(threadOf(() -> read(0, data.length)))).isTrue();
+        assertThat(storage.inlinePauses()).isEqualTo(pausesBefore + 1);
     }
 
     @Test
