@@ -12,14 +12,13 @@ import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.rpc.RpcCall;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.rpc.Empty;
-import org.xtreemfs.osd.stages.StorageWork.DeleteObjects;
 import org.xtreemfs.osd.storage.DeletionQueue;
 
 /**
  * Moves due deletions from the persistent queue into the storage stage, so deleting a file's objects is
- * ordered with every other operation on that file ({@link StorageStage#offerDeletion}: one of a file without
- * objects here runs on this scheduler's thread). Polls every {@code pollMs}; a deletion the storage stage
- * cannot take now stays queued and is retried on the next poll.
+ * ordered with every other operation on that file ({@link StorageStage#offerDeletions}: those of files without
+ * objects here run on this scheduler's thread, one metadata write for many). Polls every {@code pollMs}; a deletion
+ * the storage stage cannot take now stays queued and is retried on the next poll.
  */
 public final class DeletionScheduler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DeletionScheduler.class);
@@ -85,19 +84,20 @@ public final class DeletionScheduler implements AutoCloseable {
 
     /** Hands every due deletion to storage; returns how many it handed over. */
     public int dispatchDue() {
-        int dispatched = 0;
+        List<String> due = queue.takeDue();
+        if (due.isEmpty()) {
+            return 0;
+        }
         try {
-            for (String fileId : queue.takeDue()) {
-                if (storage.offerDeletion(new DeleteObjects(fileId))) {
-                    dispatched++;
-                } else {
-                    queue.retryLater(fileId);
-                }
+            List<String> refused = storage.offerDeletions(due);
+            for (String fileId : refused) {
+                queue.retryLater(fileId);
             }
+            return due.size() - refused.size();
         } catch (RuntimeException e) {
             LOG.warn("deletion scheduler: dispatch failed; retrying in {} ms", pollMs, e);
+            return 0;
         }
-        return dispatched;
     }
 
     @Override

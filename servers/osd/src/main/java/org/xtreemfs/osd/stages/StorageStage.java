@@ -3,7 +3,9 @@ package org.xtreemfs.osd.stages;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -220,38 +222,56 @@ public final class StorageStage implements AutoCloseable {
         });
     }
 
+    /**
+     * Due deletions of files without objects that one metadata write removes at most; the next ones are admitted after
+     * it. Each admitted deletion holds a place of the stage until that write, and the QoS stage leaves 64 places per
+     * storage thread to work besides its requests (see OsdServer's queue capacity), so a batch never crowds them out.
+     */
+    static final int DELETIONS_PER_WRITE_MAX = 64;
+
     /** Admits work behind the conflicting earlier work of its file; false when the stage is full. */
     public boolean offer(StorageWork work) {
-        return admit(work, false);
+        return admit(work, null);
     }
 
     /**
-     * {@link #offer} of a due deletion from the deletion scheduler's thread: when it may run now and the file has no
-     * object here (never written, or a stripe position a small file never reached: most deleted files), it runs on
-     * the calling thread, which would otherwise wake a worker per deleted file only to find nothing to remove (a
-     * worker wake-up and a sleep per unlink, session 14). Admitted like any work of its file, so it stays ordered
-     * with them; a file with objects goes to the workers (removing them may take a while).
+     * {@link #offer} of due deletions, from the deletion scheduler's thread. A deletion that may run now of a file with
+     * no object here (never written, or a stripe position a small file never reached: most deleted files) runs on the
+     * calling thread, which would otherwise wake a worker per deleted file only to find nothing to remove (session
+     * 14), and such deletions are removed together: their queue entries, XLoc versions and size records in ONE
+     * metadata write per {@link #DELETIONS_PER_WRITE_MAX} (a RocksDB write per file before, session 16). Each is
+     * admitted like any work of its file, so it stays ordered with them; a file with objects goes to the workers
+     * (removing them may take a while). Returns the files the stage could not take now (full or shutting down), which
+     * the caller queues again.
      */
-    public boolean offerDeletion(DeleteObjects deletion) {
-        return admit(deletion, true);
+    public List<String> offerDeletions(List<String> fileIds) {
+        List<String> refused = new ArrayList<>(0);
+        List<DeleteObjects> withoutObjects = new ArrayList<>(Math.min(fileIds.size(), DELETIONS_PER_WRITE_MAX));
+        for (String fileId : fileIds) {
+            if (!admit(new DeleteObjects(fileId), withoutObjects)) {
+                refused.add(fileId);
+            }
+            if (withoutObjects.size() == DELETIONS_PER_WRITE_MAX) {
+                deleteWithoutObjects(withoutObjects);
+                withoutObjects.clear();
+            }
+        }
+        deleteWithoutObjects(withoutObjects);
+        return refused;
     }
 
     /**
-     * Admits {@code work}; when it may run now it goes to the workers, or with {@code hereIfNothingStored} runs on the
-     * calling thread if its file has nothing stored here. False when the stage is full or shutting down (the caller
-     * fails the request or keeps the deletion queued).
+     * Admits {@code work}; when it may run now it goes to the workers, or, given {@code withoutObjects} (a deletion's),
+     * into that list if its file has no object here, for {@link #deleteWithoutObjects}. False when the stage is full or
+     * shutting down (the caller fails the request or keeps the deletion queued).
      */
-    private boolean admit(StorageWork work, boolean hereIfNothingStored) {
+    private boolean admit(StorageWork work, List<DeleteObjects> withoutObjects) {
         switch (order.admit(work)) {
             case FULL:
                 return false;
             case RUN_NOW:
-                if (hereIfNothingStored && !store.exists(work.fileId())) {
-                    try {
-                        execute(work);
-                    } finally {
-                        release(work);
-                    }
+                if (withoutObjects != null && work instanceof DeleteObjects deletion && !store.exists(work.fileId())) {
+                    withoutObjects.add(deletion);
                     return true;
                 }
                 if (runReleased(work)) {
@@ -261,6 +281,42 @@ public final class StorageStage implements AutoCloseable {
                 return false;
             default:
                 return true;
+        }
+    }
+
+    /**
+     * Runs admitted deletions of files without objects here (no other work of them runs meanwhile): their records in
+     * one atomic metadata write ({@link ObjectStorage#deleteFilesWithoutObjects}), then releases them. A crash before
+     * the write leaves every queue entry, and after a restart each deletion runs again (idempotent); after it, none.
+     * A failed write leaves them all queued, due again at once.
+     */
+    private void deleteWithoutObjects(List<DeleteObjects> admitted) {
+        if (admitted.isEmpty()) {
+            return;
+        }
+        List<String> fileIds = new ArrayList<>(admitted.size());
+        WriteBatch removals = new WriteBatch();
+        for (DeleteObjects deletion : admitted) {
+            String fileId = deletion.fileId();
+            fileIds.add(fileId);
+            fillProgress.forget(fileId);
+            xlocVersions.removeWith(deletions.addRemoval(removals, fileId), fileId);
+        }
+        try {
+            store.deleteFilesWithoutObjects(fileIds, removals, Durability.BUFFERED);
+            for (String fileId : fileIds) {
+                deletions.completed(fileId);
+            }
+            filesDeleted.addAndGet(fileIds.size());
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("storage: deleting {} files without objects failed; will retry", fileIds.size(), e);
+            for (String fileId : fileIds) {
+                deletions.retryLater(fileId);
+            }
+        } finally {
+            for (DeleteObjects deletion : admitted) {
+                release(deletion);
+            }
         }
     }
 

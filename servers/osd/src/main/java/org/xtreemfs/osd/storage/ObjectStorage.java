@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import org.xtreemfs.foundation.kv.Durability;
+import org.xtreemfs.foundation.kv.KvException;
 import org.xtreemfs.foundation.kv.KvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
 
@@ -98,6 +99,27 @@ public interface ObjectStorage extends AutoCloseable {
      * again.
      */
     void deleteFile(String fileId, WriteBatch together, Durability durability) throws IOException;
+
+    /**
+     * {@link #deleteFile} of files that have no object here: the caller found {@link #exists} false for each and runs
+     * no other work of them, so only their metadata is left. {@code together} is written no earlier than their
+     * metadata's removal (a crash in between leaves the deletion queue's entries, and the deletions run again). This
+     * default deletes file after file and then writes {@code together}; a layout whose files' metadata lives in one
+     * store removes all of it and {@code together} in ONE atomic batch (the deletion scheduler's due batch of
+     * never-written files: one write instead of one per file).
+     */
+    default void deleteFilesWithoutObjects(List<String> fileIds, WriteBatch together, Durability durability)
+            throws IOException {
+        for (String fileId : fileIds) {
+            deleteFile(fileId, new WriteBatch(), durability);
+        }
+        try {
+            metadataStore().write(together, durability);
+        } catch (KvException e) {
+            throw new IOException("cannot write the removals of " + fileIds.size() + " deleted files: "
+                    + e.getMessage(), e);
+        }
+    }
 
     /** Looks at one stored file; false stops the walk. */
     @FunctionalInterface

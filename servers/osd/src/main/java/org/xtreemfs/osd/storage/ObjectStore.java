@@ -933,21 +933,54 @@ public final class ObjectStore implements ObjectStorage {
         // Objects or none, the size record may exist; it goes in one batch with `together`.
         synchronized (records.lockFor(fileId)) {
             try {
-                WriteBatch batch = new WriteBatch().delete(FileMetadata.key(fileId));
-                together.operations().forEach(operation -> {
-                    if (operation instanceof WriteBatch.Put put) {
-                        batch.put(put.key(), put.value());
-                    } else {
-                        batch.delete(operation.key());
-                    }
-                });
-                metadataStore.write(batch, durability);
+                metadataStore.write(appendTo(new WriteBatch().delete(FileMetadata.key(fileId)), together), durability);
             } catch (KvException e) {
                 throw new IOException("cannot delete the metadata of file " + fileId + ": " + e.getMessage(), e);
             } finally {
                 records.forget(fileId); // deleted, or unknown after a failed write: read back on demand
             }
         }
+    }
+
+    /**
+     * See {@link ObjectStorage#deleteFilesWithoutObjects}: every file's size record and {@code together} in one atomic
+     * batch, so a crash leaves all of them or none. No folder to remove (the caller found none, and no work of these
+     * files runs meanwhile, so none appears), hence no stat here. The records are forgotten after the write, each under
+     * its file's lock: a load of a record that raced the write (it holds that lock from its read until it remembers
+     * the record) is forgotten again, so memory matches the store ({@link FileMetadataRecords}' invariant).
+     */
+    @Override
+    public void deleteFilesWithoutObjects(List<String> fileIds, WriteBatch together, Durability durability)
+            throws IOException {
+        WriteBatch batch = new WriteBatch();
+        for (String fileId : fileIds) {
+            openFiles.forget(fileId);
+            dirtyObjects.deleted(fileId);
+            batch.delete(FileMetadata.key(fileId));
+        }
+        try {
+            metadataStore.write(appendTo(batch, together), durability);
+        } catch (KvException e) {
+            throw new IOException("cannot delete the metadata of " + fileIds.size() + " files: " + e.getMessage(), e);
+        } finally {
+            for (String fileId : fileIds) {
+                synchronized (records.lockFor(fileId)) {
+                    records.forget(fileId); // deleted, or unknown after a failed write: read back on demand
+                }
+            }
+        }
+    }
+
+    /** Adds the operations of {@code more} to {@code batch}, in their order. */
+    private static WriteBatch appendTo(WriteBatch batch, WriteBatch more) {
+        for (WriteBatch.Operation operation : more.operations()) {
+            if (operation instanceof WriteBatch.Put put) {
+                batch.put(put.key(), put.value());
+            } else {
+                batch.delete(operation.key());
+            }
+        }
+        return batch;
     }
 
     /** Every file folder under the hash folders is a stored file. */

@@ -193,6 +193,17 @@ public final class RoleLayoutStorage implements ObjectStorage {
         primary.deleteFile(fileId, together, durability);
     }
 
+    /**
+     * Files without objects here hold none in either layout ({@link #exists}), so what is left of them, their size
+     * records, lies in the metadata store both layouts share: the conventional layout removes it for both, in one
+     * batch with {@code together}. The log has nothing of them to drop.
+     */
+    @Override
+    public void deleteFilesWithoutObjects(List<String> fileIds, WriteBatch together, Durability durability)
+            throws IOException {
+        conventional.deleteFilesWithoutObjects(fileIds, together, durability);
+    }
+
     @Override
     public boolean forEachStoredFile(StoredFileVisitor visitor) throws IOException {
         // A file in both layouts is visited twice; the visitors (the volume reaper) pass over what they queued.
@@ -289,6 +300,12 @@ public final class RoleLayoutStorage implements ObjectStorage {
         @Override
         public void deleteFile(String fileId, WriteBatch together, Durability durability) throws IOException {
             RoleLayoutStorage.this.deleteFile(fileId, together, durability);
+        }
+
+        @Override
+        public void deleteFilesWithoutObjects(List<String> fileIds, WriteBatch together, Durability durability)
+                throws IOException {
+            RoleLayoutStorage.this.deleteFilesWithoutObjects(fileIds, together, durability);
         }
 
         @Override

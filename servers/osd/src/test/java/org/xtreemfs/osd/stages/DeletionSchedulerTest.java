@@ -18,6 +18,7 @@ import org.xtreemfs.interfaces.osd.ReadResponse;
 import org.xtreemfs.osd.replication.XLocVersions;
 import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.FileMetadata;
+import org.xtreemfs.osd.storage.FileMetadataRecords;
 import org.xtreemfs.osd.storage.ForwardingKvStore;
 import org.xtreemfs.osd.storage.ObjectStore;
 import org.xtreemfs.osd.storage.StripeLayout;
@@ -26,6 +27,7 @@ import org.xtreemfs.osd.storage.StripeLayout;
 class DeletionSchedulerTest {
     private static final String NEVER_WRITTEN = "vol:1";
     private static final String WRITTEN = "vol:2";
+    private static final FileMetadata SIZE_RECORD = new FileMetadata(10, 1);
 
     @TempDir
     Path folder;
@@ -73,5 +75,133 @@ class DeletionSchedulerTest {
                 storage.close();
             }
         }
+    }
+
+    /** A storage stage with room for every deletion of these tests at once. */
+    private static StorageStage stage(ObjectStore store, DeletionQueue queue, XLocVersions versions) {
+        return new StorageStage(store, queue, 2, 1_000, true, SystemClock.INSTANCE, request -> { }, null,
+                ReadResponse::getDefaultInstance, versions, new StorageHealth("osd", 5, System::nanoTime));
+    }
+
+    /** Files vol:100 ... without objects here, each with a size record and a raised XLoc version stored. */
+    private static List<String> filesWithoutObjects(ObjectStore store, XLocVersions versions, int count)
+            throws Exception {
+        List<String> fileIds = new java.util.ArrayList<>();
+        FileMetadataRecords records = new FileMetadataRecords(store.metadataStore());
+        for (int i = 0; i < count; i++) {
+            String fileId = "vol:" + (100 + i);
+            records.store(fileId, SIZE_RECORD, Durability.SYNC);
+            versions.check(fileId, 2, "test");
+            assertThat(store.exists(fileId)).isFalse();
+            assertThat(store.metadata(fileId)).isEqualTo(SIZE_RECORD); // now in the store's memory too
+            fileIds.add(fileId);
+        }
+        return fileIds;
+    }
+
+    @Test
+    void dueFilesWithoutObjectsAreRemovedInOneWritePerBatchAndOthersAreLeftAlone() throws Exception {
+        // Proves the deletions of files without objects are written together (one metadata write per
+        // DELETIONS_PER_WRITE_MAX, not one per file) and remove each file's size record, XLoc version and queue entry,
+        // while a due file with objects is still deleted on a worker and a live file (not queued) keeps everything.
+        ThreadRecordingStore metadata = new ThreadRecordingStore();
+        try (ObjectStore store = new ObjectStore(folder.resolve("objects"), metadata)) {
+            DeletionQueue queue = new DeletionQueue(metadata, null, SystemClock.INSTANCE, 0, 1_000);
+            XLocVersions versions = new XLocVersions(metadata);
+            StorageStage storage = stage(store, queue, versions);
+            try {
+                int count = StorageStage.DELETIONS_PER_WRITE_MAX + 6;
+                List<String> withoutObjects = filesWithoutObjects(store, versions, count);
+                store.write(WRITTEN, StripeLayout.single(4096), 0, 0, ByteBuffer.wrap(new byte[10]), 1, false);
+                String live = "vol:3";
+                store.write(live, StripeLayout.single(4096), 0, 0, ByteBuffer.wrap(new byte[20]), 1, false);
+                List<String> due = new java.util.ArrayList<>(withoutObjects);
+                due.add(WRITTEN);
+                assertThat(queue.enqueueAll(due)).isTrue();
+                metadata.batchesByThread.clear();
+
+                String self = Thread.currentThread().getName();
+                assertThat(new DeletionScheduler(queue, storage, 1_000).dispatchDue()).isEqualTo(count + 1);
+                assertThat(metadata.batchesByThread).containsEntry(self, 2); // 64 files, then 6
+                XLocVersions afterRestart = new XLocVersions(metadata);
+                for (String fileId : withoutObjects) {
+                    assertThat(queue.isPending(fileId)).as(fileId).isFalse();
+                    assertThat(store.metadata(fileId)).as(fileId).isEqualTo(FileMetadata.EMPTY);
+                    assertThat(stored(metadata, fileId)).as(fileId).isEqualTo(FileMetadata.EMPTY);
+                    afterRestart.check(fileId, 1, "test"); // version 2 is gone: an XLoc of version 1 is current
+                }
+                await().atMost(Duration.ofSeconds(10)).until(() -> !queue.isPending(WRITTEN));
+                assertThat(store.exists(WRITTEN)).isFalse();
+                assertThat(store.exists(live)).isTrue();
+                assertThat(store.metadata(live)).isEqualTo(new FileMetadata(20, 1));
+                assertThat(storage.filesDeleted()).isEqualTo(count + 1);
+                assertThat(new DeletionQueue(metadata, null, SystemClock.INSTANCE, 0, 1_000).pendingCount()).isZero();
+            } finally {
+                storage.close();
+            }
+        }
+    }
+
+    /** A store whose writes from the calling thread fail while {@link #failing}, as if the process died first. */
+    private static final class FailingStore extends ForwardingKvStore {
+        volatile boolean failing;
+
+        @Override
+        public void write(WriteBatch batch, Durability durability) {
+            if (failing) {
+                throw new org.xtreemfs.foundation.kv.KvException("crash before this write");
+            }
+            super.write(batch, durability);
+        }
+    }
+
+    @Test
+    void aCrashBeforeTheBatchedWriteLeavesEveryDeletionToBeRedoneAndAfterItNone() throws Exception {
+        // Proves the batch is all or nothing: when its one write does not happen (a crash, or a failed write) every
+        // file keeps its queue entry and its records, so a restarted OSD deletes each again; once the write happened a
+        // restart finds none left to delete and nothing of the files.
+        FailingStore metadata = new FailingStore();
+        List<String> withoutObjects;
+        try (ObjectStore store = new ObjectStore(folder.resolve("objects"), metadata)) {
+            DeletionQueue queue = new DeletionQueue(metadata, null, SystemClock.INSTANCE, 0, 1_000);
+            XLocVersions versions = new XLocVersions(metadata);
+            StorageStage storage = stage(store, queue, versions);
+            try {
+                withoutObjects = filesWithoutObjects(store, versions, 10);
+                assertThat(queue.enqueueAll(withoutObjects)).isTrue();
+                metadata.failing = true;
+                new DeletionScheduler(queue, storage, 1_000).dispatchDue();
+                metadata.failing = false;
+                // In this process: every one queued again (due at once), none lost.
+                assertThat(queue.pendingCount()).isEqualTo(10);
+                assertThat(queue.takeDue()).containsExactlyInAnyOrderElementsOf(withoutObjects);
+            } finally {
+                storage.close();
+            }
+        }
+        // After a restart on what the store holds: every entry and record is still there.
+        try (ObjectStore store = new ObjectStore(folder.resolve("objects"), metadata)) {
+            DeletionQueue queue = new DeletionQueue(metadata, null, SystemClock.INSTANCE, 0, 1_000);
+            XLocVersions versions = new XLocVersions(metadata);
+            assertThat(queue.pendingCount()).isEqualTo(10);
+            for (String fileId : withoutObjects) {
+                assertThat(stored(metadata, fileId)).as(fileId).isEqualTo(SIZE_RECORD);
+            }
+            StorageStage storage = stage(store, queue, versions);
+            try {
+                assertThat(new DeletionScheduler(queue, storage, 1_000).dispatchDue()).isEqualTo(10);
+            } finally {
+                storage.close();
+            }
+        }
+        assertThat(new DeletionQueue(metadata, null, SystemClock.INSTANCE, 0, 1_000).pendingCount()).isZero();
+        for (String fileId : withoutObjects) {
+            assertThat(stored(metadata, fileId)).as(fileId).isEqualTo(FileMetadata.EMPTY);
+        }
+    }
+
+    /** The file's size record in the store (as a restarted OSD reads it). */
+    private static FileMetadata stored(org.xtreemfs.foundation.kv.KvStore metadata, String fileId) throws Exception {
+        return new FileMetadataRecords(metadata).get(fileId);
     }
 }
