@@ -247,16 +247,19 @@ public final class StorageStage implements AutoCloseable {
     public List<String> offerDeletions(List<String> fileIds) {
         List<String> refused = new ArrayList<>(0);
         List<DeleteObjects> withoutObjects = new ArrayList<>(Math.min(fileIds.size(), DELETIONS_PER_WRITE_MAX));
-        for (String fileId : fileIds) {
-            if (!admit(new DeleteObjects(fileId), withoutObjects)) {
-                refused.add(fileId);
+        try {
+            for (String fileId : fileIds) {
+                if (!admit(new DeleteObjects(fileId), withoutObjects)) {
+                    refused.add(fileId);
+                }
+                if (withoutObjects.size() == DELETIONS_PER_WRITE_MAX) {
+                    deleteWithoutObjects(withoutObjects);
+                    withoutObjects.clear();
+                }
             }
-            if (withoutObjects.size() == DELETIONS_PER_WRITE_MAX) {
-                deleteWithoutObjects(withoutObjects);
-                withoutObjects.clear();
-            }
+        } finally {
+            deleteWithoutObjects(withoutObjects); // also those admitted before a failure: else their files stay blocked
         }
-        deleteWithoutObjects(withoutObjects);
         return refused;
     }
 
