@@ -80,6 +80,14 @@ def main():
     parser.add_argument("--files", type=int, default=10000)
     parser.add_argument("--warm-up-files", type=int, default=5000, help="make bench's --warm-up-files")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--no-timed-pass", action="store_true",
+                        help="skip the second cold pass that times every stat (at a load of 20-30 it takes minutes)")
+    parser.add_argument("--create-once", action="store_true",
+                        help="create the files in the first round only and stat the same ones (each time after a fresh "
+                             "mount and dropped caches) in every round: on a loaded machine the creates take minutes")
+    parser.add_argument("--keep-files", action="store_true",
+                        help="leave each round's files instead of unlinking them (untimed either way; saves minutes "
+                             "on a loaded machine; the MRC's store then grows by --files files per round and side)")
     parser.add_argument("--profile-round", type=int, default=-1, metavar="N",
                         help="profile round N's stat row: perf -g of the mount and the servers, and with "
                              "--async-profiler the JVMs' Java frames (ab_data_path.py's profiling)")
@@ -102,7 +110,7 @@ def main():
     try:
         for side in sides:
             side.start()
-        for side in sides:
+        for side in sides if options.warm_up_files > 0 else []:
             folder = side.mnt / "warm-up"
             folder.mkdir()
             for operation in ("create", "stat", "unlink"):
@@ -111,26 +119,29 @@ def main():
         for round_index in range(options.rounds):
             order = sides if round_index % 2 == 0 else list(reversed(sides))
             for side in order:
-                folder = side.mnt / ("r%d" % round_index)
-                folder.mkdir()
-                metadata(side, "create", folder, options.files, binary)
+                folder = side.mnt / ("r%d" % (0 if options.create_once else round_index))
+                if round_index == 0 or not options.create_once:
+                    folder.mkdir()
+                    metadata(side, "create", folder, options.files, binary)
                 cold(side)
                 profile = side.state / "profile" if round_index == options.profile_round else None
                 disk0, mount_disk0 = read_bytes(side.mrc_pid), read_bytes(side.mount_process.pid)
                 row = metadata(side, "stat", folder, options.files, binary, profile)
                 row["mrc_disk_read_bytes"] = read_bytes(side.mrc_pid) - disk0
                 row["mount_disk_read_bytes"] = read_bytes(side.mount_process.pid) - mount_disk0
-                cold(side)
-                row["latencies"] = latency_summary(timed_stats(folder, options.files))
+                if not options.no_timed_pass:
+                    cold(side)
+                    row["latencies"] = latency_summary(timed_stats(folder, options.files))
                 row["round"] = round_index
                 results.append(row)
                 print("%d %-6s stat %7.0f/s  mount %5.1f us/op  mrc %5.1f us/op  calls %s  disk read mrc %d KiB mount %d KiB  load %.1f  |"
                       " timed pass: %s" % (round_index, side.name, row["iops"], row["mount_us_per_io"], row["mrc_us_per_io"],
                                {k: round(v, 4) for k, v in row.get("mrc_calls_per_op", {}).items()},
                                row["mrc_disk_read_bytes"] // 1024,
-                               row["mount_disk_read_bytes"] // 1024, row["load_after"], row["latencies"]), flush=True)
-                metadata(side, "unlink", folder, options.files, binary)
-                folder.rmdir()
+                               row["mount_disk_read_bytes"] // 1024, row["load_after"], row.get("latencies", "-")), flush=True)
+                if not options.keep_files and not options.create_once:
+                    metadata(side, "unlink", folder, options.files, binary)
+                    folder.rmdir()
     finally:
         for side in sides:
             side.stop()
