@@ -160,6 +160,11 @@ public final class KvLayout {
         return ByteBuffer.wrap(key, key.length - Long.BYTES, Long.BYTES).getLong();
     }
 
+    /** The inode number of an {@link #inode} key (laid out as a {@link #replicaWork} key's end). */
+    static long inodeOfKey(byte[] inodeKey) {
+        return replicaWorkInode(inodeKey);
+    }
+
     static byte[] encodeLong(long value) {
         return Keys.longBigEndian(value);
     }

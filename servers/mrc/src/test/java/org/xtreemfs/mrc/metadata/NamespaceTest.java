@@ -235,6 +235,50 @@ class NamespaceTest {
     }
 
     @Test
+    void statsOfManyNeighbouringInodesAreReadInOnePassAndStillAnswerExactlyTheInodesAsked() throws Exception {
+        // Above INODE_SCAN_KEYS_MIN keys whose inodes lie close together loadStats reads the span with an iterator
+        // (committedInodes): the span's other inodes (every third one here, say another directory's files) must not
+        // leak into the answer, an inode asked twice (two names of one hard-linked file) is answered twice, the order
+        // asked is kept, a missing inode inside the span is still an internal error, and a sparse set (the
+        // multi-get) answers the same.
+        Transaction create = namespace.begin();
+        List<Long> inodes = new ArrayList<>();
+        for (int i = 0; i < 3 * Namespace.INODE_SCAN_KEYS_MIN; i++) {
+            long inode = namespace.allocateInode(create, VOLUME_ID);
+            namespace.putInode(create, VOLUME_ID, new InodeRecord(Namespace.newStat(context, inode,
+                    FileModes.S_IFREG | 0600, 1, 0, volume).setSizeBytes(1000 + i).build(), null, null, 2, 0));
+            inodes.add(inode);
+        }
+        create.commit();
+        List<Long> asked = new ArrayList<>();
+        for (int i = inodes.size() - 1; i >= 0; i--) {
+            if (i % 3 != 1) {
+                asked.add(inodes.get(i));
+            }
+        }
+        asked.add(inodes.get(5)); // a second name of the same file
+        assertThat(asked.size()).isGreaterThanOrEqualTo(Namespace.INODE_SCAN_KEYS_MIN);
+        assertThat(namespace.loadStats(namespace.begin(), VOLUME_ID, asked)).extracting(Stat::getInode)
+                .containsExactlyElementsOf(asked);
+        assertThat(namespace.loadStats(namespace.begin(), VOLUME_ID, asked)).extracting(Stat::getSizeBytes)
+                .containsExactlyElementsOf(asked.stream().map(inode -> 1000 + inodes.indexOf(inode)).map(Long::valueOf)
+                        .toList());
+        List<Long> sparse = new ArrayList<>(asked.subList(0, Namespace.INODE_SCAN_KEYS_MIN));
+        sparse.add(Namespace.ROOT_INODE);
+        sparse.add(inodes.get(0) + 1_000_000); // no such inode, far away: the multi-get's answer
+        assertThat(catchThrowableOfType(RpcException.class, () -> namespace.loadStats(namespace.begin(), VOLUME_ID,
+                sparse)).getMessage()).contains("missing inode " + (inodes.get(0) + 1_000_000));
+        sparse.remove(sparse.size() - 1);
+        assertThat(namespace.loadStats(namespace.begin(), VOLUME_ID, sparse)).extracting(Stat::getInode)
+                .containsExactlyElementsOf(sparse);
+        Transaction delete = namespace.begin();
+        namespace.deleteInode(delete, VOLUME_ID, inodes.get(6));
+        delete.commit();
+        assertThat(catchThrowableOfType(RpcException.class, () -> namespace.loadStats(namespace.begin(), VOLUME_ID,
+                asked)).getMessage()).contains("missing inode " + inodes.get(6));
+    }
+
+    @Test
     void dentriesPageInByteOrderOfNames() {
         // Entries come sorted by name; skip and count cut pages without overlap.
         Transaction transaction = namespace.begin();
