@@ -1,6 +1,7 @@
 package org.xtreemfs.mrc.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -169,6 +170,31 @@ class CommittedValueCacheTest {
             assertThat(entry.getName()).isEqualTo(String.format("f%04d", i));
             assertThat(entry.getStat().getSizeBytes()).isEqualTo(i < 300 && i % 3 == 0 ? 1_000_000 + i : i);
             assertThat(entry.getStat()).isEqualTo(stat(entry.getName()).stat());
+        }
+    }
+
+    @Test
+    void anUnlinkReadsItsNameAndInodeOnceAndLeavesNeitherInTheCache() throws Exception {
+        // 2,000 files in /d, each unlinked: one store get for the name and one for its inode (dropLink takes the
+        // record the resolution read, no second read), and the cache of committed values keeps neither key: before,
+        // each unlink filled two entries that only ever held a deleted key (a Caffeine put each).
+        int files = 2_000;
+        List<Long> inodes = createFiles(files);
+        org.xtreemfs.mrc.ops.UnlinkOp.unlink(namespace, context, "vol", "/d/f0000"); // the shared records' first reads
+        int keptBefore = namespace.committedValuesKept();
+        long getsBefore = store.counts().gets();
+        for (int i = 1; i < files; i++) {
+            org.xtreemfs.mrc.ops.UnlinkOp.unlink(namespace, context, "vol", String.format("/d/f%04d", i));
+        }
+        assertThat(store.counts().gets() - getsBefore).as("store gets of the unlinks").isEqualTo(2L * (files - 1));
+        assertThat(namespace.committedValuesKept()).as("committed values cached after the unlinks")
+                .isEqualTo(keptBefore);
+        assertThat(namespace.hasEntries(VOLUME_ID, directory)).isFalse();
+        for (int i = 0; i < files; i += 199) {
+            assertThat(namespace.lookup(namespace.begin(), VOLUME_ID, directory, String.format("f%04d", i))).isEmpty();
+            long inode = inodes.get(i);
+            assertThat(catchThrowable(() -> namespace.inodeOf(namespace.begin(), VOLUME_ID, inode)))
+                    .isInstanceOf(org.xtreemfs.foundation.rpc.RpcException.class);
         }
     }
 
