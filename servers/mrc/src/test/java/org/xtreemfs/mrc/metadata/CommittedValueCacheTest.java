@@ -198,6 +198,39 @@ class CommittedValueCacheTest {
         }
     }
 
+    @Test
+    void aCreatesLookUpOfItsNewNameCachesNothingAndOneOfAnExistingNameIsCached() throws Exception {
+        // The look-up an O_CREAT open makes of its name (lookupExpectedAbsent): 2,000 absent names leave the cache as
+        // it was (before, each filled an entry for a name that only a later lookup would read), and each is still
+        // found once created. An existing name is cached: looking it up again reads no store.
+        List<Long> inodes = createFiles(1);
+        int names = 2_000;
+        lookupNew("new0"); // the shared records' first reads
+        int keptBefore = namespace.committedValuesKept();
+        for (int i = 1; i < names; i++) {
+            assertThat(lookupNew("new" + i)).isEmpty();
+        }
+        assertThat(namespace.committedValuesKept()).as("committed values cached after the look-ups")
+                .isEqualTo(keptBefore);
+        Transaction create = namespace.begin();
+        namespace.putDentry(create, VOLUME_ID, directory, "new7", inodes.get(0));
+        create.commit();
+        assertThat(lookupNew("new7")).contains(inodes.get(0));
+        long getsBefore = store.counts().gets();
+        assertThat(lookupNew("new7")).contains(inodes.get(0));
+        assertThat(lookupNew("f0000")).contains(inodes.get(0));
+        long getsOfFirst = store.counts().gets() - getsBefore;
+        getsBefore = store.counts().gets();
+        assertThat(lookupNew("f0000")).contains(inodes.get(0));
+        assertThat(lookupNew("new7")).contains(inodes.get(0));
+        assertThat(store.counts().gets() - getsBefore).as("store gets of cached existing names").isZero();
+        assertThat(getsOfFirst).as("store gets of the first look-ups of existing names").isLessThanOrEqualTo(2);
+    }
+
+    private java.util.Optional<Long> lookupNew(String name) {
+        return namespace.lookupExpectedAbsent(namespace.begin(), VOLUME_ID, directory, name);
+    }
+
     /** Files "f0000", "f0001", ... in /d, file i of size i, in one batch; their inodes in that order. */
     private List<Long> createFiles(int files) throws Exception {
         List<Long> inodes = new java.util.ArrayList<>();
