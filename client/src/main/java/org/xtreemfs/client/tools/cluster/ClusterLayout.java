@@ -20,7 +20,10 @@ import java.util.Map;
  * status ports). The launcher never picks a "free" port itself: another process could take it before the server
  * binds it. A server on a host of its own (a network namespace, {@link NetworkHost})
  * binds every interface instead and registers the address its host advertises (no advertised address is set). Heartbeats are short so a (re)started server is registered and
- * visible to the MRC's placement within a second.
+ * visible to the MRC's placement within about 1.5 s (a heartbeat period plus the MRC's default OSD-list TTL of 1 s,
+ * {@code mrc.placement.osdCacheTtlMs}; a create that found too few OSDs makes the MRC ask the DIR at once). The
+ * launcher set that TTL to 100 ms before: a DIR call every 100 ms while creates came, 8-12 % of the MRC's samples in
+ * loaded A/Bs (tests/bench/fuse/README.md, session 16).
  */
 final class ClusterLayout {
     static final String STATE_FILE = "cluster.properties";
@@ -33,7 +36,6 @@ final class ClusterLayout {
     /** root (uid 0, gid 0), as an MRC taking identities from certificates reads it. */
     static final String ADMIN_SUBJECT = "/CN=root/UID=0/OU=0";
     static final long HEARTBEAT_PERIOD_MS = 500;
-    static final long OSD_CACHE_TTL_MS = 100;
 
     private ClusterLayout() {}
 
@@ -83,7 +85,6 @@ final class ClusterLayout {
                 settings.put("mrc.uuid", uuid);
                 settings.put("mrc.dir.address", dirAddress);
                 settings.put("mrc.heartbeat.periodMs", Long.toString(HEARTBEAT_PERIOD_MS));
-                settings.put("mrc.placement.osdCacheTtlMs", Long.toString(OSD_CACHE_TTL_MS));
                 settings.put("capability.secretFile", secretFile);
             }
             case OSD -> {

@@ -237,26 +237,58 @@ public final class Namespace {
 
     /**
      * {@link #committedValue} of a key the caller expects to be absent (a name a create takes): a cache miss reads the
-     * store with {@link KvStore#getExpectedAbsent}, the same value at a lower cost when it is absent.
+     * store with {@link KvStore#getExpectedAbsent}, the same value at a lower cost when it is absent, and fills the
+     * cache only when the key is present (an O_CREAT open of an existing file, likely opened again). Why not an absent
+     * one: it becomes the new file's name, which only a later lookup of that name would read, and the fill (a Caffeine
+     * put into a full cache) was 5.3 % of the MRC's samples during creates, more than the look-up in the store itself
+     * (4.0 %; async-profiler, tests/bench/fuse/README.md, session 16).
      */
     Optional<byte[]> committedValueExpectedAbsent(byte[] key) {
-        return committedEntry(key, true).value;
+        Slot cached = committed.getIfPresent(ByteBuffer.wrap(key));
+        if (cached != null) {
+            return cached.current.value;
+        }
+        commitLock.readLock().lock(); // as committedEntry reads the store: never half of a batch
+        try {
+            Optional<byte[]> value = store.getExpectedAbsent(key);
+            if (value.isPresent()) {
+                committed.put(ByteBuffer.wrap(key.clone()), new Slot(new Committed(value)));
+            }
+            return value;
+        } finally {
+            commitLock.readLock().unlock();
+        }
     }
 
     private Committed committedEntry(byte[] key) {
-        return committedEntry(key, false);
-    }
-
-    private Committed committedEntry(byte[] key, boolean expectedAbsent) {
         Slot cached = committed.getIfPresent(ByteBuffer.wrap(key));
         if (cached != null) {
             return cached.current;
         }
         commitLock.readLock().lock();
         try {
-            Committed entry = new Committed(expectedAbsent ? store.getExpectedAbsent(key) : store.get(key));
+            Committed entry = new Committed(store.get(key));
             committed.put(ByteBuffer.wrap(key.clone()), new Slot(entry));
             return entry;
+        } finally {
+            commitLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * {@link #committedValue} for a key the calling operation deletes (the name an unlink removes, its inode): a cached
+     * entry is used, a miss reads the store without filling the cache. Why: an entry for such a key would only hold a
+     * dead key, and filling it (a Caffeine put) cost more than half as much as the store get itself (async-profiler,
+     * tests/bench/fuse/README.md, session 16).
+     */
+    Optional<byte[]> committedValueNotCached(byte[] key) {
+        Committed cached = committedIfCached(key);
+        if (cached != null) {
+            return cached.value;
+        }
+        commitLock.readLock().lock(); // as committedEntry reads the store: never half of a batch
+        try {
+            return store.get(key);
         } finally {
             commitLock.readLock().unlock();
         }
@@ -409,6 +441,15 @@ public final class Namespace {
     /** Resolves the parent of a path and looks up its last name (which may be absent). */
     public Entry resolveEntry(Transaction transaction, Volume volume, Caller caller, String path, String operation)
             throws RpcException {
+        return resolveEntry(transaction, volume, caller, path, operation, false);
+    }
+
+    /**
+     * {@link #resolveEntry}; {@code removing}: the operation deletes the last name (and with its last link the inode),
+     * so both are read without filling the cache of committed values ({@link Transaction#getNotCached}).
+     */
+    private Entry resolveEntry(Transaction transaction, Volume volume, Caller caller, String path, String operation,
+            boolean removing) throws RpcException {
         List<String> components = PathNames.split(path);
         if (components.isEmpty()) {
             throw RpcException.errno(EBUSY, operation + ": '" + path + "' is the volume's root directory");
@@ -423,14 +464,35 @@ public final class Namespace {
             throw RpcException.errno(Errno.EINVAL, operation + ": '" + path + "' ends in '" + name + "'");
         }
         Permissions.check(caller, parent.stat(), Permissions.EXECUTE, path);
-        Optional<Long> child = lookup(transaction, volume.getId(), parent.inode(), name);
-        return new Entry(parent, name, child.isEmpty() ? null : loadInode(transaction, volume.getId(), child.get()));
+        if (!removing) {
+            Optional<Long> child = lookup(transaction, volume.getId(), parent.inode(), name);
+            return new Entry(parent, name, child.isEmpty() ? null : loadInode(transaction, volume.getId(),
+                    child.get()));
+        }
+        Optional<Long> child = transaction.getNotCached(KvLayout.dentry(volume.getId(), parent.inode(), name))
+                .map(KvLayout::decodeLong);
+        return new Entry(parent, name, child.isEmpty() ? null : transaction.getNotCached(KvLayout.inode(
+                volume.getId(), child.get())).map(InodeRecord::decode).orElseThrow(() -> missingInode(volume.getId(),
+                child.get())));
     }
 
     /** {@link #resolveEntry} for a name that must exist (ENOENT). */
     public Entry resolveExisting(Transaction transaction, Volume volume, Caller caller, String path,
             String operation) throws RpcException {
-        Entry entry = resolveEntry(transaction, volume, caller, path, operation);
+        return existing(resolveEntry(transaction, volume, caller, path, operation), path);
+    }
+
+    /**
+     * {@link #resolveExisting} for an operation that removes the name (unlink): the name and its inode are read
+     * without filling the cache of committed values; pass the entry's record on ({@link #dropLink(Transaction,
+     * String, InodeRecord, OperationContext)}) rather than loading it again.
+     */
+    public Entry resolveRemoved(Transaction transaction, Volume volume, Caller caller, String path,
+            String operation) throws RpcException {
+        return existing(resolveEntry(transaction, volume, caller, path, operation, true), path);
+    }
+
+    private static Entry existing(Entry entry, String path) throws RpcException {
         if (entry.record() == null) {
             throw RpcException.errno(Errno.ENOENT, "no such file or directory: '" + path + "'");
         }
@@ -587,8 +649,11 @@ public final class Namespace {
      * may have some ({@link InodeRecord#mayHaveXattrs}; a missing record is scanned too).
      */
     public void deleteInode(Transaction transaction, String volumeId, long inode) {
-        boolean mayHaveXattrs = loadInodeIfPresent(transaction, volumeId, inode).map(InodeRecord::mayHaveXattrs)
-                .orElse(true);
+        deleteInode(transaction, volumeId, inode, loadInodeIfPresent(transaction, volumeId, inode)
+                .map(InodeRecord::mayHaveXattrs).orElse(true));
+    }
+
+    private void deleteInode(Transaction transaction, String volumeId, long inode, boolean mayHaveXattrs) {
         transaction.delete(KvLayout.inode(volumeId, inode));
         if (!mayHaveXattrs) {
             return;
@@ -737,14 +802,23 @@ public final class Namespace {
     /** Decrements a non-directory's link count; deletes it at zero and returns it if it had objects. */
     public Optional<DeletedFile> dropLink(Transaction transaction, String volumeId, long inode,
             OperationContext context) throws RpcException {
-        InodeRecord record = loadInode(transaction, volumeId, inode);
+        return dropLink(transaction, volumeId, loadInode(transaction, volumeId, inode), context);
+    }
+
+    /**
+     * {@link #dropLink} of the inode {@code record}, which the caller read in this transaction (so it is what
+     * {@link #loadInode} would read now).
+     */
+    public Optional<DeletedFile> dropLink(Transaction transaction, String volumeId, InodeRecord record,
+            OperationContext context) throws RpcException {
+        long inode = record.inode();
         int links = record.stat().getNlink() - 1;
         if (links > 0) {
             putInode(transaction, volumeId, record.withStat(record.stat().toBuilder().setNlink(links)
                     .setCtimeNs(context.nowNanos()).build()));
             return Optional.empty();
         }
-        deleteInode(transaction, volumeId, inode);
+        deleteInode(transaction, volumeId, inode, record.mayHaveXattrs());
         if (!record.isRegularFile() || !record.hasLayout()) {
             return Optional.empty();
         }

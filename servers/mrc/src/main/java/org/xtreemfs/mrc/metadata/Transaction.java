@@ -40,6 +40,15 @@ public final class Transaction {
         return namespace.committedValue(key);
     }
 
+    /**
+     * {@link #get} of a key this operation deletes: a miss is read from the store without filling the cache of
+     * committed values ({@link Namespace#committedValueNotCached}).
+     */
+    Optional<byte[]> getNotCached(byte[] key) {
+        Optional<byte[]> written = ownWrite(key);
+        return written != null ? written : namespace.committedValueNotCached(key);
+    }
+
     /** {@link #get} of a key expected to be absent ({@link Namespace#lookupExpectedAbsent}). */
     Optional<byte[]> getExpectedAbsent(byte[] key) {
         Optional<byte[]> written = ownWrite(key);

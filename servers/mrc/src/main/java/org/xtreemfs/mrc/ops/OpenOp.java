@@ -51,8 +51,15 @@ public final class OpenOp extends MetadataOp<OpenRequest, OpenResult> {
 
     @Override
     protected OpenResult apply(OperationContext context, OpenRequest request) throws RpcException {
-        return open(services.namespace(), services.ledger(), services.policies(), context, request.getVolumeName(),
-                request.getPath(), request.getFlags(), request.getMode());
+        try {
+            return open(services.namespace(), services.ledger(), services.policies(), context,
+                    request.getVolumeName(), request.getPath(), request.getFlags(), request.getMode());
+        } catch (RpcException e) {
+            if (e.posixErrno() == Errno.ENOSPC) {
+                services.osds().placementFailed(); // the prepared list was too short: the next open asks the DIR
+            }
+            throw e;
+        }
     }
 
     @Override

@@ -16,9 +16,10 @@ import org.xtreemfs.mrc.placement.OsdCandidate;
 
 /**
  * The DIR's online OSDs (status AVAILABLE), cached so opens do not wait for the DIR. A known list is
- * returned at once; when it is older than {@code cacheTtlMs} one background refresh starts. Only an
- * empty cache makes the caller wait for the DIR. When the DIR cannot be reached the last known list
- * stays in use (logged), so opens of already placed files keep working.
+ * returned at once; when it is older than {@code cacheTtlMs}, or a placement found it too short
+ * ({@link #placementFailed}), one background refresh starts. Only an empty cache makes the caller wait for the
+ * DIR. When the DIR cannot be reached the last known list stays in use (logged), so opens of already placed
+ * files keep working.
  */
 public final class OsdDirectory {
     private static final Logger LOG = LoggerFactory.getLogger(OsdDirectory.class);
@@ -30,6 +31,8 @@ public final class OsdDirectory {
     private final long cacheTtlNanos;
     private final AtomicReference<CompletableFuture<List<OsdCandidate>>> refreshing = new AtomicReference<>();
     private volatile Snapshot snapshot;
+    /** Set by {@link #placementFailed}: the next {@link #current} refreshes whatever the list's age. */
+    private volatile boolean stale;
 
     public OsdDirectory(DirServiceClient dir, Clock clock, long cacheTtlMs) {
         this.dir = dir;
@@ -42,10 +45,21 @@ public final class OsdDirectory {
         if (cached == null || cached.osds().isEmpty()) {
             return refresh();
         }
-        if (clock.monotonicNanos() - cached.fetchedNanos() >= cacheTtlNanos) {
+        if (stale || clock.monotonicNanos() - cached.fetchedNanos() >= cacheTtlNanos) {
             refresh();
         }
         return CompletableFuture.completedFuture(cached.osds());
+    }
+
+    /**
+     * A placement found too few OSDs in the list {@link #current} gave (ENOSPC for that create): the next call
+     * refreshes it at once instead of after the TTL, so an OSD that registered meanwhile is used by the next create
+     * rather than a TTL later. Why: with a TTL of a second rather than the launcher's former 100 ms (a DIR call
+     * every 100 ms while creates come, 8-12 % of the MRC's samples in loaded A/Bs; tests/bench/fuse/README.md,
+     * session 16) a cluster whose OSDs were still registering would otherwise refuse creates for up to a second.
+     */
+    public void placementFailed() {
+        stale = true;
     }
 
     /** Asks the DIR, at most one request at a time; completes with the new (or, on failure, last) list. */
@@ -55,6 +69,7 @@ public final class OsdDirectory {
         if (running != null) {
             return running;
         }
+        stale = false; // before the DIR call: a placement failing meanwhile asks for one more refresh
         dir.serviceGetByType(ServiceType.SERVICE_TYPE_OSD, false).whenComplete((services, error) -> {
             List<OsdCandidate> result;
             if (error != null) {

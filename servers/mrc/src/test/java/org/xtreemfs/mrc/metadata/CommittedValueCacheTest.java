@@ -1,6 +1,7 @@
 package org.xtreemfs.mrc.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -176,6 +177,64 @@ class CommittedValueCacheTest {
             assertThat(entry.getStat().getSizeBytes()).isEqualTo(i < 300 && i % 3 == 0 ? 1_000_000 + i : i);
             assertThat(entry.getStat()).isEqualTo(stat(entry.getName()).stat());
         }
+    }
+
+    @Test
+    void anUnlinkReadsItsNameAndInodeOnceAndLeavesNeitherInTheCache() throws Exception {
+        // 2,000 files in /d, each unlinked: one store get for the name and one for its inode (dropLink takes the
+        // record the resolution read, no second read), and the cache of committed values keeps neither key: before,
+        // each unlink filled two entries that only ever held a deleted key (a Caffeine put each).
+        int files = 2_000;
+        List<Long> inodes = createFiles(files);
+        org.xtreemfs.mrc.ops.UnlinkOp.unlink(namespace, context, "vol", "/d/f0000"); // the shared records' first reads
+        int keptBefore = namespace.committedValuesKept();
+        long getsBefore = store.counts().gets();
+        for (int i = 1; i < files; i++) {
+            org.xtreemfs.mrc.ops.UnlinkOp.unlink(namespace, context, "vol", String.format("/d/f%04d", i));
+        }
+        assertThat(store.counts().gets() - getsBefore).as("store gets of the unlinks").isEqualTo(2L * (files - 1));
+        assertThat(namespace.committedValuesKept()).as("committed values cached after the unlinks")
+                .isEqualTo(keptBefore);
+        assertThat(namespace.hasEntries(VOLUME_ID, directory)).isFalse();
+        for (int i = 0; i < files; i += 199) {
+            assertThat(namespace.lookup(namespace.begin(), VOLUME_ID, directory, String.format("f%04d", i))).isEmpty();
+            long inode = inodes.get(i);
+            assertThat(catchThrowable(() -> namespace.inodeOf(namespace.begin(), VOLUME_ID, inode)))
+                    .isInstanceOf(org.xtreemfs.foundation.rpc.RpcException.class);
+        }
+    }
+
+    @Test
+    void aCreatesLookUpOfItsNewNameCachesNothingAndOneOfAnExistingNameIsCached() throws Exception {
+        // The look-up an O_CREAT open makes of its name (lookupExpectedAbsent): 2,000 absent names leave the cache as
+        // it was (before, each filled an entry for a name that only a later lookup would read), and each is still
+        // found once created. An existing name is cached: looking it up again reads no store.
+        List<Long> inodes = createFiles(1);
+        int names = 2_000;
+        lookupNew("new0"); // the shared records' first reads
+        int keptBefore = namespace.committedValuesKept();
+        for (int i = 1; i < names; i++) {
+            assertThat(lookupNew("new" + i)).isEmpty();
+        }
+        assertThat(namespace.committedValuesKept()).as("committed values cached after the look-ups")
+                .isEqualTo(keptBefore);
+        Transaction create = namespace.begin();
+        namespace.putDentry(create, VOLUME_ID, directory, "new7", inodes.get(0));
+        create.commit();
+        assertThat(lookupNew("new7")).contains(inodes.get(0));
+        long getsBefore = store.counts().gets();
+        assertThat(lookupNew("new7")).contains(inodes.get(0));
+        assertThat(lookupNew("f0000")).contains(inodes.get(0));
+        long getsOfFirst = store.counts().gets() - getsBefore;
+        getsBefore = store.counts().gets();
+        assertThat(lookupNew("f0000")).contains(inodes.get(0));
+        assertThat(lookupNew("new7")).contains(inodes.get(0));
+        assertThat(store.counts().gets() - getsBefore).as("store gets of cached existing names").isZero();
+        assertThat(getsOfFirst).as("store gets of the first look-ups of existing names").isLessThanOrEqualTo(2);
+    }
+
+    private java.util.Optional<Long> lookupNew(String name) {
+        return namespace.lookupExpectedAbsent(namespace.begin(), VOLUME_ID, directory, name);
     }
 
     /** Files "f0000", "f0001", ... in /d, file i of size i, in one batch; their inodes in that order. */
