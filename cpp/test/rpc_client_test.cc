@@ -963,5 +963,182 @@ TEST(RpcClientTest, OversizedRequestDataIsRejectedLocally) {
             EINVAL);
 }
 
+
+CallOptions OwnConnectionOf(std::uint32_t timeout_ms) {
+  CallOptions options = TimeoutOf(timeout_ms);
+  options.callers_own_connection = true;
+  return options;
+}
+
+// Holds the client's io thread until destroyed: whatever needs it (the shared connection's answers)
+// waits meanwhile.
+class HeldIoThread {
+ public:
+  explicit HeldIoThread(RpcClient& client) {
+    client.RunOnIoThread([this] {
+      held_.set_value();
+      release_.get_future().wait();
+    });
+    held_.get_future().wait();
+  }
+  ~HeldIoThread() { release_.set_value(); }
+
+ private:
+  std::promise<void> held_;
+  std::promise<void> release_;
+};
+
+TEST(RpcClientTest, CallsOnTheCallersOwnConnectionAreAnsweredWithoutTheIoThreadOnOneConnection) {
+  // The caller receives its answers itself: they arrive while the io thread is held (on the shared
+  // connection the same calls would wait for it and time out), and one thread's calls reuse one
+  // connection.
+  FakeRpcServer server(Echo);
+  RpcClient client;
+  {
+    HeldIoThread held(client);
+    for (int i = 0; i < 5; ++i) {
+      const std::string data = "call " + std::to_string(i);
+      EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, data), OwnConnectionOf(5000)).data, data);
+    }
+  }
+  EXPECT_EQ(server.connections_accepted(), 1);
+  EXPECT_EQ(client.ConnectionsOpened(), 1u);
+  // A call without the option still takes the shared connection.
+  EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "shared"), TimeoutOf(5000)).data, "shared");
+  EXPECT_EQ(server.connections_accepted(), 2);
+}
+
+TEST(RpcClientTest, ThreadsCallingOnTheirOwnConnectionsGetTheirOwnAnswers) {
+  // Each thread has its own connection, so concurrent calls never take another's answer.
+  FakeRpcServer server(Echo);
+  RpcClient client;
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        const std::string data = std::to_string(t) + "/" + std::to_string(i);
+        if (client.Call(server.address(), RequestWith(nullptr, data), OwnConnectionOf(5000)).data != data) {
+          wrong.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(server.connections_accepted(), 4);
+}
+
+TEST(RpcClientTest, OwnConnectionsPastTheirMaximumAndHostNamesTakeTheSharedConnection) {
+  // own_connections_max bounds the connections; a host name (no bounded lookup on the caller's
+  // thread) takes the shared connection; both are still answered.
+  FakeRpcServer server(Echo);
+  RpcClientOptions options;
+  options.own_connections_max = 1;
+  RpcClient client(options);
+  EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "a"), OwnConnectionOf(5000)).data, "a");
+  std::thread([&] {
+    EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "b"), OwnConnectionOf(5000)).data, "b");
+  }).join();
+  EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "c"), OwnConnectionOf(5000)).data, "c");
+  EXPECT_EQ(server.connections_accepted(), 2);  // this thread's own, and the shared one
+  RpcClient named_client;
+  ServiceAddress named = server.address();
+  named.host = "localhost";
+  EXPECT_EQ(named_client.Call(named, RequestWith(nullptr, "d"), OwnConnectionOf(5000)).data, "d");
+}
+
+TEST(RpcClientTest, ErrorsOnTheCallersOwnConnectionAreThoseOfTheSharedOne) {
+  // Server errors (thrown, or as values when asked), timeouts, a close and a malformed answer fail the
+  // call as on the shared connection; a call after a failure connects anew and is answered.
+  std::atomic<int> calls{0};
+  FakeRpcServer server([&](const Record& request) {
+    calls.fetch_add(1);
+    if (request.data == "errno") return FakeReply::Fail(ERRNO, ENOENT, "no such file or directory: '/f'");
+    if (request.data == "ignore") return FakeReply::Of(FakeReply::Action::kIgnore);
+    if (request.data == "close") return FakeReply::Of(FakeReply::Action::kCloseConnection);
+    if (request.data == "garbage") return FakeReply::Of(FakeReply::Action::kSendGarbage);
+    return Echo(request);
+  });
+  RpcClient client;
+  EXPECT_EQ(ErrnoOf([&] { client.Call(server.address(), RequestWith(nullptr, "errno"), OwnConnectionOf(5000)); }),
+            ENOENT);
+  CallOptions as_value = OwnConnectionOf(5000);
+  as_value.errno_as_value = true;
+  CallResponse answer = client.Call(server.address(), RequestWith(nullptr, "errno"), as_value);
+  EXPECT_EQ(answer.errno_answer, ENOENT);
+  EXPECT_EQ(answer.errno_message, "no such file or directory: '/f'");
+  EXPECT_EQ(server.connections_accepted(), 1);  // an answered error keeps the connection
+
+  EXPECT_EQ(ErrnoOf([&] { client.Call(server.address(), RequestWith(nullptr, "ignore"), OwnConnectionOf(200)); }),
+            ETIMEDOUT);
+  EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "after timeout"), OwnConnectionOf(5000)).data,
+            "after timeout");
+  EXPECT_EQ(server.connections_accepted(), 2);  // the timed-out call's connection was closed
+
+  try {
+    client.Call(server.address(), RequestWith(nullptr, "close"), OwnConnectionOf(5000));
+    FAIL() << "expected an error";
+  } catch (const RpcError& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::kTransport);
+    EXPECT_TRUE(error.IsTransient());
+  }
+  try {
+    client.Call(server.address(), RequestWith(nullptr, "garbage"), OwnConnectionOf(5000));
+    FAIL() << "expected an error";
+  } catch (const RpcError& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::kTransport);
+    EXPECT_NE(std::string(error.what()).find("malformed"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "again"), OwnConnectionOf(5000)).data, "again");
+  EXPECT_EQ(server.connections_accepted(), 4);
+
+  const RefusingPort refusing;
+  try {
+    client.Call(refusing.address(), RequestWith(nullptr, ""), OwnConnectionOf(5000));
+    FAIL() << "expected an error";
+  } catch (const RpcError& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::kTransport);
+    EXPECT_TRUE(error.IsTransient());
+  }
+}
+
+TEST(RpcClientTest, AnIdleOwnConnectionTheServerClosedIsReplacedBeforeTheNextCall) {
+  // Nobody reads an idle own connection; one the server closed (a restart) is found closed before it
+  // is used, so the next call is answered instead of failing its attempt.
+  FakeRpcServer server(Echo);
+  RpcClient client;
+  EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "a"), OwnConnectionOf(5000)).data, "a");
+  server.CloseConnections();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // past the idle check's 1 s
+  EXPECT_EQ(client.Call(server.address(), RequestWith(nullptr, "b"), OwnConnectionOf(5000)).data, "b");
+  EXPECT_EQ(server.connections_accepted(), 2);
+}
+
+TEST(RpcClientTest, ExactlyOnceCallsOnTheCallersOwnConnectionAreRetriedWithTheirNumberAfterAClose) {
+  // A server restart in the middle of a call (the connection closed) is retried by RetryingTransport
+  // with the same request number, on a new connection of the caller's.
+  std::mutex mutex;
+  std::vector<std::uint64_t> numbers;
+  FakeRpcServer server([&](const Record& request) {
+    std::lock_guard<std::mutex> lock(mutex);
+    numbers.push_back(request.header.request_header().request_number());
+    if (numbers.size() == 1) return FakeReply::Of(FakeReply::Action::kCloseConnection);
+    return Echo(request);
+  });
+  RpcClient client;
+  RetryPolicy policy;
+  policy.backoff_initial_ms = 1;
+  RetryingTransport transport(client, policy);
+  CallOptions options = OwnConnectionOf(5000);
+  options.exactly_once = true;
+  EXPECT_EQ(transport.Call(server.address(), RequestWith(nullptr, "create"), options).data, "create");
+  std::lock_guard<std::mutex> lock(mutex);
+  ASSERT_EQ(numbers.size(), 2u);
+  EXPECT_NE(numbers[0], 0u);
+  EXPECT_EQ(numbers[0], numbers[1]);
+  EXPECT_EQ(server.connections_accepted(), 2);
+}
+
 }  // namespace
 }  // namespace xtreemfs::rpc

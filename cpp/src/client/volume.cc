@@ -131,6 +131,9 @@ rpc::CallResponse Volume::CallMrcRaw(std::uint32_t procedure_id, const UserCrede
   // retries"), so a change whose answer was lost is retried too, and the retry gets the first outcome.
   options.exactly_once = !idempotent;
   options.errno_as_value = errno_as_value;
+  // The FUSE worker waits for the answer anyway: it receives it itself, without the io thread's hop
+  // (a wake-up and hand-over per call; tests/bench/fuse/README.md, session 16).
+  options.callers_own_connection = true;
   try {
     return transport_.CallService(LookupOf(mrc_uuid_), call, options);
   } catch (const rpc::RpcError& error) {

@@ -40,9 +40,13 @@ struct RpcClientOptions {
   // Threads running the connections' socket work; connection k (in opening order) is served by
   // thread k mod io_threads, which also runs its asynchronous calls' completions. At least 1.
   std::uint32_t io_threads = 1;
+  // Connections of one thread to one server for its synchronous calls (CallOptions::
+  // callers_own_connection), in all; calls past them take the shared connection.
+  std::uint32_t own_connections_max = 64;
 };
 
 class Connection;
+class OwnConnection;
 
 // Invariants: every Call returns or throws at the latest timeout_ms after it started (plus the time
 // to encode, and to close its connection when it timed out in the middle of sending); every pending
@@ -93,6 +97,13 @@ class RpcClient : public Transport {
   std::atomic<std::uint64_t> connections_opened_{0};
   std::mutex connections_mutex_;
   std::map<ServiceAddress, std::shared_ptr<Connection>> connections_;  // guarded by connections_mutex_
+  // The calling thread's connection to `address` for CallOptions::callers_own_connection; null when
+  // the address cannot have one (TLS, a host name) or own_connections_max are taken.
+  OwnConnection* OwnConnectionTo(const ServiceAddress& address);
+  std::mutex own_connections_mutex_;
+  // Never removed before the client ends (a thread's connection is used by it alone, without the
+  // lock); bounded by own_connections_max. Guarded by own_connections_mutex_.
+  std::map<std::pair<std::thread::id, ServiceAddress>, std::unique_ptr<OwnConnection>> own_connections_;
 };
 
 }  // namespace xtreemfs::rpc

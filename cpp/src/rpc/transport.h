@@ -54,6 +54,11 @@ struct CallOptions {
   // of its new name) cost the mount two C++ exceptions, whose unwinding (`_Unwind_Find_FDE`) was
   // among the top frames of its create profile. Other errors are thrown as before.
   bool errno_as_value = false;
+  // The calling thread sends the call and receives its answer itself, on a plain-TCP connection of
+  // its own to the server (RpcClient; TLS addresses and host names take the shared connection): no
+  // hand-over of the answer from the io thread. For short calls whose caller waits for them anyway
+  // (the mount's MRC calls); not for a thread's many calls at once (they would not share a segment).
+  bool callers_own_connection = false;
 };
 
 struct CallRequest {
