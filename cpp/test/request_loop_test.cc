@@ -116,6 +116,16 @@ bool WaitUntil(const std::function<bool()>& condition) {
   return true;
 }
 
+// As the mount's readers read /dev/fuse: a blocking read with cancellation enabled around it only
+// (RequestLoop::Stop cancels it); false when no byte came.
+bool ReadAByteCancellably(int descriptor) {
+  char byte;
+  pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
+  const ssize_t read_bytes = read(descriptor, &byte, 1);
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
+  return read_bytes == 1;
+}
+
 TEST(RequestLoopTest, ARequestThatWaitsLetsAnotherThreadReadTheNextOne) {
   // One reader: the first request waits (announced by NoteWait, as a server call does) for the
   // second, which only a thread taking the reader's place can read. Without the hand-off the loop
@@ -248,11 +258,7 @@ TEST(RequestLoopTest, StopEndsReadersBlockedInACancellableReadAndIdleThreads) {
       return true;
     }
     reading.Add();
-    char byte;
-    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
-    const ssize_t read_bytes = read(pipe_ends[0], &byte, 1);
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
-    return read_bytes == 1;
+    return ReadAByteCancellably(pipe_ends[0]);
   });
   loop.Start();
   ASSERT_TRUE(waiting.WaitFor(2));
@@ -419,11 +425,7 @@ TEST(RequestLoopTest, StopWhileRequestsWaitInTheirPlaceAndInAHandedOnOne) {
     }
     OpenOnExit open_on_exit{reader_cancelled};
     reading.Add();
-    char byte;
-    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
-    const ssize_t read_bytes = read(pipe_ends[0], &byte, 1);
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
-    return read_bytes == 1;
+    return ReadAByteCancellably(pipe_ends[0]);
   });
   loop.Start();
   ASSERT_TRUE(waiting.WaitFor(2));
