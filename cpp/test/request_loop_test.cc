@@ -344,8 +344,11 @@ TEST(RequestLoopTest, TheLastFreeReaderHandsItsPlaceOnAndALoneWaitLaterWakesNoId
   EXPECT_EQ(saw_third, 2);
   EXPECT_EQ(loop.PlacesHandedOn(), 1u);
   EXPECT_EQ(loop.ThreadsStarted(), 3u);
-  // Two places, three threads: the one that handed its place on waits idle.
-  ASSERT_TRUE(WaitUntil([&] { return loop.ThreadsIdle() == 1; }));
+  // Two places, three threads: the one that handed its place on waits idle, and the one that
+  // waited in its place is a free reader again (until it has counted itself so, a wait beside it
+  // hands on: the safe side).
+  ASSERT_TRUE(WaitUntil(
+      [&] { return loop.ThreadsIdle() == 1 && loop.ThreadsWaitingInPlace() == 0; }));
 
   Gate fifth_ran;
   std::uint64_t handed_on_while_waiting = 99;
