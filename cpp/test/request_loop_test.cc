@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -113,6 +114,16 @@ bool WaitUntil(const std::function<bool()>& condition) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
+}
+
+// As the mount's readers read /dev/fuse: a blocking read with cancellation enabled around it only
+// (RequestLoop::Stop cancels it); false when no byte came.
+bool ReadAByteCancellably(int descriptor) {
+  char byte;
+  pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
+  const ssize_t read_bytes = read(descriptor, &byte, 1);
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
+  return read_bytes == 1;
 }
 
 TEST(RequestLoopTest, ARequestThatWaitsLetsAnotherThreadReadTheNextOne) {
@@ -234,27 +245,200 @@ TEST(RequestLoopTest, StopEndsReadersBlockedInACancellableReadAndIdleThreads) {
   ASSERT_EQ(pipe(pipe_ends), 0);
   std::atomic<int> served{0};
   Gate first_gate;
+  DoneCount waiting;
   DoneCount reading;
   RequestLoop loop(2, 4, [&] {
-    if (served.fetch_add(1) == 0) {
-      // The first request waits and so hands its place on; it comes back as an idle thread.
+    if (served.fetch_add(1) < 2) {
+      // The first two requests wait at once: the first in its place (the other reader is free), the
+      // second hands its place on; its thread comes back as an idle thread.
       rpc::NoteWait();
+      waiting.Add();
+      waiting.WaitFor(2);
       first_gate.WaitOpen();
       return true;
     }
     reading.Add();
-    char byte;
-    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
-    const ssize_t read_bytes = read(pipe_ends[0], &byte, 1);
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
-    return read_bytes == 1;
+    return ReadAByteCancellably(pipe_ends[0]);
   });
   loop.Start();
-  ASSERT_TRUE(reading.WaitFor(2));  // the second reader and the one that took the first's place
+  ASSERT_TRUE(waiting.WaitFor(2));
   first_gate.Open();
+  // The thread that took the second's place and the first, reading again in its own place.
+  ASSERT_TRUE(reading.WaitFor(2));
   ASSERT_TRUE(WaitUntil([&] { return loop.ThreadsIdle() == 1; }));
   loop.Stop();
-  EXPECT_EQ(served.load(), 3);
+  EXPECT_EQ(served.load(), 4);
+  close(pipe_ends[0]);
+  close(pipe_ends[1]);
+}
+
+TEST(RequestLoopTest, AWaitingRequestKeepsItsPlaceWhileAnotherReaderIsFree) {
+  // Two readers, one request waits (twice, as a request with two server calls does): the other
+  // reader is free, so no place is handed on and no thread is started; the other reader reads the
+  // request the waiting one waits for.
+  RequestQueue queue;
+  RequestLoop loop(2, 4, [&] { return queue.ServeOne(); });
+  Gate second_ran;
+  DoneCount done;
+  bool first_saw_second = false;
+  std::uint64_t handed_on_while_waiting = 99;
+  std::uint32_t waiting_in_place = 99;
+  queue.Push([&] {
+    rpc::NoteWait();
+    rpc::NoteWait();
+    handed_on_while_waiting = loop.PlacesHandedOn();
+    waiting_in_place = loop.ThreadsWaitingInPlace();
+    first_saw_second = second_ran.WaitOpen();
+    done.Add();
+  });
+  queue.Push([&] {
+    second_ran.Open();
+    done.Add();
+  });
+  loop.Start();
+  ASSERT_TRUE(done.WaitFor(2));
+  EXPECT_TRUE(first_saw_second);
+  EXPECT_EQ(handed_on_while_waiting, 0u);
+  EXPECT_EQ(waiting_in_place, 1u);
+  EXPECT_EQ(loop.ThreadsStarted(), 2u);
+  // After its request the thread is a free reader again.
+  ASSERT_TRUE(WaitUntil([&] { return loop.ThreadsWaitingInPlace() == 0; }));
+  EXPECT_EQ(loop.PlacesHandedOn(), 0u);
+  EXPECT_EQ(loop.ThreadsIdle(), 0u);
+  queue.Close();
+  loop.Stop();
+}
+
+TEST(RequestLoopTest, TheLastFreeReaderHandsItsPlaceOnAndALoneWaitLaterWakesNoIdleThread) {
+  // Two readers, two requests wait at once for a third: the first waits in its place, the second
+  // finds no other reader free and hands its place to a new thread, which reads the third. Later,
+  // with that thread's predecessor idle, a lone waiting request keeps its place: the idle thread is
+  // not woken.
+  RequestQueue queue;
+  RequestLoop loop(2, 4, [&] { return queue.ServeOne(); });
+  Gate third_ran;
+  DoneCount waiting;
+  DoneCount done;
+  int saw_third = 0;
+  std::mutex saw_third_mutex;
+  for (int request = 0; request < 2; ++request) {
+    queue.Push([&] {
+      rpc::NoteWait();
+      waiting.Add();
+      const bool saw = third_ran.WaitOpen();
+      {
+        std::lock_guard<std::mutex> lock(saw_third_mutex);
+        saw_third += saw ? 1 : 0;
+      }
+      done.Add();
+    });
+  }
+  queue.Push([&] {
+    // Read only once both others wait: by the thread started in the second's place.
+    waiting.WaitFor(2);
+    third_ran.Open();
+    done.Add();
+  });
+  loop.Start();
+  ASSERT_TRUE(done.WaitFor(3));
+  EXPECT_EQ(saw_third, 2);
+  EXPECT_EQ(loop.PlacesHandedOn(), 1u);
+  EXPECT_EQ(loop.ThreadsStarted(), 3u);
+  // Two places, three threads: the one that handed its place on waits idle, and the one that
+  // waited in its place is a free reader again (until it has counted itself so, a wait beside it
+  // hands on: the safe side).
+  ASSERT_TRUE(WaitUntil(
+      [&] { return loop.ThreadsIdle() == 1 && loop.ThreadsWaitingInPlace() == 0; }));
+
+  Gate fifth_ran;
+  std::uint64_t handed_on_while_waiting = 99;
+  queue.Push([&] {
+    rpc::NoteWait();
+    handed_on_while_waiting = loop.PlacesHandedOn();
+    fifth_ran.WaitOpen();
+    done.Add();
+  });
+  queue.Push([&] {
+    fifth_ran.Open();
+    done.Add();
+  });
+  ASSERT_TRUE(done.WaitFor(5));
+  EXPECT_EQ(handed_on_while_waiting, 1u);
+  EXPECT_EQ(loop.PlacesHandedOn(), 1u);
+  EXPECT_EQ(loop.ThreadsStarted(), 3u);
+  EXPECT_EQ(loop.ThreadsIdle(), 1u);
+  queue.Close();
+  loop.Stop();
+}
+
+TEST(RequestLoopTest, RequestsThatWaitLongNeverKeepAQueuedRequestFromBeingRead) {
+  // Two readers; five requests each wait until the sixth runs, which none of them can run: each is
+  // read while the earlier ones wait. The first waits in its place, every later one is read by the
+  // last free reader and so hands its place on.
+  RequestQueue queue;
+  RequestLoop loop(2, 8, [&] { return queue.ServeOne(); });
+  constexpr int kWaiting = 5;
+  Gate last_ran;
+  DoneCount done;
+  std::atomic<int> saw_last{0};
+  for (int request = 0; request < kWaiting; ++request) {
+    queue.Push([&] {
+      rpc::NoteWait();
+      if (last_ran.WaitOpen()) saw_last.fetch_add(1);
+      done.Add();
+    });
+  }
+  queue.Push([&] {
+    last_ran.Open();
+    done.Add();
+  });
+  loop.Start();
+  ASSERT_TRUE(done.WaitFor(kWaiting + 1));
+  EXPECT_EQ(saw_last.load(), kWaiting);
+  EXPECT_EQ(loop.PlacesHandedOn(), static_cast<std::uint64_t>(kWaiting - 1));
+  EXPECT_EQ(loop.ThreadsStarted(), static_cast<std::uint32_t>(2 + kWaiting - 1));
+  queue.Close();
+  loop.Stop();
+}
+
+TEST(RequestLoopTest, StopWhileRequestsWaitInTheirPlaceAndInAHandedOnOne) {
+  // Two requests wait (one in its place, one after handing its place on) until Stop has cancelled
+  // the reader blocked in its read; Stop returns once they are done, and no thread reads again.
+  int pipe_ends[2];
+  ASSERT_EQ(pipe(pipe_ends), 0);
+  std::atomic<int> served{0};
+  Gate reader_cancelled;
+  DoneCount waiting;
+  DoneCount reading;
+  // Opens reader_cancelled as the cancelled read unwinds its thread (or if the read ever returns).
+  struct OpenOnExit {
+    Gate& gate;
+    ~OpenOnExit() { gate.Open(); }
+  };
+  bool waits_saw_cancel = true;
+  std::mutex waits_saw_cancel_mutex;
+  RequestLoop loop(2, 4, [&] {
+    if (served.fetch_add(1) < 2) {
+      rpc::NoteWait();
+      waiting.Add();
+      const bool saw = reader_cancelled.WaitOpen();
+      std::lock_guard<std::mutex> lock(waits_saw_cancel_mutex);
+      waits_saw_cancel = waits_saw_cancel && saw;
+      return true;
+    }
+    OpenOnExit open_on_exit{reader_cancelled};
+    reading.Add();
+    return ReadAByteCancellably(pipe_ends[0]);
+  });
+  loop.Start();
+  ASSERT_TRUE(waiting.WaitFor(2));
+  ASSERT_TRUE(reading.WaitFor(1));
+  EXPECT_EQ(loop.ThreadsWaitingInPlace(), 1u);
+  EXPECT_EQ(loop.PlacesHandedOn(), 1u);
+  loop.Stop();
+  EXPECT_TRUE(waits_saw_cancel);
+  EXPECT_EQ(served.load(), 3);  // the two waiting requests and the cancelled read, nothing after
+  EXPECT_EQ(loop.ThreadsWaitingInPlace(), 0u);
   close(pipe_ends[0]);
   close(pipe_ends[1]);
 }

@@ -12,6 +12,9 @@ namespace {
 
 // Whether the calling thread holds one of its loop's reading places (each thread serves one loop).
 thread_local bool holds_place = false;
+// Whether the calling thread's request waits in its reading place (counted in
+// threads_waiting_in_place_ until the request ends).
+thread_local bool waits_in_place = false;
 
 }  // namespace
 
@@ -56,6 +59,16 @@ std::uint32_t RequestLoop::ThreadsIdle() {
   return threads_idle_;
 }
 
+std::uint64_t RequestLoop::PlacesHandedOn() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return places_handed_on_;
+}
+
+std::uint32_t RequestLoop::ThreadsWaitingInPlace() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return threads_waiting_in_place_;
+}
+
 void* RequestLoop::ThreadMain(void* loop) {
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
   rpc::current_wait_listener = static_cast<RequestLoop*>(loop);
@@ -70,16 +83,30 @@ void RequestLoop::Serve() {
       sem_post(&ended_);
       return;
     }
+    if (waits_in_place) {
+      waits_in_place = false;
+      std::lock_guard<std::mutex> lock(mutex_);
+      --threads_waiting_in_place_;  // a free reader again
+    }
     if (!holds_place && !RetakePlace()) return;
     if (stopping_.load(std::memory_order_relaxed)) return;
   }
 }
 
 void RequestLoop::BeforeWait() {
-  if (!holds_place) return;  // a later wait of the same request
-  holds_place = false;
+  if (!holds_place || waits_in_place) return;  // a later wait of the same request
   std::lock_guard<std::mutex> lock(mutex_);
+  // The readers free besides this one (the header's invariant): places held, less those of waiting
+  // requests, less this thread's own.
+  const std::uint32_t others_free = readers_ - places_free_ - threads_waiting_in_place_ - 1;
+  if (others_free > 0 && !stopping_) {
+    waits_in_place = true;
+    ++threads_waiting_in_place_;
+    return;
+  }
+  holds_place = false;
   if (stopping_) return;
+  ++places_handed_on_;
   if (threads_idle_ == 0 && threads_.size() < threads_max_) {
     StartThreadLocked();  // the new thread reads in this one's place
     return;

@@ -17,6 +17,9 @@ not answer itself, e.g. MRC_GETATTR for a lookup), and the OSDs' (the
 background deletions, as far as they ran before the loop ended), and per thread group of the OSDs and of the MRC
 ("osd threads", "mrc threads": which thread spends it, e.g. the storage stage, the deletion scheduler, the C2
 compiler threads, GC), as the fio rows report the OSDs' thread groups; the medians at the end list the busiest groups.
+Every row (fio and metadata) also breaks down the mount's threads ("mount threads": the FUSE threads, fuse-request, and
+the io threads) and sums their context switches per operation ("mount cs VOLUNTARY+INVOLUNTARY/io"), from the mount's
+/proc/PID/task/*/status as for the JVMs: a wake-up handed between the mount's threads shows there.
 
   ab_data_path.py --build M=/path/to/main --mount M=/path/to/main/mount.xtreemfs --build B=. --rounds 4 --out DIR
 
@@ -125,6 +128,14 @@ def thread_group_deltas(before, after, ios):
                              "voluntary_switches_per_io": (voluntary - start[1]) / ios,
                              "involuntary_switches_per_io": (involuntary - start[2]) / ios, "threads": threads}
     return deltas
+
+
+def switches_per_io(groups):
+    """Voluntary and involuntary context switches per operation summed over thread_group_deltas()' groups: for the
+    mount, how many times its threads blocked or were preempted per request (a FUSE thread's hand-off of its reading
+    place before a server call costs a wake-up and a sleep, fuse/request_loop.h)."""
+    return (sum(figures["voluntary_switches_per_io"] for figures in groups.values()),
+            sum(figures["involuntary_switches_per_io"] for figures in groups.values()))
 
 
 def machine_ticks():
@@ -269,7 +280,7 @@ class Side:
         osd_sys0, mount_sys0 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
         osd_wait0, mount_wait0 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
         machine0, fio0 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
-        osd_threads0 = thread_groups(pids_osd)
+        osd_threads0, mount_threads0 = thread_groups(pids_osd), thread_groups(pid_mount)
         with profiling(profile if pid_mount else None, label or rw, {"osd": pids_osd}, pid_mount[0] if pid_mount else None,
                        self.jfr, self.async_profiler, self.java):
             output = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -277,7 +288,7 @@ class Side:
         osd_sys1, mount_sys1 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
         osd_wait1, mount_wait1 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
         machine1, fio1 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
-        osd_threads1 = thread_groups(pids_osd)
+        osd_threads1, mount_threads1 = thread_groups(pids_osd), thread_groups(pid_mount)
         if output.returncode != 0:
             raise SystemExit("%s fio failed: %s" % (self.name, output.stderr))
         job = json.loads(output.stdout[output.stdout.index("{"):])["jobs"][0]
@@ -302,6 +313,10 @@ class Side:
         result["machine_idle_fraction"] = idle / max(busy + idle + iowait, 1)
         result["machine_iowait_fraction"] = iowait / max(busy + idle + iowait, 1)
         result["osd_threads"] = thread_group_deltas(osd_threads0, osd_threads1, ios)
+        if pid_mount:
+            result["mount_threads"] = thread_group_deltas(mount_threads0, mount_threads1, ios)
+            result["mount_voluntary_switches_per_io"], result["mount_involuntary_switches_per_io"] = switches_per_io(
+                result["mount_threads"])
         return result
 
     def processes(self):
@@ -441,8 +456,9 @@ def profiling(profile, label, jvms, mount_pid, jfr, async_profiler=None, java=Tr
             subprocess.run(["jcmd", str(pid), "Compiler.perfmap"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-# The processes whose threads the metadata rows break down (the OSD's deletion work, the MRC's operation).
-METADATA_THREAD_KINDS = ("osd", "mrc")
+# The processes whose threads the metadata rows break down (the OSD's deletion work, the MRC's operation, the mount's
+# FUSE threads and io threads).
+METADATA_THREAD_KINDS = ("osd", "mrc", "mount")
 
 
 def mrc_calls(status_port):
@@ -487,6 +503,9 @@ def metadata_figures(result, before, after, idle_cpu_per_s):
         result["%s_net_us_per_io" % kind] = (cpu_s - idle_s) / operations * 1e6
     for kind, groups in after["threads"].items():
         result["%s_threads" % kind] = thread_group_deltas(before["threads"].get(kind, {}), groups, operations)
+    if "mount_threads" in result:
+        result["mount_voluntary_switches_per_io"], result["mount_involuntary_switches_per_io"] = switches_per_io(
+            result["mount_threads"])
     return result
 
 
@@ -726,6 +745,9 @@ def main():
                                  result["fio_sys_us_per_io"], result["osd_run_queue_wait_us_per_io"],
                                  result["mount_run_queue_wait_us_per_io"], 100 * result["machine_idle_fraction"],
                                  100 * result["machine_iowait_fraction"]) if "fio_us_per_io" in result else "")
+                          + ("  mount cs %.2f+%.2f/io" % (result["mount_voluntary_switches_per_io"],
+                                                           result["mount_involuntary_switches_per_io"])
+                             if "mount_voluntary_switches_per_io" in result else "")
                           + ("  osd after %.1f us/op (net, %.0f s)" % (result["osd_after_net_us_per_io"],
                                                                        result["osd_after_s"])
                              if "osd_after_net_us_per_io" in result else "")
@@ -735,7 +757,7 @@ def main():
                     if result.get("mrc_calls_per_op"):
                         print("    mrc calls per op: %s" % ", ".join(
                             "%s %.3f" % item for item in result["mrc_calls_per_op"].items()), flush=True)
-                    for kind in ("osd", "mrc", "osd_after"):
+                    for kind in ("osd", "mrc", "mount", "osd_after"):
                         if result.get("%s_threads" % kind):
                             # Where the process's CPU and context switches per request went, by thread group (top 6).
                             print("    %s threads per io: %s" % (kind, busiest_thread_groups(result["%s_threads" % kind])),
@@ -768,6 +790,9 @@ def main():
                                                of("mount_run_queue_wait_us_per_io"),
                                                100 * of("machine_idle_fraction")),
                       len(rows), min(r["load_before"] for r in rows), max(r["load_after"] for r in rows)))
+            if all("mount_voluntary_switches_per_io" in r for r in rows):
+                print("         mount context switches per op, median: %.2f voluntary + %.2f involuntary" % (
+                    of("mount_voluntary_switches_per_io"), of("mount_involuntary_switches_per_io")))
             if all("osd_after_net_us_per_io" in r for r in rows):
                 print("         osd after the loop: %.1f us/op (net)" % of("osd_after_net_us_per_io"))
             procedures = sorted({p for r in rows for p in r.get("mrc_calls_per_op", {})})
@@ -775,7 +800,7 @@ def main():
                 print("         mrc calls per op, median: %s" % ", ".join(
                     "%s %.3f" % (p, median([r.get("mrc_calls_per_op", {}).get(p, 0.0) for r in rows]))
                     for p in procedures))
-            for kind in ("osd", "mrc", "osd_after"):
+            for kind in ("osd", "mrc", "mount", "osd_after"):
                 groups = median_thread_groups(rows, kind)
                 if groups:
                     top = sorted(groups.items(), key=lambda item: -item[1])[:6]
