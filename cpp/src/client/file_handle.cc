@@ -588,7 +588,7 @@ void FileHandle::BufferPiece(const ObjectPiece& piece, std::string_view bytes) {
     // Flow control: queued bytes shrink only by answers, which need no lock held here.
     std::unique_lock<std::mutex> lock(state_->mutex);
     const auto has_room = [&] { return queued_bytes_ < io_.options.write_behind_bytes; };
-    // A wait for answers: the FUSE loop's reader hands its place on (rpc/wait_notice.h).
+    // A wait for answers: the FUSE loop's reader may hand its place on (rpc/wait_notice.h).
     if (!has_room()) rpc::NoteWait();
     state_->writes.changed.wait(lock, has_room);
   }

@@ -49,7 +49,7 @@ std::optional<SharedBytes> ReadAheadCache::Lookup(std::uint64_t object_number,
       const std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(length_bytes, data->size() - offset));
       return SharedBytes{data, offset, length};
     }
-    rpc::NoteWait();  // a wait for the OSD's answer: the FUSE loop's reader hands its place on
+    rpc::NoteWait();  // a wait for the OSD's answer: the FUSE loop's reader may hand its place on
     fetch_completed_.wait(lock);
   }
 }

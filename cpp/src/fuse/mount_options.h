@@ -57,7 +57,8 @@ struct MountOptions {
   // default of 10 held a queue depth of 32 (fio libaio, O_DIRECT) to 10 requests.
   std::uint32_t fuse_threads = 64;
   // Of those, how many read kernel requests at a time (--fuse-readers; at most fuse_threads): one
-  // whose request waits for a server hands its place to another (fuse/request_loop.h). Every request
+  // whose request waits for a server keeps its place while another reader is free, else hands it to
+  // another thread (fuse/request_loop.h), so a queued request always has a reader. Every request
   // the kernel queues wakes a thread waiting in read, so fewer readers mean more requests taken by
   // a reader that is about to read anyway, without a wake-up.
   std::uint32_t fuse_readers = 2;

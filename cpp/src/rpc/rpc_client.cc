@@ -774,7 +774,7 @@ class OwnConnection {
     }
     if (descriptor_ < 0) Connect(request, options, deadline, opened);
     Send(record, request, options, deadline);
-    NoteWait();  // a FUSE reader hands its place on for the round trip (wait_notice.h)
+    NoteWait();  // a FUSE reader may hand its place on for the round trip (wait_notice.h)
     Record answer = Receive(call_id, request, options, deadline);
     last_answer_ = std::chrono::steady_clock::now();
     if (answer.header.has_error_response() &&
@@ -1127,7 +1127,7 @@ CallResponse RpcClient::Call(const ServiceAddress& address, const CallRequest& r
   auto call = std::make_shared<PendingCall>();
   std::shared_ptr<Connection> connection =
       StartCall([this, &address] { return ConnectionTo(address); }, call_id, call, std::move(record));
-  NoteWait();  // a FUSE reader hands its place on for the round trip (wait_notice.h)
+  NoteWait();  // a FUSE reader may hand its place on for the round trip (wait_notice.h)
   if (!call->WaitUntil(deadline)) {
     connection->Abandon(call_id);
     // The answer may have arrived between the wait and the unregistration; prefer it.
