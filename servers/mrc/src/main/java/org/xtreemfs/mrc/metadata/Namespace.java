@@ -15,6 +15,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KeyRange;
 import org.xtreemfs.foundation.kv.Keys;
@@ -248,16 +249,13 @@ public final class Namespace {
         if (cached != null) {
             return cached.current.value;
         }
-        commitLock.readLock().lock(); // as committedEntry reads the store: never half of a batch
-        try {
+        return betweenBatches(() -> {
             Optional<byte[]> value = store.getExpectedAbsent(key);
             if (value.isPresent()) {
                 committed.put(ByteBuffer.wrap(key.clone()), new Slot(new Committed(value)));
             }
             return value;
-        } finally {
-            commitLock.readLock().unlock();
-        }
+        });
     }
 
     private Committed committedEntry(byte[] key) {
@@ -265,11 +263,21 @@ public final class Namespace {
         if (cached != null) {
             return cached.current;
         }
-        commitLock.readLock().lock();
-        try {
+        return betweenBatches(() -> {
             Committed entry = new Committed(store.get(key));
             committed.put(ByteBuffer.wrap(key.clone()), new Slot(entry));
             return entry;
+        });
+    }
+
+    /**
+     * Runs {@code storeRead} under the commit lock's read side, so it never sees half of a batch and a value it caches
+     * is not overwritten by an older one ({@link #write} updates cached keys while holding the write side).
+     */
+    private <T> T betweenBatches(Supplier<T> storeRead) {
+        commitLock.readLock().lock();
+        try {
+            return storeRead.get();
         } finally {
             commitLock.readLock().unlock();
         }
@@ -286,12 +294,7 @@ public final class Namespace {
         if (cached != null) {
             return cached.value;
         }
-        commitLock.readLock().lock(); // as committedEntry reads the store: never half of a batch
-        try {
-            return store.get(key);
-        } finally {
-            commitLock.readLock().unlock();
-        }
+        return betweenBatches(() -> store.get(key));
     }
 
     /**
@@ -580,13 +583,7 @@ public final class Namespace {
             stats[position] = InodeRecord.decodeStat(value.orElseThrow(() -> missingInode(volumeId, inode)));
         }
         if (!missedKeys.isEmpty()) {
-            List<Optional<byte[]>> values;
-            commitLock.readLock().lock(); // as committedEntry reads the store: never half of a batch
-            try {
-                values = committedInodes(volumeId, missedKeys);
-            } finally {
-                commitLock.readLock().unlock();
-            }
+            List<Optional<byte[]>> values = betweenBatches(() -> committedInodes(volumeId, missedKeys));
             for (int i = 0; i < values.size(); i++) {
                 long inode = inodes.get(missedPositions[i]);
                 stats[missedPositions[i]] = InodeRecord.decodeStat(
