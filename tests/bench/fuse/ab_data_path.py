@@ -7,7 +7,8 @@ after which another process had dropped the page cache (/proc/vmstat drop_pageca
 warning: the prepared files' page-cache state differs after a drop.
 
 Workloads (--workloads, comma-separated): randread, randwrite (4 KiB QD32, libaio, O_DIRECT), read, write (1 MiB,
-buffered), read-direct, write-direct (1 MiB, libaio, O_DIRECT, queue depth --sequential-queue-depth, as make bench's
+buffered, overwriting the file the warm-up wrote), write-fresh (the same into a fresh file, as make bench's buffered
+write row: every object a new file on the OSD), read-direct, write-direct (1 MiB, libaio, O_DIRECT, queue depth --sequential-queue-depth, as make bench's
 sequential rows; the write ends with fsync; with --cold every read job starts on a dropped page cache, as make bench's
 cold reads), and the metadata path: create, stat, unlink (tests/bench/fuse/metadata_ops of --files files in a fresh
 folder per round, listed in that order; create and unlink go together so that rounds stay independent). For those
@@ -603,8 +604,8 @@ def main():
     parser.add_argument("--parallel-jobs", type=int, default=4,
                         help="fio jobs of write-direct-jobs, each writing size-mib / N to a file of its own")
     parser.add_argument("--workloads", default="randread,randwrite",
-                        help="comma-separated: randread, randwrite, read, write, read-direct, write-direct, "
-                             "write-direct-jobs, create, stat, unlink")
+                        help="comma-separated: randread, randwrite, read, write, write-fresh, read-direct, "
+                             "write-direct, write-direct-jobs, create, stat, unlink")
     parser.add_argument("--files", type=int, default=2000, help="files per round of the metadata workloads")
     parser.add_argument("--unlink-after-s", type=float, default=2.0, metavar="S",
                         help="after each unlink row, measure the OSDs' CPU for this long more (net of idle, per unlink:"
@@ -708,6 +709,13 @@ def main():
                         result = side.fio(workload, "1M", options.runtime_s, options.size_mib, direct=False,
                                           time_based=False, end_fsync=workload == "write", file="seq.dat",
                                           profile=profile)
+                    elif workload == "write-fresh":
+                        # make bench's buffered row: a fresh file, so every object is a new file on the OSD (the
+                        # "write" row overwrites seq.dat, whose objects the warm-up created).
+                        (side.mnt / "seq-fresh.dat").unlink(missing_ok=True)
+                        result = side.fio("write", "1M", options.runtime_s, options.size_mib, direct=False,
+                                          time_based=False, end_fsync=True, file="seq-fresh.dat", profile=profile,
+                                          label=workload)
                     elif workload == "write-direct-jobs":
                         # make bench's parallel-jobs row: --parallel-jobs fio jobs at once, a fresh file each.
                         for job in range(options.parallel_jobs):
