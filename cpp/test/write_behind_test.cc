@@ -13,7 +13,9 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "client/file_handle.h"
 #include "client/volume.h"
@@ -66,6 +68,7 @@ class ControlledOsdTransport : public rpc::Transport {
         request.procedure_id == xtreemfs::osd::OSD_WRITE) {
       std::unique_lock<std::mutex> lock(mutex_);
       ++writes_arrived_;
+      write_data_.push_back(request.data);
       changed_.notify_all();
       changed_.wait(lock, [&] { return open_; });
       if (fail_writes_) throw rpc::RpcError::Of(rpc::ErrorKind::kTransport, "injected: OSD gone");
@@ -94,6 +97,17 @@ class ControlledOsdTransport : public rpc::Transport {
     std::lock_guard<std::mutex> lock(mutex_);
     return writes_arrived_;
   }
+  // How many OSD_WRITEs so far carried bytes inside `buffer` (sent from it, not from a copy).
+  int writes_from(std::string_view buffer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int count = 0;
+    for (std::string_view data : write_data_) {
+      if (!data.empty() && data.data() >= buffer.data() && data.data() + data.size() <= buffer.data() + buffer.size()) {
+        ++count;
+      }
+    }
+    return count;
+  }
 
  private:
   rpc::Transport& inner_;
@@ -104,6 +118,7 @@ class ControlledOsdTransport : public rpc::Transport {
   int writes_arrived_ = 0;
   int async_writes_ = 0;
   int async_writes_owned_ = 0;
+  std::vector<std::string_view> write_data_;  // every OSD_WRITE's bytes as the call saw them
 };
 
 // OSDs slower than the call's timeout but alive: each OSD's first `slow_calls` calls of one procedure end
@@ -263,6 +278,53 @@ TEST_F(WriteBehindTest, LargeQueuedWritesAreSentFromTheirOwnBytes) {
   plain.io.read_ahead_bytes = 0;
   auto other = Volume::Open(large_cluster, ParseDirUrl("dir/demo"), clock, plain);
   EXPECT_EQ(other->OpenFile(user, "/owned", O_RDONLY, 0)->Read(0, 1 << 24), data);
+}
+
+// An owned write (the FUSE adapter's large writes) with write-behind: the pieces that complete their
+// object are queued from the caller's bytes, at most borrowed_writes_max of them in the volume; the
+// caller is answered at once and its owner held until those pieces' OSDs answered.
+void CheckOwnedWriteIsQueuedFromItsBytes(ControlledOsdTransport& transport, FakeClock& clock,
+                                         const UserCredentials& user, std::uint32_t borrowed_writes_max,
+                                         int expected_from_buffer) {
+  VolumeOptions options;
+  options.io.write_behind_bytes = 8 * kObjectSizeBytes;
+  options.io.buffer_bytes_max = 64 << 20;
+  options.io.read_ahead_bytes = 0;
+  options.io.borrowed_writes_max = borrowed_writes_max;
+  auto volume = Volume::Open(transport, ParseDirUrl("dir/demo"), clock, options);
+  auto file = volume->OpenFile(user, "/borrowed", O_CREAT | O_RDWR, 0644);
+  // Half an object, two whole ones, half an object: three pieces reach their object's end.
+  const std::uint64_t offset = kObjectSizeBytes / 2;
+  const std::string data = PatternOf(3 * kObjectSizeBytes, 21);
+  std::atomic<bool> released{false};
+  std::shared_ptr<const void> owner(&released, [](const void* flag) {
+    static_cast<std::atomic<bool>*>(const_cast<void*>(flag))->store(true);
+  });
+  transport.Close();
+  std::uint64_t answered_bytes = 0;
+  file->WriteAsync(offset, data, [&](std::uint64_t written_bytes, std::exception_ptr error) {
+    EXPECT_FALSE(error);
+    answered_bytes = written_bytes;
+  }, owner);
+  owner.reset();
+  EXPECT_EQ(answered_bytes, data.size());  // answered before any OSD did
+  ASSERT_TRUE(transport.WaitForWrites(3));
+  EXPECT_EQ(transport.writes_from(data), expected_from_buffer);
+  EXPECT_EQ(released.load(), expected_from_buffer == 0);
+  transport.Open();
+  file->Close();
+  EXPECT_TRUE(released.load());
+  EXPECT_EQ(volume->io_resources().borrowed_writes->load(), 0u);
+  auto reader = volume->OpenFile(user, "/borrowed", O_RDONLY, 0);
+  EXPECT_EQ(reader->Read(offset, data.size()), data);
+}
+
+TEST_F(WriteBehindTest, WholeObjectsOfAnOwnedWriteAreQueuedFromTheCallersBytes) {
+  CheckOwnedWriteIsQueuedFromItsBytes(transport, clock, user, 16, 3);
+}
+
+TEST_F(WriteBehindTest, OwnedWritesQueuedFromTheCallersBytesAreBoundedPerVolume) {
+  CheckOwnedWriteIsQueuedFromItsBytes(transport, clock, user, 1, 1);
 }
 
 TEST_F(WriteBehindTest, AWriterBlocksAtItsWindowInsteadOfBufferingMore) {

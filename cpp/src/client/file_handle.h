@@ -79,8 +79,13 @@ class FileHandle {
   // write-behind the bytes are buffered and sent asynchronously: the call waits only while the
   // handle's queued bytes exceed its window or the volume's budget is used up. An OSD error of an
   // earlier buffered write of this handle is thrown here, and by every later Write, Fsync and
-  // Flush of the handle (sticky: those bytes are lost).
-  void Write(std::uint64_t offset_bytes, std::string_view data);
+  // Flush of the handle (sticky: those bytes are lost). With `data_owner` (as WriteAsync's), an object
+  // piece that reaches its object's end and continues no buffered bytes of the handle is queued from
+  // `data` itself instead of a copy, up to IoOptions::borrowed_writes_max such pieces in the volume;
+  // the caller then keeps `data` valid until every reference to data_owner is gone (after the piece's
+  // OSD answer).
+  void Write(std::uint64_t offset_bytes, std::string_view data,
+             const std::shared_ptr<const void>& data_owner = nullptr);
   // Read and Write whose answer may come from the transport's io thread, so no thread waits for the
   // OSD (the FUSE adapter answers the kernel from `done`). Taken for every read without read-ahead
   // and every write without write-behind (O_DIRECT, or both turned off), replicated files included:
@@ -98,8 +103,9 @@ class FileHandle {
   void ReadAsync(std::uint64_t offset_bytes, std::uint64_t length_bytes, ReadDone done);
   // WriteAsync copies `data` (its requests and retries need the bytes after the call returns), unless
   // `data_owner` is given: then the caller keeps `data` valid until every reference to data_owner is
-  // gone (records still queued for a socket and retries hold one; the caller waits for its deleter), and
-  // the bytes are sent from where they are.
+  // gone (records still queued for a socket and retries hold one, and with write-behind the queued
+  // objects Write takes from `data`; the caller waits for its deleter), and the bytes are sent from
+  // where they are.
   // `written_bytes` is data.size() when the write succeeded (what the FUSE adapter answers), 0 on error.
   using WriteDone = std::function<void(std::uint64_t written_bytes, std::exception_ptr error)>;
   void WriteAsync(std::uint64_t offset_bytes, std::string_view data, WriteDone done,
@@ -252,7 +258,7 @@ class FileHandle {
   void StartPieceWrite(WriteGather& gather, std::size_t index);
 
   // Write-behind (see write_behind.h). Locked: the caller holds state_->mutex.
-  void BufferPiece(const ObjectPiece& piece, std::string_view bytes);
+  void BufferPiece(const ObjectPiece& piece, std::string_view bytes, const std::shared_ptr<const void>& owner);
   std::shared_ptr<QueuedWrite> QueueLocked(FileHandle* owner, PendingWrite&& write);
   // Waits until no earlier overlapping write is unanswered, then hands `queued` to the pool, which
   // sends a large one from its own bytes (an asynchronous first attempt; a failed one repeats

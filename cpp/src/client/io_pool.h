@@ -3,11 +3,13 @@
 // a byte budget bounding the write-behind and read-ahead memory of all files together.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,6 +22,10 @@ struct IoOptions {
   std::uint64_t write_behind_bytes = 4ull << 20;   // per handle; 0 disables write-behind
   std::uint64_t read_ahead_bytes = 4ull << 20;     // per handle; 0 disables read-ahead
   std::uint64_t buffer_bytes_max = 64ull << 20;    // write-behind + read-ahead of all handles
+  // Write-behind objects queued from the caller's bytes instead of a copy, at a time (each holds the
+  // FUSE worker that wrote them until its OSD answered; the mount sets a quarter of --fuse-threads;
+  // 0 copies every write).
+  std::uint32_t borrowed_writes_max = 16;
 };
 
 // Fixed worker threads taking tasks from a bounded FIFO. Invariant: tasks never wait for other
@@ -92,6 +98,10 @@ struct IoResources {
 
   const IoOptions options;
   ByteBudget budget;
+  // BorrowedBytes alive, at most borrowed_writes_max; shared, as a completion on the transport's io
+  // thread may drop the last BorrowedBytes after the volume went.
+  const std::shared_ptr<std::atomic<std::uint32_t>> borrowed_writes =
+      std::make_shared<std::atomic<std::uint32_t>>(0);
   IoThreadPool pool;  // last: destroyed first, so no task outlives the budget
 };
 

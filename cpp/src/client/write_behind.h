@@ -7,12 +7,14 @@
 // see overlapping writes in order.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <list>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "rpc/rpc_error.h"
 
@@ -25,15 +27,36 @@ inline bool RangesOverlap(std::uint64_t a_start, std::uint64_t a_end, std::uint6
   return a_start < b_end && b_start < a_end;
 }
 
-// Contiguous bytes written into one object and not yet queued. Never larger than one object.
+// The caller's bytes of a queued write that was not copied (FileHandle::Write with an owner): `owner`
+// keeps them valid, and the caller waits for its release (the FUSE adapter's worker does). Counted in
+// `borrowed` while alive, so a mount holds at most IoOptions::borrowed_writes_max workers this way.
+struct BorrowedBytes {
+  std::string_view bytes;
+  std::shared_ptr<const void> owner;
+  std::shared_ptr<std::atomic<std::uint32_t>> borrowed;
+
+  BorrowedBytes(std::string_view bytes, std::shared_ptr<const void> owner,
+                std::shared_ptr<std::atomic<std::uint32_t>> borrowed)
+      : bytes(bytes), owner(std::move(owner)), borrowed(std::move(borrowed)) {}
+  BorrowedBytes(const BorrowedBytes&) = delete;
+  BorrowedBytes& operator=(const BorrowedBytes&) = delete;
+  // The count drops before the owner is released, so a released caller always finds room again.
+  ~BorrowedBytes() { borrowed->fetch_sub(1); }
+};
+
+// Contiguous bytes written into one object and not yet queued. Never larger than one object. Its bytes
+// are its own copy (`data`), or, for a write that covers the rest of its object and is queued at once,
+// the caller's (`borrowed`; then `data` is empty and nothing is ever appended).
 struct PendingWrite {
   std::uint64_t object_number = 0;
   std::uint32_t stripe_position = 0;
   std::uint64_t offset_in_object_bytes = 0;
   std::uint64_t file_offset_bytes = 0;
   std::string data;
+  std::shared_ptr<const BorrowedBytes> borrowed;
 
-  std::uint64_t file_end_bytes() const { return file_offset_bytes + data.size(); }
+  std::string_view bytes() const { return borrowed ? borrowed->bytes : std::string_view(data); }
+  std::uint64_t file_end_bytes() const { return file_offset_bytes + bytes().size(); }
 };
 
 // A write on its way to an OSD: waiting for earlier overlapping writes, or sent and unanswered.

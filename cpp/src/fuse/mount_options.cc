@@ -186,6 +186,9 @@ MountOptions ParseMountOptions(const std::vector<std::string>& arguments) {
     options.url.scheme = options.tls.enabled() ? rpc::Scheme::kTls : rpc::Scheme::kPlain;
   }
   options.mount_point = positional[1];
+  // A write-behind object queued from a FUSE request's bytes holds that request's worker until the OSD
+  // answered (client::IoOptions): at most a quarter of the workers, so the others keep serving.
+  options.io.borrowed_writes_max = options.fuse_threads / 4;
   return options;
 }
 
