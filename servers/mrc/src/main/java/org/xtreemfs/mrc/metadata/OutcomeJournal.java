@@ -110,20 +110,21 @@ public final class OutcomeJournal {
         try (KvIterator iterator = store.iterator(KvLayout.allOutcomes())) {
             while (iterator.hasNext()) {
                 KvEntry entry = iterator.next();
-                String clientId = KvLayout.outcomeClientId(entry.key());
+                Client client = client(KvLayout.outcomeClientId(entry.key()));
                 long requestNumber = KvLayout.outcomeRequestNumber(entry.key());
-                stored.add(new Stored(recordedAtMs(entry.value()), clientId, requestNumber));
-                noteRecorded(clientId, requestNumber);
+                stored.add(new Stored(recordedAtMs(entry.value()), client, requestNumber));
+                noteRecorded(client.id, requestNumber);
             }
         }
         stored.sort(Comparator.comparingLong(Stored::recordedAtMs));
         for (Stored record : stored) {
-            queue.addLast(record.recordedAtMs(), client(record.clientId()), record.requestNumber());
+            queue.addLast(record.recordedAtMs(), record.client(), record.requestNumber());
         }
         records = queue.size();
     }
 
-    private record Stored(long recordedAtMs, String clientId, long requestNumber) {}
+    /** A record read at open; its client is the one instance all of that client's records share. */
+    private record Stored(long recordedAtMs, Client client, long requestNumber) {}
 
     /** Deletes the 'r' keys builds before session 17 wrote (nothing reads them now), a batch at a time. */
     private void deleteLegacyIndex() {
