@@ -19,8 +19,10 @@ import org.xtreemfs.foundation.kv.Keys;
  * 'D' volumeId 0x00 parentInode name    -> child inode (8 bytes, big-endian)
  * 'X' volumeId 0x00 inode name          -> xattr value
  * 'M' name                              -> MRC-wide values (e.g. the service UUID)
- * 'R' clientId 0x00 requestNumber       -> recorded outcome of an exactly-once request (OutcomeJournal)
- * 'r' recordedAtMs clientId 0x00 requestNumber -> empty: the outcomes in recording order, for expiry
+ * 'R' clientId 0x00 requestNumber       -> recorded outcome of an exactly-once request (OutcomeJournal): format
+ *                                          version, procedure, recording time, encoded result
+ * 'r' recordedAtMs clientId 0x00 requestNumber -> empty: the time index of the outcomes that builds before issue 10's
+ *                                          session 17 wrote with every record; no longer written, deleted at open
  * 'W' volumeId 0x00 inode               -> replica work left on the file's chain: the replica count to restore
  *                                          (4 bytes, big-endian; 0: none, only a filling replica to finish)
  * 'G' volumeId 0x00 inode               -> a deleted file whose objects the OSDs have not yet all queued for
@@ -103,19 +105,14 @@ public final class KvLayout {
                 Keys.longBigEndian(requestNumber));
     }
 
-    /** Recording times are wall-clock milliseconds, non-negative, so big-endian bytes sort by time. */
-    static byte[] outcomeByTime(long recordedAtMs, String clientId, long requestNumber) {
-        return Keys.concat(new byte[] {OUTCOME_BY_TIME}, Keys.longBigEndian(recordedAtMs),
-                outcome(clientId, requestNumber));
+    /** Every recorded outcome, by client and number. */
+    static KeyRange allOutcomes() {
+        return KeyRange.prefix(new byte[] {OUTCOME});
     }
 
-    static KeyRange allOutcomesByTime() {
+    /** The time index older builds wrote next to every outcome ('r'); {@link OutcomeJournal} deletes it at open. */
+    static KeyRange legacyOutcomeIndex() {
         return KeyRange.prefix(new byte[] {OUTCOME_BY_TIME});
-    }
-
-    /** The time and the outcome key inside an {@link #outcomeByTime} key. */
-    static long outcomeRecordedAtMs(byte[] byTimeKey) {
-        return ByteBuffer.wrap(byTimeKey, 1, Long.BYTES).getLong();
     }
 
     /** The client id inside an {@link #outcome} key. */
@@ -126,10 +123,6 @@ public final class KvLayout {
     /** The request number inside an {@link #outcome} key. */
     static long outcomeRequestNumber(byte[] outcomeKey) {
         return ByteBuffer.wrap(outcomeKey, outcomeKey.length - Long.BYTES, Long.BYTES).getLong();
-    }
-
-    static byte[] outcomeKeyOf(byte[] byTimeKey) {
-        return Arrays.copyOfRange(byTimeKey, 1 + Long.BYTES, byTimeKey.length);
     }
 
     static byte[] replicaWork(String volumeId, long inode) {

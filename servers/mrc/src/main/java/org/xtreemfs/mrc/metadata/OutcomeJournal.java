@@ -2,21 +2,25 @@ package org.xtreemfs.mrc.metadata;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.kv.KeyRange;
+import org.xtreemfs.foundation.kv.Keys;
+import org.xtreemfs.foundation.kv.KvEntry;
 import org.xtreemfs.foundation.kv.KvIterator;
 import org.xtreemfs.foundation.kv.KvStore;
-import org.xtreemfs.foundation.kv.Keys;
+import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.foundation.rpc.RpcException;
 
 /**
@@ -31,8 +35,16 @@ import org.xtreemfs.foundation.rpc.RpcException;
  * operation that wrote nothing does the same when repeated. Bounds: a record lives at least
  * {@code retentionMs} (which must exceed the clients' retry window plus one request timeout) and at most
  * {@code recordsMax} records are kept; each recording removes up to two records that are past their
- * retention or over the cap, oldest first, in its own batch, so cleaning costs no extra write. A repeat
+ * retention or over the cap, in recording order, in its own batch, so cleaning costs no extra write. A repeat
  * arriving after its record was removed is applied again.
+ *
+ * <p>One key per record: the record ({@code 'R' client number}) is the only thing written per change, and its
+ * removal the only thing deleted. The recording order the removals follow is kept in memory ({@link #queue}:
+ * 20 bytes per record, so 20 MB at the default cap of a million), rebuilt from the records' own recording times
+ * when the journal opens. Why: builds before issue 10's session 17 also wrote a time-ordered index key per record
+ * and deleted two keys per removal, 2 of the 6 keys of a create's or an unlink's batch (RocksDB's memtable inserts
+ * were 9 % of the MRC's CPU per create, async-profiler) and 6 of 10 once records expired; and finding the oldest
+ * records needed RocksDB scans of that index. Now a change writes 1 journal key and deletes at most 2, and reads none.
  *
  * <p>Runs in the metadata stage only (one operation at a time, on its thread or on a network thread that
  * applies while it is idle): the lookup and the recording cannot interleave with another attempt of the
@@ -43,35 +55,28 @@ public final class OutcomeJournal {
     public static final int CLIENT_ID_BYTES_MAX = 128;
     private static final Logger LOG = LoggerFactory.getLogger(OutcomeJournal.class);
     private static final int FORMAT_VERSION = 1;
+    /** Where a record's value holds its recording time: after the format version (1 byte) and the procedure. */
+    private static final int RECORDED_AT_OFFSET = 1 + Integer.BYTES;
     private static final int REMOVALS_PER_RECORD_MAX = 2;
+    /** Keys of the old time index deleted per batch at open. */
+    private static final int LEGACY_INDEX_DELETES_PER_BATCH = 10_000;
 
     private final Namespace namespace;
     private final KvStore store;
     private final long retentionMs;
     private final long recordsMax;
+    /**
+     * Every stored record, in recording order (after a restart: in order of recording time). Invariant: it holds
+     * exactly the records in the store (a record joins after its batch is written, and leaves after its removal's
+     * batch is), so {@link #records} is its size. Removals take its front while that is due; a record stamped before
+     * the front (the wall clock went back) waits behind it, so it is kept longer, never shorter, than its retention.
+     */
+    private final RecordQueue queue = new RecordQueue();
+    /** Per client with records in {@link #queue}: its one id instance and its count (dropped at 0). */
+    private final Map<String, Client> clients = new HashMap<>();
     /** Written in the metadata stage only (one operation at a time); volatile for the status page's reads. */
     private volatile long records;
     private volatile long replays;
-    /** Recording time of the oldest record when known (then no scan is needed until it expires), else null. */
-    private Long oldestRecordedAtMs;
-    /**
-     * The time-index keys of the oldest records, read ahead by one scan ({@link #OLDEST_READ_AHEAD} at a time) and
-     * removed from the front once their removal is written. Why: once records expire steadily (after
-     * {@code retentionMs} of changes) every change removes up to two, and a RocksDB iterator per change cost about
-     * 5 % of the MRC's CPU per create (perf); a scan from the start of the index also stepped over the tombstones
-     * of every record removed since RocksDB last compacted them, which made a create or unlink cost about 8 ms of
-     * MRC CPU after five minutes of changes (perf: RocksDB's iterator skipping deleted entries, 60 % of the MRC).
-     * Invariant: these are the oldest stored records in time-index order, and no stored record sorts before them or
-     * between them (a new record stamped before the last of them, possible only when the wall clock went back,
-     * empties them and {@link #removedThrough}: the next scan starts from the beginning).
-     */
-    private final ArrayDeque<byte[]> oldest = new ArrayDeque<>();
-    private static final int OLDEST_READ_AHEAD = 256;
-    /**
-     * The time-index key of the last record removed (its batch written): the next scan starts after it, past the
-     * tombstones RocksDB keeps until it compacts them. Null: from the start.
-     */
-    private byte[] removedThrough;
     /** Most client ids whose highest recorded request number is kept ({@link #highestRecorded}). */
     static final int CLIENTS_TRACKED_MAX = 65_536;
     /**
@@ -87,7 +92,10 @@ public final class OutcomeJournal {
     private boolean everyClientTracked = true;
     private volatile long lookupsSkipped;
 
-    /** Counts the stored records once (at most {@code recordsMax} plus a few) and learns each client's highest number. */
+    /**
+     * Reads the stored records once (their recording order and each client's highest number) and deletes the time
+     * index older builds wrote.
+     */
     public OutcomeJournal(Namespace namespace, long retentionMs, long recordsMax) {
         if (retentionMs <= 0 || recordsMax <= 0) {
             throw new IllegalArgumentException("retentionMs " + retentionMs + " and recordsMax " + recordsMax
@@ -97,12 +105,70 @@ public final class OutcomeJournal {
         this.store = namespace.store();
         this.retentionMs = retentionMs;
         this.recordsMax = recordsMax;
-        try (KvIterator iterator = store.iterator(KvLayout.allOutcomesByTime())) {
+        deleteLegacyIndex();
+        List<Stored> stored = new ArrayList<>();
+        try (KvIterator iterator = store.iterator(KvLayout.allOutcomes())) {
             while (iterator.hasNext()) {
-                byte[] outcomeKey = KvLayout.outcomeKeyOf(iterator.next().key());
-                noteRecorded(KvLayout.outcomeClientId(outcomeKey), KvLayout.outcomeRequestNumber(outcomeKey));
-                records++;
+                KvEntry entry = iterator.next();
+                Client client = client(KvLayout.outcomeClientId(entry.key()));
+                long requestNumber = KvLayout.outcomeRequestNumber(entry.key());
+                stored.add(new Stored(recordedAtMs(entry.value()), client, requestNumber));
+                noteRecorded(client.id, requestNumber);
             }
+        }
+        stored.sort(Comparator.comparingLong(Stored::recordedAtMs));
+        for (Stored record : stored) {
+            queue.addLast(record.recordedAtMs(), record.client(), record.requestNumber());
+        }
+        records = queue.size();
+    }
+
+    /** A record read at open; its client is the one instance all of that client's records share. */
+    private record Stored(long recordedAtMs, Client client, long requestNumber) {}
+
+    /** Deletes the 'r' keys builds before session 17 wrote (nothing reads them now), a batch at a time. */
+    private void deleteLegacyIndex() {
+        long deleted = 0;
+        KeyRange index = KvLayout.legacyOutcomeIndex();
+        KeyRange left = index;
+        while (true) {
+            List<KvEntry> keys = store.scan(left, LEGACY_INDEX_DELETES_PER_BATCH);
+            if (keys.isEmpty()) {
+                break;
+            }
+            WriteBatch batch = new WriteBatch();
+            keys.forEach(entry -> batch.delete(entry.key()));
+            store.write(batch, Durability.SYNC);
+            deleted += keys.size();
+            // The next scan starts after the keys just deleted, not over their tombstones.
+            left = KeyRange.between(Keys.concat(keys.get(keys.size() - 1).key(), new byte[] {0}),
+                    index.endExclusive());
+        }
+        if (deleted > 0) {
+            LOG.info("deleted the {} keys of the outcomes' old time index (the records stay)", deleted);
+        }
+    }
+
+    private static long recordedAtMs(byte[] value) {
+        if (value.length < RECORDED_AT_OFFSET + Long.BYTES || value[0] != FORMAT_VERSION) {
+            throw new IllegalStateException("outcome record of " + value.length + " bytes, format "
+                    + (value.length > 0 ? value[0] : -1) + ", expected " + FORMAT_VERSION);
+        }
+        return ByteBuffer.wrap(value, RECORDED_AT_OFFSET, Long.BYTES).getLong();
+    }
+
+    /** The one instance of this client id that the queue holds (created at its first record). */
+    private Client client(String clientId) {
+        return clients.computeIfAbsent(clientId, Client::new);
+    }
+
+    /** A client with records in the queue. */
+    private static final class Client {
+        final String id;
+        int records;
+
+        Client(String id) {
+            this.id = id;
         }
     }
 
@@ -171,88 +237,40 @@ public final class OutcomeJournal {
         }
         byte[] outcome = encode.apply(result);
         long recordedAtMs = Math.max(0, nowMs);
-        changes.put(ByteBuffer.wrap(key), Optional.of(ByteBuffer.allocate(1 + Integer.BYTES + Long.BYTES
+        changes.put(ByteBuffer.wrap(key), Optional.of(ByteBuffer.allocate(RECORDED_AT_OFFSET + Long.BYTES
                 + outcome.length).put((byte) FORMAT_VERSION).putInt(procedureId).putLong(recordedAtMs)
                 .put(outcome).array()));
-        byte[] byTimeKey = KvLayout.outcomeByTime(recordedAtMs, clientId, requestNumber);
-        changes.put(ByteBuffer.wrap(byTimeKey), Optional.of(new byte[0]));
-        int removed = removeOld(changes, recordedAtMs);
+        int removed = removeDue(changes, recordedAtMs);
         namespace.write(changes, namespace.durability());
-        noteRecorded(clientId, requestNumber);
-        records += 1 - removed;
         for (int i = 0; i < removed; i++) {
-            removedThrough = oldest.pollFirst();
+            Client gone = queue.removeFirst();
+            if (--gone.records == 0) {
+                clients.remove(gone.id);
+            }
         }
-        if ((removedThrough != null && Arrays.compareUnsigned(byTimeKey, removedThrough) < 0)
-                || (!oldest.isEmpty() && Arrays.compareUnsigned(byTimeKey, oldest.peekLast()) < 0)) {
-            // Stamped before records read ahead or removed (the wall clock went back): start over from the beginning.
-            oldest.clear();
-            removedThrough = null;
-            oldestRecordedAtMs = null;
-        }
+        queue.addLast(recordedAtMs, client(clientId), requestNumber);
+        noteRecorded(clientId, requestNumber);
+        records = queue.size();
         return result;
     }
 
     /**
      * Adds the removal of up to two records past their retention or over the cap to {@code changes} and returns how
-     * many: the first that many of {@link #oldest}, which the caller drops once the batch is written. Looks only
-     * when something may be due: over the cap, or the oldest record unknown or expired; scans the time index only
-     * when no read-ahead key is left, and then after the records removed before.
+     * many: the first that many of {@link #queue}, which the caller drops once the batch is written. Reads nothing.
      */
-    private int removeOld(Map<ByteBuffer, Optional<byte[]>> changes, long nowMs) {
-        if (records < recordsMax && oldestRecordedAtMs != null && oldestRecordedAtMs >= nowMs - retentionMs) {
-            return 0;
-        }
+    private int removeDue(Map<ByteBuffer, Optional<byte[]>> changes, long nowMs) {
         int removed = 0;
-        Iterator<byte[]> keys = oldest.iterator();
-        while (true) {
-            if (!keys.hasNext()) {
-                // Read-ahead used up: the index ended (then this record is the oldest after the removals), or the
-                // two removals are done (the oldest is unknown until the next scan), or read on.
-                if (removed == REMOVALS_PER_RECORD_MAX) {
-                    oldestRecordedAtMs = null;
-                    break;
-                }
-                if (readOldest() == 0) {
-                    oldestRecordedAtMs = nowMs;
-                    break;
-                }
-                keys = oldest.iterator();
-                for (int skipped = 0; skipped < removed; skipped++) {
-                    keys.next();
-                }
-            }
-            byte[] key = keys.next();
-            long recordedAtMs = KvLayout.outcomeRecordedAtMs(key);
-            boolean due = recordedAtMs < nowMs - retentionMs || records + 1 - removed > recordsMax;
-            if (!due || removed == REMOVALS_PER_RECORD_MAX) {
-                oldestRecordedAtMs = Math.min(recordedAtMs, nowMs);
+        while (removed < REMOVALS_PER_RECORD_MAX && removed < queue.size()) {
+            boolean due = queue.recordedAtMs(removed) < nowMs - retentionMs
+                    || queue.size() + 1 - removed > recordsMax;
+            if (!due) {
                 break;
             }
-            changes.put(ByteBuffer.wrap(key), Optional.empty());
-            changes.put(ByteBuffer.wrap(KvLayout.outcomeKeyOf(key)), Optional.empty());
+            changes.put(ByteBuffer.wrap(KvLayout.outcome(queue.client(removed).id, queue.requestNumber(removed))),
+                    Optional.empty());
             removed++;
         }
         return removed;
-    }
-
-    /**
-     * Appends the next {@link #OLDEST_READ_AHEAD} keys of the time index after those read ahead already, or after
-     * {@link #removedThrough} when none are; returns how many.
-     */
-    private int readOldest() {
-        byte[] after = oldest.isEmpty() ? removedThrough : oldest.peekLast();
-        KeyRange index = KvLayout.allOutcomesByTime();
-        KeyRange unread = after == null ? index
-                : KeyRange.between(Keys.concat(after, new byte[] {0}), index.endExclusive());
-        int read = 0;
-        try (KvIterator iterator = store.iterator(unread)) {
-            while (read < OLDEST_READ_AHEAD && iterator.hasNext()) {
-                oldest.addLast(iterator.next().key());
-                read++;
-            }
-        }
-        return read;
     }
 
     /** Records kept now. */
@@ -268,5 +286,75 @@ public final class OutcomeJournal {
     /** Repeats answered from a record since start. */
     public long replays() {
         return replays;
+    }
+
+    /** A growable ring of (recording time, client, request number): 20 bytes per record with compressed references. */
+    private static final class RecordQueue {
+        private long[] recordedAtMs = new long[16];
+        private long[] requestNumbers = new long[16];
+        private Client[] clients = new Client[16];
+        private int head;
+        private int size;
+
+        int size() {
+            return size;
+        }
+
+        long recordedAtMs(int index) {
+            return recordedAtMs[slot(index)];
+        }
+
+        Client client(int index) {
+            return clients[slot(index)];
+        }
+
+        long requestNumber(int index) {
+            return requestNumbers[slot(index)];
+        }
+
+        void addLast(long atMs, Client client, long requestNumber) {
+            if (size == clients.length) {
+                grow();
+            }
+            int slot = slot(size);
+            recordedAtMs[slot] = atMs;
+            clients[slot] = client;
+            requestNumbers[slot] = requestNumber;
+            client.records++;
+            size++;
+        }
+
+        /** Removes the oldest and returns its client (whose count the caller lowers). */
+        Client removeFirst() {
+            Client client = clients[head];
+            clients[head] = null;
+            head = (head + 1) % clients.length;
+            size--;
+            return client;
+        }
+
+        private int slot(int index) {
+            if (index < 0 || index > size) { // size itself: the slot addLast fills
+                throw new IndexOutOfBoundsException(index + " of " + size);
+            }
+            return (head + index) % clients.length;
+        }
+
+        private void grow() {
+            int capacity = clients.length * 2;
+            long[] times = new long[capacity];
+            long[] numbers = new long[capacity];
+            Client[] owners = new Client[capacity];
+            for (int i = 0; i < size; i++) {
+                int from = (head + i) % clients.length;
+                times[i] = recordedAtMs[from];
+                numbers[i] = requestNumbers[from];
+                owners[i] = clients[from];
+            }
+            recordedAtMs = times;
+            requestNumbers = numbers;
+            clients = owners;
+            head = 0;
+        }
     }
 }

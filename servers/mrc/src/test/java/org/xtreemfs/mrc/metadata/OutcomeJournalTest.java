@@ -143,34 +143,97 @@ class OutcomeJournalTest {
     }
 
     @Test
-    void expiredRecordsAreFoundByOneScanForManyRemovalsStartingAfterTheRecordsRemovedBefore() throws Exception {
+    void aChangeWritesOneJournalKeyAndEachRemovalDeletesOneWithoutReadingTheStore() throws Exception {
+        // Proves the journal's share of a change's batch: the record alone (builds before session 17 also wrote a
+        // time-index key per record and deleted two keys per removal), and that finding due records reads nothing.
         OutcomeJournal journal = new OutcomeJournal(namespace, 10_000, 10_000);
+        int iterators = store.iterators;
+        int lookups = outcomeLookups();
         for (long number = 1; number <= 600; number++) {
             once(journal, "a", number, 1_000 + number);
+            assertThat(journalPuts(store.lastBatch)).as("one record key per change").isEqualTo(1);
+            assertThat(journalDeletes(store.lastBatch)).as("nothing due yet").isZero();
         }
-        int iterators = store.iterators;
         for (long number = 1; number <= 300; number++) {
             once(journal, "b", number, 100_000); // each removes two expired records, oldest first
+            assertThat(journalPuts(store.lastBatch)).isEqualTo(1);
+            assertThat(journalDeletes(store.lastBatch)).as("one key per removed record").isEqualTo(2);
         }
-        assertThat(store.iterators - iterators).as("scans for 600 removals (256 keys read ahead per scan)")
-                .isLessThanOrEqualTo(4);
-        assertThat(Arrays.compareUnsigned(store.lastIteratorRange.startInclusive(),
-                KvLayout.outcomeByTime(1_512, "a", 512))).as("a scan starts after the records removed before")
-                .isPositive();
+        assertThat(store.iterators - iterators).as("no scan to find the oldest records").isZero();
+        assertThat(outcomeLookups() - lookups).as("no look-up of rising numbers").isZero();
         assertThat(journal.records()).isEqualTo(300);
         assertThat(outcomeKeys()).isEqualTo(300);
         long allocated = namespace.allocatedInodes(VOLUME_ID);
         assertThat(once(journal, "b", 1, 100_001)).as("b1 kept: answered from its record").isLessThan(allocated);
         assertThat(once(journal, "a", 600, 100_001)).as("a600 removed: applied again").isEqualTo(allocated + 1);
+    }
 
-        // A record stamped before the last removed one (the wall clock went back) is still removed when due.
-        OutcomeJournal restarted = new OutcomeJournal(namespace, 10_000, 10_000);
-        once(restarted, "c", 1, 300_000); // removes the two oldest
-        once(restarted, "c", 2, 50_000); // before them: the next scan starts from the beginning
-        once(restarted, "c", 3, 300_001); // removes c2 first (the oldest)
-        allocated = namespace.allocatedInodes(VOLUME_ID);
-        assertThat(once(restarted, "c", 1, 300_002)).as("c1 kept: answered from its record").isLessThan(allocated);
-        assertThat(once(restarted, "c", 2, 300_002)).as("c2 removed: applied again").isEqualTo(allocated + 1);
+    @Test
+    void aRecordStampedBeforeEarlierOnesIsRemovedInRecordingOrderNeverBeforeItsRetention() throws Exception {
+        OutcomeJournal journal = new OutcomeJournal(namespace, 10_000, 10_000);
+        once(journal, "c", 1, 300_000);
+        once(journal, "c", 2, 50_000); // the wall clock went back
+        once(journal, "c", 3, 300_001);
+        assertThat(journal.records()).as("c2 waits behind c1, which is not due").isEqualTo(3);
+        once(journal, "c", 4, 310_001); // c1 due: removed, then c2 (due since 60,000)
+        assertThat(journal.records()).isEqualTo(2);
+        long allocated = namespace.allocatedInodes(VOLUME_ID);
+        assertThat(once(journal, "c", 3, 310_002)).as("c3 kept").isLessThan(allocated);
+        assertThat(once(journal, "c", 2, 310_002)).as("c2 removed: applied again").isEqualTo(allocated + 1);
+        assertThat(journal.records()).as("its new record removed c3 (300,001), now due").isEqualTo(2);
+        assertThat(new OutcomeJournal(namespace, 10_000, 10_000).records()).as("counted again after a restart")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void theTimeIndexOfOlderBuildsIsDeletedAtOpenAndTheirRecordsExpireByTheirTimes() throws Exception {
+        // A store written by a build before session 17: each record ('R') with its index key ('r' time key).
+        long first = once(new OutcomeJournal(namespace, 10_000, 10_000), "old", 1, 5_000);
+        once(new OutcomeJournal(namespace, 10_000, 10_000), "old", 2, 1_000);
+        org.xtreemfs.foundation.kv.WriteBatch index = new org.xtreemfs.foundation.kv.WriteBatch();
+        index.put(legacyIndexKey(5_000, "old", 1), new byte[0]);
+        index.put(legacyIndexKey(1_000, "old", 2), new byte[0]);
+        store.write(index, Durability.BUFFERED);
+
+        OutcomeJournal journal = new OutcomeJournal(namespace, 10_000, 10_000);
+        assertThat(keysOf(KvLayout.OUTCOME_BY_TIME)).as("the old index is gone").isZero();
+        assertThat(journal.records()).isEqualTo(2);
+        assertThat(once(journal, "old", 1, 6_000)).as("its records still answer repeats").isEqualTo(first);
+        once(journal, "new", 1, 11_001); // removes old2 (1,000) only: old1 (5,000) is within its retention
+        assertThat(journal.records()).isEqualTo(2);
+        long allocated = namespace.allocatedInodes(VOLUME_ID);
+        assertThat(once(journal, "old", 1, 11_002)).as("old1 kept").isEqualTo(first);
+        assertThat(once(journal, "old", 2, 11_002)).as("old2 removed: applied again").isEqualTo(allocated + 1);
+    }
+
+    private static byte[] legacyIndexKey(long recordedAtMs, String client, long number) {
+        return org.xtreemfs.foundation.kv.Keys.concat(new byte[] {KvLayout.OUTCOME_BY_TIME},
+                org.xtreemfs.foundation.kv.Keys.longBigEndian(recordedAtMs), KvLayout.outcome(client, number));
+    }
+
+    private static long journalPuts(org.xtreemfs.foundation.kv.WriteBatch batch) {
+        return batch.operations().stream().filter(op -> op instanceof org.xtreemfs.foundation.kv.WriteBatch.Put put
+                && isJournalKey(put.key())).count();
+    }
+
+    private static long journalDeletes(org.xtreemfs.foundation.kv.WriteBatch batch) {
+        return batch.operations().stream().filter(op -> op instanceof org.xtreemfs.foundation.kv.WriteBatch.Delete d
+                && isJournalKey(d.key())).count();
+    }
+
+    private static boolean isJournalKey(byte[] key) {
+        return key.length > 0 && (key[0] == KvLayout.OUTCOME || key[0] == KvLayout.OUTCOME_BY_TIME);
+    }
+
+    private int keysOf(byte kind) {
+        int count = 0;
+        try (KvIterator iterator = store.iterator(KeyRange.prefix(new byte[] {kind}))) {
+            while (iterator.hasNext()) {
+                iterator.next();
+                count++;
+            }
+        }
+        return count;
     }
 
     private int outcomeKeys() {

@@ -30,6 +30,8 @@ public class OneBatchPerOperationTest {
     public static final class CountingStore implements KvStore {
         final InMemoryKvStore delegate = new InMemoryKvStore();
         public int batches;
+        /** The last batch written. */
+        public WriteBatch lastBatch;
         int singleWrites;
         /** The range of the last iterator opened, and how many were opened. */
         public KeyRange lastIteratorRange;
@@ -67,6 +69,7 @@ public class OneBatchPerOperationTest {
         @Override
         public void write(WriteBatch batch, Durability durability) {
             batches++;
+            lastBatch = batch;
             delegate.write(batch, durability);
         }
 
