@@ -60,8 +60,9 @@ public final class MrcConfig {
                     + " must exceed the clients' retry window plus one request timeout (servers/mrc/README.md,"
                     + " \"Exactly-once retries\")");
     public static final Setting<Long> OUTCOMES_RECORDS_MAX = Setting.longInteger("mrc.outcomes.recordsMax",
-            1_000_000, 1_000, 100_000_000, "most outcomes kept at once (the oldest go first, even inside their"
-                    + " retention); a repeat whose outcome is gone is applied again");
+            1_000_000, 1_000, 10_000_000, "most outcomes kept at once (the oldest go first, even inside their"
+                    + " retention); a repeat whose outcome is gone is applied again; each kept outcome also holds about"
+                    + " 20 bytes of the MRC's heap (their recording order), 20 MB at the default");
     public static final Setting<Long> RECOVERY_FILL_TIMEOUT_MS = Setting.longInteger("mrc.recovery.fillTimeoutMs",
             3_600_000, 1_000, 86_400_000, "how long the MRC waits for an OSD to fill a dead chain member's replacement"
                     + " (one OSD_FILL_REPLICA), in milliseconds; give it the largest file's size over the OSDs'"
