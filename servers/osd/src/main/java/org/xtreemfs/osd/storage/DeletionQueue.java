@@ -6,6 +6,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -13,10 +14,9 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
@@ -69,18 +69,13 @@ public final class DeletionQueue {
      */
     public static final int TAKE_MAX = 1_024;
 
-    /** A waiting entry in {@link #waitingByDue}'s order: due time, then file id. */
-    private record Waiting(long dueMillis, String fileId) implements Comparable<Waiting> {
-        @Override
-        public int compareTo(Waiting other) {
-            int byDue = Long.compare(dueMillis, other.dueMillis);
-            return byDue != 0 ? byDue : fileId.compareTo(other.fileId);
-        }
-    }
-
     /** Waiting entries (not in progress) by file id; {@link #waitingByDue} holds the same entries by due time. */
     private final Map<String, Long> dueMillisByFileId = new HashMap<>();
-    private final NavigableSet<Waiting> waitingByDue = new TreeSet<>();
+    /**
+     * The waiting entries by due time: one bucket per due time (a batch's files share theirs, so a batch costs one tree
+     * node, not one per file), each file in exactly one bucket, no bucket empty.
+     */
+    private final TreeMap<Long, ArrayDeque<String>> waitingByDue = new TreeMap<>();
     private final Map<String, Long> inProgress = new HashMap<>();
     /** Pending entries written without an fsync (their file held nothing when enqueued). */
     private final Set<String> unsyncedFileIds = new HashSet<>();
@@ -220,22 +215,25 @@ public final class DeletionQueue {
     public boolean[] enqueueBatches(List<List<String>> batches) throws IOException {
         long due = clock.wallClockMillis() + delayMs;
         boolean[] taken = new boolean[batches.size()];
-        Set<String> added = new LinkedHashSet<>();
+        // Disjoint per batch: a file an earlier batch added is pending by the time a later one is checked.
+        List<String> added = new ArrayList<>();
         WriteBatch batch = new WriteBatch();
         synchronized (this) {
             for (int i = 0; i < batches.size(); i++) {
                 Set<String> addedHere = new LinkedHashSet<>();
                 for (String fileId : batches.get(i)) {
                     if (!dueMillisByFileId.containsKey(fileId) && !inProgress.containsKey(fileId)) {
-                        addedHere.add(fileId); // also a file an earlier batch of this call added: it is pending now
+                        addedHere.add(fileId);
                     }
                 }
                 if (pendingCount() + addedHere.size() > pendingMax) {
                     continue;
                 }
                 taken[i] = true;
+                ArrayDeque<String> bucket = addedHere.isEmpty() ? null : bucket(due);
                 for (String fileId : addedHere) {
-                    putWaiting(fileId, due);
+                    dueMillisByFileId.put(fileId, due);
+                    bucket.add(fileId);
                     unsyncedFileIds.remove(fileId);
                     batch.put(key(fileId), encodeDue(due));
                     added.add(fileId);
@@ -302,11 +300,18 @@ public final class DeletionQueue {
     public synchronized List<String> takeDue() {
         long now = clock.wallClockMillis();
         List<String> due = new ArrayList<>();
-        while (due.size() < TAKE_MAX && !waitingByDue.isEmpty() && waitingByDue.first().dueMillis() <= now) {
-            Waiting entry = waitingByDue.pollFirst();
-            dueMillisByFileId.remove(entry.fileId());
-            inProgress.put(entry.fileId(), entry.dueMillis());
-            due.add(entry.fileId());
+        while (due.size() < TAKE_MAX && !waitingByDue.isEmpty() && waitingByDue.firstKey() <= now) {
+            Map.Entry<Long, ArrayDeque<String>> bucket = waitingByDue.firstEntry();
+            ArrayDeque<String> fileIds = bucket.getValue();
+            while (due.size() < TAKE_MAX && !fileIds.isEmpty()) {
+                String fileId = fileIds.poll();
+                dueMillisByFileId.remove(fileId);
+                inProgress.put(fileId, bucket.getKey());
+                due.add(fileId);
+            }
+            if (fileIds.isEmpty()) {
+                waitingByDue.pollFirstEntry();
+            }
         }
         due.sort(null);
         return due;
@@ -315,14 +320,26 @@ public final class DeletionQueue {
     /** Adds a waiting entry to both indexes; the caller holds this queue's lock and knows it is not pending. */
     private void putWaiting(String fileId, long dueMillis) {
         dueMillisByFileId.put(fileId, dueMillis);
-        waitingByDue.add(new Waiting(dueMillis, fileId));
+        bucket(dueMillis).add(fileId);
     }
 
-    /** Removes a waiting entry from both indexes (none: nothing); the caller holds this queue's lock. */
+    /** The bucket of entries due at {@code dueMillis}, made if none; the caller adds to it (no bucket stays empty). */
+    private ArrayDeque<String> bucket(long dueMillis) {
+        return waitingByDue.computeIfAbsent(dueMillis, due -> new ArrayDeque<>());
+    }
+
+    /**
+     * Removes a waiting entry from both indexes (none: nothing); the caller holds this queue's lock. Linear in its
+     * bucket: only a failed record's undo calls it.
+     */
     private void removeWaiting(String fileId) {
         Long due = dueMillisByFileId.remove(fileId);
         if (due != null) {
-            waitingByDue.remove(new Waiting(due, fileId));
+            ArrayDeque<String> bucket = waitingByDue.get(due);
+            bucket.remove(fileId);
+            if (bucket.isEmpty()) {
+                waitingByDue.remove(due);
+            }
         }
     }
 
@@ -357,7 +374,7 @@ public final class DeletionQueue {
 
     /** Wall-clock time of the earliest waiting entry, empty when none waits. */
     public synchronized OptionalLong nextDueMillis() {
-        return waitingByDue.isEmpty() ? OptionalLong.empty() : OptionalLong.of(waitingByDue.first().dueMillis());
+        return waitingByDue.isEmpty() ? OptionalLong.empty() : OptionalLong.of(waitingByDue.firstKey());
     }
 
     public synchronized boolean isPending(String fileId) {
