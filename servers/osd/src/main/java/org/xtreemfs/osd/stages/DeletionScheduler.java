@@ -201,5 +201,9 @@ public final class DeletionScheduler implements AutoCloseable {
         } catch (RejectedExecutionException ignored) {
             // already shut down
         }
+        // Batches whose record task never ran: answered, not left to the caller's timeout (nothing of them recorded).
+        for (WaitingBatch batch : takeWaiting()) {
+            batch.answer().failed(RpcException.internal("OSD is shutting down"));
+        }
     }
 }

@@ -337,6 +337,34 @@ class DeletionSchedulerTest {
         }
     }
 
+    @Test
+    void batchesStillWaitingAtShutdownAreAnsweredAndNotRecorded() throws Exception {
+        // Proves a batch whose record never ran is answered (failed) at close, not left to the caller's timeout.
+        BlockingSyncStore metadata = new BlockingSyncStore();
+        DeletionQueue queue = new DeletionQueue(metadata, null, SystemClock.INSTANCE, 60_000, 1_000);
+        DeletionScheduler scheduler = new DeletionScheduler(queue, null, 1_000);
+        java.util.List<String> answers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        DeletionScheduler.Answer answer = new DeletionScheduler.Answer() {
+            @Override
+            public void recorded() {
+                answers.add("recorded");
+            }
+
+            @Override
+            public void failed(org.xtreemfs.foundation.rpc.RpcException error) {
+                answers.add("failed");
+            }
+        };
+        scheduler.record(List.of("vol:1"), answer);
+        assertThat(metadata.entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        scheduler.record(List.of("vol:2"), answer); // its record task waits behind the blocked first record
+        scheduler.close(); // interrupts the first record's wait (its write then happens) and drops the second's task
+        await().atMost(Duration.ofSeconds(10)).until(() -> answers.size() == 2);
+        assertThat(answers).containsExactlyInAnyOrder("recorded", "failed");
+        assertThat(queue.isPending("vol:1")).isTrue();
+        assertThat(queue.isPending("vol:2")).isFalse();
+    }
+
     /** The file's size record in the store (as a restarted OSD reads it). */
     private static FileMetadata stored(org.xtreemfs.foundation.kv.KvStore metadata, String fileId) throws Exception {
         return new FileMetadataRecords(metadata).get(fileId);
