@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.xtreemfs.foundation.clock.Clock;
 import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.interfaces.osd.ReadResponse;
 import org.xtreemfs.osd.replication.XLocVersions;
@@ -20,11 +21,13 @@ import org.xtreemfs.osd.storage.StorageDevice;
  * OSD's default layout (RoleLayoutStorage over RocksDB) in a fresh folder under DIR; batches of PER_POLL files are
  * recorded as OSD_DELETE_FILES does ({@code DeletionQueue.enqueueAll}, synced) and dispatched as one poll of the
  * deletion scheduler finds them ({@code DeletionScheduler.dispatchDue}); prints the thread's CPU per file for each
- * BLOCK files, so the JIT's warm-up shows. Uses only APIs main has too, so one source runs against two builds:
+ * BLOCK files, so the JIT's warm-up shows. Optional BACKLOG (session 17): that many entries recorded first with a due
+ * time a day ahead, i.e. the not-yet-due deletions an OSD with osd.deletion.delayMs = 60 s holds (a minute of unlinks)
+ * while each poll takes the due ones. Uses only APIs main has too, so one source runs against two builds:
  *
  * <pre>
  *   CP="B/servers/osd/target/classes:$(ls B/servers/osd/target/lib/*.jar | tr '\n' :)"
- *   javac -d OUT -cp "$CP" DeletionBench.java && java -cp "OUT:$CP" DeletionBench TOTAL PER_POLL BLOCK DIR
+ *   javac -d OUT -cp "$CP" DeletionBench.java && java -cp "OUT:$CP" DeletionBench TOTAL PER_POLL BLOCK DIR [BACKLOG]
  * </pre>
  */
 public class DeletionBench {
@@ -33,9 +36,31 @@ public class DeletionBench {
         int perPoll = Integer.parseInt(args[1]);
         int block = Integer.parseInt(args[2]);
         Path dir = Files.createTempDirectory(Path.of(args[3]), "dbench");
+        int backlog = args.length > 4 ? Integer.parseInt(args[4]) : 0;
+        long[] aheadMillis = {0};
+        Clock clock = new Clock() { // the system's, shifted ahead while the backlog is recorded
+            @Override
+            public long wallClockMillis() {
+                return System.currentTimeMillis() + aheadMillis[0];
+            }
+
+            @Override
+            public long monotonicNanos() {
+                return System.nanoTime();
+            }
+        };
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         try (RoleLayoutStorage store = RoleLayoutStorage.open(dir, StorageDevice.NONE, LogStructuredStore.Options.defaults())) {
-            DeletionQueue queue = new DeletionQueue(store.metadataStore(), null, SystemClock.INSTANCE, 0, 10_000_000);
+            DeletionQueue queue = new DeletionQueue(store.metadataStore(), null, clock, 0, 10_000_000);
+            aheadMillis[0] = 86_400_000L;
+            for (int from = 0; from < backlog; from += 1_000) {
+                List<String> later = new ArrayList<>();
+                for (int i = from; i < Math.min(backlog, from + 1_000); i++) {
+                    later.add("later:" + i);
+                }
+                queue.enqueueAll(later);
+            }
+            aheadMillis[0] = 0;
             StorageStage stage = new StorageStage(store, queue, 2, (1024 + 64) * 2, true, SystemClock.INSTANCE, r -> { },
                     null, ReadResponse::getDefaultInstance, new XLocVersions(store.metadataStore()),
                     new StorageHealth("osd", 5, System::nanoTime));
@@ -64,7 +89,7 @@ public class DeletionBench {
                     cpu = 0; recordCpu = 0; inBlock = 0;
                 }
             }
-            if (queue.pendingCount() != 0) throw new IllegalStateException("pending " + queue.pendingCount());
+            if (queue.pendingCount() != backlog) throw new IllegalStateException("pending " + queue.pendingCount());
             System.out.print(out);
             stage.close();
         }

@@ -242,14 +242,23 @@ public final class StorageStage implements AutoCloseable {
      * metadata write per {@link #DELETIONS_PER_WRITE_MAX} (a RocksDB write per file before, session 16). Each is
      * admitted like any work of its file, so it stays ordered with them; a file with objects goes to the workers
      * (removing them may take a while). Returns the files the stage could not take now (full or shutting down), which
-     * the caller queues again.
+     * the caller queues again; also one whose admission failed (an exception of the existence check), so that every
+     * file given ends handed over or refused.
      */
     public List<String> offerDeletions(List<String> fileIds) {
         List<String> refused = new ArrayList<>(0);
         List<DeleteObjects> withoutObjects = new ArrayList<>(Math.min(fileIds.size(), DELETIONS_PER_WRITE_MAX));
         try {
             for (String fileId : fileIds) {
-                if (!admit(new DeleteObjects(fileId), withoutObjects)) {
+                boolean admitted;
+                try {
+                    admitted = admit(new DeleteObjects(fileId), withoutObjects);
+                } catch (RuntimeException e) {
+                    // E.g. the existence check failed: this file is refused (queued again), the others go on.
+                    LOG.warn("storage: admitting the deletion of file {} failed; will retry", fileId, e);
+                    admitted = false;
+                }
+                if (!admitted) {
                     refused.add(fileId);
                 }
                 if (withoutObjects.size() == DELETIONS_PER_WRITE_MAX) {
@@ -273,9 +282,18 @@ public final class StorageStage implements AutoCloseable {
             case FULL:
                 return false;
             case RUN_NOW:
-                if (withoutObjects != null && work instanceof DeleteObjects deletion && !store.exists(work.fileId())) {
-                    withoutObjects.add(deletion);
-                    return true;
+                if (withoutObjects != null && work instanceof DeleteObjects deletion) {
+                    boolean hasObjects;
+                    try {
+                        hasObjects = store.exists(work.fileId());
+                    } catch (RuntimeException e) {
+                        release(work); // admitted but never run: else every later work of the file waits forever
+                        throw e;
+                    }
+                    if (!hasObjects) {
+                        withoutObjects.add(deletion);
+                        return true;
+                    }
                 }
                 if (runReleased(work)) {
                     return true;

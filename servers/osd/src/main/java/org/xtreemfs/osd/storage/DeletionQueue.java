@@ -6,6 +6,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xtreemfs.foundation.clock.Clock;
@@ -44,7 +46,9 @@ import org.xtreemfs.foundation.kv.WriteBatch;
  * fsyncs the WAL first. So after any crash, every file with stored data still has its entry.
  *
  * <p>Taking due entries marks them in progress so they are handed out once; {@link #retryLater} returns one
- * that could not be deleted now. Thread-safe.
+ * that could not be deleted now. The waiting entries are indexed by due time, so a take reads only the entries it
+ * hands out (with osd.deletion.delayMs = 60 s a poll every 100 ms scanned a minute of unlinks, all not yet due), and
+ * one take hands out at most {@link #TAKE_MAX}. Thread-safe.
  */
 public final class DeletionQueue {
     private static final Logger LOG = LoggerFactory.getLogger(DeletionQueue.class);
@@ -59,7 +63,19 @@ public final class DeletionQueue {
     private final Clock clock;
     private final long delayMs;
     private final int pendingMax;
+    /**
+     * Entries one {@link #takeDue} hands out at most, earliest due first: a backlog (a restart after a long outage,
+     * a deleted volume) goes to the storage stage in pieces rather than as one list of up to pendingMax.
+     */
+    public static final int TAKE_MAX = 1_024;
+
+    /** Waiting entries (not in progress) by file id; {@link #waitingByDue} holds the same entries by due time. */
     private final Map<String, Long> dueMillisByFileId = new HashMap<>();
+    /**
+     * The waiting entries by due time: one bucket per due time (a batch's files share theirs, so a batch costs one tree
+     * node, not one per file), each file in exactly one bucket, no bucket empty.
+     */
+    private final TreeMap<Long, ArrayDeque<String>> waitingByDue = new TreeMap<>();
     private final Map<String, Long> inProgress = new HashMap<>();
     /** Pending entries written without an fsync (their file held nothing when enqueued). */
     private final Set<String> unsyncedFileIds = new HashSet<>();
@@ -90,7 +106,7 @@ public final class DeletionQueue {
                 KvEntry entry = entries.next();
                 String fileId = new String(Arrays.copyOfRange(entry.key(), KEY_PREFIX.length, entry.key().length),
                         StandardCharsets.UTF_8);
-                dueMillisByFileId.put(fileId, parseDue(fileId, new String(entry.value(), StandardCharsets.US_ASCII)));
+                putWaiting(fileId, parseDue(fileId, new String(entry.value(), StandardCharsets.US_ASCII)));
             }
         } catch (KvException e) {
             throw new IOException("cannot read the deletion queue: " + e.getMessage(), e);
@@ -120,7 +136,7 @@ public final class DeletionQueue {
                 String fileId = FileIds.unescape(name);
                 long due = parseDue(fileId, Files.readString(entry, StandardCharsets.US_ASCII));
                 if (!dueMillisByFileId.containsKey(fileId)) {
-                    dueMillisByFileId.put(fileId, due);
+                    putWaiting(fileId, due);
                     batch.put(key(fileId), encodeDue(due));
                 }
             }
@@ -161,7 +177,7 @@ public final class DeletionQueue {
             if (pendingCount() >= pendingMax) {
                 return false;
             }
-            dueMillisByFileId.put(fileId, due);
+            putWaiting(fileId, due);
             if (!holdsData) {
                 unsyncedFileIds.add(fileId);
             }
@@ -171,7 +187,7 @@ public final class DeletionQueue {
                     holdsData ? Durability.SYNC : Durability.BUFFERED);
         } catch (IOException e) {
             synchronized (this) {
-                dueMillisByFileId.remove(fileId);
+                removeWaiting(fileId);
                 unsyncedFileIds.remove(fileId);
             }
             throw e;
@@ -188,36 +204,54 @@ public final class DeletionQueue {
      *     overload and the sender repeats them later)
      */
     public boolean enqueueAll(List<String> fileIds) throws IOException {
+        return enqueueBatches(List.of(fileIds))[0];
+    }
+
+    /**
+     * {@link #enqueueAll} of several batches (OSD_DELETE_FILES calls that arrived together) with ONE synced write for
+     * all of them: each batch is taken whole or refused whole (false at its index: it would take the queue past
+     * {@code pendingMax}), in order. When the write fails none is recorded and the exception is every batch's answer.
+     */
+    public boolean[] enqueueBatches(List<List<String>> batches) throws IOException {
         long due = clock.wallClockMillis() + delayMs;
-        Set<String> added = new LinkedHashSet<>();
+        boolean[] taken = new boolean[batches.size()];
+        // Disjoint per batch: a file an earlier batch added is pending by the time a later one is checked.
+        List<String> added = new ArrayList<>();
         WriteBatch batch = new WriteBatch();
         synchronized (this) {
-            for (String fileId : fileIds) {
-                if (!dueMillisByFileId.containsKey(fileId) && !inProgress.containsKey(fileId)) {
+            for (int i = 0; i < batches.size(); i++) {
+                Set<String> addedHere = new LinkedHashSet<>();
+                for (String fileId : batches.get(i)) {
+                    if (!dueMillisByFileId.containsKey(fileId) && !inProgress.containsKey(fileId)) {
+                        addedHere.add(fileId);
+                    }
+                }
+                if (pendingCount() + addedHere.size() > pendingMax) {
+                    continue;
+                }
+                taken[i] = true;
+                ArrayDeque<String> bucket = addedHere.isEmpty() ? null : bucket(due);
+                for (String fileId : addedHere) {
+                    dueMillisByFileId.put(fileId, due);
+                    bucket.add(fileId);
+                    unsyncedFileIds.remove(fileId);
+                    batch.put(key(fileId), encodeDue(due));
                     added.add(fileId);
                 }
             }
             if (added.isEmpty()) {
-                return true;
-            }
-            if (pendingCount() + added.size() > pendingMax) {
-                return false;
-            }
-            for (String fileId : added) {
-                dueMillisByFileId.put(fileId, due);
-                unsyncedFileIds.remove(fileId);
-                batch.put(key(fileId), encodeDue(due));
+                return taken;
             }
         }
         try {
             writeEntries(batch, "record the deletion of " + added.size() + " files");
         } catch (IOException e) {
             synchronized (this) {
-                added.forEach(dueMillisByFileId::remove);
+                added.forEach(this::removeWaiting);
             }
             throw e;
         }
-        return true;
+        return taken;
     }
 
     /**
@@ -259,20 +293,54 @@ public final class DeletionQueue {
         }
     }
 
-    /** Takes every entry due now and marks it in progress; each must end in complete or retryLater. */
+    /**
+     * Takes the entries due now, at most {@link #TAKE_MAX}, earliest due first, and marks them in progress; each must
+     * end in complete or retryLater. Reads only the entries it takes (and the first one not due). Sorted by file id.
+     */
     public synchronized List<String> takeDue() {
         long now = clock.wallClockMillis();
         List<String> due = new ArrayList<>();
-        dueMillisByFileId.entrySet().removeIf(entry -> {
-            if (entry.getValue() <= now) {
-                due.add(entry.getKey());
-                inProgress.put(entry.getKey(), entry.getValue());
-                return true;
+        while (due.size() < TAKE_MAX && !waitingByDue.isEmpty() && waitingByDue.firstKey() <= now) {
+            Map.Entry<Long, ArrayDeque<String>> bucket = waitingByDue.firstEntry();
+            ArrayDeque<String> fileIds = bucket.getValue();
+            while (due.size() < TAKE_MAX && !fileIds.isEmpty()) {
+                String fileId = fileIds.poll();
+                dueMillisByFileId.remove(fileId);
+                inProgress.put(fileId, bucket.getKey());
+                due.add(fileId);
             }
-            return false;
-        });
+            if (fileIds.isEmpty()) {
+                waitingByDue.pollFirstEntry();
+            }
+        }
         due.sort(null);
         return due;
+    }
+
+    /** Adds a waiting entry to both indexes; the caller holds this queue's lock and knows it is not pending. */
+    private void putWaiting(String fileId, long dueMillis) {
+        dueMillisByFileId.put(fileId, dueMillis);
+        bucket(dueMillis).add(fileId);
+    }
+
+    /** The bucket of entries due at {@code dueMillis}, made if none; the caller adds to it (no bucket stays empty). */
+    private ArrayDeque<String> bucket(long dueMillis) {
+        return waitingByDue.computeIfAbsent(dueMillis, due -> new ArrayDeque<>());
+    }
+
+    /**
+     * Removes a waiting entry from both indexes (none: nothing); the caller holds this queue's lock. Linear in its
+     * bucket: only a failed record's undo calls it.
+     */
+    private void removeWaiting(String fileId) {
+        Long due = dueMillisByFileId.remove(fileId);
+        if (due != null) {
+            ArrayDeque<String> bucket = waitingByDue.get(due);
+            bucket.remove(fileId);
+            if (bucket.isEmpty()) {
+                waitingByDue.remove(due);
+            }
+        }
     }
 
     /**
@@ -300,13 +368,13 @@ public final class DeletionQueue {
     public synchronized void retryLater(String fileId) {
         Long due = inProgress.remove(fileId);
         if (due != null) {
-            dueMillisByFileId.put(fileId, due);
+            putWaiting(fileId, due);
         }
     }
 
     /** Wall-clock time of the earliest waiting entry, empty when none waits. */
     public synchronized OptionalLong nextDueMillis() {
-        return dueMillisByFileId.values().stream().mapToLong(Long::longValue).min();
+        return waitingByDue.isEmpty() ? OptionalLong.empty() : OptionalLong.of(waitingByDue.firstKey());
     }
 
     public synchronized boolean isPending(String fileId) {

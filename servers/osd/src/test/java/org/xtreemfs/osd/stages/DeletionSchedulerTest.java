@@ -20,6 +20,7 @@ import org.xtreemfs.osd.storage.DeletionQueue;
 import org.xtreemfs.osd.storage.FileMetadata;
 import org.xtreemfs.osd.storage.FileMetadataRecords;
 import org.xtreemfs.osd.storage.ForwardingKvStore;
+import org.xtreemfs.osd.storage.ObjectStorage;
 import org.xtreemfs.osd.storage.ObjectStore;
 import org.xtreemfs.osd.storage.StripeLayout;
 
@@ -198,6 +199,170 @@ class DeletionSchedulerTest {
         for (String fileId : withoutObjects) {
             assertThat(stored(metadata, fileId)).as(fileId).isEqualTo(FileMetadata.EMPTY);
         }
+    }
+
+    /** The store, with its existence check failing for the file {@link #failing} names (none: null). */
+    private static final class FailingExists {
+        volatile String failing;
+
+        ObjectStorage wrap(ObjectStore store) {
+            return (ObjectStorage) java.lang.reflect.Proxy.newProxyInstance(ObjectStorage.class.getClassLoader(),
+                    new Class<?>[] {ObjectStorage.class}, (proxy, method, arguments) -> {
+                        if (method.getName().equals("exists") && arguments[0].equals(failing)) {
+                            throw new java.io.UncheckedIOException(new java.io.IOException("stat failed"));
+                        }
+                        try {
+                            return method.invoke(store, arguments);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
+    }
+
+    @Test
+    void aDispatchFailingMidwayLeavesNoDeletionInProgressAndNoFileBlocked() throws Exception {
+        // Proves a failure in the middle of a poll's hand-over (here the existence check of one file throws) strands
+        // nothing: the files after it are still handed over, the failed one is due again and deleted by the next poll
+        // (its file's work order released, not waiting forever), and no entry stays "in progress". Before, the
+        // exception ended the poll: the failed file and every one after it stayed in progress for good.
+        ThreadRecordingStore metadata = new ThreadRecordingStore();
+        FailingExists failure = new FailingExists();
+        try (ObjectStore store = new ObjectStore(folder.resolve("objects"), metadata)) {
+            DeletionQueue queue = new DeletionQueue(metadata, null, SystemClock.INSTANCE, 0, 1_000);
+            XLocVersions versions = new XLocVersions(metadata);
+            StorageStage storage = new StorageStage(failure.wrap(store), queue, 2, 1_000, true, SystemClock.INSTANCE,
+                    request -> { }, null, ReadResponse::getDefaultInstance, versions,
+                    new StorageHealth("osd", 5, System::nanoTime));
+            try {
+                List<String> files = filesWithoutObjects(store, versions, 10);
+                assertThat(queue.enqueueAll(files)).isTrue();
+                failure.failing = files.get(4);
+                DeletionScheduler scheduler = new DeletionScheduler(queue, storage, 1_000);
+                assertThat(scheduler.dispatchDue()).isEqualTo(9);
+                assertThat(queue.pendingCount()).isEqualTo(1);
+                assertThat(queue.isPending(files.get(4))).isTrue();
+
+                failure.failing = null;
+                assertThat(scheduler.dispatchDue()).isEqualTo(1);
+                assertThat(queue.pendingCount()).isZero();
+                for (String fileId : files) {
+                    assertThat(stored(metadata, fileId)).as(fileId).isEqualTo(FileMetadata.EMPTY);
+                }
+            } finally {
+                storage.close();
+            }
+        }
+    }
+
+    @Test
+    void aBacklogLargerThanOneTakeIsHandedOverInOneDispatch() throws Exception {
+        // Proves the bound on one take (DeletionQueue.TAKE_MAX) does not slow a backlog down to one take per poll:
+        // dispatchDue takes again while a take was full and storage took it all.
+        ThreadRecordingStore metadata = new ThreadRecordingStore();
+        try (ObjectStore store = new ObjectStore(folder.resolve("objects"), metadata)) {
+            DeletionQueue queue = new DeletionQueue(metadata, null, SystemClock.INSTANCE, 0, 10_000);
+            StorageStage storage = stage(store, queue, new XLocVersions(metadata));
+            try {
+                List<String> files = new java.util.ArrayList<>();
+                for (int i = 0; i < DeletionQueue.TAKE_MAX + 6; i++) {
+                    files.add("vol:" + (1_000 + i));
+                }
+                assertThat(queue.enqueueAll(files)).isTrue();
+                assertThat(new DeletionScheduler(queue, storage, 1_000).dispatchDue()).isEqualTo(files.size());
+                assertThat(queue.pendingCount()).isZero();
+            } finally {
+                storage.close();
+            }
+        }
+    }
+
+    /** A store whose first synced write waits until {@link #release} opens, counting synced writes. */
+    private static final class BlockingSyncStore extends ForwardingKvStore {
+        final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.atomic.AtomicInteger syncedWrites = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void write(WriteBatch batch, Durability durability) {
+            if (durability == Durability.SYNC && syncedWrites.getAndIncrement() == 0) {
+                entered.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            super.write(batch, durability);
+        }
+    }
+
+    @Test
+    void batchesArrivingWhileARecordSyncsShareTheNextSyncedWrite() throws Exception {
+        // Proves concurrent OSD_DELETE_FILES calls are recorded with one synced write for all that waited (group
+        // commit), each answered only after it, and each recorded: 5 batches cost 2 synced writes (the first alone,
+        // the 4 that arrived during its sync together), not 5.
+        BlockingSyncStore metadata = new BlockingSyncStore();
+        DeletionQueue queue = new DeletionQueue(metadata, null, SystemClock.INSTANCE, 60_000, 1_000);
+        DeletionScheduler scheduler = new DeletionScheduler(queue, null, 1_000);
+        java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(5);
+        java.util.concurrent.atomic.AtomicInteger recorded = new java.util.concurrent.atomic.AtomicInteger();
+        DeletionScheduler.Answer answer = new DeletionScheduler.Answer() {
+            @Override
+            public void recorded() {
+                recorded.incrementAndGet();
+                answered.countDown();
+            }
+
+            @Override
+            public void failed(org.xtreemfs.foundation.rpc.RpcException error) {
+                answered.countDown();
+            }
+        };
+        try {
+            scheduler.record(List.of("vol:1", "vol:2"), answer);
+            assertThat(metadata.entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            for (int i = 0; i < 4; i++) {
+                scheduler.record(List.of("vol:" + (10 + i), "vol:" + (20 + i)), answer);
+            }
+            assertThat(answered.getCount()).isEqualTo(5); // none answered before its write is durable
+            metadata.release.countDown();
+            assertThat(answered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(recorded.get()).isEqualTo(5);
+            assertThat(metadata.syncedWrites.get()).isEqualTo(2);
+            DeletionQueue afterRestart = new DeletionQueue(metadata, null, SystemClock.INSTANCE, 60_000, 1_000);
+            assertThat(afterRestart.pendingCount()).isEqualTo(10);
+        } finally {
+            scheduler.close();
+        }
+    }
+
+    @Test
+    void batchesStillWaitingAtShutdownAreAnsweredAndNotRecorded() throws Exception {
+        // Proves a batch whose record never ran is answered (failed) at close, not left to the caller's timeout.
+        BlockingSyncStore metadata = new BlockingSyncStore();
+        DeletionQueue queue = new DeletionQueue(metadata, null, SystemClock.INSTANCE, 60_000, 1_000);
+        DeletionScheduler scheduler = new DeletionScheduler(queue, null, 1_000);
+        java.util.List<String> answers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        DeletionScheduler.Answer answer = new DeletionScheduler.Answer() {
+            @Override
+            public void recorded() {
+                answers.add("recorded");
+            }
+
+            @Override
+            public void failed(org.xtreemfs.foundation.rpc.RpcException error) {
+                answers.add("failed");
+            }
+        };
+        scheduler.record(List.of("vol:1"), answer);
+        assertThat(metadata.entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        scheduler.record(List.of("vol:2"), answer); // its record task waits behind the blocked first record
+        scheduler.close(); // interrupts the first record's wait (its write then happens) and drops the second's task
+        await().atMost(Duration.ofSeconds(10)).until(() -> answers.size() == 2);
+        assertThat(answers).containsExactlyInAnyOrder("recorded", "failed");
+        assertThat(queue.isPending("vol:1")).isTrue();
+        assertThat(queue.isPending("vol:2")).isFalse();
     }
 
     /** The file's size record in the store (as a restarted OSD reads it). */

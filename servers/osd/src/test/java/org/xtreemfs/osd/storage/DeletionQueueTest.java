@@ -163,4 +163,43 @@ class DeletionQueueTest {
         clock.advanceMillis(500);
         assertThat(after.takeDue()).containsExactly("v:1", "v:2", "v:3");
     }
+
+    @Test
+    void aTakeHandsOutAtMostTakeMaxEntriesEarliestDueFirst() throws IOException {
+        // Proves takeDue is bounded (TAKE_MAX per take) and goes by due time: an entry due later than a backlog is
+        // handed out after the backlog even though its file id sorts first, and nothing is handed out twice or lost.
+        DeletionQueue queue = queue(1_000, 10_000);
+        List<String> backlog = new java.util.ArrayList<>();
+        for (int i = 0; i < DeletionQueue.TAKE_MAX + 6; i++) {
+            backlog.add("v:" + (1_000 + i));
+        }
+        assertThat(queue.enqueueAll(backlog)).isTrue();
+        clock.advanceMillis(10);
+        assertThat(queue.enqueueAll(List.of("a:0"))).isTrue();
+        clock.advanceMillis(1_000);
+
+        List<String> first = queue.takeDue();
+        assertThat(first).hasSize(DeletionQueue.TAKE_MAX).doesNotContain("a:0");
+        assertThat(queue.nextDueMillis()).isPresent();
+        List<String> second = queue.takeDue();
+        assertThat(second).hasSize(7).contains("a:0").doesNotContainAnyElementsOf(first);
+        assertThat(queue.takeDue()).isEmpty();
+        assertThat(queue.nextDueMillis()).isEmpty();
+        assertThat(queue.pendingCount()).isEqualTo(backlog.size() + 1);
+        queue.retryLater("a:0");
+        assertThat(queue.nextDueMillis()).hasValue(clock.wallClockMillis()); // its own due time, waiting again
+        assertThat(queue.takeDue()).containsExactly("a:0");
+    }
+
+    @Test
+    void batchesRecordedTogetherAreTakenOrRefusedEachWholeInOneWrite() throws IOException {
+        // Proves enqueueBatches (OSD_DELETE_FILES calls recorded together) takes each batch whole or refuses it whole
+        // against pendingMax, in order, with files shared between batches counted once, and survives a restart.
+        DeletionQueue queue = queue(0, 5);
+        boolean[] taken = queue.enqueueBatches(List.of(List.of("v:1", "v:2"), List.of("v:2", "v:3", "v:4", "v:5"),
+                List.of("v:6", "v:7"), List.of("v:5")));
+        assertThat(taken).containsExactly(true, true, false, true);
+        assertThat(queue.pendingCount()).isEqualTo(5);
+        assertThat(queue(0, 5).takeDue()).containsExactly("v:1", "v:2", "v:3", "v:4", "v:5");
+    }
 }
