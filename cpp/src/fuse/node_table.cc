@@ -228,7 +228,7 @@ std::optional<std::string> NodeTable::PathLocked(std::uint64_t node_id,
                                                  const std::string* leaf) const {
   // The names from `node_id` up to the root, deepest first, on the stack for the usual depths: a path
   // is asked on every request (perf of a create loop: this vector and the joined copy of a
-  // (parent, name) path were 2 of the mount's ~59 mallocs per create).
+  // (parent, name) path were 2 of the mount's ~66 mallocs per create).
   constexpr std::size_t kInlineDepth = 32;
   const std::string* inline_components[kInlineDepth];
   std::vector<const std::string*> deep_components;  // all of them, once deeper than kInlineDepth
