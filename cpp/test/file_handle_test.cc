@@ -521,6 +521,24 @@ TEST_F(FileHandleTest, HandlesOfOneFileShareTheKnownSize) {
   EXPECT_EQ(reader->Read(0, 100), "visible");
 }
 
+// The size at a handle's last close is kept (Volume::ApplyLocalSize) only where it can be newer than an
+// MRC answer: the file's size changed here, or the open may have changed it (O_TRUNC). A file created
+// and closed without writes (every create of a metadata loop) keeps nothing.
+TEST_F(FileHandleTest, OnlyAFileWhoseSizeChangedHereKeepsItsSizeAfterTheLastClose) {
+  volume->OpenFile(user, "/created", O_CREAT | O_EXCL | O_WRONLY, 0644)->Close();
+  EXPECT_EQ(volume->ClosedSizesKept(), 0u);
+  volume->OpenFile(user, "/created", O_WRONLY, 0)->Close();
+  EXPECT_EQ(volume->ClosedSizesKept(), 0u);
+  {
+    auto written = volume->OpenFile(user, "/created", O_WRONLY, 0);
+    written->Write(0, "abc");
+    written->Close();
+  }
+  EXPECT_EQ(volume->ClosedSizesKept(), 1u);
+  volume->OpenFile(user, "/truncated", O_CREAT | O_TRUNC | O_WRONLY, 0644)->Close();
+  EXPECT_EQ(volume->ClosedSizesKept(), 2u);
+}
+
 TEST_F(FileHandleTest, GetattrShowsTheLocalSizeUntilTheMrcHasIt) {
   // While written bytes are not yet reported, getattr returns the local size; afterwards the MRC's.
   auto file = Create("/growing");

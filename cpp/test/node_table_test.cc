@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace xtreemfs::fuse_adapter {
 namespace {
 
@@ -23,6 +26,26 @@ TEST(NodeTableTest, PathsAreBuiltFromNamesUpToTheRoot) {
   EXPECT_EQ(nodes.NodeNamed(dir, "g"), 0u);
   EXPECT_EQ(nodes.InodeOf(file), 11u);
   EXPECT_FALSE(nodes.PathOf(12345).has_value());
+}
+
+// Paths are built on the stack up to some depth and on the heap beyond it: both give the same
+// paths, at every depth around the boundary, also with a name appended and for a hidden name.
+TEST(NodeTableTest, PathsOfDeepTreesAndOfNamesInThemAreWhole) {
+  NodeTable nodes;
+  std::uint64_t directory = kRoot;
+  std::string expected;
+  for (int depth = 1; depth <= 80; ++depth) {
+    // Names longer than a short string's inline buffer, so each one is a separate allocation.
+    const std::string name = "directory-with-a-long-name-" + std::to_string(depth);
+    directory = nodes.Remember(directory, name, 1000 + depth, true, 2);
+    expected += "/" + name;
+    ASSERT_EQ(nodes.PathOf(directory), expected) << depth;
+    ASSERT_EQ(nodes.PathOf(directory, "f"), expected + "/f") << depth;
+  }
+  const auto file = nodes.Remember(directory, "open", 5000, false, 1);
+  nodes.Opened(file);
+  nodes.MarkHidden(directory, "open");
+  EXPECT_EQ(nodes.Released(file), std::vector<std::string>{expected + "/open"});
 }
 
 TEST(NodeTableTest, HardLinksShareOneNodeAndUnlinkOfOneNameKeepsTheOther) {

@@ -220,10 +220,14 @@ std::optional<xtreemfs::osd::Lock> LockClient::Check(FileHandle& file, const Loc
 
 void LockClient::Release(FileHandle& file, LockKind kind, std::uint64_t owner,
                          std::uint64_t offset_bytes, std::uint64_t length_bytes) {
-  const HeldKey key{file.file_id(), static_cast<int>(kind), owner};
   std::uint64_t acquires_begun;
+  HeldKey key;
   {
     std::lock_guard<std::mutex> guard(mutex_);
+    // Every close(2) unlocks (FUSE flush): a mount without any lock answers it without building the
+    // key, a copy of the file id (one malloc and free per close of every file).
+    if (maybe_held_.empty()) return;
+    key = HeldKey{file.file_id(), static_cast<int>(kind), owner};
     const auto entry = maybe_held_.find(key);
     if (entry == maybe_held_.end()) return;
     acquires_begun = entry->second.acquires_begun;

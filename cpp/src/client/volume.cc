@@ -437,6 +437,11 @@ bool Volume::NewestLocalSize(Stat& stat, bool when_open) {
   return true;
 }
 
+std::size_t Volume::ClosedSizesKept() {
+  std::lock_guard<std::mutex> lock(files_mutex_);
+  return closed_sizes_.size();
+}
+
 void Volume::RememberClosedSize(const std::string& file_id, KnownSize known) {
   std::lock_guard<std::mutex> lock(files_mutex_);
   auto found = closed_sizes_.find(file_id);

@@ -134,6 +134,8 @@ class Volume {
   // closed here (closed_sizes_). Both are needed, because an answer the MRC read before a size
   // report reached it can arrive after the report completed, and even after the last close.
   void ApplyLocalSize(xtreemfs::mrc::Stat& stat);
+  // How many files' sizes at their last close are kept for ApplyLocalSize (tests).
+  std::size_t ClosedSizesKept();
   xtreemfs::mrc::Stat Setattr(const UserCredentials& user, const std::string& path,
                               const xtreemfs::mrc::Stat& stat, std::uint32_t to_set);
   xtreemfs::mrc::Stat Mkdir(const UserCredentials& user, const std::string& path, std::uint32_t mode);

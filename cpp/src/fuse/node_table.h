@@ -98,7 +98,9 @@ class NodeTable {
   void Attach(std::uint64_t node_id, const Name& name);
   void Detach(const Name& name);
   void FreeIfUnused(std::uint64_t node_id);
-  std::optional<std::string> PathLocked(std::uint64_t node_id) const;
+  // The path of `node_id`, or with `leaf` that of the name `*leaf` in directory `node_id`; built in
+  // one allocation.
+  std::optional<std::string> PathLocked(std::uint64_t node_id, const std::string* leaf = nullptr) const;
 
   mutable std::shared_mutex mutex_;
   std::uint64_t next_node_id_ = kRootNodeId + 1;
