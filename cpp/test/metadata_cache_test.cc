@@ -174,10 +174,26 @@ TEST(MetadataCacheTest, AListingsEntriesAreStoredUnderTheirPathsUnlessAnInvalida
   EXPECT_EQ(cache.PutListed("/", ListingOf(2, 9000), cache.Generation()), 2u);
   EXPECT_EQ(cache.Get("/f1")->inode(), 9001u);
 
-  const std::uint64_t generation = cache.Generation();
+  // A page fetched before invalidations stores the entries they do not concern: not the path, not
+  // the inode (another name of it), nothing below a subtree.
+  std::uint64_t generation = cache.Generation();
   cache.Invalidate("/unrelated");
+  cache.Invalidate("/e/f3");
+  cache.InvalidateInode(505);
+  EXPECT_EQ(cache.PutListed("/e", ListingOf(10, 500), generation), 8u);
+  EXPECT_TRUE(cache.Get("/e/f0").has_value());
+  EXPECT_FALSE(cache.Get("/e/f3").has_value());
+  EXPECT_FALSE(cache.Get("/e/f5").has_value());
+  generation = cache.Generation();
+  cache.InvalidateSubtree("/e");
   EXPECT_EQ(cache.PutListed("/e", ListingOf(10, 500), generation), 0u);
-  EXPECT_FALSE(cache.Get("/e/f0").has_value());
+  EXPECT_EQ(cache.PutListed("/e", ListingOf(10, 500), cache.Generation()), 10u);
+  // More invalidations since the fetch than are kept (4,096): nothing is stored.
+  generation = cache.Generation();
+  for (int i = 0; i < 4096; ++i) cache.Invalidate("/x" + std::to_string(i));
+  EXPECT_EQ(cache.PutListed("/g", ListingOf(10, 700), generation), 10u);
+  cache.Invalidate("/x");
+  EXPECT_EQ(cache.PutListed("/h", ListingOf(10, 800), generation), 0u);
 }
 
 TEST(MetadataCacheTest, AListingLargerThanTheBoundLeavesTheBoundAndItsNewestEntries) {
@@ -912,9 +928,10 @@ TEST_F(VolumeCacheTest, TheLookupThatStartsAStatAheadListingIsAnsweredBeforeTheL
 }
 
 TEST_F(VolumeCacheTest, AChangeMadeHereWhileAStatAheadPageIsOnItsWayIsNotUndoneByThePage) {
-  // The page was read at the MRC before an unlink and a chmod made here: stored, it would bring the
-  // unlinked name back and the old mode for a TTL. It is dropped; the pages asked after the change
-  // are kept.
+  // The page was read at the MRC before an unlink and a chmod made here: stored whole, it would
+  // bring the unlinked name back and the old mode for a TTL. Those two entries are left out; the
+  // rest of the page, and the pages asked after the change, are kept (an unlink loop's lookups
+  // meet the listing that runs beside its unlinks).
   OpenVolume(kTtlMs, true);
   volume->Mkdir(user, "/d", 0755);
   for (int i = 0; i < 600; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
@@ -931,8 +948,8 @@ TEST_F(VolumeCacheTest, AChangeMadeHereWhileAStatAheadPageIsOnItsWayIsNotUndoneB
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
   EXPECT_EQ(ErrnoOfGetattr("/d/f100"), ENOENT);
   EXPECT_EQ(volume->Getattr(user, "/d/f101").mode(), S_IFREG | 0600u);
-  EXPECT_TRUE(FetchedFromMrc("/d/f102"));   // the first page's entries: not stored
-  EXPECT_FALSE(FetchedFromMrc("/d/f599"));  // the second page's: stored
+  EXPECT_FALSE(FetchedFromMrc("/d/f102"));  // the page's entries the changes did not concern
+  EXPECT_FALSE(FetchedFromMrc("/d/f599"));  // the second page's
 }
 
 TEST_F(VolumeCacheTest, StatAheadListsAtMostFourDirectoriesAtOnce) {
