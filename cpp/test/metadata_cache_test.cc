@@ -10,10 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <functional>
-#include <future>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "client/directory_listing.h"
@@ -174,26 +172,10 @@ TEST(MetadataCacheTest, AListingsEntriesAreStoredUnderTheirPathsUnlessAnInvalida
   EXPECT_EQ(cache.PutListed("/", ListingOf(2, 9000), cache.Generation()), 2u);
   EXPECT_EQ(cache.Get("/f1")->inode(), 9001u);
 
-  // A page fetched before invalidations stores the entries they do not concern: not the path, not
-  // the inode (another name of it), nothing below a subtree.
-  std::uint64_t generation = cache.Generation();
+  const std::uint64_t generation = cache.Generation();
   cache.Invalidate("/unrelated");
-  cache.Invalidate("/e/f3");
-  cache.InvalidateInode(505);
-  EXPECT_EQ(cache.PutListed("/e", ListingOf(10, 500), generation), 8u);
-  EXPECT_TRUE(cache.Get("/e/f0").has_value());
-  EXPECT_FALSE(cache.Get("/e/f3").has_value());
-  EXPECT_FALSE(cache.Get("/e/f5").has_value());
-  generation = cache.Generation();
-  cache.InvalidateSubtree("/e");
   EXPECT_EQ(cache.PutListed("/e", ListingOf(10, 500), generation), 0u);
-  EXPECT_EQ(cache.PutListed("/e", ListingOf(10, 500), cache.Generation()), 10u);
-  // More invalidations since the fetch than are kept (4,096): nothing is stored.
-  generation = cache.Generation();
-  for (int i = 0; i < 4096; ++i) cache.Invalidate("/x" + std::to_string(i));
-  EXPECT_EQ(cache.PutListed("/g", ListingOf(10, 700), generation), 10u);
-  cache.Invalidate("/x");
-  EXPECT_EQ(cache.PutListed("/h", ListingOf(10, 800), generation), 0u);
+  EXPECT_FALSE(cache.Get("/e/f0").has_value());
 }
 
 TEST(MetadataCacheTest, AListingLargerThanTheBoundLeavesTheBoundAndItsNewestEntries) {
@@ -342,7 +324,6 @@ class NamespaceMrc : public rpc::Transport {
         const auto readdir = Parse<ReaddirRequest>(bytes);
         last_readdir_offset = readdir.offset();
         if (readdir.names_only()) ++names_only_readdirs;
-        if (!readdir.names_only()) readdir_limits.push_back(readdir.limit());
         last_readdir_after_name = readdir.after_name();
         std::vector<std::pair<std::string, std::string>> listing{
             {".", readdir.path()}, {"..", ParentOf(readdir.path())}};
@@ -372,12 +353,6 @@ class NamespaceMrc : public rpc::Transport {
           if (!readdir.names_only()) *entry->mutable_stat() = Existing(listing[index].second);
         }
         response.set_end_of_directory(index >= listing.size());
-        if (during_readdir) {
-          // What happens while the page is on its way back (the store was read already).
-          auto hook = std::move(during_readdir);
-          during_readdir = nullptr;
-          hook();
-        }
         return Answer(response);
       }
       case MRC_SETXATTR:
@@ -469,9 +444,6 @@ class NamespaceMrc : public rpc::Transport {
   std::uint64_t last_readdir_offset = 0;
   int names_only_readdirs = 0;  // listings of names only (AbsentNames)
   std::string last_readdir_after_name;
-  std::vector<std::uint32_t> readdir_limits;  // the page size of every listing with attributes
-  // Runs once, in the next MRC_READDIR after its page was read and before it is answered.
-  std::function<void()> during_readdir;
   // MRC_UNLINK's answer carries the directory's Stat (an older MRC's, or a repeat's, does not).
   bool unlink_answers_directory = true;
   // Runs inside MRC_UNLINK after its answer was made: another change racing with it.
@@ -559,33 +531,12 @@ class VolumeCacheTest : public ::testing::Test {
  protected:
   VolumeCacheTest() { OpenVolume(kTtlMs); }
 
-  // Stat-ahead listings run as soon as they are handed over, inside the getattr that decided on
-  // them (NamespaceMrc is not thread-safe); with `defer_listings` they wait in `listings` until the
-  // test runs them (RunListings).
-  void OpenVolume(std::uint32_t ttl_ms, bool defer_listings = false) {
+  void OpenVolume(std::uint32_t ttl_ms) {
     VolumeOptions options;
     options.metadata_cache_ttl_ms = ttl_ms;
-    options.stat_ahead_runner = [this, defer_listings](std::function<void()> listing) {
-      if (defer_listings) {
-        listings.push_back(std::move(listing));
-      } else {
-        listing();
-      }
-    };
     volume = Volume::Open(mrc, ParseDirUrl("dir/demo"), clock, options);
   }
-  void RunListings() {
-    while (!listings.empty()) {
-      auto listing = std::move(listings.front());
-      listings.erase(listings.begin());
-      listing();
-    }
-  }
   int Getattrs() { return mrc.Calls(xtreemfs::mrc::MRC_GETATTR); }
-  // Stat-ahead listings so far: their first pages (256 entries asked).
-  int StatAheadListings() {
-    return static_cast<int>(std::count(mrc.readdir_limits.begin(), mrc.readdir_limits.end(), 256u));
-  }
   // Whether getattr of `path` was answered by the MRC (and not the cache).
   bool FetchedFromMrc(const std::string& path) {
     const int before = Getattrs();
@@ -605,7 +556,6 @@ class VolumeCacheTest : public ::testing::Test {
   FakeCluster cluster{clock, 2, kStripeWidth, kObjectSizeBytes};
   NamespaceMrc mrc{cluster};
   UserCredentials user;
-  std::vector<std::function<void()>> listings;  // handed over, not run yet (OpenVolume)
   std::unique_ptr<Volume> volume;
 };
 
@@ -838,15 +788,15 @@ TEST_F(VolumeCacheTest, StatAheadListsAgainWhileThePreviousListingPaid) {
   volume->Mkdir(user, "/d", 0755);
   for (int i = 0; i < 400; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
   for (int i = 0; i < 8; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
-  EXPECT_EQ(StatAheadListings(), 1);  // the probe (two pages: 256, then the other 144)
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);  // the probe
   for (int i = 8; i < 21; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
   clock.Advance(2 * kTtlMs);  // the entries expired; no whole window of getattrs before this one
   for (int i = 21; i < 29; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
-  EXPECT_EQ(StatAheadListings(), 2);  // the probe paid: listed again
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);  // the probe paid: listed again
   for (int i = 29; i < 32; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
   clock.Advance(2 * kTtlMs);
   for (int i = 32; i < 40; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
-  EXPECT_EQ(StatAheadListings(), 2);  // 3 getattrs did not pay for 400 entries
+  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);  // 3 getattrs did not pay for 400 entries
 }
 
 TEST_F(VolumeCacheTest, AnUnlinksAnswerServesTheDirectorysNextGetattr) {
@@ -906,95 +856,6 @@ TEST_F(VolumeCacheTest, StatAheadCanBeTurnedOff) {
   for (int i = 0; i < 20; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
   for (int i = 0; i < 20; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
   EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 0);
-}
-
-TEST_F(VolumeCacheTest, TheLookupThatStartsAStatAheadListingIsAnsweredBeforeTheListingRuns) {
-  // Session 16: the 8th lookup of a fresh mount waited for the listing of the whole directory
-  // (1.1 s for 10,000 entries at load 20). It is answered by its own getattr; the listing runs
-  // afterwards, once per directory however many misses arrive meanwhile, in pages that grow.
-  OpenVolume(kTtlMs, true);
-  volume->Mkdir(user, "/d", 0755);
-  for (int i = 0; i < 6000; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
-  for (int i = 0; i < 8; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
-  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 0);
-  ASSERT_EQ(listings.size(), 1u);
-  // Lookups while the listing waits are answered by the MRC and hand over no second listing.
-  for (int i = 8; i < 40; ++i) EXPECT_TRUE(FetchedFromMrc("/d/f" + std::to_string(i)));
-  EXPECT_EQ(listings.size(), 1u);
-  RunListings();
-  EXPECT_EQ(mrc.readdir_limits, (std::vector<std::uint32_t>{256, 1024, 4096, 10000}));
-  EXPECT_EQ(mrc.last_readdir_after_name, "f5836");  // the 5,376th name in byte order
-  for (int i = 40; i < 6000; i += 7) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
-}
-
-TEST_F(VolumeCacheTest, AChangeMadeHereWhileAStatAheadPageIsOnItsWayIsNotUndoneByThePage) {
-  // The page was read at the MRC before an unlink and a chmod made here: stored whole, it would
-  // bring the unlinked name back and the old mode for a TTL. Those two entries are left out; the
-  // rest of the page, and the pages asked after the change, are kept (an unlink loop's lookups
-  // meet the listing that runs beside its unlinks).
-  OpenVolume(kTtlMs, true);
-  volume->Mkdir(user, "/d", 0755);
-  for (int i = 0; i < 600; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
-  for (int i = 0; i < 8; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
-  ASSERT_EQ(listings.size(), 1u);
-  // f100 and f101 are in the first page (byte order: f0, f1, f10, f100, f101, ...).
-  mrc.during_readdir = [&] {
-    volume->Unlink(user, "/d/f100");
-    Stat mode;
-    mode.set_mode(0600);
-    volume->Setattr(user, "/d/f101", mode, xtreemfs::mrc::SETATTR_MODE);
-  };
-  RunListings();
-  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 2);
-  EXPECT_EQ(ErrnoOfGetattr("/d/f100"), ENOENT);
-  EXPECT_EQ(volume->Getattr(user, "/d/f101").mode(), S_IFREG | 0600u);
-  EXPECT_FALSE(FetchedFromMrc("/d/f102"));  // the page's entries the changes did not concern
-  EXPECT_FALSE(FetchedFromMrc("/d/f599"));  // the second page's
-}
-
-TEST_F(VolumeCacheTest, StatAheadListsAtMostFourDirectoriesAtOnce) {
-  OpenVolume(kTtlMs, true);
-  for (int d = 0; d < 5; ++d) {
-    const std::string directory = "/d" + std::to_string(d);
-    volume->Mkdir(user, directory, 0755);
-    for (int i = 0; i < 20; ++i) volume->Mknod(user, directory + "/f" + std::to_string(i), S_IFREG | 0644, 0);
-  }
-  for (int d = 0; d < 5; ++d) {
-    for (int i = 0; i < 8; ++i) volume->Getattr(user, "/d" + std::to_string(d) + "/f" + std::to_string(i));
-  }
-  EXPECT_EQ(listings.size(), 4u);  // the fifth directory's misses count again from zero
-  RunListings();
-  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 4);
-  for (int i = 8; i < 16; ++i) volume->Getattr(user, "/d4/f" + std::to_string(i));
-  EXPECT_EQ(listings.size(), 1u);
-  RunListings();
-  EXPECT_FALSE(FetchedFromMrc("/d4/f16"));
-}
-
-TEST_F(VolumeCacheTest, TheVolumesOwnListerListsOnItsThreadAfterTheLookupWasAnswered) {
-  VolumeOptions options;
-  options.metadata_cache_ttl_ms = kTtlMs;  // no runner: the volume's lister thread
-  volume = Volume::Open(mrc, ParseDirUrl("dir/demo"), clock, options);
-  volume->Mkdir(user, "/d", 0755);
-  for (int i = 0; i < 20; ++i) volume->Mknod(user, "/d/f" + std::to_string(i), S_IFREG | 0644, 0);
-  // The listing's MRC call holds its page until released; the test touches nothing of the fake
-  // MRC between the page's start and its release, nor after the release until the lister is done.
-  std::promise<std::thread::id> started;
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  const std::thread::id test_thread = std::this_thread::get_id();
-  mrc.during_readdir = [&started, released, test_thread] {
-    started.set_value(std::this_thread::get_id());
-    if (std::this_thread::get_id() != test_thread) released.wait();  // else the test would hang
-  };
-  auto listing_thread = started.get_future();
-  for (int i = 0; i < 8; ++i) volume->Getattr(user, "/d/f" + std::to_string(i));
-  // Returned: the 8th lookup did not wait for the listing, which is (or will be) blocked elsewhere.
-  EXPECT_NE(listing_thread.get(), test_thread);
-  release.set_value();
-  volume->WaitForStatAhead();
-  EXPECT_EQ(mrc.Calls(xtreemfs::mrc::MRC_READDIR), 1);
-  for (int i = 8; i < 20; ++i) EXPECT_FALSE(FetchedFromMrc("/d/f" + std::to_string(i)));
 }
 
 TEST_F(VolumeCacheTest, TheCreatingOpensAnswerServesTheFirstGetattrOfItsHandleOnce) {

@@ -2,26 +2,12 @@
 
 #include <algorithm>
 #include <iterator>
-#include <unordered_set>
-#include <vector>
 
 namespace xtreemfs::client {
 
 namespace {
 // Entries a listing stores per hold of the lock: other threads' look-ups wait at most this long.
 constexpr int kListedEntriesPerLock = 1024;
-// Invalidations kept for PutListed (about 64 bytes each): more than a stat-ahead page's time of
-// local changes (an unlink loop makes 3 per unlink, a few thousand unlinks per second at most).
-constexpr std::size_t kInvalidationsKept = 4096;
-}  // namespace
-
-void MetadataCache::NoteInvalidation(const std::string& path, bool subtree, std::uint64_t inode) {
-  ++generation_;
-  invalidations_.push_back(Invalidation{generation_, path, subtree, inode});
-  if (invalidations_.size() > kInvalidationsKept) invalidations_.pop_front();
-}
-
-namespace {
 }  // namespace
 
 MetadataCache::MetadataCache(Clock& clock, std::uint32_t ttl_ms, std::size_t entries_max)
@@ -69,41 +55,11 @@ std::size_t MetadataCache::PutListed(
   std::string path = prefix;
   std::size_t stored = 0;
   int next = 0;
-  // What the invalidations since `generation` concern (rebuilt at each hold of the lock).
-  std::unordered_set<std::string_view> paths;
-  std::vector<std::string_view> subtrees;
-  std::unordered_set<std::uint64_t> inodes;
   while (next < entries.size()) {
     std::lock_guard<std::mutex> lock(mutex_);
-    // Some invalidation since the fetch is no longer kept: the rest may be older than it.
-    if (generation != generation_ &&
-        (invalidations_.empty() || invalidations_.front().generation > generation + 1)) {
-      break;
-    }
-    paths.clear();
-    subtrees.clear();
-    inodes.clear();
-    for (auto change = invalidations_.rbegin();
-         change != invalidations_.rend() && change->generation > generation; ++change) {
-      if (change->path.empty()) {
-        inodes.insert(change->inode);
-      } else if (change->subtree) {
-        subtrees.push_back(change->path);
-      } else {
-        paths.insert(change->path);
-      }
-    }
-    const auto changed_since = [&](const std::string& entry_path, std::uint64_t inode) {
-      if (inodes.count(inode) != 0 || paths.count(entry_path) != 0) return true;
-      for (const std::string_view above : subtrees) {
-        if (above == "/" || entry_path == above ||
-            (entry_path.size() > above.size() && entry_path.compare(0, above.size(), above) == 0 &&
-             entry_path[above.size()] == '/')) {
-          return true;
-        }
-      }
-      return false;
-    };
+    // An invalidation since the fetch (also one between two holds of the lock): the rest may be
+    // older than it.
+    if (generation != generation_) break;
     const std::int64_t expires_ms = clock_.MonotonicMs() + ttl_ms_;
     // Entries come in byte order of their names, which is the map's order: each goes right after
     // the previous one, found without comparing strings down the tree.
@@ -114,7 +70,6 @@ std::size_t MetadataCache::PutListed(
       if (!entry.has_stat() || entry.name() == "." || entry.name() == "..") continue;
       path.resize(prefix.size());
       path += entry.name();
-      if (generation != generation_ && changed_since(path, entry.stat().inode())) continue;
       hint = std::next(Store(path, entry.stat(), expires_ms, hint));
       ++stored;
     }
@@ -169,14 +124,14 @@ MetadataCache::EntryMap::iterator MetadataCache::Erase(EntryMap::iterator entry)
 
 void MetadataCache::Invalidate(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
-  NoteInvalidation(path, false, 0);
+  BumpGeneration();
   auto found = Find(path);
   if (found != entries_.end()) Erase(found);
 }
 
 void MetadataCache::InvalidateSubtree(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
-  NoteInvalidation(path, true, 0);
+  BumpGeneration();
   if (path == "/") {
     by_path_.clear();
     entries_.clear();
@@ -196,7 +151,7 @@ void MetadataCache::InvalidateSubtree(const std::string& path) {
 
 void MetadataCache::InvalidateInode(std::uint64_t inode) {
   std::lock_guard<std::mutex> lock(mutex_);
-  NoteInvalidation("", false, inode);
+  BumpGeneration();
   for (auto indexed = paths_by_inode_.find(inode); indexed != paths_by_inode_.end();
        indexed = paths_by_inode_.find(inode)) {
     Erase(Find(*indexed->second));

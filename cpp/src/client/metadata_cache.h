@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <list>
 #include <map>
 #include <mutex>
@@ -40,12 +39,8 @@ class MetadataCache {
   // whether it did.
   bool Put(const std::string& path, const xtreemfs::mrc::Stat& stat, std::uint64_t generation);
   // Put of every entry of a listing of `directory` that carries a Stat ("." and ".." excepted): a
-  // stat-ahead page brings up to 10,000 entries at once. An entry that an invalidation since
-  // `generation` concerns (its path, a subtree above it, its inode) is not stored: the page may be
-  // older than that change. The others are: no change made here touched them since the fetch, so
-  // they are as fresh as any fetched Stat (a stat-ahead listing runs beside an unlink loop's own
-  // unlinks). When the invalidations since `generation` are no longer all kept
-  // (kInvalidationsKept), nothing more is stored. Returns how many it stored.
+  // stat-ahead page brings up to 10,000 entries at once. Stores nothing more once an invalidation
+  // happened since `generation` was taken. Returns how many it stored.
   std::size_t PutListed(const std::string& directory,
                         const google::protobuf::RepeatedPtrField<xtreemfs::mrc::DirectoryEntry>& entries,
                         std::uint64_t generation);
@@ -86,9 +81,7 @@ class MetadataCache {
   void EvictBeyondBound();
   void Unindex(EntryMap::iterator entry);
   EntryMap::iterator Erase(EntryMap::iterator entry);
-  // Bumps the generation and keeps what it invalidated (`path`, with `subtree` everything below it
-  // too; or `inode`, path empty) for PutListed, dropping the oldest beyond kInvalidationsKept.
-  void NoteInvalidation(const std::string& path, bool subtree, std::uint64_t inode);
+  void BumpGeneration() { ++generation_; }
 
   Clock& clock_;
   const std::uint32_t ttl_ms_;
@@ -104,14 +97,6 @@ class MetadataCache {
   std::list<const std::string*> recency_;
   std::unordered_multimap<std::uint64_t, const std::string*> paths_by_inode_;
   std::uint64_t generation_ = 0;
-  // The latest invalidations, oldest first; the last one made generation_ (each made one).
-  struct Invalidation {
-    std::uint64_t generation;
-    std::string path;  // empty: by inode
-    bool subtree;
-    std::uint64_t inode;
-  };
-  std::deque<Invalidation> invalidations_;
 };
 
 }  // namespace xtreemfs::client

@@ -82,21 +82,9 @@ Volume::Volume(rpc::Transport& transport, Clock& clock, VolumeOptions options,
       resolver_(std::move(resolver)),
       metadata_cache_(clock, options.metadata_cache_ttl_ms, options.metadata_cache_entries_max),
       absent_names_(clock, options.absent_names_ttl_ms, options.absent_names_misses,
-                    options.absent_names_max) {
-  if (metadata_cache_.enabled() && options_.stat_ahead_misses != 0 && !options_.stat_ahead_runner) {
-    stat_ahead_thread_ = std::thread([this] { RunStatAheadListings(); });
-  }
-}
+                    options.absent_names_max) {}
 
-Volume::~Volume() {
-  {
-    std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
-    stat_ahead_stopping_ = true;
-  }
-  stat_ahead_changed_.notify_all();
-  // A listing under way ends after its current page (at most one MRC call's time).
-  if (stat_ahead_thread_.joinable()) stat_ahead_thread_.join();
-}
+Volume::~Volume() = default;
 
 namespace {
 // Directories whose stat-ahead state is kept at once, and entries asked per stat-ahead batch.
@@ -104,15 +92,6 @@ constexpr std::size_t kStatAheadDirectoriesMax = 1024;
 // The MRC's largest page (ReaddirOp.READDIR_LIMIT_MAX): fewer, larger pages cost it less per entry;
 // each further page continues after the last name of the previous one.
 constexpr std::uint32_t kStatAheadBatchEntries = 10000;
-// A stat-ahead listing's pages: the first is small, so that lookups arriving while the directory is
-// listed meet entries after one short MRC call (256 entries cost the MRC about 1 ms, the whole of
-// a 10,000-entry directory 1 s at load 20: tests/bench/fuse/README.md, session 16), then each is
-// kStatAheadPageGrowth times the previous, up to kStatAheadBatchEntries: 10,000 entries in 4 pages.
-constexpr std::uint32_t kStatAheadFirstPageEntries = 256;
-constexpr std::uint32_t kStatAheadPageGrowth = 4;
-// Listings queued or under way at once, over all directories; a directory that would be one more
-// is not listed (its misses count again from zero). One listing per directory at a time.
-constexpr std::uint32_t kStatAheadListingsMax = 4;
 // What one getattr round trip costs the MRC and the client, in entries of a listing with attributes:
 // a listing of E entries pays when the directory's getattrs per TTL, times this, reach E. Measured
 // as CPU (tests/bench/fuse/README.md, "Issue 10: stat through the mount", load 29-38): a getattr
@@ -291,17 +270,10 @@ void Volume::NoteHit(const std::string& path) {
 void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string& directory) {
   if (!metadata_cache_.enabled() || options_.stat_ahead_misses == 0) return;
   const std::int64_t started_ms = clock_.MonotonicMs();
-  // The getattr that decides on a listing is answered first: the listing is handed to the runner
-  // (the lister thread) and fills the cache while the application's next lookups arrive.
-  std::function<void()> listing;
   {
     std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
     if (stat_ahead_.size() >= kStatAheadDirectoriesMax && stat_ahead_.count(directory) == 0) {
-      // Forget the directories, except those being listed: their flag keeps a second listing of
-      // the same directory out.
-      for (auto entry = stat_ahead_.begin(); entry != stat_ahead_.end();) {
-        entry = entry->second.listing ? std::next(entry) : stat_ahead_.erase(entry);
-      }
+      stat_ahead_.clear();
     }
     StatAhead& state = stat_ahead_[directory];
     CountLookup(state, started_ms);
@@ -326,80 +298,35 @@ void Volume::NoteMissAndStatAhead(const UserCredentials& user, const std::string
     const bool last_listing_paid =
         state.listing_hits * kListedEntriesPerGetattr >= state.listed_entries;
     if (state.listed_entries != 0 && !pace_pays && !last_listing_paid) return;
-    if (stat_ahead_listings_ >= kStatAheadListingsMax) return;
     state.listing = true;
     state.listed_at_ms = started_ms;
     state.listing_hits = 0;
-    ++stat_ahead_listings_;
-    listing = [this, user, directory, started_ms] { ListForStatAhead(user, directory, started_ms); };
-    if (!options_.stat_ahead_runner) {
-      stat_ahead_queue_.push_back(std::move(listing));
-      stat_ahead_changed_.notify_all();
-      return;
-    }
   }
-  options_.stat_ahead_runner(std::move(listing));
-}
-
-void Volume::ListForStatAhead(const UserCredentials& user, const std::string& directory,
-                              std::int64_t started_ms) {
   // From offset 2: "." and ".." are not needed, and a listing from offset 0 is an access of the
   // directory that may update its atime (servers/mrc/README.md), which a stat is not.
   std::uint64_t offset = 2;
   std::string after_name;  // the last name listed: the next page continues after it
   std::uint64_t fetched = 0;
-  std::uint32_t page_entries = kStatAheadFirstPageEntries;
-  const auto stopping = [this] {
-    std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
-    return stat_ahead_stopping_;
-  };
   try {
     // Entries are trusted for one TTL from their arrival: a listing still going on after half of it
     // would bring entries that expire before they are used (a slow MRC or a loaded machine).
-    // Consistency with changes made here while a page is on its way: Readdir takes the cache's
-    // generation before each page's call, and PutListed stores nothing of a page when an
-    // invalidation (a create, unlink or rename made here) happened since, so no page older than a
-    // local change overwrites what the change dropped; the next page is asked after the change.
     while (fetched < options_.stat_ahead_entries_max &&
-           clock_.MonotonicMs() - started_ms < options_.metadata_cache_ttl_ms / 2 && !stopping()) {
-      const auto batch = Readdir(user, directory, offset, page_entries, false, after_name);
+           clock_.MonotonicMs() - started_ms < options_.metadata_cache_ttl_ms / 2) {
+      const auto batch = Readdir(user, directory, offset, kStatAheadBatchEntries, false, after_name);
       fetched += static_cast<std::uint64_t>(batch.entries_size());
       if (batch.end_of_directory() || batch.entries_size() == 0) break;
       const auto& last = batch.entries(batch.entries_size() - 1);
       if (last.next_offset() <= offset) break;
       offset = last.next_offset();
       after_name = last.name();
-      page_entries = std::min(page_entries * kStatAheadPageGrowth, kStatAheadBatchEntries);
     }
   } catch (const rpc::RpcError&) {
     // No read permission, the directory went away, a timeout: stat goes on one entry at a time.
   }
-  {
-    std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
-    StatAhead& state = stat_ahead_[directory];
-    state.listing = false;
-    state.listed_entries = std::max<std::uint64_t>(fetched, 1);
-    --stat_ahead_listings_;
-  }
-  stat_ahead_changed_.notify_all();
-}
-
-void Volume::RunStatAheadListings() {
-  std::unique_lock<std::mutex> lock(stat_ahead_mutex_);
-  for (;;) {
-    stat_ahead_changed_.wait(lock, [this] { return stat_ahead_stopping_ || !stat_ahead_queue_.empty(); });
-    if (stat_ahead_stopping_) return;
-    std::function<void()> listing = std::move(stat_ahead_queue_.front());
-    stat_ahead_queue_.pop_front();
-    lock.unlock();
-    listing();
-    lock.lock();
-  }
-}
-
-void Volume::WaitForStatAhead() {
-  std::unique_lock<std::mutex> lock(stat_ahead_mutex_);
-  stat_ahead_changed_.wait(lock, [this] { return stat_ahead_listings_ == 0; });
+  std::lock_guard<std::mutex> lock(stat_ahead_mutex_);
+  StatAhead& state = stat_ahead_[directory];
+  state.listing = false;
+  state.listed_entries = std::max<std::uint64_t>(fetched, 1);
 }
 
 void Volume::NoteAbsentAndList(const UserCredentials& user, const std::string& directory) {

@@ -12,7 +12,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -50,15 +49,8 @@ struct VolumeOptions {
   // kListedEntriesPerGetattr (volume.cc: what a getattr round trip costs in listed entries) reach
   // the entries the previous listing brought (entries live one TTL), or while the getattrs the
   // previous listing answered did. 0 disables it.
-  // The listing runs after the getattr that asked for it has been answered (off the FUSE worker),
-  // in pages that grow (volume.cc: kStatAheadFirstPageEntries, times kStatAheadPageGrowth), so the
-  // next lookups meet the first entries soon; at most one listing per directory and
-  // kStatAheadListingsMax directories queued or listed at once.
   std::uint32_t stat_ahead_misses = 8;
   std::uint32_t stat_ahead_entries_max = 32768;
-  // Runs a stat-ahead listing (a task that never throws). Empty: the volume's own lister thread,
-  // one listing at a time, in order. Tests pass their own to decide when a listing runs.
-  std::function<void(std::function<void()> listing)> stat_ahead_runner;
   // Absent names (client/absent_names.h): after this many lookups in one directory that the MRC
   // answered ENOENT within `absent_names_ttl_ms`, the directory's names are listed (names only, up
   // to `absent_names_max`) and a lookup of any other name is answered ENOENT here for
@@ -188,8 +180,6 @@ class Volume {
 
   // The I/O pool and buffer budget shared by this volume's files (tests check the bounds).
   IoResources& io_resources() { return io_; }
-  // Blocks until no stat-ahead listing is queued or running (tests, with the volume's own lister).
-  void WaitForStatAhead();
 
  private:
   friend class FileHandle;
@@ -257,17 +247,10 @@ class Volume {
                                        std::uint64_t generation);
   std::string LayoutAttribute(const UserCredentials& user, const std::string& path,
                               const std::string& name);
-  // Counts a Getattr miss that found an entry in `directory`; when the misses reach
-  // options_.stat_ahead_misses (see VolumeOptions), hands a listing of the directory into the
-  // cache to the stat-ahead runner and returns without waiting for it. Never throws.
+  // Counts a Getattr miss that found an entry in `directory`; lists the directory into the cache
+  // when the misses reach options_.stat_ahead_misses (see VolumeOptions). Never throws: a failed
+  // listing (e.g. no read permission) only means no stat-ahead.
   void NoteMissAndStatAhead(const UserCredentials& user, const std::string& directory);
-  // The listing NoteMissAndStatAhead decided on (`started_ms`: when), page by page into the cache,
-  // then the directory's stat-ahead state updated. Never throws: a failed listing (e.g. no read
-  // permission) only means no stat-ahead.
-  void ListForStatAhead(const UserCredentials& user, const std::string& directory,
-                        std::int64_t started_ms);
-  // The own lister thread's loop (when options_.stat_ahead_runner is empty).
-  void RunStatAheadListings();
   // A lookup in `directory` answered ENOENT by the MRC: lists the directory's names when
   // AbsentNames asks for it. Never throws (a failed listing only means no knowledge).
   void NoteAbsentAndList(const UserCredentials& user, const std::string& directory);
@@ -305,15 +288,6 @@ class Volume {
   AbsentNames absent_names_;
   std::mutex stat_ahead_mutex_;
   std::unordered_map<std::string, StatAhead> stat_ahead_;  // guarded by stat_ahead_mutex_
-  // Listings handed to the runner and not finished (at most kStatAheadListingsMax); guarded by
-  // stat_ahead_mutex_; stat_ahead_changed_ is signalled when a listing is queued and when one ends.
-  std::uint32_t stat_ahead_listings_ = 0;
-  std::condition_variable stat_ahead_changed_;
-  // The own lister's queue (bounded by stat_ahead_listings_) and stop flag; guarded by
-  // stat_ahead_mutex_.
-  std::list<std::function<void()>> stat_ahead_queue_;
-  bool stat_ahead_stopping_ = false;
-  std::thread stat_ahead_thread_;  // runs RunStatAheadListings; joined by ~Volume
   std::mutex files_mutex_;
   // Open files by file id; an entry lives while a handle of the file is open (bounded by the
   // number of open handles).
