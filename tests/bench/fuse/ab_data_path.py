@@ -26,7 +26,8 @@ the io threads) and sums their context switches per operation ("mount cs VOLUNTA
 
 A side is NAME=REPOSITORY (its bin/ and built servers; its cpp/build/mount.xtreemfs unless --mount NAME=PATH);
 --java-opts NAME=FLAGS gives that side's servers JVM flags (XTREEMFS_SERVER_JAVA_OPTS), so one build can run twice
-with different flags; --mkfs-args NAME=ARGS adds mkfs.xtreemfs options to that side's volume (e.g. its object
+with different flags; --osd-setting and --mrc-setting NAME=KEY=VALUE set a setting of that side's OSDs or MRC
+(e.g. M=mrc.outcomes.retentionMs=1000); --mkfs-args NAME=ARGS adds mkfs.xtreemfs options to that side's volume (e.g. its object
 size). --profile records round --profile-round (default 0; not counted in the medians): perf -g of
 the OSD JVMs (and of the MRC for the metadata workloads; JIT symbols from jcmd Compiler.perfmap; add
 -XX:+PreserveFramePointer for call stacks) and of the mount, under OUT/NAME/profile; --jfr adds JFR recordings;
@@ -181,11 +182,12 @@ def page_cache_drops():
 
 class Side:
     def __init__(self, name, repo, state, width, mount_args, osd_settings, java_opts, mount_binary=None, osds=3,
-                 mkfs_args=()):
+                 mkfs_args=(), mrc_settings=()):
         self.mount_binary = Path(mount_binary) if mount_binary else Path(repo) / "cpp/build/mount.xtreemfs"
         self.name, self.repo, self.state, self.width = name, Path(repo), Path(state), width
         self.mount_args, self.osd_settings, self.java_opts = mount_args, osd_settings, java_opts
         self.mkfs_args = list(mkfs_args)
+        self.mrc_settings = list(mrc_settings)
         self.mount_process = None
         self.osds = osds
         self.jfr = False
@@ -210,6 +212,8 @@ class Side:
         extra = []
         for setting in self.osd_settings:
             extra += ["--osd-setting", setting]
+        for setting in self.mrc_settings:
+            extra += ["--mrc-setting", setting]
         self.cluster("start", "--osds", str(self.osds), "--status-ports", *extra)
         shell = self.cluster("status", "--shell")
         self.dir_port = int(re.search(r"^dir_port=(\d+)$", shell, re.M).group(1))
@@ -590,7 +594,10 @@ def main():
     parser.add_argument("--mkfs-args", action="append", default=[],
                         help="NAME=ARGS: extra mkfs.xtreemfs options for that side's volume, e.g. "
                              "B='--object-size 128KiB' (one build, two volume layouts)")
-    parser.add_argument("--osd-setting", action="append", default=[], help="NAME=KEY=VALUE")
+    parser.add_argument("--osd-setting", action="append", default=[], help="NAME=KEY=VALUE: a setting of that side's OSDs")
+    parser.add_argument("--mrc-setting", action="append", default=[],
+                        help="NAME=KEY=VALUE: a setting of that side's MRC, e.g. M=mrc.outcomes.retentionMs=1000 (the "
+                             "exactly-once journal's expiry on every change)")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--runtime-s", type=int, default=8)
     parser.add_argument("--width", type=int, default=1)
@@ -637,16 +644,19 @@ def main():
     mounts = dict(item.split("=", 1) for item in options.mount)
     widths = {name: int(width) for name, width in (item.split("=", 1) for item in options.side_width)}
     mkfs_args = dict(item.split("=", 1) for item in options.mkfs_args)
-    osd_settings = {}
+    osd_settings, mrc_settings = {}, {}
     for item in options.osd_setting:
         name, setting = item.split("=", 1)
         osd_settings.setdefault(name, []).append(setting)
+    for item in options.mrc_setting:
+        name, setting = item.split("=", 1)
+        mrc_settings.setdefault(name, []).append(setting)
     sides = []
     for item in options.build:
         name, repo = item.split("=", 1)
         sides.append(Side(name, repo, options.out / name, widths.get(name, options.width), mount_args.get(name, "").split(),
                           osd_settings.get(name, []), java.get(name, ""), mounts.get(name), options.osds,
-                          mkfs_args.get(name, "").split()))
+                          mkfs_args.get(name, "").split(), mrc_settings.get(name, [])))
     for side in sides:
         side.cold = options.cold
         side.jfr = options.jfr
