@@ -77,9 +77,10 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
     parser.add_argument("--runtime-s", type=positive_int, metavar="S", default=15,
                         help="upper bound of every fio job in seconds; the random jobs run exactly this long")
     parser.add_argument("--warm-up-mib", type=int, metavar="MIB", default=256,
-                        help="untimed sequential write and read of this many MiB on every mount (and the raw "
-                             "disk) before the first measured job, so that the servers' JIT compiling of their "
-                             "first seconds is not measured as the first row's speed; 0: none")
+                        help="untimed sequential write and read of this many MiB per OSD on every XtreemFS mount "
+                             "(whatever its width: ceil(osds/width) files of width x MIB) and of one such file on the "
+                             "raw disk and GlusterFS, before the first measured job, so that the servers' JIT "
+                             "compiling of their first seconds is not measured as the first row's speed; 0: none")
     parser.add_argument("--warm-up-random-s", type=int, metavar="S", default=5,
                         help="after the sequential warm-up, untimed random 4 KiB writes and then reads (queue depth "
                              "32, O_DIRECT) on the warm-up file for this long each, on every target; 0: none")
@@ -349,26 +350,45 @@ class FuseBenchmark:
         self.runs[target][workload] = asdict(result)
         return result
 
+    def warm_up_files(self, target: str) -> Tuple[int, int]:
+        """(files, MiB per file) of the sequential warm-up on `target`: every OSD gets --warm-up-mib of 1 MiB
+        writes and reads whatever the volume's width. Each OSD JVM compiles its own code (session 14: the C2
+        compiler threads were 24-45 % of the OSDs' CPU in make bench's sequential rows), so a width-W file of
+        --warm-up-mib gave each of its OSDs only 1/W of that, and a width-1 volume warmed the one OSD its
+        warm-up file landed on, while its measured file lands on the next (the MRC spreads new files over the
+        OSDs): the width-3 rows then measured three JVMs compiling and the width-1 rows one that had not seen
+        the 1 MiB path. Hence ceil(osds / width) files of width x --warm-up-mib on the XtreemFS mounts, written
+        one after the other and all kept until the warm-up ends, so the MRC places them on different OSDs; one
+        file on the raw disk and GlusterFS (one disk, one brick)."""
+        options = self.options
+        width = {MOUNT: options.stripe_width, WIDE: options.wide_stripe_width}.get(target)
+        if width is None:
+            return 1, options.warm_up_mib
+        return -(-options.osds // width), options.warm_up_mib * width
+
     def warm_up(self, targets: Dict[str, Path]) -> None:
         """Fresh server JVMs compile their hot code during their first seconds of load (a perf profile showed
         C2 compiler threads at 40 % of the OSDs' CPU during a 15-s job); without this the first row measured
-        that, not the file system. Untimed; every side gets the same."""
+        that, not the file system. Untimed; every OSD gets the same 1 MiB warm-up (warm_up_files)."""
         options = self.options
-        size_bytes = options.warm_up_mib * MIB
         for target, folder in targets.items():
-            if size_bytes > 0:
-                self.fio(target, "warm-up", "write", fio_command(folder / "warm-up.dat", "write", "1M", size_bytes,
-                                                                 FIO_HANG_GUARD_S, end_fsync=True))
-                self.fio(target, "warm-up", "read", fio_command(folder / "warm-up.dat", "read", "1M", size_bytes,
-                                                                FIO_HANG_GUARD_S))
+            if options.warm_up_mib > 0:
+                count, file_mib = self.warm_up_files(target)
+                files = [folder / ("warm-up-%d.dat" % index) for index in range(count)]
+                for path in files:
+                    self.fio(target, "warm-up", "write", fio_command(path, "write", "1M", file_mib * MIB,
+                                                                     FIO_HANG_GUARD_S, end_fsync=True))
+                    self.fio(target, "warm-up", "read", fio_command(path, "read", "1M", file_mib * MIB,
+                                                                    FIO_HANG_GUARD_S))
                 # The 4 KiB request paths are partly other code than the 1 MiB ones (the OSD's small reads and
-                # writes, the mount's asynchronous small requests): warm them too.
+                # writes, the mount's asynchronous small requests): warm them too, on the first file.
                 for rw, direction in (("randwrite", "write"), ("randread", "read")):
                     if options.warm_up_random_s > 0:
                         self.fio(target, "warm-up", direction, fio_command(
-                            folder / "warm-up.dat", rw, "4k", size_bytes, options.warm_up_random_s, queue_depth=32,
-                            direct=True, time_based=True))
-                (folder / "warm-up.dat").unlink()
+                            files[0], rw, "4k", options.warm_up_mib * MIB, options.warm_up_random_s,
+                            queue_depth=32, direct=True, time_based=True))
+                for path in files:
+                    path.unlink()
             if options.warm_up_files > 0 and target != RAW:
                 warm_folder = folder / "warm-up-metadata"
                 warm_folder.mkdir()

@@ -329,6 +329,41 @@ class WarmUpTest(unittest.TestCase):
         _, phases = self.warm_up(["--warm-up-files", "0"])
         self.assertEqual(phases, [])
 
+    def sequential_warm_up_mib(self, benchmark, target):
+        """(files, MiB written, MiB read) by the 1 MiB warm-up jobs on `target`."""
+        files, written, read = set(), 0, 0
+        for job_target, workload, command in benchmark.commands:
+            if job_target != target or "--bs=1M" not in command:
+                continue
+            files.update(argument for argument in command if argument.startswith("--filename="))
+            size_mib = int(next(argument for argument in command if argument.startswith("--size="))[7:]) // 2**20
+            if "--rw=write" in command:
+                written += size_mib
+            elif "--rw=read" in command:
+                read += size_mib
+        return len(files), written, read
+
+    def test_every_osd_gets_the_same_sequential_warm_up_whatever_the_width(self):
+        # 3 OSDs: the width-3 volume's OSDs each get 256 MiB (one file of 768), and the width-1 volume writes
+        # three files, one per OSD as the MRC spreads them, so that its measured file's OSD is warm too.
+        benchmark, _ = self.warm_up(["--warm-up-mib", "256", "--osds", "3", "--warm-up-files", "0"])
+        self.assertEqual(self.sequential_warm_up_mib(benchmark, WIDE), (1, 768, 768))
+        self.assertEqual(self.sequential_warm_up_mib(benchmark, MOUNT), (3, 768, 768))
+        self.assertEqual(self.sequential_warm_up_mib(benchmark, RAW), (1, 256, 256))
+        self.assertEqual(self.sequential_warm_up_mib(benchmark, GLUSTER), (1, 256, 256))
+
+    def test_the_warm_up_files_of_a_volume_of_width_two_on_three_osds(self):
+        benchmark, _ = self.warm_up(["--warm-up-mib", "64", "--osds", "3", "--wide-stripe-width", "2",
+                                     "--warm-up-files", "0"])
+        self.assertEqual(self.sequential_warm_up_mib(benchmark, WIDE), (2, 256, 256))
+
+    def test_the_random_warm_up_runs_once_per_target(self):
+        benchmark, _ = self.warm_up(["--warm-up-random-s", "2", "--warm-up-files", "0"])
+        for target in (MOUNT, RAW, WIDE, GLUSTER):
+            random_jobs = [command for job_target, _, command in benchmark.commands
+                           if job_target == target and "--bs=4k" in command]
+            self.assertEqual(len(random_jobs), 2, target)
+
 
 class ReportTest(unittest.TestCase):
     def test_markdown_and_json_files(self):
