@@ -124,11 +124,6 @@ public final class OsdConfig {
                     + " thread that received them rather than on a storage thread (two thread hand-offs less per"
                     + " request); three in a row that wait for the disk (over 100 us each) send the next ones to the storage threads for 50 ms;"
                     + " 0: every request goes to the storage threads. Never with osd.device.emulation");
-    public static final Setting<Integer> STORAGE_DIRECT_READ_BYTES_MAX = Setting.integer(
-            "osd.storage.directReadBytesMax", 0, 0, 1 << 20, "conventional layout on a real disk: reads of at most"
-                    + " this many bytes, block-aligned, bypass the page cache (O_DIRECT: the disk reads only the bytes"
-                    + " asked for, no kernel read-ahead); 0: every read through the page cache. Never with"
-                    + " osd.device.emulation");
     public static final Setting<Long> STORAGE_READ_AHEAD_BYTES = Setting.byteSize("osd.storage.readAheadBytes",
             16L << 20, 0, 1L << 30, "conventional layout: a read that reaches its object's end close after another"
                     + " of the file (a sequential stream) has the file's next objects on this OSD up to this many bytes"
@@ -171,7 +166,7 @@ public final class OsdConfig {
             PREPROCESSING_QUEUE_CAPACITY, QOS_QUEUE_CAPACITY, QOS_IN_FLIGHT_MAX, QOS_VOLUME_QUEUE_CAPACITY, QOS_POLICY,
             QOS_BUFFERED_WRITE_PACING, HEARTBEAT_PERIOD_MS, DELETION_DELAY_MS, DELETION_PENDING_MAX,
             DELETED_VOLUME_FILES_PER_HEARTBEAT, USAGE_TYPE, DEVICE_CLASS, DEVICE_EMULATION, STORAGE_LAYOUT, STORAGE_OPEN_FILES_MAX,
-            STORAGE_READ_AHEAD_BYTES, STORAGE_INLINE_BYTES_MAX, STORAGE_DIRECT_READ_BYTES_MAX,
+            STORAGE_READ_AHEAD_BYTES, STORAGE_INLINE_BYTES_MAX,
             STORAGE_LOG_SEGMENT_BYTES, STORAGE_LOG_DEAD_PERCENT_MAX, STORAGE_LOG_COMPACTION_BYTES_PER_SECOND,
             PROFILE_PATH, LOCKS_LEASE_MS, LOCKS_PER_FILE_MAX, LOCKS_MAX, REPLICATION_FILL_BYTES_PER_SECOND,
             REPLICATION_FILLS_MAX, HEALTH_STORAGE_FAILURES_MAX,
@@ -357,11 +352,6 @@ public final class OsdConfig {
     /** See {@link #STORAGE_READ_AHEAD_BYTES}: 0 with an emulated device, whose model would not see those reads. */
     public long storageReadAheadBytes() {
         return deviceEmulation().emulated() ? 0 : settings.get(STORAGE_READ_AHEAD_BYTES);
-    }
-
-    /** See {@link #STORAGE_DIRECT_READ_BYTES_MAX}: 0 with an emulated device, whose model decides each access's time. */
-    public int storageDirectReadBytesMax() {
-        return deviceEmulation().emulated() ? 0 : settings.get(STORAGE_DIRECT_READ_BYTES_MAX);
     }
 
     /** See {@link #STORAGE_INLINE_BYTES_MAX}: 0 with an emulated device, whose model waits out each access's time. */

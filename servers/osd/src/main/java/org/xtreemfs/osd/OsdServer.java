@@ -203,7 +203,6 @@ public final class OsdServer implements RunningServer {
         ObjectStore objectFiles = StorageLayout.conventionalOf(store);
         if (objectFiles != null) {
             objectFiles.readAhead(config.storageReadAheadBytes());
-            objectFiles.directReads(config.storageDirectReadBytesMax());
         }
         LogStructuredStore log = StorageLayout.logOf(store);
         if (log != null) {

@@ -162,19 +162,6 @@ public final class ObjectStore implements ObjectStorage {
     /** Writes that went to the disk with O_DIRECT since the store opened ({@link #DIRECT_WRITE_BYTES_MIN}). */
     private final AtomicLong directWrites = new AtomicLong();
     /**
-     * Reads of at most this many bytes, aligned as O_DIRECT needs, go to the disk with O_DIRECT (only the bytes asked
-     * for: the kernel's read-ahead of a page-cache read of a cold object file adds pages a random reader never asks
-     * for); 0: every read goes through the page cache. See {@link #directReads(int)}.
-     */
-    private volatile int directReadBytesMax;
-    /** Options of the O_DIRECT channel a direct read opens (cached beside the ordinary one, as writeDirect's). */
-    private static final Set<OpenOption> DIRECT_READ_OPTIONS = Set.of(StandardOpenOption.READ,
-            StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT);
-    /** Each thread's aligned buffer for direct reads (a pooled target buffer is not aligned to the block size). */
-    private final ThreadLocal<ByteBuffer> directReadBuffers = new ThreadLocal<>();
-    /** Reads that went to the disk with O_DIRECT since the store opened ({@link #directReads(int)}). */
-    private final AtomicLong directReadCount = new AtomicLong();
-    /**
      * Reads of at least this many bytes are left in the object's file for the transport to send from there
      * ({@link #readRegion}); smaller ones are copied into a buffer, which costs less than the extra system call and the
      * bookkeeping of a region for a 4 KiB read.
@@ -327,24 +314,6 @@ public final class ObjectStore implements ObjectStorage {
         }
     }
 
-    /**
-     * Reads of at most {@code bytesMax} bytes whose offset and length are multiples of the file system's block size
-     * bypass the page cache (O_DIRECT): the disk reads only the bytes asked for. 0 (the default) leaves every read in
-     * the page cache. Only where large writes may go direct too (the real disk, page-cache object files, a file
-     * system that takes O_DIRECT). Called once, before the store serves.
-     */
-    public void directReads(int bytesMax) {
-        if (bytesMax < 0) {
-            throw new IllegalArgumentException("direct read bytes " + bytesMax + " < 0");
-        }
-        directReadBytesMax = directWriteAlignmentBytes > 0 ? bytesMax : 0;
-    }
-
-    /** Reads that went to the disk with O_DIRECT since the store opened (tests). */
-    long directReads() {
-        return directReadCount.get();
-    }
-
     /** Whether {@link #readAhead(long)} turned the read-ahead on. */
     public boolean readsAhead() {
         return readAhead != null;
@@ -414,20 +383,14 @@ public final class ObjectStore implements ObjectStorage {
                 layout.objectSizeBytes(), offset, length, IoKind.READ);
         OpenObjectFiles.Handle handle = null;
         try {
+            handle = openFiles.acquire(fileId, objectNumber,
+                    () -> FileChannel.open(objectPath(fileId, objectNumber), objectOptions));
+            FileChannel channel = handle.channel();
+            // No size query first (an fstat per read): a read at the object's end is short, and the next says so.
             ByteBuffer window = target.slice().limit(length);
-            if (readsDirect(offset, length)) {
-                handle = openFiles.acquireDirect(fileId, objectNumber,
-                        () -> FileChannel.open(objectPath(fileId, objectNumber), DIRECT_READ_OPTIONS));
-                readDirect(handle.channel(), offset, window);
-            } else {
-                handle = openFiles.acquire(fileId, objectNumber,
-                        () -> FileChannel.open(objectPath(fileId, objectNumber), objectOptions));
-                FileChannel channel = handle.channel();
-                // No size query first (an fstat per read): a read at the object's end is short, and the next says so.
-                while (window.hasRemaining()) {
-                    if (channel.read(window, offset + (long) window.position()) < 0) {
-                        break; // the object's end
-                    }
+            while (window.hasRemaining()) {
+                if (channel.read(window, offset + (long) window.position()) < 0) {
+                    break; // the object's end
                 }
             }
             target.position(target.position() + window.position());
@@ -694,35 +657,6 @@ public final class ObjectStore implements ObjectStorage {
             objectCreated[0] = !Files.exists(object);
         }
         return FileChannel.open(object, options, PrivateFiles.fileAttribute());
-    }
-
-    /** Whether this read goes to the disk with O_DIRECT; see {@link #directReads(int)}. */
-    private boolean readsDirect(int offset, int length) {
-        int alignment = directWriteAlignmentBytes;
-        return length > 0 && length <= directReadBytesMax && offset % alignment == 0 && length % alignment == 0;
-    }
-
-    /**
-     * Reads [offset, offset + window.remaining()) of an object's O_DIRECT channel into {@code window} through this
-     * thread's aligned buffer. A direct read returns what it asked for except at the file's end, where it is short
-     * (then unaligned, so it stops: the next read's offset could not be aligned).
-     */
-    private void readDirect(FileChannel channel, int offset, ByteBuffer window) throws IOException {
-        int alignment = directWriteAlignmentBytes;
-        ByteBuffer aligned = directReadBuffers.get();
-        if (aligned == null || aligned.capacity() < window.remaining()) {
-            aligned = ByteBuffer.allocateDirect(directReadBytesMax + alignment).alignedSlice(alignment);
-            directReadBuffers.set(aligned);
-        }
-        aligned.clear().limit(window.remaining());
-        while (aligned.hasRemaining()) {
-            int read = channel.read(aligned, offset + (long) aligned.position());
-            if (read < 0 || aligned.position() % alignment != 0) {
-                break; // the object's end
-            }
-        }
-        window.put(aligned.flip());
-        directReadCount.incrementAndGet();
     }
 
     /** Whether this write goes to the disk with O_DIRECT; see {@link #DIRECT_WRITE_BYTES_MIN}. */

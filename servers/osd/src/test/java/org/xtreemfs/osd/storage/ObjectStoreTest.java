@@ -438,31 +438,6 @@ class ObjectStoreTest {
     }
 
     @Test
-    void smallAlignedReadsGoDirectWhenAskedAndReadWhatIsStored() throws IOException {
-        // Proves osd.storage.directReadBytesMax: a block-aligned read of at most that many bytes goes to the disk with
-        // O_DIRECT and returns the stored bytes (dirty cached ones too: the kernel writes them back first), a read at
-        // the object's end is short as before, and larger or unaligned reads still go through the page cache.
-        ObjectStore store = open(root);
-        StripeLayout layout = StripeLayout.single(1 << 20);
-        store.write(FILE, layout, 0, 0, bytes(3 * 4096 + 100, 11), 0, false); // buffered, dirty in the cache
-        assertThat(store.read(FILE, layout, 0, 4096, 4096)).isEqualTo(array(4096, 11)); // default: no direct reads
-        assertThat(store.directReads()).isZero();
-        store.directReads(8192);
-        byte[] stored = array(3 * 4096 + 100, 11);
-        assertThat(store.read(FILE, layout, 0, 4096, 8192)).isEqualTo(java.util.Arrays.copyOfRange(stored, 4096, 12288));
-        assertThat(store.read(FILE, layout, 0, 8192, 8192)).isEqualTo(java.util.Arrays.copyOfRange(stored, 8192,
-                stored.length)); // the object's end: 4,196 of 8,192
-        assertThat(store.read(FILE, layout, 0, 16384, 4096)).isEmpty(); // past the end
-        assertThat(store.directReads()).isEqualTo(3);
-        assertThat(store.read(FILE, layout, 0, 0, 12288)).isEqualTo(java.util.Arrays.copyOfRange(stored, 0, 12288));
-        assertThat(store.read(FILE, layout, 0, 100, 4096)).isEqualTo(java.util.Arrays.copyOfRange(stored, 100, 4196));
-        assertThat(store.read(FILE, layout, 1, 0, 4096)).isEmpty(); // no such object file
-        assertThat(store.directReads()).isEqualTo(3);
-        store.write(FILE, layout, 0, 4096, bytes(4096, 12), 0, false); // the buffered channel after the direct one
-        assertThat(store.read(FILE, layout, 0, 4096, 4096)).isEqualTo(array(4096, 12));
-    }
-
-    @Test
     void directAndBufferedWritesOfOneObjectSeeEachOthersBytes() throws IOException {
         // Proves the page cache and O_DIRECT stay coherent on one object (its buffered channel stays open in the
         // cache meanwhile): a direct write replaces dirty cached bytes under it, later buffered writes land on top,
