@@ -32,4 +32,15 @@ class PrivateFilesTest {
         assertThatThrownBy(() -> PrivateFiles.writeNewFile(file, "again"))
                 .isInstanceOf(FileAlreadyExistsException.class);
     }
+
+    @Test
+    void oneImmutableFileAttributeServesEveryCreationAsOwnerOnly() {
+        // Proves the OSD's object file creations share one attribute (no copy of the permissions per new object file)
+        // and that no caller can widen it for the others.
+        assertThat(PrivateFiles.fileAttribute()).isSameAs(PrivateFiles.fileAttribute());
+        assertThat(PosixFilePermissions.toString(PrivateFiles.fileAttribute().value())).isEqualTo("rw-------");
+        assertThatThrownBy(() -> PrivateFiles.fileAttribute().value()
+                .add(java.nio.file.attribute.PosixFilePermission.OTHERS_READ))
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
 }

@@ -640,10 +640,26 @@ public final class ObjectStore implements ObjectStorage {
      * {@code objectCreated[0]} when the file did not exist, and forces a new folder before any other write of the file
      * can see it and rely on its entry being durable. Without it, the existence is not looked up: on Java 17 a stat of
      * a path that does not exist throws and catches a NoSuchFileException, once per new object of a sequential write.
+     *
+     * <p>A file with an object file in the open-file cache has its folder (a deletion or truncation drops the file's
+     * channels first), so the folder is not looked up then: a sequential write's stat of its folder per new object
+     * (Files.isDirectory and building the path, tests/bench/fuse/README.md, session 18). Should the folder have been
+     * removed by other means meanwhile, the open fails and the folder is made as for the file's first object.
      */
     private FileChannel openForWrite(String fileId, long objectNumber, Set<OpenOption> options, boolean sync,
             boolean[] objectCreated) throws IOException {
         Path folder = fileFolder(fileId);
+        Path object = folder.resolve(Long.toString(objectNumber));
+        if (sync) { // only a synced write forces the folder entry of an object it created (write)
+            objectCreated[0] = !Files.exists(object);
+        }
+        if (openFiles.holdsFile(fileId)) {
+            try {
+                return FileChannel.open(object, options, PrivateFiles.fileAttribute());
+            } catch (NoSuchFileException e) {
+                // the folder went by other means: made below
+            }
+        }
         synchronized (records.lockFor(fileId)) {
             if (!Files.isDirectory(folder)) {
                 PrivateFiles.createFolders(folder);
@@ -651,10 +667,6 @@ public final class ObjectStore implements ObjectStorage {
                     forceFolders(folder);
                 }
             }
-        }
-        Path object = folder.resolve(Long.toString(objectNumber));
-        if (sync) { // only a synced write forces the folder entry of an object it created (write)
-            objectCreated[0] = !Files.exists(object);
         }
         return FileChannel.open(object, options, PrivateFiles.fileAttribute());
     }

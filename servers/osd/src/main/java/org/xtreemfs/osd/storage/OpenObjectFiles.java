@@ -203,6 +203,14 @@ final class OpenObjectFiles implements AutoCloseable {
                 || handles.containsKey(new ObjectKey(fileId, objectNumber, true));
     }
 
+    /**
+     * Whether a channel of any object of the file is in the cache: then the file's folder exists here (its object file
+     * does, see {@link #contains}). No file system access; used to skip a stat of the folder per new object.
+     */
+    synchronized boolean holdsFile(String fileId) {
+        return keysByFile.containsKey(fileId);
+    }
+
     /** Channels in the cache (in use or not). */
     synchronized int size() {
         return handles.size();

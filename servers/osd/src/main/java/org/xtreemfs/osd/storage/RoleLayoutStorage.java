@@ -115,7 +115,7 @@ public final class RoleLayoutStorage implements ObjectStorage {
         if (log.exists(fileId)) {
             return log;
         }
-        if (conventional.exists(fileId) || !placesInLog(role)) {
+        if (!placesInLog(role) || conventional.exists(fileId)) { // the role first: no folder lookup unless a tail
             return conventional;
         }
         return log;

@@ -269,6 +269,23 @@ class ObjectStoreTest {
     }
 
     @Test
+    void aNewObjectIsWrittenAlsoWhenItsFilesFolderWentByOtherMeansWhileAnObjectWasHeldOpen() throws IOException {
+        // Proves the write of a new object finds its folder missing and makes it again, although a channel of the file
+        // in the open-file cache (which otherwise stands for the folder's existence, openForWrite) says it is there.
+        ObjectStore store = open(root);
+        StripeLayout layout = StripeLayout.single(100);
+        store.write(FILE, layout, 0, 0, bytes(10, 1), 0, false);
+        assertThat(store.holdsOpen(FILE, 0)).isTrue();
+        Files.delete(store.objectPath(FILE, 0));
+        Files.delete(store.fileFolder(FILE));
+        store.write(FILE, layout, 1, 0, bytes(20, 2), 0, false);
+        assertThat(store.read(FILE, layout, 1, 0, 100)).isEqualTo(array(20, 2));
+        assertThat(store.storedObjects(FILE)).containsExactly(1L);
+        store.write(FILE, layout, 2, 0, bytes(30, 3), 0, true);
+        assertThat(store.read(FILE, layout, 2, 0, 100)).isEqualTo(array(30, 3));
+    }
+
+    @Test
     void aFileDeletedAndWrittenAgainReadsOnlyItsNewBytes() throws IOException {
         // Proves no access after a deletion reaches the deleted object through a file kept open since.
         ObjectStore store = open(root);

@@ -74,6 +74,27 @@ class OpenObjectFilesTest {
     }
 
     @Test
+    void aFileIsHeldWhileAnyOfItsChannelsIsCachedAndNotAfterItIsForgottenOrEvicted() throws IOException {
+        // What ObjectStore.openForWrite relies on to skip the stat of a file's folder per new object: the answer is
+        // true only while a channel of the file is in the cache, whichever way it leaves (forget, eviction, close).
+        OpenObjectFiles files = new OpenObjectFiles(2);
+        assertThat(files.holdsFile("f")).isFalse();
+        files.release(files.acquireDirect("f", 0, opener("a")));
+        files.release(files.acquire("f", 1, opener("b")));
+        assertThat(files.holdsFile("f")).isTrue();
+        assertThat(files.holdsFile("g")).isFalse();
+        files.forget("f");
+        assertThat(files.holdsFile("f")).isFalse();
+        files.release(files.acquire("f", 0, opener("c")));
+        files.release(files.acquire("g", 0, opener("d")));
+        files.release(files.acquire("g", 1, opener("e"))); // evicts f's only channel
+        assertThat(files.holdsFile("f")).isFalse();
+        assertThat(files.holdsFile("g")).isTrue();
+        files.close();
+        assertThat(files.holdsFile("g")).isFalse();
+    }
+
+    @Test
     void aChannelInUseIsNeverClosedUnderItsUserButAtItsLastRelease() throws IOException {
         OpenObjectFiles files = new OpenObjectFiles(1);
         OpenObjectFiles.Handle held = files.acquire("f", 0, opener("a"));
