@@ -44,7 +44,8 @@ What the disk saw is reported beside every read row ("disk:"), from /proc/diskst
 job, as iostat -x would: read requests per fio request, their mean size, MiB/s read at the disk, r_await, aqu-sz and
 util (the whole disk: other processes' I/O of the same seconds included). --prepare-direct writes every side's
 read-direct file in the warm-up (as make bench's O_DIRECT write row does before its cold read), so that each read
-round compares files written in the same minutes, read in alternating order, and prints where each side's files lie
+round compares files written in the same minutes, read in alternating order (each file is read back once in the
+warm-up, so the OSD's large-read path is compiled before the rounds), and prints where each side's files lie
 ("N files, E extents, J jumps": how often the next object file, or extent, does not start where the previous ended;
 filefrag -v): one file of a local file system or a GlusterFS brick against one file per object on an OSD.
 """
@@ -735,8 +736,8 @@ def main():
                              " compare each side to it round by round; it skips the metadata workloads)")
     parser.add_argument("--prepare-direct", action="store_true",
                         help="write every side's read-direct file (1 MiB O_DIRECT, QD --sequential-queue-depth, as make "
-                             "bench's write row) in the warm-up, one side after the other, and print where its files "
-                             "lie on the disk (filefrag): every read-direct round is then a pure cold read of files "
+                             "bench's write row) in the warm-up, one side after the other, read it back once (the "
+                             "large-read path's JIT warm-up), and print where its files lie on the disk (filefrag): every read-direct round is then a pure cold read of files "
                              "written in the same minutes (without it round 0 lays the file out)")
     parser.add_argument("--async-profiler", type=Path, metavar="LIB",
                         help="with --profile, async-profiler's CPU samples of the JVMs too (path of libasyncProfiler.so)")
@@ -797,6 +798,11 @@ def main():
                 (side.mnt / "seq-direct.dat").unlink(missing_ok=True)
                 side.fio("write", "1M", 120, options.size_mib, qd=options.sequential_queue_depth, time_based=False,
                          end_fsync=True, file="seq-direct.dat")
+                # Read back once (cached, untimed), as make bench's warm-up reads its file back: the OSD's large-read
+                # path (regions, sendfile, the read-ahead) is other code than the 4 KiB and write paths above, and
+                # without this the first cold rounds pay its C2 compilation (up to half the OSD's CPU per MiB).
+                side.fio("read", "1M", 120, options.size_mib, qd=options.sequential_queue_depth, time_based=False,
+                         file="seq-direct.dat")
             if metadata_binary.exists() and not isinstance(side, RawSide):
                 folder = side.mnt / "metadata-warm-up"
                 folder.mkdir()
