@@ -39,6 +39,15 @@ on a one-brick GlusterFS volume (glusterfs.py, as make bench's GlusterFS column;
 (glusterfsd) is reported and profiled as "osd", its FUSE client (glusterfs) as "mount", and its client is remounted
 before every read with --cold. --raw NAME adds a side NAME that runs the same fio jobs on a plain folder of OUT's file
 system: the shared disk's own speed moves by a quarter between jobs, so compare the sequential rows to it round by round. Needs fio, fusermount3, and root for perf. Stops its clusters and mounts at the end.
+
+What the disk saw is reported beside every read row ("disk:"), from /proc/diskstats of the disk under OUT over the
+job, as iostat -x would: read requests per fio request, their mean size, MiB/s read at the disk, r_await, aqu-sz and
+util (the whole disk: other processes' I/O of the same seconds included). --prepare-direct writes every side's
+read-direct file in the warm-up (as make bench's O_DIRECT write row does before its cold read), so that each read
+round compares files written in the same minutes, read in alternating order (each file is read back once in the
+warm-up, so the OSD's large-read path is compiled before the rounds), and prints where each side's files lie
+("N files, E extents, J jumps": how often the next object file, or extent, does not start where the previous ended;
+filefrag -v): one file of a local file system or a GlusterFS brick against one file per object on an OSD.
 """
 import argparse
 import contextlib
@@ -58,6 +67,7 @@ from proc_stats import pids_whose_command_line_has, read_stat, thread_group
 
 TICKS = os.sysconf("SC_CLK_TCK")
 METADATA = ("create", "stat", "unlink")
+READ_ROWS = ("read", "randread", "read-direct")
 
 
 def cpu_ticks(pids, kinds=("utime", "stime")):
@@ -152,6 +162,72 @@ def load():
     return os.getloadavg()[0]
 
 
+def layout_on_disk(files):
+    """Where `files` (read in this order) lie on the disk, from filefrag -v: the files, their extents, and how often
+    the next file (or extent) does not start at the block after the previous one's end ("jumps"), with the mean jump
+    in MiB: a cold read of object files that lie one after the other is one sequential stream for the disk."""
+    extents, jumps, jump_blocks, previous_end = 0, 0, 0, None
+    for path in files:
+        done = subprocess.run(["filefrag", "-v", str(path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True)
+        for line in done.stdout.splitlines():
+            match = re.match(r"\s*\d+:\s+\d+\.\.\s*\d+:\s+(\d+)\.\.\s*(\d+):", line)
+            if not match:
+                continue
+            start, end = int(match.group(1)), int(match.group(2))
+            extents += 1
+            if previous_end is not None and start != previous_end + 1:
+                jumps += 1
+                jump_blocks += abs(start - previous_end - 1)
+            previous_end = end
+    return {"files": len(files), "extents": extents, "jumps": jumps,
+            "mean_jump_mib": jump_blocks * 4096 / 2**20 / max(jumps, 1)}
+
+
+def disk_of(path):
+    """The block device (its /proc/diskstats name, e.g. vda) that holds `path`'s file system."""
+    dev = os.stat(path).st_dev
+    try:
+        name = Path("/sys/dev/block/%d:%d" % (os.major(dev), os.minor(dev))).resolve().name
+    except OSError:
+        return None
+    partition = Path("/sys/class/block/%s/partition" % name)
+    if partition.exists():  # a partition's requests are counted on its disk too; report the whole disk
+        name = Path("/sys/class/block/%s" % name).resolve().parent.name
+    return name
+
+
+def disk_counters(disk):
+    """/proc/diskstats of `disk`: reads, sectors read, ms reading, writes, sectors written, io_ticks ms, weighted ms
+    (the fields iostat -x derives r/s, rkB/s, r_await, aqu-sz and %util from)."""
+    if not disk:
+        return None
+    for line in Path("/proc/diskstats").read_text().splitlines():
+        fields = line.split()
+        if fields[2] == disk:
+            values = [int(v) for v in fields[3:14]]
+            return {"reads": values[0], "read_sectors": values[2], "read_ms": values[3], "writes": values[4],
+                    "write_sectors": values[6], "io_ms": values[9], "weighted_ms": values[10]}
+    return None
+
+
+def disk_figures(before, after, wall_s, ios):
+    """What the disk saw during one job, as iostat -x over the job: read requests per fio request, the mean read
+    request (KiB), MiB/s read at the disk, r_await (ms), the mean queue (aqu-sz, reads and writes) and %util. The
+    disk is shared: other processes' I/O of the same seconds is in these too."""
+    if not before or not after:
+        return {}
+    delta = {key: after[key] - before[key] for key in before}
+    reads = max(delta["reads"], 1)
+    return {"disk_reads_per_io": delta["reads"] / max(ios, 1),
+            "disk_read_kib": delta["read_sectors"] / 2 / reads,
+            "disk_read_mib_s": delta["read_sectors"] / 2048 / max(wall_s, 1e-9),
+            "disk_r_await_ms": delta["read_ms"] / reads,
+            "disk_aqu_sz": delta["weighted_ms"] / 1000 / max(wall_s, 1e-9),
+            "disk_util": delta["io_ms"] / 1000 / max(wall_s, 1e-9),
+            "disk_write_mib": delta["write_sectors"] / 2048}
+
+
 # Page-cache drops this script made itself (drop_caches); the rest of /proc/vmstat's count are other processes'.
 OWN_DROPS = [0]
 
@@ -195,6 +271,7 @@ class Side:
         self.idle_cpu_per_s = {}
         self.cold = False
         self.java = True  # the "osd" processes are JVMs (jcmd may be used on them)
+        self.disk = None  # the block device under the side's files (/proc/diskstats name), set in main
 
     def cluster(self, *args):
         env = dict(os.environ)
@@ -285,6 +362,7 @@ class Side:
         osd_sys0, mount_sys0 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
         osd_wait0, mount_wait0 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
         machine0, fio0 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        disk0 = disk_counters(self.disk)
         osd_threads0, mount_threads0 = thread_groups(pids_osd), thread_groups(pid_mount)
         with profiling(profile if pid_mount else None, label or rw, {"osd": pids_osd}, pid_mount[0] if pid_mount else None,
                        self.jfr, self.async_profiler, self.java):
@@ -293,6 +371,7 @@ class Side:
         osd_sys1, mount_sys1 = cpu_ticks(pids_osd, ("stime",)), cpu_ticks(pid_mount, ("stime",))
         osd_wait1, mount_wait1 = run_queue_wait_ns(pids_osd), run_queue_wait_ns(pid_mount)
         machine1, fio1 = machine_ticks(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        disk1 = disk_counters(self.disk)
         osd_threads1, mount_threads1 = thread_groups(pids_osd), thread_groups(pid_mount)
         if output.returncode != 0:
             raise SystemExit("%s fio failed: %s" % (self.name, output.stderr))
@@ -317,6 +396,7 @@ class Side:
         busy, idle, iowait = (after - before for after, before in zip(machine1, machine0))
         result["machine_idle_fraction"] = idle / max(busy + idle + iowait, 1)
         result["machine_iowait_fraction"] = iowait / max(busy + idle + iowait, 1)
+        result.update(disk_figures(disk0, disk1, wall1 - wall0, ios))
         result["osd_threads"] = thread_group_deltas(osd_threads0, osd_threads1, ios)
         if pid_mount:
             result["mount_threads"] = thread_group_deltas(mount_threads0, mount_threads1, ios)
@@ -326,6 +406,18 @@ class Side:
 
     def processes(self):
         return {"osd": self.osd_pids, "mrc": [self.mrc_pid], "dir": [self.dir_pid], "mount": [self.mount_process.pid]}
+
+    def data_files(self, name):
+        """The files on the disk that hold the side's file `name`, in read order: the OSDs' object files of the file
+        written last (call it right after writing `name`), by object number."""
+        objects, newest = {}, 0.0
+        for folder in (self.state / "cluster").rglob("*"):
+            if folder.is_dir() and folder.name != "mnt":
+                files = [f for f in folder.iterdir() if f.is_file() and f.name.isdigit()]
+                written = max((f.stat().st_mtime for f in files), default=0.0)
+                if files and written > newest:
+                    objects, newest = {int(f.name): f for f in files}, written
+        return [objects[n] for n in sorted(objects)]
 
     def measure_idle(self, seconds):
         """CPU seconds per second each kind of process spends with no load (heartbeats, timers, the JIT's leftovers):
@@ -384,6 +476,10 @@ class GlusterSide(Side):
     def processes(self):
         return {"osd": self.osd_pids, "mount": [self.mount_process.pid]}
 
+    def data_files(self, name):
+        brick = Path(self.volume.brick)
+        return [brick / name] if (brick / name).exists() else []
+
     def fio(self, rw, *args, **kwargs):
         if self.cold and rw in ("read", "randread"):
             self.volume.remount()  # a fresh client, as make bench does before a cold read
@@ -412,6 +508,9 @@ class RawSide(Side):
 
     def processes(self):
         return {}
+
+    def data_files(self, name):
+        return [self.mnt / name]
 
 
 @contextlib.contextmanager
@@ -635,6 +734,11 @@ def main():
     parser.add_argument("--raw", metavar="NAME",
                         help="also a side NAME: fio on a plain folder of OUT's file system (the disk in the same minutes;"
                              " compare each side to it round by round; it skips the metadata workloads)")
+    parser.add_argument("--prepare-direct", action="store_true",
+                        help="write every side's read-direct file (1 MiB O_DIRECT, QD --sequential-queue-depth, as make "
+                             "bench's write row) in the warm-up, one side after the other, read it back once (the "
+                             "large-read path's JIT warm-up), and print where its files lie on the disk (filefrag): every read-direct round is then a pure cold read of files "
+                             "written in the same minutes (without it round 0 lays the file out)")
     parser.add_argument("--async-profiler", type=Path, metavar="LIB",
                         help="with --profile, async-profiler's CPU samples of the JVMs too (path of libasyncProfiler.so)")
     options = parser.parse_args()
@@ -657,6 +761,7 @@ def main():
         sides.append(Side(name, repo, options.out / name, widths.get(name, options.width), mount_args.get(name, "").split(),
                           osd_settings.get(name, []), java.get(name, ""), mounts.get(name), options.osds,
                           mkfs_args.get(name, "").split(), mrc_settings.get(name, [])))
+    disk = disk_of(options.out)
     for side in sides:
         side.cold = options.cold
         side.jfr = options.jfr
@@ -669,6 +774,8 @@ def main():
             raise SystemExit("--glusterfs: data workloads only (the metadata figures need an MRC)")
         sides.append(GlusterSide(options.glusterfs, options.out / options.glusterfs))
         sides[-1].cold = options.cold
+    for side in sides:
+        side.disk = disk
     results = []
     metadata_binary = options.out / "metadata_ops"
     workloads = options.workloads.split(",")
@@ -687,12 +794,26 @@ def main():
                 side.fio("write", "1M", 120, options.size_mib, direct=False, time_based=False, end_fsync=True)
                 side.fio("randread", "4k", 4, options.size_mib)
                 side.fio("randwrite", "4k", 4, options.size_mib)
+            if options.prepare_direct:
+                (side.mnt / "seq-direct.dat").unlink(missing_ok=True)
+                side.fio("write", "1M", 120, options.size_mib, qd=options.sequential_queue_depth, time_based=False,
+                         end_fsync=True, file="seq-direct.dat")
+                # Read back once (cached, untimed), as make bench's warm-up reads its file back: the OSD's large-read
+                # path (regions, sendfile, the read-ahead) is other code than the 4 KiB and write paths above, and
+                # without this the first cold rounds pay its C2 compilation (up to half the OSD's CPU per MiB).
+                side.fio("read", "1M", 120, options.size_mib, qd=options.sequential_queue_depth, time_based=False,
+                         file="seq-direct.dat")
             if metadata_binary.exists() and not isinstance(side, RawSide):
                 folder = side.mnt / "metadata-warm-up"
                 folder.mkdir()
                 for operation in ("create", "stat", "unlink"):
                     metadata(side, operation, folder, options.files, metadata_binary)
                 folder.rmdir()
+        if options.prepare_direct:
+            for side in sides:
+                layout = layout_on_disk(side.data_files("seq-direct.dat"))
+                print("%s seq-direct.dat on the disk: %d files, %d extents, %d jumps (mean %.1f MiB)" % (
+                    side.name, layout["files"], layout["extents"], layout["jumps"], layout["mean_jump_mib"]), flush=True)
         if options.idle_s > 0:
             time.sleep(2)  # the warm-up's background deletions and compilations settle
             for side in sides:
@@ -763,6 +884,10 @@ def main():
                                  result["fio_sys_us_per_io"], result["osd_run_queue_wait_us_per_io"],
                                  result["mount_run_queue_wait_us_per_io"], 100 * result["machine_idle_fraction"],
                                  100 * result["machine_iowait_fraction"]) if "fio_us_per_io" in result else "")
+                          + ("  disk: %.2f reads/io of %.0f KiB, %.0f MiB/s, r_await %.2f ms, aqu-sz %.2f, util %.0f %%" % (
+                              result["disk_reads_per_io"], result["disk_read_kib"], result["disk_read_mib_s"],
+                              result["disk_r_await_ms"], result["disk_aqu_sz"], 100 * result["disk_util"])
+                             if "disk_reads_per_io" in result and result["rw"] in READ_ROWS else "")
                           + ("  mount cs %.2f+%.2f/io" % (result["mount_voluntary_switches_per_io"],
                                                            result["mount_involuntary_switches_per_io"])
                              if "mount_voluntary_switches_per_io" in result else "")
@@ -808,6 +933,10 @@ def main():
                                                of("mount_run_queue_wait_us_per_io"),
                                                100 * of("machine_idle_fraction")),
                       len(rows), min(r["load_before"] for r in rows), max(r["load_after"] for r in rows)))
+            if workload in READ_ROWS and all("disk_reads_per_io" in r for r in rows):
+                print("         disk, median: %.2f reads/io of %.0f KiB, %.0f MiB/s, r_await %.2f ms, aqu-sz %.2f, "
+                      "util %.0f %%" % (of("disk_reads_per_io"), of("disk_read_kib"), of("disk_read_mib_s"),
+                                        of("disk_r_await_ms"), of("disk_aqu_sz"), 100 * of("disk_util")))
             if all("mount_voluntary_switches_per_io" in r for r in rows):
                 print("         mount context switches per op, median: %.2f voluntary + %.2f involuntary" % (
                     of("mount_voluntary_switches_per_io"), of("mount_involuntary_switches_per_io")))

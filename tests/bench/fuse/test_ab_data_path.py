@@ -5,7 +5,7 @@ process and per thread group, the figures after an unlink loop, and their median
 """
 import unittest
 
-from ab_data_path import (TICKS, after_figures, busiest_thread_groups, calls_per_operation, median,
+from ab_data_path import (TICKS, after_figures, busiest_thread_groups, calls_per_operation, disk_figures, median,
                           median_thread_groups, metadata_figures, mrc_calls, thread_group_deltas)
 
 
@@ -107,6 +107,28 @@ class MrcCallsTest(unittest.TestCase):
 
     def test_no_status_port_means_no_counts(self):
         self.assertEqual(mrc_calls(0), {})
+
+
+class DiskFiguresTest(unittest.TestCase):
+    def test_iostat_figures_of_one_job(self):
+        # 1,024 fio requests of 1 MiB in 4 s; the disk read 2,048 requests of 512 KiB (2,097,152 sectors), 6,144 ms
+        # reading in all, busy 3.2 s, 8 s of queue-weighted time.
+        before = {"reads": 10, "read_sectors": 100, "read_ms": 50, "writes": 5, "write_sectors": 80, "io_ms": 1000,
+                  "weighted_ms": 2000}
+        after = dict(before, reads=10 + 2048, read_sectors=100 + 2097152, read_ms=50 + 6144, io_ms=1000 + 3200,
+                     weighted_ms=2000 + 8000, write_sectors=80 + 2048)
+        figures = disk_figures(before, after, 4.0, 1024)
+        self.assertAlmostEqual(figures["disk_reads_per_io"], 2.0)
+        self.assertAlmostEqual(figures["disk_read_kib"], 512.0)
+        self.assertAlmostEqual(figures["disk_read_mib_s"], 256.0)
+        self.assertAlmostEqual(figures["disk_r_await_ms"], 3.0)
+        self.assertAlmostEqual(figures["disk_aqu_sz"], 2.0)
+        self.assertAlmostEqual(figures["disk_util"], 0.8)
+        self.assertAlmostEqual(figures["disk_write_mib"], 1.0)
+
+    def test_no_counters_no_figures(self):
+        self.assertEqual(disk_figures(None, None, 1.0, 1), {})
+
 
 if __name__ == "__main__":
     unittest.main()
