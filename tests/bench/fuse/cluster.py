@@ -50,6 +50,7 @@ class Cluster:
         self.cluster_state = state / "cluster"
         self.osd_count = osd_count
         self.dir_port = 0
+        self.osd_pids: List[int] = []  # the OSD JVMs, known once started
         self.started = False
 
     def _run(self, verb: str, *arguments: str) -> str:
@@ -63,7 +64,10 @@ class Cluster:
     def start(self) -> None:
         self.started = True  # from here on stop() has something to stop, even if start fails half-way
         self._run("start", "--osds", str(self.osd_count))
-        self.dir_port = int(self._shell_status()["dir_port"])
+        status = self._shell_status()
+        self.dir_port = int(status["dir_port"])
+        # Read once here: `status` runs a JVM, which must not run beside a measured job.
+        self.osd_pids = [int(word) for word in status.get("osd_pids", "").split()]
 
     def _shell_status(self) -> Dict[str, str]:
         """`xtreemfs-cluster status --shell`'s assignments, an array's words without the parentheses."""

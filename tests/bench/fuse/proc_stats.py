@@ -1,5 +1,6 @@
-"""What the bench scripts read from /proc, in one place (ab_data_path.py, io_depth.py, osd_busy.py): the processes by
-command line, a process's or thread's CPU ticks, and the group a thread's name belongs to."""
+"""What the bench scripts read from /proc, in one place (ab_data_path.py, io_depth.py, osd_busy.py, run_fuse_bench.py):
+the processes by command line, a process's or thread's CPU ticks, a JVM's JIT compiler share, and the group a thread's
+name belongs to."""
 
 import re
 from pathlib import Path
@@ -38,3 +39,26 @@ def read_stat(stat_path):
 def thread_group(name):
     """Pool threads differ only in their numbers: stage-storage-7, osd-net-3-1 -> stage-storage, osd-net."""
     return re.sub(r"[-#]?\d+(-\d+)*$", "", name) or name
+
+
+# The JVM's JIT compiler threads as /proc names them (15 characters: "C2 CompilerThread0" -> "C2 CompilerThre").
+JIT_COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")
+
+
+def jvm_cpu_ticks(pid):
+    """(all threads' CPU ticks, the JIT compiler threads' ticks) of JVM `pid`, or None once it has ended. A compiler
+    thread that ended between two readings takes its ticks out of the second figure only: the share computed from two
+    readings can then be a little low, never high."""
+    process = read_stat("/proc/%d/stat" % pid)
+    if process is None:
+        return None
+    compiler = 0
+    try:
+        tasks = list(Path("/proc/%d/task" % pid).iterdir())
+    except OSError:
+        return None
+    for task in tasks:
+        thread = read_stat(task / "stat")
+        if thread is not None and thread["name"].startswith(JIT_COMPILER_THREADS):
+            compiler += thread["utime"] + thread["stime"]
+    return process["utime"] + process["stime"], compiler

@@ -6,12 +6,13 @@ ratio rows, the table, fio command lines and option checks.
 import datetime
 import json
 import tempfile
+import time
 import types
 import unittest
 from pathlib import Path
 
 from fio_results import FioOutputError, FioResult, Row, fio_row, format_ratio, markdown_table, parse_fio_json
-from run_fuse_bench import (FuseBenchmark, GLUSTER, MOUNT, RAW, WIDE, fio_command, parallel_label,
+from run_fuse_bench import (FuseBenchmark, GLUSTER, MOUNT, RAW, WIDE, fio_command, jit_notes, parallel_label,
                              parse_arguments, write_report)
 
 TESTDATA = Path(__file__).resolve().parent / "testdata"
@@ -386,6 +387,54 @@ class ReportTest(unittest.TestCase):
             self.assertIn("| create, 500 files | ops/s | 100.0 | 400.0 | 0.25 |", markdown)
             self.assertIn("- create on the mount stopped early", markdown)
             self.assertIn("libaio, O_DIRECT, queue depth 8", markdown)
+
+
+class JitShareTest(unittest.TestCase):
+    """make bench's note of the OSDs' JIT compiler share per row (issue 10, session 18)."""
+
+    def test_one_note_per_xtreemfs_mount_listing_the_measured_jobs_only(self):
+        runs = {MOUNT: {"sequential write 1 MiB": {"osd_cpu_s": 4.0, "osd_jit_compiler_cpu_s": 2.0},
+                        "create": {"ops_per_s": 2000.0}},
+                WIDE: {"sequential read 1 MiB": {"osd_cpu_s": 0.0, "osd_jit_compiler_cpu_s": 0.0}},
+                RAW: {"sequential write 1 MiB": {"iops": 300.0}}, GLUSTER: {}}
+        self.assertEqual(jit_notes(runs), [
+            "the OSDs' JIT compiler threads' share of the OSDs' CPU per job on the mount: sequential write 1 MiB "
+            "50 % of 4.0 s",
+            "the OSDs' JIT compiler threads' share of the OSDs' CPU per job on the wide mount: sequential read 1 MiB "
+            "0 % of 0.0 s"])
+        self.assertEqual(jit_notes({MOUNT: {"create": {}}, RAW: {}}), [])
+
+    def test_a_thread_named_as_the_jvms_compiler_counts_as_the_compiler(self):
+        # A thread of this process named as HotSpot names C2's (prctl PR_SET_NAME) burns CPU: it shows in the
+        # compiler figure, and a process without such threads shows none.
+        import ctypes
+        import os
+        import threading
+        from proc_stats import jvm_cpu_ticks
+        total_before, compiler_before = jvm_cpu_ticks(os.getpid())
+        self.assertEqual(compiler_before, 0)
+
+        def compile_like():
+            ctypes.CDLL(None).prctl(15, b"C2 CompilerThread0", 0, 0, 0)
+            began = time.thread_time()
+            while time.thread_time() - began < 0.2:
+                pass
+            done.wait()
+
+        done = threading.Event()
+        thread = threading.Thread(target=compile_like)
+        thread.start()
+        try:
+            deadline = time.monotonic() + 30
+            while jvm_cpu_ticks(os.getpid())[1] < 10 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            total, compiler = jvm_cpu_ticks(os.getpid())
+            self.assertGreaterEqual(compiler, 10)
+            self.assertGreaterEqual(total - total_before, compiler)
+        finally:
+            done.set()
+            thread.join()
+        self.assertIsNone(jvm_cpu_ticks(2 ** 22 + 12345))
 
 
 if __name__ == "__main__":
