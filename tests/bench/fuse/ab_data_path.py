@@ -63,7 +63,7 @@ import urllib.request
 from pathlib import Path
 
 from glusterfs import GlusterVolume
-from proc_stats import pids_whose_command_line_has, read_stat, thread_group
+from proc_stats import disk_counters, disk_figures, pids_whose_command_line_has, read_stat, thread_group
 
 TICKS = os.sysconf("SC_CLK_TCK")
 METADATA = ("create", "stat", "unlink")
@@ -195,37 +195,6 @@ def disk_of(path):
     if partition.exists():  # a partition's requests are counted on its disk too; report the whole disk
         name = Path("/sys/class/block/%s" % name).resolve().parent.name
     return name
-
-
-def disk_counters(disk):
-    """/proc/diskstats of `disk`: reads, sectors read, ms reading, writes, sectors written, io_ticks ms, weighted ms
-    (the fields iostat -x derives r/s, rkB/s, r_await, aqu-sz and %util from)."""
-    if not disk:
-        return None
-    for line in Path("/proc/diskstats").read_text().splitlines():
-        fields = line.split()
-        if fields[2] == disk:
-            values = [int(v) for v in fields[3:14]]
-            return {"reads": values[0], "read_sectors": values[2], "read_ms": values[3], "writes": values[4],
-                    "write_sectors": values[6], "io_ms": values[9], "weighted_ms": values[10]}
-    return None
-
-
-def disk_figures(before, after, wall_s, ios):
-    """What the disk saw during one job, as iostat -x over the job: read requests per fio request, the mean read
-    request (KiB), MiB/s read at the disk, r_await (ms), the mean queue (aqu-sz, reads and writes) and %util. The
-    disk is shared: other processes' I/O of the same seconds is in these too."""
-    if not before or not after:
-        return {}
-    delta = {key: after[key] - before[key] for key in before}
-    reads = max(delta["reads"], 1)
-    return {"disk_reads_per_io": delta["reads"] / max(ios, 1),
-            "disk_read_kib": delta["read_sectors"] / 2 / reads,
-            "disk_read_mib_s": delta["read_sectors"] / 2048 / max(wall_s, 1e-9),
-            "disk_r_await_ms": delta["read_ms"] / reads,
-            "disk_aqu_sz": delta["weighted_ms"] / 1000 / max(wall_s, 1e-9),
-            "disk_util": delta["io_ms"] / 1000 / max(wall_s, 1e-9),
-            "disk_write_mib": delta["write_sectors"] / 2048}
 
 
 # Page-cache drops this script made itself (drop_caches); the rest of /proc/vmstat's count are other processes'.

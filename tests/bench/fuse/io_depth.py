@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from proc_stats import pids_whose_command_line_has, read_stat, thread_group
+from proc_stats import disk_counters, disk_figures, pids_whose_command_line_has, read_stat, thread_group
 
 OSD_MAIN = "org.xtreemfs.osd.OsdMain"
 WATCHED_GROUPS = ("stage-storage", "osd-net")
@@ -71,12 +71,10 @@ def thread_states(tasks):
 
 
 def disk_stats(disk):
-    for line in Path("/proc/diskstats").read_text().splitlines():
-        fields = line.split()
-        if fields[2] == disk:
-            values = [int(value) for value in fields[3:14]]
-            return {"reads": values[0], "read_sectors": values[2], "read_ms": values[3], "in_flight": values[8], "weighted_ms": values[10]}
-    raise SystemExit("no disk %s in /proc/diskstats" % disk)
+    counters = disk_counters(disk)
+    if counters is None:
+        raise SystemExit("no disk %s in /proc/diskstats" % disk)
+    return counters
 
 
 def sample(options):
@@ -109,9 +107,7 @@ def report(options):
         window = [s for s in samples if job["start_monotonic_s"] <= s["t"] <= job["end_monotonic_s"]]
         if len(window) < 2:
             continue
-        first, last = window[0]["disk"], window[-1]["disk"]
-        seconds = window[-1]["t"] - window[0]["t"]
-        reads = last["reads"] - first["reads"]
+        disk = disk_figures(window[0]["disk"], window[-1]["disk"], window[-1]["t"] - window[0]["t"], job["iops"])
         mean = lambda values: sum(values) / max(len(values), 1)
         # The job's side: its fuse mount (OUT/NAME/mnt) and its OSD pids (results.json's osd_pids).
         fuse = mean([s["fuse"].get(job["side"], 0) for s in window])
@@ -125,10 +121,8 @@ def report(options):
         print("%d %-5s %-9s %8.0f IOPS  fuse waiting %5.1f | storage threads D %5.1f R %4.1f | osd-net R %.2f D %.2f"
               " | disk in flight %5.1f, aqu-sz %5.1f, r_await %.3f ms, %.0f reads/s of %.1f KiB (%d samples)" % (
                   job.get("round", -1), job["side"], job["rw"], job["iops"], fuse, storage_d, storage_r, net["R"],
-                  net["D"], mean([s["disk"]["in_flight"] for s in window]),
-                  (last["weighted_ms"] - first["weighted_ms"]) / 1000 / seconds,
-                  (last["read_ms"] - first["read_ms"]) / max(reads, 1), reads / seconds,
-                  (last["read_sectors"] - first["read_sectors"]) / 2 / max(reads, 1), len(window)))
+                  net["D"], mean([s["disk"]["in_flight"] for s in window]), disk["disk_aqu_sz"],
+                  disk["disk_r_await_ms"], disk["disk_reads_per_s"], disk["disk_read_kib"], len(window)))
 
 
 def main():

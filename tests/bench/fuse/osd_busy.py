@@ -20,7 +20,7 @@ import signal
 import time
 from pathlib import Path
 
-from proc_stats import command_lines, read_stat
+from proc_stats import command_lines, compiler_threads, process_ticks, threads_ticks
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -33,32 +33,6 @@ def processes():
         elif "mount.xtreemfs" in command and not command.startswith("python"):
             found[pid] = "mount"
     return found
-
-
-def ticks(pid):
-    stat = read_stat("/proc/%d/stat" % pid)
-    return stat["utime"] + stat["stime"] if stat else None
-
-
-def compiler_threads(pid):
-    """The JIT's compiler threads of a JVM (C1 and C2 CompilerThreadN; HotSpot starts and ends them as the queue
-    grows and shrinks, so they are looked up again with the processes)."""
-    found = []
-    try:
-        for task in Path("/proc/%d/task" % pid).iterdir():
-            try:
-                if (task / "comm").read_text().startswith(("C1 CompilerThre", "C2 CompilerThre")):
-                    found.append(task / "stat")
-            except OSError:
-                pass
-    except OSError:
-        pass
-    return found
-
-
-def thread_ticks(stats):
-    # A compiler thread that ended (None) has its ticks gone from the process's view too.
-    return sum(stat["utime"] + stat["stime"] for stat in map(read_stat, stats) if stat)
 
 
 def sample(options):
@@ -74,11 +48,11 @@ def sample(options):
                     compilers = {pid: compiler_threads(pid) for pid, kind in known.items() if kind == "osd"}
                 row = {"t": now, "cpu": {}, "jit": {}}
                 for pid, kind in known.items():
-                    value = ticks(pid)
+                    value = process_ticks(pid)
                     if value is not None:
                         row["cpu"][str(pid)] = value
                         if pid in compilers:
-                            row["jit"][str(pid)] = thread_ticks(compilers[pid])
+                            row["jit"][str(pid)] = threads_ticks(compilers[pid])
                 out.write(json.dumps(row) + "\n")
                 time.sleep(options.interval_ms / 1000)
         except KeyboardInterrupt:

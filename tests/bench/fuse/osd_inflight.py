@@ -32,7 +32,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from proc_stats import read_stat
+from proc_stats import process_ticks
 
 TICKS = os.sysconf("SC_CLK_TCK")
 BUSY_SHARE = 0.2
@@ -59,11 +59,6 @@ def osds_of(properties_path):
         if pid and port and pid.isdigit() and port.isdigit() and int(port) > 0:  # 0: no status page
             osds.append((name, int(pid), int(port)))
     return sorted(osds)
-
-
-def cpu_ticks(pid):
-    stat = read_stat("/proc/%d/stat" % pid)
-    return None if stat is None else stat["utime"] + stat["stime"]
 
 
 def status_of(port):
@@ -93,7 +88,7 @@ def sample(arguments):
                     # last second (an idle cluster's heartbeats use about 0.05): the side whose job runs.
                     used = 0
                     for _, pid, _ in osds:
-                        ticks = cpu_ticks(pid)
+                        ticks = process_ticks(pid)
                         history = tick_history.setdefault(pid, collections.deque())
                         if ticks is not None:
                             history.append((now, ticks))

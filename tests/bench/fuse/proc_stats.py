@@ -1,6 +1,6 @@
-"""What the bench scripts read from /proc, in one place (ab_data_path.py, io_depth.py, osd_busy.py, run_fuse_bench.py):
-the processes by command line, a process's or thread's CPU ticks, a JVM's JIT compiler share, and the group a thread's
-name belongs to."""
+"""What the bench scripts read from /proc, in one place (ab_data_path.py, io_depth.py, osd_busy.py, osd_inflight.py,
+run_fuse_bench.py): the processes by command line, a process's or thread's CPU ticks, a JVM's JIT compiler threads and
+their share, the group a thread's name belongs to, and the disk's counters with what iostat -x derives from them."""
 
 import re
 from pathlib import Path
@@ -45,20 +45,69 @@ def thread_group(name):
 JIT_COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")
 
 
+def process_ticks(pid):
+    """A process's CPU ticks (user + kernel, all its threads), or None once it has ended."""
+    stat = read_stat("/proc/%d/stat" % pid)
+    return None if stat is None else stat["utime"] + stat["stime"]
+
+
+def compiler_threads(pid):
+    """The stat paths of a JVM's JIT compiler threads (HotSpot starts and ends them as its compile queue grows and
+    shrinks, so a sampler looks them up again now and then)."""
+    found = []
+    try:
+        tasks = list(Path("/proc/%d/task" % pid).iterdir())
+    except OSError:
+        return found
+    for task in tasks:
+        thread = read_stat(task / "stat")
+        if thread is not None and thread["name"].startswith(JIT_COMPILER_THREADS):
+            found.append(task / "stat")
+    return found
+
+
+def threads_ticks(stat_paths):
+    """The CPU ticks of these threads; one that ended counts nothing (its ticks are gone from the process's view too)."""
+    return sum(stat["utime"] + stat["stime"] for stat in map(read_stat, stat_paths) if stat)
+
+
 def jvm_cpu_ticks(pid):
     """(all threads' CPU ticks, the JIT compiler threads' ticks) of JVM `pid`, or None once it has ended. A compiler
     thread that ended between two readings takes its ticks out of the second figure only: the share computed from two
     readings can then be a little low, never high."""
-    process = read_stat("/proc/%d/stat" % pid)
-    if process is None:
+    total = process_ticks(pid)
+    return None if total is None else (total, threads_ticks(compiler_threads(pid)))
+
+
+def disk_counters(disk):
+    """/proc/diskstats of `disk` (e.g. vda): reads, sectors read, ms reading, writes, sectors written, requests in
+    flight, io_ticks ms, weighted ms (the fields iostat -x derives r/s, rkB/s, r_await, aqu-sz and %util from), or None
+    when there is no such disk."""
+    if not disk:
         return None
-    compiler = 0
-    try:
-        tasks = list(Path("/proc/%d/task" % pid).iterdir())
-    except OSError:
-        return None
-    for task in tasks:
-        thread = read_stat(task / "stat")
-        if thread is not None and thread["name"].startswith(JIT_COMPILER_THREADS):
-            compiler += thread["utime"] + thread["stime"]
-    return process["utime"] + process["stime"], compiler
+    for line in Path("/proc/diskstats").read_text().splitlines():
+        fields = line.split()
+        if fields[2] == disk:
+            values = [int(v) for v in fields[3:14]]
+            return {"reads": values[0], "read_sectors": values[2], "read_ms": values[3], "writes": values[4],
+                    "write_sectors": values[6], "in_flight": values[8], "io_ms": values[9], "weighted_ms": values[10]}
+    return None
+
+
+def disk_figures(before, after, wall_s, ios):
+    """What the disk saw between two disk_counters readings `wall_s` apart, as iostat -x over that time: read requests
+    per second and per fio request (`ios` requests), the mean read request (KiB), MiB/s read at the disk, r_await (ms),
+    the mean queue (aqu-sz, reads and writes) and %util. The disk is shared: other processes' I/O of the same seconds
+    is in these too."""
+    if not before or not after:
+        return {}
+    delta = {key: after[key] - before[key] for key in before}
+    reads = max(delta["reads"], 1)
+    return {"disk_reads_per_io": delta["reads"] / max(ios, 1),
+            "disk_reads_per_s": delta["reads"] / max(wall_s, 1e-9),
+            "disk_read_kib": delta["read_sectors"] / 2 / reads,
+            "disk_read_mib_s": delta["read_sectors"] / 2048 / max(wall_s, 1e-9),
+            "disk_r_await_ms": delta["read_ms"] / reads,
+            "disk_aqu_sz": delta["weighted_ms"] / 1000 / max(wall_s, 1e-9),
+            "disk_util": delta["io_ms"] / 1000 / max(wall_s, 1e-9),
+            "disk_write_mib": delta["write_sectors"] / 2048}
