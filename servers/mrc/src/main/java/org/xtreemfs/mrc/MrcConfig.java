@@ -17,6 +17,8 @@ import org.xtreemfs.foundation.config.SettingTypes;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.config.SettingsException;
 import org.xtreemfs.foundation.config.SettingsSchema;
+import org.xtreemfs.foundation.kv.RocksKvOptions;
+import org.xtreemfs.foundation.kv.RocksKvSettings;
 import org.xtreemfs.mrc.metadata.AtimePolicy;
 
 /**
@@ -105,6 +107,8 @@ public final class MrcConfig {
 
     private static final RpcTlsSettings TLS_SETTINGS = new RpcTlsSettings("mrc");
     private static final StatusPageSettings STATUS_SETTINGS = new StatusPageSettings("mrc");
+    /** The RocksDB store's sizes (mrc.kv.*), declared once in foundation as for the DIR. */
+    private static final RocksKvSettings KV_SETTINGS = new RocksKvSettings("mrc");
 
     public static final SettingsSchema SCHEMA = SettingsSchema.of("mrc", UUID, NAME, BIND_ADDRESS, PORT,
             STATUS_PORT, ADVERTISED_ADDRESS, DATABASE_PATH, DATABASE_SYNC_WRITES, DIR_ADDRESS, DIR_TIMEOUT_MS,
@@ -112,7 +116,8 @@ public final class MrcConfig {
             OUTCOMES_RETENTION_MS, OUTCOMES_RECORDS_MAX, RECOVERY_FILL_TIMEOUT_MS, RECOVERY_FILL_RETRY_DELAY_MS,
             DELETION_BATCH_DELAY_MS, DELETION_RETRY_DELAY_MS,
             RECOVERY_CHECK_PERIOD_MS, RECOVERY_CHECK_FILES_MAX, PLACEMENT_FREE_SPACE_MIN_BYTES, PLACEMENT_OSD_CACHE_TTL_MS, PLACEMENT_BEST_EFFORT_ON_TYPED_OSDS, ATIME_POLICY,
-            IDENTITY_FROM_CERTIFICATE).plus(TLS_SETTINGS.schema()).plus(STATUS_SETTINGS.schema());
+            IDENTITY_FROM_CERTIFICATE).plus(KV_SETTINGS.schema()).plus(TLS_SETTINGS.schema())
+            .plus(STATUS_SETTINGS.schema());
 
     private final Settings settings;
 
@@ -166,6 +171,11 @@ public final class MrcConfig {
 
     public Path databasePath() {
         return settings.get(DATABASE_PATH);
+    }
+
+    /** The store's options: {@link #databasePath()} with the mrc.kv.* sizes. */
+    public RocksKvOptions kvOptions() {
+        return KV_SETTINGS.options(settings, databasePath());
     }
 
     public boolean databaseSyncWrites() {

@@ -17,7 +17,6 @@ import org.xtreemfs.foundation.clock.SystemClock;
 import org.xtreemfs.foundation.config.Settings;
 import org.xtreemfs.foundation.kv.Durability;
 import org.xtreemfs.foundation.launcher.RunningServer;
-import org.xtreemfs.foundation.kv.RocksKvOptions;
 import org.xtreemfs.foundation.kv.RocksKvStore;
 import org.xtreemfs.foundation.rpc.AdvertisedAddress;
 import org.xtreemfs.foundation.rpc.FrameLimits;
@@ -142,7 +141,7 @@ public final class MrcServer implements RunningServer {
         }
         try {
             PrivateFiles.dataFolder(MrcConfig.DATABASE_PATH.key(), config.databasePath());
-            store = RocksKvStore.open(RocksKvOptions.defaults(config.databasePath()));
+            store = RocksKvStore.open(config.kvOptions());
             started.add(store);
             policies = OsdSelectionPolicies.standard(config.placementFreeSpaceMinBytes(),
                     config.placementBestEffortOnTypedOsds());

@@ -29,6 +29,16 @@ class MrcConfigTest {
     }
 
     @Test
+    void theStoreSizesAreSettingsAndReachTheStoreOptions() throws Exception {
+        // mrc.kv.* (as the DIR's dir.kv.*) size the MRC's RocksDB; before, the MRC always opened it with the defaults.
+        MrcConfig config = MrcConfig.of(Map.of("mrc.kv.writeBufferBytes", "4MiB", "mrc.kv.blockCacheBytes", "16MiB",
+                "mrc.database.path", "/tmp/mrc-db"));
+        assertThat(config.kvOptions().writeBufferBytes()).isEqualTo(4L << 20);
+        assertThat(config.kvOptions().blockCacheBytes()).isEqualTo(16L << 20);
+        assertThat(config.kvOptions().directory()).isEqualTo(Path.of("/tmp/mrc-db"));
+    }
+
+    @Test
     void unknownKeysAndBadValuesAreNamed() {
         // A typo'd key and an unparsable value each appear in the error with the offending text.
         SettingsException unknown = catchThrowableOfType(SettingsException.class,
