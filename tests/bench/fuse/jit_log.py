@@ -4,6 +4,7 @@ threads were 31-61 % of their CPU in make bench's rows; is that warm-up, or deop
 
   ab_data_path.py ... --java-opts "NAME=-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation -XX:LogFile=DIR/jit%p.log"
   jit_log.py DIR/jitPID.log [--results OUT/results.json] [--top 8]
+  jit_log.py DIR/jitPID.log --tree 'StorageStage answer' [--tree-depth 3]   (what each C2 compile of it inlined)
 
 HotSpot writes the log's queue, deoptimisation and class-loading records as they happen and merges each compiler
 thread's records (every compile task with its start and end) into the file when the JVM exits, so read the log after
@@ -158,12 +159,84 @@ def report(log: Log, windows: List[Tuple[str, float, float]], top: int) -> str:
     return "\n".join(out)
 
 
+class Inlined(NamedTuple):
+    method: str  # "holder::name" as the log names the holder
+    bytes: int  # the method's own bytecode
+    callees: list  # the Inlined callees parsed into this one, in order
+    refused: list  # (method, bytes, reason) of calls C2 did not inline here
+
+    def subtree_bytes(self) -> int:
+        return self.bytes + sum(callee.subtree_bytes() for callee in self.callees)
+
+
+def inline_trees(lines, pattern: str) -> List[Tuple[str, str, List[Inlined]]]:
+    """(compile id, method, top-level parses) of every C2 task whose method contains `pattern`: what the compile
+    inlined where, to see which callees make a method's graph large and which compiled roots share them."""
+    trees, task_line, body = [], None, []
+    for line in lines:
+        if line.startswith("<task ") and pattern in attributes(line).get("method", "") and "level=" not in line:
+            task_line, body = attributes(line), []
+        elif task_line is not None:
+            if line.startswith("</task>"):
+                trees.append((task_line["compile_id"], task_line["method"], parse_inlining(body)))
+                task_line = None
+            else:
+                body.append(line)
+    return trees
+
+
+def parse_inlining(body) -> List[Inlined]:
+    klasses, methods, roots, stack, call = {}, {}, [], [], None
+    for line in body:
+        record = attributes(line)
+        if line.startswith("<klass "):
+            klasses[record["id"]] = record["name"].split("/")[-1]
+        elif line.startswith("<method "):
+            methods[record["id"]] = (klasses.get(record.get("holder"), "?") + "::" + record["name"],
+                                     int(record.get("bytes", 0)))
+        elif line.startswith("<call "):
+            call = record.get("method")
+        elif line.startswith("<inline_fail") and stack and call in methods:
+            stack[-1].refused.append(methods[call] + (record.get("reason", "?").replace("&gt;", ">"),))
+        elif line.startswith("<parse ") and record.get("method") in methods:
+            node = Inlined(*methods[record["method"]], [], [])
+            (stack[-1].callees if stack else roots).append(node)
+            stack.append(node)
+        elif line.startswith("</parse>") and stack:
+            stack.pop()
+    return roots
+
+
+def format_tree(node: Inlined, depth: int, min_bytes: int, indent: int = 0) -> List[str]:
+    out = ["%s%s %d B (with what it inlined: %d B)" % ("  " * indent, node.method, node.bytes, node.subtree_bytes())]
+    if indent < depth:
+        for callee in sorted(node.callees, key=lambda c: -c.subtree_bytes()):
+            if callee.subtree_bytes() >= min_bytes:
+                out += format_tree(callee, depth, min_bytes, indent + 1)
+        for method, size, reason in node.refused:
+            if size >= min_bytes:
+                out.append("%snot inlined: %s %d B (%s)" % ("  " * (indent + 1), method, size, reason))
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("log", help="a -XX:LogFile of -XX:+LogCompilation, read after its JVM exited")
     parser.add_argument("--results", help="ab_data_path.py's results.json: one window per job of this process")
     parser.add_argument("--top", type=int, default=8)
+    parser.add_argument("--tree", metavar="TEXT", help="instead: the inline tree of every C2 compile of a method whose"
+                        " name contains TEXT (e.g. 'StorageStage answer')")
+    parser.add_argument("--tree-depth", type=int, default=3)
+    parser.add_argument("--tree-min-bytes", type=int, default=200, help="leave out smaller subtrees")
     options = parser.parse_args(argv)
+    if options.tree:
+        with open(options.log, errors="replace") as lines:
+            for compile_id, method, roots in inline_trees(lines, options.tree):
+                print("== C2 task %s: %s" % (compile_id, short(method)))
+                for root in roots:
+                    if root.subtree_bytes() >= options.tree_min_bytes:
+                        print("\n".join(format_tree(root, options.tree_depth, options.tree_min_bytes, 1)))
+        return 0
     with open(options.log, errors="replace") as lines:
         log = parse(lines)
     results = json.load(open(options.results)) if options.results else None

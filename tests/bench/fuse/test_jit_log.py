@@ -73,6 +73,48 @@ class JitLogTest(unittest.TestCase):
         text = jit_log.report(self.log, jit_log.windows_of(self.log, None, 0.0), 5)
         self.assertIn("C2: 3 tasks, 3.60 s wall; recompiles 1 (2.50 s); OSR 0 (0.00 s). C1: 1 tasks, 0.01 s", text)
 
+TREE_LOG = f"""<task_queued compile_id='30' method='{ANSWER}' bytes='784' stamp='1.000'/>
+<task compile_id='31' method='{ANSWER}' bytes='784' count='600' level='3' stamp='1.000'>
+<parse method='1'/>
+</task>
+<task compile_id='30' method='{ANSWER}' bytes='784' stamp='2.000'>
+<klass id='1' name='org.xtreemfs.osd.stages.StorageStage' flags='17'/>
+<method id='2' holder='1' name='answer' return='3' arguments='4' flags='2' bytes='784' iicount='9000'/>
+<parse method='2' uses='9000' stamp='2.001'>
+<klass id='5' name='org.xtreemfs.osd.stages.StorageStage' flags='17'/>
+<method id='6' holder='5' name='answerRead' return='3' arguments='4' flags='2' bytes='150' iicount='9000'/>
+<call method='6' count='9000' prof_factor='1' inline='1'/>
+<inline_success reason='inline (hot)'/>
+<parse method='6' uses='9000' stamp='2.002'>
+<method id='7' holder='5' name='sendRegion' return='3' arguments='4' flags='2' bytes='400' iicount='10'/>
+<call method='7' count='10' prof_factor='1' inline='1'/>
+<inline_fail reason='too big'/>
+</parse>
+<method id='8' holder='5' name='loadReport' return='3' arguments='4' flags='2' bytes='13' iicount='9000'/>
+<call method='8' count='9000' prof_factor='1' inline='1'/>
+<parse method='8' uses='9000' stamp='2.003'>
+</parse>
+</parse>
+<task_done success='1' nmsize='4000' inlined_bytes='163' stamp='2.100'/>
+</task>
+"""
+
+
+class InlineTreeTest(unittest.TestCase):
+    def test_what_each_c2_compile_inlined_where(self):
+        trees = jit_log.inline_trees(TREE_LOG.splitlines(keepends=True), "StorageStage answer")
+        self.assertEqual([compile_id for compile_id, _, _ in trees], ["30"], "C2 tasks only (no level attribute)")
+        (root,) = trees[0][2]
+        self.assertEqual((root.method, root.bytes, root.subtree_bytes()),
+                         ("org.xtreemfs.osd.stages.StorageStage::answer", 784, 784 + 150 + 13))
+        self.assertEqual([c.method.split("::")[1] for c in root.callees], ["answerRead", "loadReport"])
+        self.assertEqual(root.callees[0].refused,
+                         [("org.xtreemfs.osd.stages.StorageStage::sendRegion", 400, "too big")])
+        lines = jit_log.format_tree(root, depth=3, min_bytes=100)
+        self.assertEqual(lines[0], "org.xtreemfs.osd.stages.StorageStage::answer 784 B (with what it inlined: 947 B)")
+        self.assertIn("    not inlined: org.xtreemfs.osd.stages.StorageStage::sendRegion 400 B (too big)", lines)
+        self.assertNotIn("loadReport", "\n".join(lines), "subtrees under min_bytes left out")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -203,7 +203,7 @@ public final class XLocConfirmations {
      */
     private void checkThenHandOn(AuthorizedRequest request, PreprocessingStage.Next next) throws RpcException {
         versions.check(request.fileId(), request.request().credentials().getXlocs().getVersion(),
-                request.request().getClass().getSimpleName());
+                request.request().getClass());
         next.accept(request);
     }
 

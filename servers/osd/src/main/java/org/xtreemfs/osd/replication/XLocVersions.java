@@ -48,14 +48,15 @@ public final class XLocVersions {
     /**
      * Checks a request of the file carrying XLoc {@code version} (0, an XLoc without a version, counts as 1): refused
      * with XLOC_OUTDATED when this OSD has seen a newer version of the file; otherwise the file's version is raised to
-     * it. {@code kind} names the request in the refusal.
+     * it. {@code kind}, the request's class, names it in the refusal.
      */
-    public void check(String fileId, int version, String kind) throws RpcException {
+    public void check(String fileId, int version, Class<?> kind) throws RpcException {
         int carried = Math.max(1, version);
         int newest = raise(fileId, carried);
         if (Integer.compareUnsigned(carried, newest) < 0) {
-            throw RpcException.xlocOutdated(kind + " of file " + fileId + " carries XLoc version " + carried
-                    + ", older than version " + newest + " this OSD has seen: the file's chain changed; fetch the"
+            // The kind's name only here: Class.getSimpleName on every request was part of the storage path's code.
+            throw RpcException.xlocOutdated(kind.getSimpleName() + " of file " + fileId + " carries XLoc version "
+                    + carried + ", older than version " + newest + " this OSD has seen: the file's chain changed; fetch the"
                     + " current XLoc");
         }
     }

@@ -544,7 +544,7 @@ public final class StorageStage implements AutoCloseable {
         ChainLink link = authorized.chain();
         // Whether the request's XLoc is current, on the file's lane where updates are applied in order
         // (XLocVersions, the one authority): an older version is XLOC_OUTDATED, a newer one is recorded.
-        xlocVersions.check(fileId, link.xlocVersion(), request.getClass().getSimpleName());
+        xlocVersions.check(fileId, link.xlocVersion(), request.getClass());
         if (!link.filling()) {
             fillProgress.forget(fileId);
         }

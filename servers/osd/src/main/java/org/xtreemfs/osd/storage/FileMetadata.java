@@ -35,6 +35,21 @@ public record FileMetadata(long sizeBytes, int truncateEpoch) {
         return new FileMetadata(newSizeBytes, newerEpoch(epoch));
     }
 
+    /**
+     * The record's equality, written out: the generated one goes through an invokedynamic bootstrap whose method
+     * handles the JIT inlined into every write (ObjectStore.write compares the metadata before and after each write).
+     */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof FileMetadata metadata && sizeBytes == metadata.sizeBytes
+                && truncateEpoch == metadata.truncateEpoch;
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Long.hashCode(sizeBytes) + truncateEpoch;
+    }
+
     private int newerEpoch(int epoch) {
         return Integer.compareUnsigned(epoch, truncateEpoch) > 0 ? epoch : truncateEpoch;
     }

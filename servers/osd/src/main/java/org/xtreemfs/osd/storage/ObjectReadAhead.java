@@ -83,6 +83,20 @@ final class ObjectReadAhead implements AutoCloseable {
 
     /** An object of a file. */
     private record ObjectKey(String fileId, long objectNumber) {
+        /*
+         * Written out, as OpenObjectFiles.ObjectKey's: the generated equals and hashCode go through an invokedynamic
+         * method-handle chain, which the JIT compiles into every large read's path (afterRead, takeReadAhead).
+         */
+        @Override
+        public boolean equals(Object other) {
+            return this == other || other instanceof ObjectKey key && objectNumber == key.objectNumber
+                    && java.util.Objects.equals(fileId, key.fileId);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * java.util.Objects.hashCode(fileId) + Long.hashCode(objectNumber);
+        }
     }
 
     /** One file's stream: the last read that reached its object's end, and the last object read ahead. */

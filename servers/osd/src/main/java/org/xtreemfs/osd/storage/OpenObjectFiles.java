@@ -120,6 +120,15 @@ final class OpenObjectFiles implements AutoCloseable {
                 return cached;
             }
         }
+        return openAndCache(key, opener);
+    }
+
+    /**
+     * {@link #acquire}'s miss: opens and caches. Its own method so that the JIT compiles the cached path of the many
+     * small accesses of one object without the open (rare there), and the open once where it is common (a new object
+     * per MiB of a sequential stream).
+     */
+    private Handle openAndCache(ObjectKey key, Opener opener) throws IOException {
         FileChannel channel = opener.open();
         Handle fresh = new Handle(key, channel);
         fresh.users = 1;

@@ -9,6 +9,9 @@ import org.xtreemfs.foundation.kv.InMemoryKvStore;
 import org.xtreemfs.foundation.kv.WriteBatch;
 import org.xtreemfs.foundation.rpc.RpcException;
 import org.xtreemfs.interfaces.rpc.ErrorType;
+import org.xtreemfs.osd.stages.OsdRequest.ReadObject;
+import org.xtreemfs.osd.stages.OsdRequest.TruncateFile;
+import org.xtreemfs.osd.stages.OsdRequest.WriteObject;
 
 /**
  * The one record of each file's current XLoc version: raised by any request and by the MRC's confirmation, refusing
@@ -19,24 +22,25 @@ class XLocVersionsTest {
     void aRequestOlderThanTheNewestVersionSeenIsOutdatedAndTheVersionSurvivesARestart() throws Exception {
         InMemoryKvStore store = new InMemoryKvStore();
         XLocVersions versions = new XLocVersions(store);
-        versions.check("v:1", 1, "WriteObject");
-        versions.check("v:1", 0, "WriteObject"); // no version: the first
-        versions.check("v:1", 3, "ReadObject"); // a read raises it too
+        versions.check("v:1", 1, WriteObject.class);
+        versions.check("v:1", 0, WriteObject.class); // no version: the first
+        versions.check("v:1", 3, ReadObject.class); // a read raises it too
         assertThat(versions.newest("v:1")).isEqualTo(3);
-        assertThatThrownBy(() -> versions.check("v:1", 2, "TruncateFile"))
+        assertThatThrownBy(() -> versions.check("v:1", 2, TruncateFile.class))
                 .isInstanceOfSatisfying(RpcException.class, e -> {
                     assertThat(e.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED);
                     assertThat(e.getMessage()).contains("TruncateFile of file v:1 carries XLoc version 2")
                             .contains("version 3");
                 });
-        assertThatThrownBy(() -> versions.check("v:1", 2, "ReadObject")).as("reads of an old chain too")
+        assertThatThrownBy(() -> versions.check("v:1", 2, ReadObject.class)).as("reads of an old chain too")
                 .isInstanceOfSatisfying(RpcException.class,
                         e -> assertThat(e.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED));
-        versions.check("v:1", 4, "WriteObject");
+        versions.check("v:1", 4, WriteObject.class);
         assertThat(versions.newest("v:2")).as("other files are apart").isEqualTo(1);
 
         XLocVersions restarted = new XLocVersions(store);
-        assertThatThrownBy(() -> restarted.check("v:1", 3, "WriteObject")).isInstanceOfSatisfying(RpcException.class,
+        assertThatThrownBy(() -> restarted.check("v:1", 3, WriteObject.class))
+                .isInstanceOfSatisfying(RpcException.class,
                 e -> assertThat(e.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED));
         store.write(restarted.removeWith(new WriteBatch(), "v:1"), Durability.SYNC);
         assertThat(new XLocVersions(store).newest("v:1")).as("gone with the file").isEqualTo(1);
@@ -49,11 +53,11 @@ class XLocVersionsTest {
         // which names it, is refused once the MRC's version is recorded, also after another restart.
         InMemoryKvStore store = new InMemoryKvStore();
         XLocVersions versions = new XLocVersions(store);
-        versions.check("v:7", 1, "ReadObject");
+        versions.check("v:7", 1, ReadObject.class);
         versions.confirmed("v:7", 2);
-        assertThatThrownBy(() -> versions.check("v:7", 1, "ReadObject")).isInstanceOfSatisfying(RpcException.class,
+        assertThatThrownBy(() -> versions.check("v:7", 1, ReadObject.class)).isInstanceOfSatisfying(RpcException.class,
                 e -> assertThat(e.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED));
-        assertThatThrownBy(() -> new XLocVersions(store).check("v:7", 1, "WriteObject"))
+        assertThatThrownBy(() -> new XLocVersions(store).check("v:7", 1, WriteObject.class))
                 .isInstanceOfSatisfying(RpcException.class,
                         e -> assertThat(e.errorType()).isEqualTo(ErrorType.XLOC_OUTDATED));
         versions.confirmed("v:7", 1);

@@ -92,7 +92,7 @@ class DeletionSchedulerTest {
         for (int i = 0; i < count; i++) {
             String fileId = "vol:" + (100 + i);
             records.store(fileId, SIZE_RECORD, Durability.SYNC);
-            versions.check(fileId, 2, "test");
+            versions.check(fileId, 2, Object.class);
             assertThat(store.exists(fileId)).isFalse();
             assertThat(store.metadata(fileId)).isEqualTo(SIZE_RECORD); // now in the store's memory too
             fileIds.add(fileId);
@@ -129,7 +129,7 @@ class DeletionSchedulerTest {
                     assertThat(queue.isPending(fileId)).as(fileId).isFalse();
                     assertThat(store.metadata(fileId)).as(fileId).isEqualTo(FileMetadata.EMPTY);
                     assertThat(stored(metadata, fileId)).as(fileId).isEqualTo(FileMetadata.EMPTY);
-                    afterRestart.check(fileId, 1, "test"); // version 2 is gone: an XLoc of version 1 is current
+                    afterRestart.check(fileId, 1, Object.class); // version 2 is gone: an XLoc of version 1 is current
                 }
                 await().atMost(Duration.ofSeconds(10)).until(() -> !queue.isPending(WRITTEN));
                 assertThat(store.exists(WRITTEN)).isFalse();
