@@ -3,8 +3,11 @@ ratio rows, the table, fio command lines and option checks.
 
     python3 -m unittest discover -s tests/bench/fuse -p 'test_*.py'
 """
+import contextlib
 import datetime
+import io
 import json
+import subprocess
 import tempfile
 import time
 import types
@@ -12,8 +15,9 @@ import unittest
 from pathlib import Path
 
 from fio_results import FioOutputError, FioResult, Row, fio_row, format_ratio, markdown_table, parse_fio_json
-from run_fuse_bench import (FuseBenchmark, GLUSTER, MOUNT, RAW, WIDE, fio_command, jit_notes, parallel_label,
-                             parse_arguments, write_report)
+from cluster import Cluster
+from run_fuse_bench import (FuseBenchmark, GLUSTER, MOUNT, OSD_WARM_UP, RAW, WIDE, fio_command, jit_notes,
+                            parallel_label, parse_arguments, write_report)
 
 TESTDATA = Path(__file__).resolve().parent / "testdata"
 RANDOM_READ = (TESTDATA / "fio-randread-4k-qd32.json").read_text()
@@ -364,6 +368,74 @@ class WarmUpTest(unittest.TestCase):
             random_jobs = [command for job_target, _, command in benchmark.commands
                            if job_target == target and "--bs=4k" in command]
             self.assertEqual(len(random_jobs), 2, target)
+
+
+class OsdWarmUpTest(unittest.TestCase):
+    """The first warm-up (--warm-up-objects): the 1 MiB rows' O_DIRECT job shape on a volume of small objects of its
+    own, width --osds, so that every OSD calls its per-object methods past C2's compile thresholds before the rows."""
+
+    def warm_up(self, arguments, folder):
+        benchmark = RecordingBenchmark(arguments)
+        unmounted = []
+        benchmark.warm_up_mount = types.SimpleNamespace(unmount=lambda: unmounted.append(True))
+        benchmark.warm_up_folder = Path(folder) / OSD_WARM_UP.replace(" ", "-")
+        benchmark.warm_up_folder.mkdir()
+        targets = {}
+        for name in (MOUNT, RAW):
+            targets[name] = Path(folder) / name.replace(" ", "-")
+            targets[name].mkdir()
+        benchmark.warm_up(targets)
+        return benchmark, unmounted
+
+    def test_the_warm_up_writes_and_reads_its_objects_per_osd_before_every_other_job(self):
+        with tempfile.TemporaryDirectory() as folder:
+            benchmark, unmounted = self.warm_up(["--osds", "3", "--warm-up-objects", "100", "--warm-up-object-kib",
+                                                 "256", "--warm-up-files", "0"], folder)
+            self.assertEqual(benchmark.osd_warm_up_shape(), (3, 256, 3 * 100 * 256 * 1024))
+            first, second = benchmark.commands[0], benchmark.commands[1]
+            self.assertEqual([(target, workload) for target, workload, _ in (first, second)],
+                             [(OSD_WARM_UP, "write"), (OSD_WARM_UP, "read")])
+            path = benchmark.warm_up_folder / "osd-warm-up.dat"
+            for _, _, command in (first, second):
+                for argument in ("--filename=%s" % path, "--bs=1M", "--size=%d" % (75 * 2**20), "--direct=1",
+                                 "--ioengine=libaio", "--iodepth=8"):
+                    self.assertIn(argument, command)
+            self.assertIn("--rw=write", first[2])
+            self.assertIn("--end_fsync=1", first[2])
+            self.assertIn("--rw=read", second[2])
+            self.assertEqual(benchmark.cold[0], benchmark.warm_up_mount, "the read is cold")
+            self.assertEqual(unmounted, [True], "the warm-up's mount goes before the rows")
+            self.assertTrue(path.exists(), "the file is kept: its deletion would run during the rows")
+            self.assertEqual({target for target, _, _ in benchmark.commands[2:]}, {MOUNT, RAW},
+                             "the other warm-ups follow")
+            self.assertTrue(any(note.startswith("OSD warm-up: 100 objects of 256 KiB per OSD (75 MiB in all)")
+                                for note in benchmark.notes), benchmark.notes)
+
+    def test_the_default_takes_a_method_called_once_per_object_past_c2s_invocation_threshold(self):
+        options = parse_arguments([])
+        self.assertGreaterEqual(options.warm_up_objects, 5000)  # Tier4InvocationThreshold
+        self.assertEqual(options.warm_up_object_kib, 256)  # the OSD's O_DIRECT whole-object write from 256 KiB
+
+    def test_object_sizes_whose_requests_take_other_osd_paths_are_refused(self):
+        for size in ("128", "258", "2048"):
+            with self.assertRaises(SystemExit, msg=size), contextlib.redirect_stderr(io.StringIO()):
+                parse_arguments(["--warm-up-object-kib", size])
+
+    def test_the_volume_is_made_with_the_object_size(self):
+        cluster = Cluster(Path("/repository"), Path("/state"), 3)
+        cluster.dir_port = 32638
+        calls = []
+        original = subprocess.run
+        subprocess.run = lambda command, **_: calls.append(command) or types.SimpleNamespace(returncode=0, stdout="")
+        try:
+            cluster.create_volume("warm-up", 3, 256)
+            cluster.create_volume("bench", 1)
+        finally:
+            subprocess.run = original
+        self.assertEqual(calls, [
+            ["/repository/bin/mkfs.xtreemfs", "--striping-width", "3", "--object-size", "256KiB",
+             "pbrpc://127.0.0.1:32638/warm-up"],
+            ["/repository/bin/mkfs.xtreemfs", "--striping-width", "1", "pbrpc://127.0.0.1:32638/bench"]])
 
 
 class ReportTest(unittest.TestCase):
