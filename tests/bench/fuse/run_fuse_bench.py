@@ -42,6 +42,12 @@ OSD_WARM_UP = "osd warm-up"
 # complete a stream's object (STREAM_WRITE_BYTES_MIN). Above 1 MiB the warm-up would call them less often than
 # the rows do.
 WARM_UP_OBJECT_KIB_MIN, WARM_UP_OBJECT_KIB_MAX = 256, 1024
+# The OSD warm-up's passes, as fractions of --warm-up-objects: the first one takes every per-object method past C2's
+# thresholds, the second (after the JIT settled) has the methods queued that passed them while C2's queue was long.
+WARM_UP_PASSES = (1.0, 0.25)
+# The OSDs' JIT has settled when their compiler threads together used less than this share of one core over the
+# window (--warm-up-settle-s).
+SETTLE_CORE_SHARE, SETTLE_WINDOW_S = 0.1, 1.0
 # The workload groups, in the order a run does them (--workloads picks a subset).
 WORKLOADS = ("sequential", "random", "metadata")
 SEQUENTIAL_WRITE, SEQUENTIAL_READ = "sequential write 1 MiB", "sequential read 1 MiB"
@@ -106,6 +112,12 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                         help="object size of the --warm-up-objects volume, a multiple of 4 from %d (the smallest at "
                              "which the OSD writes whole objects with O_DIRECT and reads them ahead and with "
                              "sendfile, as in the 1 MiB rows) to %d" % (WARM_UP_OBJECT_KIB_MIN, WARM_UP_OBJECT_KIB_MAX))
+    parser.add_argument("--warm-up-settle-s", type=int, metavar="S", default=15,
+                        help="after each --warm-up-objects pass, wait at most this long until the OSDs' JIT compiler "
+                             "threads together use less than %d %%%% of a core over %.0f s: C2 raises its compile "
+                             "thresholds by its queue's length (Tier4LoadFeedback), so methods that passed them "
+                             "while the queue was long are queued only in a later pass over a short queue; 0: no "
+                             "wait" % (100 * SETTLE_CORE_SHARE, SETTLE_WINDOW_S))
     parser.add_argument("--warm-up-random-s", type=int, metavar="S", default=5,
                         help="after the sequential warm-up, untimed random 4 KiB writes and then reads (queue depth "
                              "32, O_DIRECT) on the warm-up file for this long each, on every target; 0: none")
@@ -420,7 +432,7 @@ class FuseBenchmark:
         return -(-options.osds // width), options.warm_up_mib * width
 
     def osd_warm_up_shape(self) -> Tuple[int, int, int]:
-        """(stripe width, object size in KiB, file size in bytes) of the --warm-up-objects volume and its one file:
+        """(stripe width, object size in KiB, file size in bytes) of the --warm-up-objects volume and its first file:
         width --osds, so one stream reaches every OSD, each getting --warm-up-objects objects."""
         options = self.options
         return (options.osds, options.warm_up_object_kib,
@@ -430,30 +442,59 @@ class FuseBenchmark:
         """The OSDs' per-object paths past C2's thresholds (--warm-up-objects): the 1 MiB rows' job shape (O_DIRECT,
         libaio, 1 MiB requests at --sequential-queue-depth, fsync at the end, then one cold read) on a volume of small
         objects, which the mount splits into whole-object requests, so the OSDs run the rows' code per object,
-        several times per MiB. Runs before the other warm-ups, so that the 1 MiB one finds this code compiled and
-        whatever the 1 MiB objects' own profile makes C2 recompile is recompiled there, not in the rows. The file is
-        kept: its unlink would have the OSDs delete thousands of object files (osd.deletion.delayMs later) during the
-        rows; it goes with the cluster."""
+        several times per MiB. In WARM_UP_PASSES, each on a new file and followed by settle_osd_jit: C2 raises its
+        thresholds by the length of its queue (Tier4LoadFeedback: 5,000 calls become 10,000 with three tasks
+        queued per C2 thread), and the first pass keeps the queue long with everything else it compiles, so
+        methods past the thresholds get queued only when a later call finds the queue short. Runs before the other
+        warm-ups, so that the 1 MiB one finds this code compiled and whatever the 1 MiB objects' own profile makes
+        C2 recompile is recompiled there, not in the rows. The files are kept: their unlink would have the OSDs
+        delete thousands of object files (osd.deletion.delayMs later) during the rows; they go with the cluster."""
         if self.warm_up_folder is None:
             return
-        _, object_kib, size_bytes = self.osd_warm_up_shape()
-        path = self.warm_up_folder / "osd-warm-up.dat"
-        direct = {"direct": True, "queue_depth": self.options.sequential_queue_depth}
-        self.fio(OSD_WARM_UP, "write", "write", fio_command(path, "write", "1M", size_bytes, FIO_HANG_GUARD_S,
-                                                             end_fsync=True, **direct))
-        self.cold_caches(self.warm_up_mount)
-        self.fio(OSD_WARM_UP, "read", "read", fio_command(path, "read", "1M", size_bytes, FIO_HANG_GUARD_S,
-                                                           **direct))
-        self.warm_up_mount.unmount()  # one client process fewer beside the rows
+        options = self.options
+        direct = {"direct": True, "queue_depth": options.sequential_queue_depth}
         parts = []
-        for direction, run in self.runs[OSD_WARM_UP].items():
-            part = "%s %.1f s at %.1f MiB/s" % (direction, run["runtime_ms"] / 1000, run["bandwidth_bytes_per_s"] / MIB)
-            if "osd_cpu_s" in run:
-                part += ", the OSDs' JIT compiler %.0f %% of their %.1f s of CPU" % (100 * jit_share(run),
-                                                                                   run["osd_cpu_s"])
-            parts.append(part)
-        self.notes.append("OSD warm-up: %d objects of %d KiB per OSD (%d MiB in all) on a volume of their own: %s" % (
-            self.options.warm_up_objects, object_kib, size_bytes // MIB, "; ".join(parts)))
+        for index, (objects, size_bytes) in enumerate(self.osd_warm_up_passes()):
+            path = self.warm_up_folder / ("osd-warm-up-%d.dat" % index)
+            for direction in ("write", "read"):
+                if direction == "read":
+                    self.cold_caches(self.warm_up_mount)
+                label = "pass %d %s" % (index + 1, direction)
+                result = self.fio(OSD_WARM_UP, label, direction, fio_command(
+                    path, direction, "1M", size_bytes, FIO_HANG_GUARD_S, end_fsync=direction == "write", **direct))
+                part = "%s (%d objects per OSD) %.1f s" % (label, objects, result.runtime_ms / 1000)
+                run = self.runs[OSD_WARM_UP].get(label, {})
+                if "osd_cpu_s" in run:
+                    part += ", the OSDs' JIT compiler %.0f %% of their %.1f s of CPU" % (100 * jit_share(run),
+                                                                                       run["osd_cpu_s"])
+                parts.append(part)
+            parts.append("settled after %.1f s" % self.settle_osd_jit())
+        self.warm_up_mount.unmount()  # one client process fewer beside the rows
+        self.notes.append("OSD warm-up on a volume of %d KiB objects of its own: %s" % (options.warm_up_object_kib,
+                                                                                      "; ".join(parts)))
+
+    def osd_warm_up_passes(self) -> List[Tuple[int, int]]:
+        """(objects per OSD, file size in bytes) of each OSD warm-up pass (WARM_UP_PASSES)."""
+        _, object_kib, _ = self.osd_warm_up_shape()
+        passes = []
+        for fraction in WARM_UP_PASSES:
+            objects = max(1, round(fraction * self.options.warm_up_objects))
+            passes.append((objects, self.options.osds * objects * object_kib * 1024))
+        return passes
+
+    def settle_osd_jit(self) -> float:
+        """Waits until the OSDs' JIT compiler threads together used less than SETTLE_CORE_SHARE of a core over
+        SETTLE_WINDOW_S, at most --warm-up-settle-s; returns the seconds waited."""
+        osd_pids = self.cluster.osd_pids if self.cluster is not None else []
+        began = time.monotonic()
+        before = osd_cpu_ticks(osd_pids)
+        while before is not None and time.monotonic() - began < self.options.warm_up_settle_s:
+            time.sleep(SETTLE_WINDOW_S)
+            after = osd_cpu_ticks(osd_pids)
+            if after is None or (after[1] - before[1]) / TICKS_PER_S < SETTLE_CORE_SHARE * SETTLE_WINDOW_S:
+                break
+            before = after
+        return time.monotonic() - began
 
     def warm_up(self, targets: Dict[str, Path]) -> None:
         """Fresh server JVMs compile their hot code during their first seconds of load (a perf profile showed

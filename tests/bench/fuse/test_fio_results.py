@@ -380,6 +380,8 @@ class OsdWarmUpTest(unittest.TestCase):
         benchmark.warm_up_mount = types.SimpleNamespace(unmount=lambda: unmounted.append(True))
         benchmark.warm_up_folder = Path(folder) / OSD_WARM_UP.replace(" ", "-")
         benchmark.warm_up_folder.mkdir()
+        benchmark.settled = []
+        benchmark.settle_osd_jit = lambda: benchmark.settled.append(len(benchmark.commands)) or 0.0
         targets = {}
         for name in (MOUNT, RAW):
             targets[name] = Path(folder) / name.replace(" ", "-")
@@ -392,23 +394,28 @@ class OsdWarmUpTest(unittest.TestCase):
             benchmark, unmounted = self.warm_up(["--osds", "3", "--warm-up-objects", "100", "--warm-up-object-kib",
                                                  "256", "--warm-up-files", "0"], folder)
             self.assertEqual(benchmark.osd_warm_up_shape(), (3, 256, 3 * 100 * 256 * 1024))
-            first, second = benchmark.commands[0], benchmark.commands[1]
-            self.assertEqual([(target, workload) for target, workload, _ in (first, second)],
-                             [(OSD_WARM_UP, "write"), (OSD_WARM_UP, "read")])
-            path = benchmark.warm_up_folder / "osd-warm-up.dat"
-            for _, _, command in (first, second):
-                for argument in ("--filename=%s" % path, "--bs=1M", "--size=%d" % (75 * 2**20), "--direct=1",
-                                 "--ioengine=libaio", "--iodepth=8"):
-                    self.assertIn(argument, command)
-            self.assertIn("--rw=write", first[2])
-            self.assertIn("--end_fsync=1", first[2])
-            self.assertIn("--rw=read", second[2])
-            self.assertEqual(benchmark.cold[0], benchmark.warm_up_mount, "the read is cold")
+            # Two passes on new files, each written, read cold and followed by a wait for the JIT: 100 objects per
+            # OSD, then 25.
+            self.assertEqual([(target, workload) for target, workload, _ in benchmark.commands[:4]],
+                             [(OSD_WARM_UP, "pass 1 write"), (OSD_WARM_UP, "pass 1 read"), (OSD_WARM_UP, "pass 2 write"), (OSD_WARM_UP, "pass 2 read")])
+            self.assertEqual(benchmark.settled, [2, 4], "a wait after each pass")
+            for index, size in ((0, 3 * 100 * 256 * 1024), (1, 3 * 25 * 256 * 1024)):
+                path = benchmark.warm_up_folder / ("osd-warm-up-%d.dat" % index)
+                write, read = benchmark.commands[2 * index][2], benchmark.commands[2 * index + 1][2]
+                for command in (write, read):
+                    for argument in ("--filename=%s" % path, "--bs=1M", "--size=%d" % size, "--direct=1",
+                                     "--ioengine=libaio", "--iodepth=8"):
+                        self.assertIn(argument, command)
+                self.assertIn("--rw=write", write)
+                self.assertIn("--end_fsync=1", write)
+                self.assertIn("--rw=read", read)
+                self.assertTrue(path.exists(), "the files are kept: their deletion would run during the rows")
+            self.assertEqual(benchmark.cold[:2], [benchmark.warm_up_mount] * 2, "the reads are cold")
             self.assertEqual(unmounted, [True], "the warm-up's mount goes before the rows")
-            self.assertTrue(path.exists(), "the file is kept: its deletion would run during the rows")
-            self.assertEqual({target for target, _, _ in benchmark.commands[2:]}, {MOUNT, RAW},
+            self.assertEqual({target for target, _, _ in benchmark.commands[4:]}, {MOUNT, RAW},
                              "the other warm-ups follow")
-            self.assertTrue(any(note.startswith("OSD warm-up: 100 objects of 256 KiB per OSD (75 MiB in all)")
+            self.assertTrue(any(note.startswith("OSD warm-up on a volume of 256 KiB objects of its own: pass 1 write "
+                                                "(100 objects per OSD)") and "pass 2 read (25 objects per OSD)" in note
                                 for note in benchmark.notes), benchmark.notes)
 
     def test_the_default_takes_a_method_called_once_per_object_past_c2s_invocation_threshold(self):
