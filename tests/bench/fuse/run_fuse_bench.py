@@ -97,17 +97,17 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                              "(whatever its width: ceil(osds/width) files of width x MIB) and of one such file on the "
                              "raw disk and GlusterFS, before the first measured job, so that the servers' JIT "
                              "compiling of their first seconds is not measured as the first row's speed; 0: none")
-    parser.add_argument("--warm-up-objects", type=int, metavar="N", default=5000,
+    parser.add_argument("--warm-up-objects", type=int, metavar="N", default=0,
                         help="first of all warm-ups: untimed O_DIRECT write (libaio, 1 MiB requests, "
                              "--sequential-queue-depth, fsync at the end) and one cold read of N objects per OSD on a "
                              "volume of its own, width --osds, objects of --warm-up-object-kib, mounted for this "
-                             "only; its file is kept to the end (its deletion would run during the rows). An OSD "
-                             "calls its per-object methods (opening, writing, reading ahead and sending an object "
-                             "file) once or twice per object, and the JVM's C2 compiles a method after about 5,000 "
-                             "calls (Tier4InvocationThreshold): after the 1 MiB warm-up alone the OSDs' compiler "
-                             "threads were 10-66 %% of their CPU in the sequential rows (tests/bench/fuse/README.md, "
-                             "session 18); objects of 256 KiB take the 1 MiB rows' paths 4 times per MiB, so the "
-                             "default is about 1.2 GiB per OSD, what a long-running OSD would have served; 0: none")
+                             "only, then a second pass of N/4 (the files are kept: their deletion would run during "
+                             "the rows). An OSD calls its per-object methods once or twice per object, and C2 "
+                             "compiles a method after about 5,000 calls (Tier4InvocationThreshold), so 5000 takes "
+                             "them past it, which the 1 MiB warm-up alone does not (its compiler threads were 10-66 %% "
+                             "of the OSDs' CPU in the sequential rows, session 18). Off by default: in session 19 "
+                             "5000 cost 60-130 s and the rows' compiler share did not fall resolvably (tests/bench/"
+                             "fuse/README.md, session 19: C2 raises its thresholds by its queue's length); 0: none")
     parser.add_argument("--warm-up-object-kib", type=int, metavar="KIB", default=WARM_UP_OBJECT_KIB_MIN,
                         help="object size of the --warm-up-objects volume, a multiple of 4 from %d (the smallest at "
                              "which the OSD writes whole objects with O_DIRECT and reads them ahead and with "

@@ -418,10 +418,14 @@ class OsdWarmUpTest(unittest.TestCase):
                                                 "(100 objects per OSD)") and "pass 2 read (25 objects per OSD)" in note
                                 for note in benchmark.notes), benchmark.notes)
 
-    def test_the_default_takes_a_method_called_once_per_object_past_c2s_invocation_threshold(self):
+    def test_off_by_default_and_then_no_job_on_it(self):
+        # Off until it shows a gain (README, session 19); the object size is the OSD's O_DIRECT whole-object write's.
         options = parse_arguments([])
-        self.assertGreaterEqual(options.warm_up_objects, 5000)  # Tier4InvocationThreshold
-        self.assertEqual(options.warm_up_object_kib, 256)  # the OSD's O_DIRECT whole-object write from 256 KiB
+        self.assertEqual((options.warm_up_objects, options.warm_up_object_kib), (0, 256))
+        benchmark = RecordingBenchmark(["--warm-up-files", "0"])
+        with tempfile.TemporaryDirectory() as folder:
+            benchmark.warm_up({MOUNT: Path(folder)})
+        self.assertNotIn(OSD_WARM_UP, {target for target, _, _ in benchmark.commands})
 
     def test_object_sizes_whose_requests_take_other_osd_paths_are_refused(self):
         for size in ("128", "258", "2048"):
