@@ -307,7 +307,7 @@ class FuseBenchmark:
             with self.progress.step("mounting volume 'wide'"):
                 self.wide_mount.mount()
         if options.warm_up_objects > 0:
-            width, object_kib, _ = self.osd_warm_up_shape()
+            width, object_kib = self.osd_warm_up_shape()
             with self.progress.step("creating volume 'warm-up' (stripe width %d, %d KiB objects)" % (width,
                                                                                                     object_kib)):
                 self.cluster.create_volume("warm-up", width, object_kib)
@@ -431,12 +431,10 @@ class FuseBenchmark:
             return 1, options.warm_up_mib
         return -(-options.osds // width), options.warm_up_mib * width
 
-    def osd_warm_up_shape(self) -> Tuple[int, int, int]:
-        """(stripe width, object size in KiB, file size in bytes) of the --warm-up-objects volume and its first file:
-        width --osds, so one stream reaches every OSD, each getting --warm-up-objects objects."""
-        options = self.options
-        return (options.osds, options.warm_up_object_kib,
-                options.osds * options.warm_up_objects * options.warm_up_object_kib * 1024)
+    def osd_warm_up_shape(self) -> Tuple[int, int]:
+        """(stripe width, object size in KiB) of the --warm-up-objects volume: width --osds, so that one stream
+        reaches every OSD."""
+        return self.options.osds, self.options.warm_up_object_kib
 
     def osd_warm_up(self) -> None:
         """The OSDs' per-object paths past C2's thresholds (--warm-up-objects): the 1 MiB rows' job shape (O_DIRECT,
@@ -445,7 +443,9 @@ class FuseBenchmark:
         several times per MiB. In WARM_UP_PASSES, each on a new file and followed by settle_osd_jit: C2 raises its
         thresholds by the length of its queue (Tier4LoadFeedback: 5,000 calls become 10,000 with three tasks
         queued per C2 thread), and the first pass keeps the queue long with everything else it compiles, so
-        methods past the thresholds get queued only when a later call finds the queue short. Runs before the other
+        methods past the thresholds may get queued only when a later call finds the queue short (the reason for the
+        second pass; session 19 saw the waits end within 1-5 s and the second pass compile as much as the first:
+        README). Runs before the other
         warm-ups, so that the 1 MiB one finds this code compiled and whatever the 1 MiB objects' own profile makes
         C2 recompile is recompiled there, not in the rows. The files are kept: their unlink would have the OSDs
         delete thousands of object files (osd.deletion.delayMs later) during the rows; they go with the cluster."""
@@ -475,11 +475,11 @@ class FuseBenchmark:
 
     def osd_warm_up_passes(self) -> List[Tuple[int, int]]:
         """(objects per OSD, file size in bytes) of each OSD warm-up pass (WARM_UP_PASSES)."""
-        _, object_kib, _ = self.osd_warm_up_shape()
+        width, object_kib = self.osd_warm_up_shape()
         passes = []
         for fraction in WARM_UP_PASSES:
             objects = max(1, round(fraction * self.options.warm_up_objects))
-            passes.append((objects, self.options.osds * objects * object_kib * 1024))
+            passes.append((objects, width * objects * object_kib * 1024))
         return passes
 
     def settle_osd_jit(self) -> float:
@@ -733,6 +733,8 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
     settings = {"sequential_size_mib": options.size_mib, "random_size_mib": options.random_size_mib,
                 "runtime_s": options.runtime_s, "warm_up_mib": options.warm_up_mib,
                 "warm_up_random_s": options.warm_up_random_s, "warm_up_files": options.warm_up_files,
+                "warm_up_objects": options.warm_up_objects, "warm_up_object_kib": options.warm_up_object_kib,
+                "warm_up_settle_s": options.warm_up_settle_s,
                 "files": options.files,
                 "metadata_limit_s": options.metadata_limit_s, "osds": options.osds,
                 "stripe_width": options.stripe_width, "wide_stripe_width": options.wide_stripe_width,

@@ -393,7 +393,8 @@ class OsdWarmUpTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as folder:
             benchmark, unmounted = self.warm_up(["--osds", "3", "--warm-up-objects", "100", "--warm-up-object-kib",
                                                  "256", "--warm-up-files", "0"], folder)
-            self.assertEqual(benchmark.osd_warm_up_shape(), (3, 256, 3 * 100 * 256 * 1024))
+            self.assertEqual(benchmark.osd_warm_up_shape(), (3, 256))
+            self.assertEqual(benchmark.osd_warm_up_passes(), [(100, 3 * 100 * 256 * 1024), (25, 3 * 25 * 256 * 1024)])
             # Two passes on new files, each written, read cold and followed by a wait for the JIT: 100 objects per
             # OSD, then 25.
             self.assertEqual([(target, workload) for target, workload, _ in benchmark.commands[:4]],
