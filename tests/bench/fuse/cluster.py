@@ -93,8 +93,10 @@ class Cluster:
     def volume_url(self, volume: str) -> str:
         return "pbrpc://127.0.0.1:%d/%s" % (self.dir_port, volume)
 
-    def create_volume(self, volume: str, stripe_width: int) -> None:
-        command = [str(self.mkfs), "--striping-width", str(stripe_width), self.volume_url(volume)]
+    def create_volume(self, volume: str, stripe_width: int, object_size_kib: Optional[int] = None) -> None:
+        """mkfs.xtreemfs of `volume`; `object_size_kib` None takes the MRC's default object size (1 MiB)."""
+        size = [] if object_size_kib is None else ["--object-size", "%dKiB" % object_size_kib]
+        command = [str(self.mkfs), "--striping-width", str(stripe_width)] + size + [self.volume_url(volume)]
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if result.returncode != 0:
             raise ClusterError("mkfs.xtreemfs failed (%d): %s" % (result.returncode, result.stdout.strip()))

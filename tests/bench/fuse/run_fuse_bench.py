@@ -33,6 +33,21 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 MIB = 1024 * 1024
 FIO_HANG_GUARD_S = 900  # added to --runtime-s: a hung mount fails the run instead of blocking it
 MOUNT, RAW, WIDE, GLUSTER = "mount", "raw disk", "wide mount", "glusterfs"
+# The volume of small objects the OSDs are warmed up on first (--warm-up-objects), never a row's target.
+OSD_WARM_UP = "osd warm-up"
+# The object sizes at which an OSD takes the 1 MiB rows' paths for whole-object requests
+# (servers/osd ObjectStore): a write of 256 KiB or more goes to the disk with O_DIRECT (DIRECT_WRITE_BYTES_MIN;
+# smaller ones go through the page cache in pieces), reads of 128 KiB or more are read ahead (ObjectReadAhead
+# READ_BYTES_MIN) and of 64 KiB or more sent with sendfile (REGION_READ_BYTES_MIN), and writes of 128 KiB or more
+# complete a stream's object (STREAM_WRITE_BYTES_MIN). Above 1 MiB the warm-up would call them less often than
+# the rows do.
+WARM_UP_OBJECT_KIB_MIN, WARM_UP_OBJECT_KIB_MAX = 256, 1024
+# The OSD warm-up's passes, as fractions of --warm-up-objects: the first one takes every per-object method past C2's
+# thresholds, the second (after the JIT settled) has the methods queued that passed them while C2's queue was long.
+WARM_UP_PASSES = (1.0, 0.25)
+# The OSDs' JIT has settled when their compiler threads together used less than this share of one core over the
+# window (--warm-up-settle-s).
+SETTLE_CORE_SHARE, SETTLE_WINDOW_S = 0.1, 1.0
 # The workload groups, in the order a run does them (--workloads picks a subset).
 WORKLOADS = ("sequential", "random", "metadata")
 SEQUENTIAL_WRITE, SEQUENTIAL_READ = "sequential write 1 MiB", "sequential read 1 MiB"
@@ -82,6 +97,27 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                              "(whatever its width: ceil(osds/width) files of width x MIB) and of one such file on the "
                              "raw disk and GlusterFS, before the first measured job, so that the servers' JIT "
                              "compiling of their first seconds is not measured as the first row's speed; 0: none")
+    parser.add_argument("--warm-up-objects", type=int, metavar="N", default=0,
+                        help="first of all warm-ups: untimed O_DIRECT write (libaio, 1 MiB requests, "
+                             "--sequential-queue-depth, fsync at the end) and one cold read of N objects per OSD on a "
+                             "volume of its own, width --osds, objects of --warm-up-object-kib, mounted for this "
+                             "only, then a second pass of N/4 (the files are kept: their deletion would run during "
+                             "the rows). An OSD calls its per-object methods once or twice per object, and C2 "
+                             "compiles a method after about 5,000 calls (Tier4InvocationThreshold), so 5000 takes "
+                             "them past it, which the 1 MiB warm-up alone does not (its compiler threads were 10-66 %% "
+                             "of the OSDs' CPU in the sequential rows, session 18). Off by default: in session 19 "
+                             "5000 cost 60-130 s and the rows' compiler share did not fall resolvably (tests/bench/"
+                             "fuse/README.md, session 19: C2 raises its thresholds by its queue's length); 0: none")
+    parser.add_argument("--warm-up-object-kib", type=int, metavar="KIB", default=WARM_UP_OBJECT_KIB_MIN,
+                        help="object size of the --warm-up-objects volume, a multiple of 4 from %d (the smallest at "
+                             "which the OSD writes whole objects with O_DIRECT and reads them ahead and with "
+                             "sendfile, as in the 1 MiB rows) to %d" % (WARM_UP_OBJECT_KIB_MIN, WARM_UP_OBJECT_KIB_MAX))
+    parser.add_argument("--warm-up-settle-s", type=int, metavar="S", default=15,
+                        help="after each --warm-up-objects pass, wait at most this long until the OSDs' JIT compiler "
+                             "threads together use less than %d %%%% of a core over %.0f s: C2 raises its compile "
+                             "thresholds by its queue's length (Tier4LoadFeedback), so methods that passed them "
+                             "while the queue was long are queued only in a later pass over a short queue; 0: no "
+                             "wait" % (100 * SETTLE_CORE_SHARE, SETTLE_WINDOW_S))
     parser.add_argument("--warm-up-random-s", type=int, metavar="S", default=5,
                         help="after the sequential warm-up, untimed random 4 KiB writes and then reads (queue depth "
                              "32, O_DIRECT) on the warm-up file for this long each, on every target; 0: none")
@@ -148,6 +184,12 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                                                                                 options.osds))
     if options.wide_stripe_width == options.stripe_width:
         options.wide_stripe_width = 0
+    if options.warm_up_objects < 0:
+        parser.error("--warm-up-objects takes 0 or more, not %d" % options.warm_up_objects)
+    if (options.warm_up_object_kib % 4 or not
+            WARM_UP_OBJECT_KIB_MIN <= options.warm_up_object_kib <= WARM_UP_OBJECT_KIB_MAX):
+        parser.error("--warm-up-object-kib takes a multiple of 4 from %d to %d, not %d" % (
+            WARM_UP_OBJECT_KIB_MIN, WARM_UP_OBJECT_KIB_MAX, options.warm_up_object_kib))
     if options.parallel_jobs < 0:
         parser.error("--parallel-jobs takes 0 or more, not %d" % options.parallel_jobs)
     return options
@@ -224,10 +266,12 @@ class FuseBenchmark:
         self.cluster: Optional[Cluster] = None
         self.mount: Optional[Mount] = None
         self.wide_mount: Optional[Mount] = None  # the volume of --wide-stripe-width, for the sequential rows
+        self.warm_up_mount: Optional[Mount] = None  # the volume of --warm-up-objects, mounted until its warm-up ends
+        self.warm_up_folder: Optional[Path] = None  # where on it the warm-up's file goes
         self.gluster: Optional[glusterfs.GlusterVolume] = None  # the GlusterFS baseline (--glusterfs)
         self.page_cache_dropped = True
         self.notes: List[str] = []
-        self.runs: Dict[str, Dict[str, dict]] = {MOUNT: {}, RAW: {}, WIDE: {}, GLUSTER: {}}
+        self.runs: Dict[str, Dict[str, dict]] = {MOUNT: {}, RAW: {}, WIDE: {}, GLUSTER: {}, OSD_WARM_UP: {}}
         self.rows: List[Row] = []
         self.load_average_start = os.getloadavg()[0]  # 1-minute average: how busy the shared machine was
 
@@ -262,6 +306,17 @@ class FuseBenchmark:
                                     self.state / "mount-wide.log", shlex.split(options.mount_args))
             with self.progress.step("mounting volume 'wide'"):
                 self.wide_mount.mount()
+        if options.warm_up_objects > 0:
+            width, object_kib = self.osd_warm_up_shape()
+            with self.progress.step("creating volume 'warm-up' (stripe width %d, %d KiB objects)" % (width,
+                                                                                                    object_kib)):
+                self.cluster.create_volume("warm-up", width, object_kib)
+            self.warm_up_mount = Mount(mount_binary, self.cluster.volume_url("warm-up"), self.state / "mnt-warm-up",
+                                       self.state / "mount-warm-up.log", shlex.split(options.mount_args))
+            with self.progress.step("mounting volume 'warm-up'"):
+                self.warm_up_mount.mount()
+            self.warm_up_folder = self.state / "mnt-warm-up" / "bench"
+            self.warm_up_folder.mkdir()
         self.set_up_glusterfs()
         raw = (options.raw_dir or self.state / "raw") / ("xtreemfs-bench-fuse-%d" % os.getpid())
         raw.mkdir(parents=True)
@@ -295,7 +350,7 @@ class FuseBenchmark:
             step["result"] = "volume %s mounted at %s" % (self.gluster.name, self.gluster.mount_point)
 
     def tear_down(self, targets: Optional[Dict[str, Path]]) -> None:
-        for mount in (self.mount, self.wide_mount):
+        for mount in (self.mount, self.wide_mount, self.warm_up_mount):
             if mount is not None:
                 mount.unmount()
         if self.gluster is not None:
@@ -337,7 +392,7 @@ class FuseBenchmark:
     # ---- workloads
 
     def fio(self, target: str, workload: str, direction: str, command: List[str]) -> FioResult:
-        osd_pids = self.cluster.osd_pids if target in (MOUNT, WIDE) and self.cluster is not None else []
+        osd_pids = self.cluster.osd_pids if target in (MOUNT, WIDE, OSD_WARM_UP) and self.cluster is not None else []
         osd_before = osd_cpu_ticks(osd_pids)
         with self.progress.step("%s on %s" % (workload, target)) as step:
             completed = run_child(command, self.options.runtime_s + FIO_HANG_GUARD_S)
@@ -376,11 +431,78 @@ class FuseBenchmark:
             return 1, options.warm_up_mib
         return -(-options.osds // width), options.warm_up_mib * width
 
+    def osd_warm_up_shape(self) -> Tuple[int, int]:
+        """(stripe width, object size in KiB) of the --warm-up-objects volume: width --osds, so that one stream
+        reaches every OSD."""
+        return self.options.osds, self.options.warm_up_object_kib
+
+    def osd_warm_up(self) -> None:
+        """The OSDs' per-object paths past C2's thresholds (--warm-up-objects): the 1 MiB rows' job shape (O_DIRECT,
+        libaio, 1 MiB requests at --sequential-queue-depth, fsync at the end, then one cold read) on a volume of small
+        objects, which the mount splits into whole-object requests, so the OSDs run the rows' code per object,
+        several times per MiB. In WARM_UP_PASSES, each on a new file and followed by settle_osd_jit: C2 raises its
+        thresholds by the length of its queue (Tier4LoadFeedback: 5,000 calls become 10,000 with three tasks
+        queued per C2 thread), and the first pass keeps the queue long with everything else it compiles, so
+        methods past the thresholds may get queued only when a later call finds the queue short (the reason for the
+        second pass; session 19 saw the waits end within 1-5 s and the second pass compile as much as the first:
+        README). Runs before the other
+        warm-ups, so that the 1 MiB one finds this code compiled and whatever the 1 MiB objects' own profile makes
+        C2 recompile is recompiled there, not in the rows. The files are kept: their unlink would have the OSDs
+        delete thousands of object files (osd.deletion.delayMs later) during the rows; they go with the cluster."""
+        if self.warm_up_folder is None:
+            return
+        options = self.options
+        direct = {"direct": True, "queue_depth": options.sequential_queue_depth}
+        parts = []
+        for index, (objects, size_bytes) in enumerate(self.osd_warm_up_passes()):
+            path = self.warm_up_folder / ("osd-warm-up-%d.dat" % index)
+            for direction in ("write", "read"):
+                if direction == "read":
+                    self.cold_caches(self.warm_up_mount)
+                label = "pass %d %s" % (index + 1, direction)
+                result = self.fio(OSD_WARM_UP, label, direction, fio_command(
+                    path, direction, "1M", size_bytes, FIO_HANG_GUARD_S, end_fsync=direction == "write", **direct))
+                part = "%s (%d objects per OSD) %.1f s" % (label, objects, result.runtime_ms / 1000)
+                run = self.runs[OSD_WARM_UP].get(label, {})
+                if "osd_cpu_s" in run:
+                    part += ", the OSDs' JIT compiler %.0f %% of their %.1f s of CPU" % (100 * jit_share(run),
+                                                                                       run["osd_cpu_s"])
+                parts.append(part)
+            parts.append("settled after %.1f s" % self.settle_osd_jit())
+        self.warm_up_mount.unmount()  # one client process fewer beside the rows
+        self.notes.append("OSD warm-up on a volume of %d KiB objects of its own: %s" % (options.warm_up_object_kib,
+                                                                                      "; ".join(parts)))
+
+    def osd_warm_up_passes(self) -> List[Tuple[int, int]]:
+        """(objects per OSD, file size in bytes) of each OSD warm-up pass (WARM_UP_PASSES)."""
+        width, object_kib = self.osd_warm_up_shape()
+        passes = []
+        for fraction in WARM_UP_PASSES:
+            objects = max(1, round(fraction * self.options.warm_up_objects))
+            passes.append((objects, width * objects * object_kib * 1024))
+        return passes
+
+    def settle_osd_jit(self) -> float:
+        """Waits until the OSDs' JIT compiler threads together used less than SETTLE_CORE_SHARE of a core over
+        SETTLE_WINDOW_S, at most --warm-up-settle-s; returns the seconds waited."""
+        osd_pids = self.cluster.osd_pids if self.cluster is not None else []
+        began = time.monotonic()
+        before = osd_cpu_ticks(osd_pids)
+        while before is not None and time.monotonic() - began < self.options.warm_up_settle_s:
+            time.sleep(SETTLE_WINDOW_S)
+            after = osd_cpu_ticks(osd_pids)
+            if after is None or (after[1] - before[1]) / TICKS_PER_S < SETTLE_CORE_SHARE * SETTLE_WINDOW_S:
+                break
+            before = after
+        return time.monotonic() - began
+
     def warm_up(self, targets: Dict[str, Path]) -> None:
         """Fresh server JVMs compile their hot code during their first seconds of load (a perf profile showed
         C2 compiler threads at 40 % of the OSDs' CPU during a 15-s job); without this the first row measured
-        that, not the file system. Untimed; every OSD gets the same 1 MiB warm-up (warm_up_files)."""
+        that, not the file system. Untimed: first the OSDs' per-object paths on small objects (osd_warm_up), then
+        every OSD gets the same 1 MiB warm-up (warm_up_files)."""
         options = self.options
+        self.osd_warm_up()
         for target, folder in targets.items():
             if options.warm_up_mib > 0:
                 count, file_mib = self.warm_up_files(target)
@@ -611,6 +733,8 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
     settings = {"sequential_size_mib": options.size_mib, "random_size_mib": options.random_size_mib,
                 "runtime_s": options.runtime_s, "warm_up_mib": options.warm_up_mib,
                 "warm_up_random_s": options.warm_up_random_s, "warm_up_files": options.warm_up_files,
+                "warm_up_objects": options.warm_up_objects, "warm_up_object_kib": options.warm_up_object_kib,
+                "warm_up_settle_s": options.warm_up_settle_s,
                 "files": options.files,
                 "metadata_limit_s": options.metadata_limit_s, "osds": options.osds,
                 "stripe_width": options.stripe_width, "wide_stripe_width": options.wide_stripe_width,

@@ -3,8 +3,11 @@ ratio rows, the table, fio command lines and option checks.
 
     python3 -m unittest discover -s tests/bench/fuse -p 'test_*.py'
 """
+import contextlib
 import datetime
+import io
 import json
+import subprocess
 import tempfile
 import time
 import types
@@ -12,8 +15,9 @@ import unittest
 from pathlib import Path
 
 from fio_results import FioOutputError, FioResult, Row, fio_row, format_ratio, markdown_table, parse_fio_json
-from run_fuse_bench import (FuseBenchmark, GLUSTER, MOUNT, RAW, WIDE, fio_command, jit_notes, parallel_label,
-                             parse_arguments, write_report)
+from cluster import Cluster
+from run_fuse_bench import (FuseBenchmark, GLUSTER, MOUNT, OSD_WARM_UP, RAW, WIDE, fio_command, jit_notes,
+                            parallel_label, parse_arguments, write_report)
 
 TESTDATA = Path(__file__).resolve().parent / "testdata"
 RANDOM_READ = (TESTDATA / "fio-randread-4k-qd32.json").read_text()
@@ -364,6 +368,86 @@ class WarmUpTest(unittest.TestCase):
             random_jobs = [command for job_target, _, command in benchmark.commands
                            if job_target == target and "--bs=4k" in command]
             self.assertEqual(len(random_jobs), 2, target)
+
+
+class OsdWarmUpTest(unittest.TestCase):
+    """The first warm-up (--warm-up-objects): the 1 MiB rows' O_DIRECT job shape on a volume of small objects of its
+    own, width --osds, so that every OSD calls its per-object methods past C2's compile thresholds before the rows."""
+
+    def warm_up(self, arguments, folder):
+        benchmark = RecordingBenchmark(arguments)
+        unmounted = []
+        benchmark.warm_up_mount = types.SimpleNamespace(unmount=lambda: unmounted.append(True))
+        benchmark.warm_up_folder = Path(folder) / OSD_WARM_UP.replace(" ", "-")
+        benchmark.warm_up_folder.mkdir()
+        benchmark.settled = []
+        benchmark.settle_osd_jit = lambda: benchmark.settled.append(len(benchmark.commands)) or 0.0
+        targets = {}
+        for name in (MOUNT, RAW):
+            targets[name] = Path(folder) / name.replace(" ", "-")
+            targets[name].mkdir()
+        benchmark.warm_up(targets)
+        return benchmark, unmounted
+
+    def test_the_warm_up_writes_and_reads_its_objects_per_osd_before_every_other_job(self):
+        with tempfile.TemporaryDirectory() as folder:
+            benchmark, unmounted = self.warm_up(["--osds", "3", "--warm-up-objects", "100", "--warm-up-object-kib",
+                                                 "256", "--warm-up-files", "0"], folder)
+            self.assertEqual(benchmark.osd_warm_up_shape(), (3, 256))
+            self.assertEqual(benchmark.osd_warm_up_passes(), [(100, 3 * 100 * 256 * 1024), (25, 3 * 25 * 256 * 1024)])
+            # Two passes on new files, each written, read cold and followed by a wait for the JIT: 100 objects per
+            # OSD, then 25.
+            self.assertEqual([(target, workload) for target, workload, _ in benchmark.commands[:4]],
+                             [(OSD_WARM_UP, "pass 1 write"), (OSD_WARM_UP, "pass 1 read"), (OSD_WARM_UP, "pass 2 write"), (OSD_WARM_UP, "pass 2 read")])
+            self.assertEqual(benchmark.settled, [2, 4], "a wait after each pass")
+            for index, size in ((0, 3 * 100 * 256 * 1024), (1, 3 * 25 * 256 * 1024)):
+                path = benchmark.warm_up_folder / ("osd-warm-up-%d.dat" % index)
+                write, read = benchmark.commands[2 * index][2], benchmark.commands[2 * index + 1][2]
+                for command in (write, read):
+                    for argument in ("--filename=%s" % path, "--bs=1M", "--size=%d" % size, "--direct=1",
+                                     "--ioengine=libaio", "--iodepth=8"):
+                        self.assertIn(argument, command)
+                self.assertIn("--rw=write", write)
+                self.assertIn("--end_fsync=1", write)
+                self.assertIn("--rw=read", read)
+                self.assertTrue(path.exists(), "the files are kept: their deletion would run during the rows")
+            self.assertEqual(benchmark.cold[:2], [benchmark.warm_up_mount] * 2, "the reads are cold")
+            self.assertEqual(unmounted, [True], "the warm-up's mount goes before the rows")
+            self.assertEqual({target for target, _, _ in benchmark.commands[4:]}, {MOUNT, RAW},
+                             "the other warm-ups follow")
+            self.assertTrue(any(note.startswith("OSD warm-up on a volume of 256 KiB objects of its own: pass 1 write "
+                                                "(100 objects per OSD)") and "pass 2 read (25 objects per OSD)" in note
+                                for note in benchmark.notes), benchmark.notes)
+
+    def test_off_by_default_and_then_no_job_on_it(self):
+        # Off until it shows a gain (README, session 19); the object size is the OSD's O_DIRECT whole-object write's.
+        options = parse_arguments([])
+        self.assertEqual((options.warm_up_objects, options.warm_up_object_kib), (0, 256))
+        benchmark = RecordingBenchmark(["--warm-up-files", "0"])
+        with tempfile.TemporaryDirectory() as folder:
+            benchmark.warm_up({MOUNT: Path(folder)})
+        self.assertNotIn(OSD_WARM_UP, {target for target, _, _ in benchmark.commands})
+
+    def test_object_sizes_whose_requests_take_other_osd_paths_are_refused(self):
+        for size in ("128", "258", "2048"):
+            with self.assertRaises(SystemExit, msg=size), contextlib.redirect_stderr(io.StringIO()):
+                parse_arguments(["--warm-up-object-kib", size])
+
+    def test_the_volume_is_made_with_the_object_size(self):
+        cluster = Cluster(Path("/repository"), Path("/state"), 3)
+        cluster.dir_port = 32638
+        calls = []
+        original = subprocess.run
+        subprocess.run = lambda command, **_: calls.append(command) or types.SimpleNamespace(returncode=0, stdout="")
+        try:
+            cluster.create_volume("warm-up", 3, 256)
+            cluster.create_volume("bench", 1)
+        finally:
+            subprocess.run = original
+        self.assertEqual(calls, [
+            ["/repository/bin/mkfs.xtreemfs", "--striping-width", "3", "--object-size", "256KiB",
+             "pbrpc://127.0.0.1:32638/warm-up"],
+            ["/repository/bin/mkfs.xtreemfs", "--striping-width", "1", "pbrpc://127.0.0.1:32638/bench"]])
 
 
 class ReportTest(unittest.TestCase):
