@@ -445,10 +445,10 @@ class FuseBenchmark:
         queued per C2 thread), and the first pass keeps the queue long with everything else it compiles, so
         methods past the thresholds may get queued only when a later call finds the queue short (the reason for the
         second pass; session 19 saw the waits end within 1-5 s and the second pass compile as much as the first:
-        README). Runs before the other
-        warm-ups, so that the 1 MiB one finds this code compiled and whatever the 1 MiB objects' own profile makes
-        C2 recompile is recompiled there, not in the rows. The files are kept: their unlink would have the OSDs
-        delete thousands of object files (osd.deletion.delayMs later) during the rows; they go with the cluster."""
+        README). Runs before the other warm-ups, so that the 1 MiB one finds this code compiled and whatever the
+        1 MiB objects' own profile makes C2 recompile is recompiled there, not in the rows. The files are kept: their
+        unlink would have the OSDs delete thousands of object files (osd.deletion.delayMs later) during the rows;
+        they go with the cluster."""
         if self.warm_up_folder is None:
             return
         options = self.options
