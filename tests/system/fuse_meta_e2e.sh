@@ -186,20 +186,26 @@ check "an append and close through one name shows the new size and mtime on the 
   printf 'more bytes' >> '$hl/w1' &&
   test \"\$(stat -c '%s' '$hl/w2')\" = 15 && test \"\$(stat -c '%Y' '$hl/w2')\" -gt 1000000000 &&
   test \"\$(stat -c '%s %Y' '$hl/w2')\" = \"\$(stat -c '%s %Y' '$hl/w1')\""
-check "a write and fsync through an open descriptor show on the other name before the close" \
+# Each change below first sets the mtime back to 2001 (978307200 s) and caches it under the other name, so the
+# other name's mtime after the change shows whether its cached attributes were replaced.
+touch -d 2001-01-01 "$hl/w1" && stat "$hl/w1" "$hl/w2" >/dev/null
+check "a write and fsync through an open descriptor show the new size and mtime on the other name before the close" \
   python3 - "$hl/w1" "$hl/w2" <<'PY'
 import os, sys
 fd = os.open(sys.argv[1], os.O_WRONLY)
 os.pwrite(fd, b"x" * 100, 1000)
 os.fsync(fd)
-size = os.stat(sys.argv[2]).st_size
+other = os.stat(sys.argv[2])
 os.close(fd)
-sys.exit(0 if size == 1100 else "other name's size %d, not 1100" % size)
+sys.exit(0 if (other.st_size, other.st_mtime > 1000000000) == (1100, True)
+         else "other name's size %d and mtime %d, not 1100 and now" % (other.st_size, other.st_mtime))
 PY
-check "O_TRUNC through one name shows size 0 on the other at once" bash -c "
-  stat '$hl/w1' >/dev/null && : > '$hl/w2' && test \"\$(stat -c %s '$hl/w1')\" = 0"
-check "truncate through one name shows the new size on the other at once" bash -c "
-  truncate -s 77 '$hl/w1' && test \"\$(stat -c %s '$hl/w2')\" = 77"
+touch -d 2001-01-01 "$hl/w2" && stat "$hl/w1" "$hl/w2" >/dev/null
+check "O_TRUNC through one name shows size 0 and the new mtime on the other at once" bash -c "
+  : > '$hl/w2' && test \"\$(stat -c %s '$hl/w1')\" = 0 && test \"\$(stat -c %Y '$hl/w1')\" -gt 1000000000"
+touch -d 2001-01-01 "$hl/w1" && stat "$hl/w1" "$hl/w2" >/dev/null
+check "truncate through one name shows the new size and mtime on the other at once" bash -c "
+  truncate -s 77 '$hl/w1' && test \"\$(stat -c %s '$hl/w2')\" = 77 && test \"\$(stat -c %Y '$hl/w2')\" -gt 1000000000"
 check "a rename keeps the moved name's link to its other names" bash -c "
   mv '$hl/b' '$hl/renamed' && chmod 0660 '$hl/a' &&
   test \"\$(stat -c %a '$hl/renamed')\" = 660"
