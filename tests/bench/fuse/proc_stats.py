@@ -1,8 +1,11 @@
 """What the bench scripts read from /proc, in one place (ab_data_path.py, io_depth.py, osd_busy.py, osd_inflight.py,
 run_fuse_bench.py): the processes by command line, a process's or thread's CPU ticks, a JVM's JIT compiler threads and
-their share, the group a thread's name belongs to, and the disk's counters with what iostat -x derives from them."""
+their share, the group a thread's name belongs to, the disk's counters with what iostat -x derives from them, the disk
+under a folder, and whether that disk has gone quiet."""
 
+import os
 import re
+import time
 from pathlib import Path
 
 
@@ -81,17 +84,90 @@ def jvm_cpu_ticks(pid):
 
 def disk_counters(disk):
     """/proc/diskstats of `disk` (e.g. vda): reads, sectors read, ms reading, writes, sectors written, requests in
-    flight, io_ticks ms, weighted ms (the fields iostat -x derives r/s, rkB/s, r_await, aqu-sz and %util from), or None
-    when there is no such disk."""
+    flight, io_ticks ms, weighted ms (the fields iostat -x derives r/s, rkB/s, r_await, aqu-sz and %util from), and the
+    discards completed and sectors discarded (0 on kernels before 4.18, which do not count them), or None when there
+    is no such disk."""
     if not disk:
         return None
     for line in Path("/proc/diskstats").read_text().splitlines():
         fields = line.split()
         if fields[2] == disk:
-            values = [int(v) for v in fields[3:14]]
-            return {"reads": values[0], "read_sectors": values[2], "read_ms": values[3], "writes": values[4],
-                    "write_sectors": values[6], "in_flight": values[8], "io_ms": values[9], "weighted_ms": values[10]}
+            values = [int(v) for v in fields[3:]]
+            counters = {"reads": values[0], "read_sectors": values[2], "read_ms": values[3], "writes": values[4],
+                        "write_sectors": values[6], "in_flight": values[8], "io_ms": values[9],
+                        "weighted_ms": values[10], "discards": 0, "discard_sectors": 0}
+            if len(values) >= 14:
+                counters["discards"], counters["discard_sectors"] = values[11], values[13]
+            return counters
     return None
+
+
+def disk_under(path):
+    """The /proc/diskstats name of the whole disk holding `path` (vda for a file on /dev/vda or /dev/vda1), or None
+    when its file system is not on a block device (tmpfs, overlay, NFS): the partition's counters would miss nothing,
+    but a partition of the same disk as another folder must count as that disk, so both folders' I/O meet in one
+    name."""
+    device = os.stat(path).st_dev
+    block = Path("/sys/dev/block/%d:%d" % (os.major(device), os.minor(device)))
+    try:
+        resolved = block.resolve(strict=True)
+    except OSError:
+        return None
+    if (resolved / "partition").exists():
+        resolved = resolved.parent
+    return resolved.name
+
+
+def summed_disk_counters(disks):
+    """disk_counters of each of `disks`, summed field by field (one figure for the folders' disks), or None when one
+    of them cannot be read."""
+    readings = [disk_counters(disk) for disk in disks]
+    if not readings or any(reading is None for reading in readings):
+        return None
+    return {key: sum(reading[key] for reading in readings) for key in readings[0]}
+
+
+def disk_busy(before, after):
+    """Whether the disk did anything that could slow the next job between two disk_counters readings: a request
+    in flight at the second reading, or a write or discard completed (ext4 with `discard` issues the discards of
+    freed extents at its journal commit, seconds after the unlink; the disk serves them beside the job's requests)."""
+    return (after["in_flight"] > 0 or after["writes"] != before["writes"]
+            or after["discards"] != before["discards"])
+
+
+def wait_until_disk_quiet(read, quiet_s=1.0, bound_s=30.0, poll_s=0.1, clock=time.monotonic, sleep=time.sleep):
+    """Waits until the disk read by `read()` (disk_counters-like readings) has been quiet (not disk_busy) for `quiet_s`,
+    at most `bound_s`; returns (seconds waited, whether the bound ended the wait). Quiet must be seen, not assumed:
+    the quiet time starts at the first reading, so the wait is at least `quiet_s`. A reading of None (the disk went
+    away) ends the wait as quiet: there is nothing to wait for."""
+    began = clock()
+    previous = read()
+    last_busy = began
+    while previous is not None:
+        now = clock()
+        if now - last_busy >= quiet_s:
+            return now - began, False
+        if now - began >= bound_s:
+            return now - began, True
+        sleep(poll_s)
+        current = read()
+        if current is None:
+            break
+        if disk_busy(previous, current):
+            last_busy = clock()
+        previous = current
+    return clock() - began, False
+
+
+def disk_activity(before, after):
+    """What the disk completed between two disk_counters readings: writes and discards, with their MiB (a row the
+    disk discarded or wrote for someone else during was disturbed; the job's own writes are in the write figures)."""
+    if not before or not after:
+        return {}
+    return {"disk_writes": after["writes"] - before["writes"],
+            "disk_write_mib": (after["write_sectors"] - before["write_sectors"]) / 2048,
+            "disk_discards": after["discards"] - before["discards"],
+            "disk_discard_mib": (after["discard_sectors"] - before["discard_sectors"]) / 2048}
 
 
 def disk_figures(before, after, wall_s, ios):

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Tuple
 import glusterfs
 from cluster import Cluster, ClusterError, Mount
 from fio_results import FioOutputError, FioResult, Row, fio_row, markdown_table, parse_fio_json
-from proc_stats import jvm_cpu_ticks
+from proc_stats import disk_activity, disk_under, jvm_cpu_ticks, summed_disk_counters, wait_until_disk_quiet
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 MIB = 1024 * 1024
@@ -55,10 +55,21 @@ SEQUENTIAL_WRITE, SEQUENTIAL_READ = "sequential write 1 MiB", "sequential read 1
 # that do not open with O_DIRECT see, served by the client's write-behind and read-ahead.
 BUFFERED = ", buffered"
 RANDOM_WRITE, RANDOM_READ = "random write 4 KiB QD32", "random read 4 KiB QD32"
+# Before every timed job the disk under the benchmark's folders must have been quiet this long (no request in flight,
+# no write or discard completed; --quiet-disk-bound-s bounds the wait).
+QUIET_DISK_S = 1.0
+# Free space the run leaves beyond what its kept files need (space_needed_bytes): the servers' logs and metadata, the
+# file systems' own metadata, and everyone else on the machine.
+SPACE_MARGIN_SHARE, SPACE_MARGIN_BYTES = 0.1, 2 * 1024 * MIB
 
 
 def parallel_label(workload: str, jobs: int) -> str:
     return "%s, %d jobs" % (workload, jobs)
+
+
+def sequential_file_name(suffix: str) -> str:
+    """The file of the sequential pair whose labels end in `suffix`: sequential.dat (direct), sequential-buffered.dat."""
+    return "sequential%s.dat" % suffix.replace(",", "").replace(" ", "-")
 
 
 class BenchmarkError(RuntimeError):
@@ -168,6 +179,12 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
                              "baseline; needs root and glusterfs-server/-client, which 'bin/install-deps --bench' "
                              "installs): auto runs it when the machine can and says why not in the notes otherwise, "
                              "on fails the run if it cannot, off never runs it")
+    parser.add_argument("--quiet-disk-bound-s", type=int, metavar="S", default=30,
+                        help="before every timed job (each fio row on each side, each metadata operation), wait until "
+                             "the disk under the benchmark's folders has had no request in flight and completed no "
+                             "write or discard for %.0f s (/proc/diskstats), at most this long; the wait and the "
+                             "disk's writes and discards during the job are in the JSON and the notes; 0: no wait"
+                             % QUIET_DISK_S)
     parser.add_argument("--keep-state", action="store_true",
                         help="keep the state folder (logs, data) after a successful run; a failed run always keeps it")
     options = parser.parse_args(arguments)
@@ -192,7 +209,66 @@ def parse_arguments(arguments: List[str]) -> argparse.Namespace:
             WARM_UP_OBJECT_KIB_MIN, WARM_UP_OBJECT_KIB_MAX, options.warm_up_object_kib))
     if options.parallel_jobs < 0:
         parser.error("--parallel-jobs takes 0 or more, not %d" % options.parallel_jobs)
+    if options.quiet_disk_bound_s < 0:
+        parser.error("--quiet-disk-bound-s takes 0 or more, not %d" % options.quiet_disk_bound_s)
     return options
+
+
+def osd_warm_up_passes(options: argparse.Namespace) -> List[Tuple[int, int]]:
+    """(objects per OSD, file size in bytes) of each OSD warm-up pass (WARM_UP_PASSES) on the volume of width --osds."""
+    return [(objects, options.osds * objects * options.warm_up_object_kib * 1024)
+            for objects in (max(1, round(fraction * options.warm_up_objects)) for fraction in WARM_UP_PASSES)]
+
+
+def space_needed_bytes(options: argparse.Namespace, with_gluster: bool) -> Dict[str, int]:
+    """The bytes of the files a run writes and keeps until its clean-up, per side (MOUNT, WIDE, GLUSTER and
+    OSD_WARM_UP live in the state folder, RAW in the raw-disk folder): nothing is deleted between timed jobs (the
+    deletions' discards and the OSDs' object removals, osd.deletion.delayMs after an unlink, landed in other rows),
+    so every file of every job is on the disk at the end. Writes bounded by --runtime-s may write less; this is the
+    most they write. Metadata files are empty: an inode and a directory entry each, counted as 4 KiB."""
+    width_one = [MOUNT, RAW] + ([GLUSTER] if with_gluster else [])
+    sides = width_one + ([WIDE] if options.wide_stripe_width else [])
+    needed = {side: 0 for side in sides}
+    for side in sides:
+        if options.warm_up_mib > 0:
+            width = {MOUNT: options.stripe_width, WIDE: options.wide_stripe_width}.get(side)
+            files = 1 if width is None else -(-options.osds // width)
+            needed[side] += files * options.warm_up_mib * (width or 1) * MIB
+    if options.warm_up_objects > 0:
+        needed[OSD_WARM_UP] = sum(size_bytes for _, size_bytes in osd_warm_up_passes(options))
+    if "sequential" in options.workloads:
+        for side in sides:
+            needed[side] += options.size_mib * MIB  # the direct pair
+        for side in width_one:
+            if options.buffered_sequential:
+                needed[side] += options.size_mib * MIB
+            if options.parallel_jobs > 1:
+                needed[side] += options.parallel_jobs * (options.size_mib * MIB // options.parallel_jobs)
+    if "random" in options.workloads:
+        for side in width_one:
+            needed[side] += options.random_size_mib * MIB
+    if "metadata" in options.workloads:
+        for side in width_one:
+            needed[side] += (2 if side == RAW else 1) * options.files * 4096
+    return needed
+
+
+def space_problem(needed_bytes: int, free_bytes: int, where: str) -> Optional[str]:
+    """Why `needed_bytes` (plus SPACE_MARGIN_SHARE of it and SPACE_MARGIN_BYTES) do not fit in `free_bytes`, or
+    None when they do."""
+    with_margin = int(needed_bytes * (1 + SPACE_MARGIN_SHARE)) + SPACE_MARGIN_BYTES
+    if with_margin <= free_bytes:
+        return None
+    return ("the run keeps its files until the end and needs %.1f GiB on %s (%.1f GiB with a margin of %.0f %% and "
+            "%.0f GiB), but only %.1f GiB are free; use smaller --size-mib, --random-size-mib or --warm-up-mib, fewer "
+            "--workloads, or free space" % (needed_bytes / 1024 / MIB, where, with_margin / 1024 / MIB,
+                                            100 * SPACE_MARGIN_SHARE, SPACE_MARGIN_BYTES / 1024 / MIB,
+                                            free_bytes / 1024 / MIB))
+
+
+def free_bytes(path: Path) -> int:
+    status = os.statvfs(path)
+    return status.f_bavail * status.f_frsize
 
 
 def fio_command(filename: Path, rw: str, block_size: str, size_bytes: int, runtime_s: int,
@@ -273,6 +349,7 @@ class FuseBenchmark:
         self.notes: List[str] = []
         self.runs: Dict[str, Dict[str, dict]] = {MOUNT: {}, RAW: {}, WIDE: {}, GLUSTER: {}, OSD_WARM_UP: {}}
         self.rows: List[Row] = []
+        self.disks: List[str] = []  # the disks under the state and raw-disk folders, watched before every timed job
         self.load_average_start = os.getloadavg()[0]  # 1-minute average: how busy the shared machine was
 
     # ---- set-up and tear-down
@@ -285,6 +362,7 @@ class FuseBenchmark:
                 raise BenchmarkError("%s is not installed (make deps installs it)" % tool)
         if not os.access(mount_binary, os.X_OK):
             raise BenchmarkError("%s is not built; run 'make cpp' first" % mount_binary)
+        self.check_space()
         metadata_binary = self.state / "metadata_ops"
         with self.progress.step("compiling metadata_ops.c"):
             subprocess.run(["cc", "-O2", "-Wall", "-o", str(metadata_binary),
@@ -331,7 +409,31 @@ class FuseBenchmark:
         if os.stat(raw).st_dev != os.stat(self.state).st_dev:
             self.notes.append("the raw-disk folder %s is on another file system than the OSDs' objects (%s)"
                               % (raw, self.state))
+        disks = [disk_under(folder) for folder in (self.state, raw)]
+        if options.quiet_disk_bound_s > 0 and None in disks:
+            self.notes.append("no disk found under %s: the timed jobs started without waiting for a quiet disk"
+                              % " or ".join(str(folder) for folder, disk in zip((self.state, raw), disks) if disk is None))
+        self.disks = sorted({disk for disk in disks if disk is not None})
         return targets
+
+    def check_space(self) -> None:
+        """Refuses to start when the files the run keeps until its end (space_needed_bytes) do not fit, with a margin,
+        in the free space of their file systems, rather than filling the disk."""
+        options = self.options
+        with_gluster = options.glusterfs != "off" and glusterfs.unavailable_reason() is None
+        needed = space_needed_bytes(options, with_gluster)
+        raw_parent = options.raw_dir or self.state
+        while not raw_parent.exists():
+            raw_parent = raw_parent.parent
+        state_bytes = sum(size for side, size in needed.items() if side != RAW)
+        if os.stat(raw_parent).st_dev == os.stat(self.state).st_dev:
+            checks = [(state_bytes + needed[RAW], self.state)]
+        else:
+            checks = [(state_bytes, self.state), (needed[RAW], raw_parent)]
+        for needed_bytes, folder in checks:
+            problem = space_problem(needed_bytes, free_bytes(folder), "the file system of %s" % folder)
+            if problem is not None:
+                raise BenchmarkError(problem)
 
     def set_up_glusterfs(self) -> None:
         """The GlusterFS baseline per --glusterfs; with auto, a machine that cannot run it gets a note saying why,
@@ -357,7 +459,7 @@ class FuseBenchmark:
             self.notes.extend("GlusterFS clean-up: " + problem for problem in self.gluster.stop())
         if self.cluster is not None:
             self.cluster.stop()
-        if targets is not None and self.options.raw_dir is not None:
+        if targets is not None:  # the raw side's kept files (with --keep-state too: they are data, not logs)
             shutil.rmtree(targets[RAW], ignore_errors=True)
 
     # ---- caches
@@ -391,8 +493,34 @@ class FuseBenchmark:
 
     # ---- workloads
 
-    def fio(self, target: str, workload: str, direction: str, command: List[str]) -> FioResult:
+    def quiet_disk(self) -> Dict[str, object]:
+        """Waits until the disks under the benchmark's folders are quiet (wait_until_disk_quiet, QUIET_DISK_S, at most
+        --quiet-disk-bound-s) before a timed job; returns what the job's record gets: the wait, whether its bound
+        ended it, and the disks' counters at the job's start (for disk_activity)."""
+        bound_s = self.options.quiet_disk_bound_s
+        if bound_s <= 0 or not self.disks:
+            return {}
+        waited_s, bound_hit = wait_until_disk_quiet(lambda: summed_disk_counters(self.disks), QUIET_DISK_S, bound_s)
+        if bound_hit:
+            self.progress.say("  WARNING: the disk (%s) was not quiet for %.0f s within %d s: the job starts on a busy "
+                              "disk" % (",".join(self.disks), QUIET_DISK_S, bound_s))
+        return {"disk_quiet_wait_s": round(waited_s, 2), "disk_quiet_bound_hit": bound_hit,
+                "disk_counters_before": summed_disk_counters(self.disks)}
+
+    @staticmethod
+    def disk_record(quiet: Dict[str, object], disks: List[str]) -> Dict[str, object]:
+        """The job's disk figures for its record: the quiet wait and the writes and discards during the job."""
+        if not quiet:
+            return {}
+        record = {key: quiet[key] for key in ("disk_quiet_wait_s", "disk_quiet_bound_hit")}
+        record.update(disk_activity(quiet["disk_counters_before"], summed_disk_counters(disks)))
+        return record
+
+    def fio(self, target: str, workload: str, direction: str, command: List[str], timed: bool = True) -> FioResult:
+        """Runs one fio job; a timed one (a row's) starts on a quiet disk (quiet_disk) and records the disk's
+        writes and discards during it."""
         osd_pids = self.cluster.osd_pids if target in (MOUNT, WIDE, OSD_WARM_UP) and self.cluster is not None else []
+        quiet = self.quiet_disk() if timed else {}
         osd_before = osd_cpu_ticks(osd_pids)
         with self.progress.step("%s on %s" % (workload, target)) as step:
             completed = run_child(command, self.options.runtime_s + FIO_HANG_GUARD_S)
@@ -412,6 +540,10 @@ class FuseBenchmark:
                 run["osd_jit_compiler_cpu_s"] = (osd_after[1] - osd_before[1]) / TICKS_PER_S
                 step["result"] += ", the OSDs' JIT compiler %.0f %% of their %.1f s of CPU" % (
                     100 * jit_share(run), run["osd_cpu_s"])
+            run.update(self.disk_record(quiet, self.disks))
+            if "disk_discards" in run:
+                step["result"] += ", the disk: waited %.1f s to be quiet, then %d discards, %.0f MiB written" % (
+                    run["disk_quiet_wait_s"], run["disk_discards"], run["disk_write_mib"])
         self.runs[target][workload] = run
         return result
 
@@ -423,7 +555,8 @@ class FuseBenchmark:
         warm-up file landed on, while its measured file lands on the next (the MRC spreads new files over the
         OSDs): the width-3 rows then measured three JVMs compiling and the width-1 rows one that had not seen
         the 1 MiB path. Hence ceil(osds / width) files of width x --warm-up-mib on the XtreemFS mounts, written
-        one after the other and all kept until the warm-up ends, so the MRC places them on different OSDs; one
+        one after the other and all kept (until the clean-up, as every job's files), so the MRC places them on
+        different OSDs; one
         file on the raw disk and GlusterFS (one disk, one brick)."""
         options = self.options
         width = {MOUNT: options.stripe_width, WIDE: options.wide_stripe_width}.get(target)
@@ -461,7 +594,8 @@ class FuseBenchmark:
                     self.cold_caches(self.warm_up_mount)
                 label = "pass %d %s" % (index + 1, direction)
                 result = self.fio(OSD_WARM_UP, label, direction, fio_command(
-                    path, direction, "1M", size_bytes, FIO_HANG_GUARD_S, end_fsync=direction == "write", **direct))
+                    path, direction, "1M", size_bytes, FIO_HANG_GUARD_S, end_fsync=direction == "write", **direct),
+                    timed=False)
                 part = "%s (%d objects per OSD) %.1f s" % (label, objects, result.runtime_ms / 1000)
                 run = self.runs[OSD_WARM_UP].get(label, {})
                 if "osd_cpu_s" in run:
@@ -474,13 +608,7 @@ class FuseBenchmark:
                                                                                       "; ".join(parts)))
 
     def osd_warm_up_passes(self) -> List[Tuple[int, int]]:
-        """(objects per OSD, file size in bytes) of each OSD warm-up pass (WARM_UP_PASSES)."""
-        width, object_kib = self.osd_warm_up_shape()
-        passes = []
-        for fraction in WARM_UP_PASSES:
-            objects = max(1, round(fraction * self.options.warm_up_objects))
-            passes.append((objects, width * objects * object_kib * 1024))
-        return passes
+        return osd_warm_up_passes(self.options)
 
     def settle_osd_jit(self) -> float:
         """Waits until the OSDs' JIT compiler threads together used less than SETTLE_CORE_SHARE of a core over
@@ -509,26 +637,24 @@ class FuseBenchmark:
                 files = [folder / ("warm-up-%d.dat" % index) for index in range(count)]
                 for path in files:
                     self.fio(target, "warm-up", "write", fio_command(path, "write", "1M", file_mib * MIB,
-                                                                     FIO_HANG_GUARD_S, end_fsync=True))
+                                                                     FIO_HANG_GUARD_S, end_fsync=True), timed=False)
                     self.fio(target, "warm-up", "read", fio_command(path, "read", "1M", file_mib * MIB,
-                                                                    FIO_HANG_GUARD_S))
+                                                                    FIO_HANG_GUARD_S), timed=False)
                 # The 4 KiB request paths are partly other code than the 1 MiB ones (the OSD's small reads and
                 # writes, the mount's asynchronous small requests): warm them too, on the first file.
                 for rw, direction in (("randwrite", "write"), ("randread", "read")):
                     if options.warm_up_random_s > 0:
                         self.fio(target, "warm-up", direction, fio_command(
                             files[0], rw, "4k", options.warm_up_mib * MIB, options.warm_up_random_s,
-                            queue_depth=32, direct=True, time_based=True))
-                for path in files:
-                    path.unlink()
+                            queue_depth=32, direct=True, time_based=True), timed=False)
+                # The files are kept until the clean-up, like every job's (nothing is deleted between timed jobs).
             if options.warm_up_files > 0 and target != RAW:
                 warm_folder = folder / "warm-up-metadata"
                 warm_folder.mkdir()
                 for operation in ("create", "stat", "unlink"):
                     self.metadata_phase(target, operation, warm_folder, options.warm_up_files,
-                                        options.metadata_limit_s, key=operation + " (warm-up)")
+                                        options.metadata_limit_s, key=operation + " (warm-up)", timed=False)
                     self.runs[target].pop(operation + " (warm-up)", None)
-                warm_folder.rmdir()
             self.runs[target].pop("warm-up", None)
 
     def sequential(self, targets: Dict[str, Path]) -> None:
@@ -555,21 +681,21 @@ class FuseBenchmark:
                     targets[target] / "sequential-parallel", "write", "1M", options.size_mib * MIB // jobs,
                     options.runtime_s, end_fsync=True, jobs=jobs, file_per_job=True, **direct))
             self.rows.append(fio_row(label, parallel[MOUNT], parallel[RAW], parallel.get(GLUSTER)))
-            for target in self.width_one(targets):
-                for job in range(jobs):
-                    (targets[target] / ("sequential-parallel.%d" % job)).unlink(missing_ok=True)
 
     def sequential_pair(self, targets: Dict[str, Path], suffix: str,
                         io: Dict[str, object]) -> Tuple[Dict[str, FioResult], Dict[str, FioResult]]:
         """Writes the sequential file on every target (flushed at the end: the raw disk cannot win by leaving
         data in its page cache, nor the mount by leaving it in the OSDs'), then, caches cold, reads it back once;
-        adds the rows (labels end in `suffix`) and removes the files. `io`: fio_command's direct/queue_depth."""
+        adds the rows (labels end in `suffix`). The files are kept until the clean-up, each pair's under a name of
+        its own (sequential_file_name): an unlink here had ext4 discard them and the OSDs delete their objects
+        during later rows. `io`: fio_command's direct/queue_depth."""
         options = self.options
         written: Dict[str, FioResult] = {}
         write_label, read_label = SEQUENTIAL_WRITE + suffix, SEQUENTIAL_READ + suffix
+        name = sequential_file_name(suffix)
         for target, folder in targets.items():
             written[target] = self.fio(target, write_label, "write", fio_command(
-                folder / "sequential.dat", "write", "1M", options.size_mib * MIB, options.runtime_s,
+                folder / name, "write", "1M", options.size_mib * MIB, options.runtime_s,
                 end_fsync=True, **io))
         read: Dict[str, FioResult] = {}
         for target, folder in targets.items():
@@ -577,13 +703,11 @@ class FuseBenchmark:
             # One pass over exactly what the (possibly runtime-bounded) write produced: fio would otherwise
             # extend the file; the runtime bound is the hang guard only, so the pass is never cut short.
             read[target] = self.fio(target, read_label, "read", fio_command(
-                folder / "sequential.dat", "read", "1M", written[target].io_bytes, FIO_HANG_GUARD_S, **io))
+                folder / name, "read", "1M", written[target].io_bytes, FIO_HANG_GUARD_S, **io))
         for label, results in ((write_label, written), (read_label, read)):
             self.rows.append(fio_row(label, results[MOUNT], results[RAW], results.get(GLUSTER)))
             if WIDE in targets:
                 self.rows.append(fio_row(self.wide_label(label), results[WIDE], results[RAW]))
-        for folder in targets.values():
-            (folder / "sequential.dat").unlink()
         return written, read
 
     def wide_label(self, workload: str) -> str:
@@ -597,7 +721,7 @@ class FuseBenchmark:
             # Untimed preparation: every block exists, so reads hit data (not holes or unwritten extents).
             self.fio(target, "preparing %d MiB for the random jobs" % options.random_size_mib, "write",
                      fio_command(folder / "random.dat", "write", "1M", size_bytes, FIO_HANG_GUARD_S,
-                                 end_fsync=True))
+                                 end_fsync=True), timed=False)
         jobs = options.parallel_jobs
         job_counts = [1, jobs] if jobs > 1 else [1]
         results: Dict[str, Dict[str, FioResult]] = {}
@@ -613,21 +737,22 @@ class FuseBenchmark:
                         direct=True, time_based=True, jobs=count))
         for label, result in results.items():
             self.rows.append(fio_row(label, result[MOUNT], result[RAW], result.get(GLUSTER)))
-        for folder in targets.values():
-            (folder / "random.dat").unlink()
+        # random.dat stays until the clean-up (nothing is deleted between timed jobs).
 
     def metadata(self, targets: Dict[str, Path]) -> None:
         """create, stat, unlink of up to --files files in one directory per side. The raw disk runs
         right before and right after the mount (in two folders), and the faster of the two is the
         baseline: ext4's inode allocator skips inodes freed in the last 5-10 s (recently_deleted()),
-        so creates right after many deletions on the same file system (the OSDs remove the objects of
-        the fio files osd.deletion.delayMs after their unlink, i.e. during this part) cost a scan per
+        so creates right after many deletions on the same file system (until session 20 the OSDs removed the
+        objects of the fio files osd.deletion.delayMs after their unlink, i.e. during this part) cost a scan per
         create and run several times slower; a single raw run can catch such a window, and a slowed
         baseline inflates the ratio. Both raw figures and the CPU time each loop got are in the notes
         and the JSON. The mount is bounded by --metadata-limit-s per operation; the raw run after it
         does exactly as many files. GlusterFS, when measured, runs right after the mount with the same
-        limit, on the files it created itself. Leftover files on the mounts go with the cluster and the
-        GlusterFS volume; the raw disk's are removed untimed."""
+        limit, on the files it created itself. The unlinks are the measured operation; leftover files and
+        the folders go with the cluster, the GlusterFS volume and the raw-disk folder at the clean-up.
+        Since session 20 the fio files are kept until then, so the OSDs no longer delete their objects
+        during these rows, and every operation starts on a quiet disk (quiet_disk)."""
         limit_s = self.options.metadata_limit_s
         folders = {target: targets[target] / "metadata" for target in self.width_one(targets)}
         raw_before = targets[RAW] / "metadata-before"
@@ -665,19 +790,19 @@ class FuseBenchmark:
             self.rows.append(Row("%s, %d files" % (operation, mount_done), "ops/s", mount_rate,
                                  max(raw_rate, before_rate), gluster_rate))
             count = mount_done  # the next operation works on the files that exist
-        shutil.rmtree(folders[RAW])
-        shutil.rmtree(raw_before)
 
     def metadata_phase(self, target: str, operation: str, folder: Path, count: int,
-                       limit_s: Optional[int], key: Optional[str] = None) -> Tuple[int, float]:
+                       limit_s: Optional[int], key: Optional[str] = None, timed: bool = True) -> Tuple[int, float]:
         """Runs metadata_ops; returns (files done, operations per second). `key` names the run in the
-        JSON (default: the operation)."""
+        JSON (default: the operation). A timed one (a row's) starts on a quiet disk and records the disk's
+        writes and discards during it, as fio does."""
         description = "%s of %d files on %s%s" % (operation, count, target,
                                                  "" if key is None else " " + key[len(operation):].strip())
         command = [str(self.state / "metadata_ops"), operation, str(folder), str(count)]
         if limit_s is not None:
             command.append(str(limit_s))
             description += " (at most %d s)" % limit_s
+        quiet = self.quiet_disk() if timed else {}
         with self.progress.step(description) as step:
             completed = run_child(command, (limit_s or 0) + FIO_HANG_GUARD_S)
             if completed.returncode != 0:
@@ -686,6 +811,10 @@ class FuseBenchmark:
             rate = outcome["count"] / outcome["seconds"]
             step["result"] = "%d files, %.0f ops/s, %.2f s of CPU" % (outcome["count"], rate,
                                                                      outcome.get("cpu_seconds", 0))
+            outcome.update(self.disk_record(quiet, self.disks))
+            if "disk_discards" in outcome:
+                step["result"] += ", the disk: waited %.1f s to be quiet, then %d discards, %.0f MiB written" % (
+                    outcome["disk_quiet_wait_s"], outcome["disk_discards"], outcome["disk_write_mib"])
         self.runs[target][key or operation] = dict(outcome, ops_per_s=rate)
         return outcome["count"], rate
 
@@ -722,6 +851,29 @@ def jit_notes(runs: Dict[str, Dict[str, dict]]) -> List[str]:
     return notes
 
 
+def disk_notes(runs: Dict[str, Dict[str, dict]], disks: List[str], bound_s: int) -> List[str]:
+    """The disk before and during every timed job, one note per side: how long the job waited for a quiet disk and
+    what the disk discarded and wrote during it (a row the disk discarded for is disturbed: the first make bench runs
+    of session 20 had 227 discards/s during a row, from files the benchmark itself had just unlinked); and one note
+    per job that started on a busy disk because the wait hit its bound."""
+    notes, busy = [], []
+    for target, target_runs in runs.items():
+        parts = []
+        for workload, run in target_runs.items():
+            if "disk_discards" not in run:
+                continue
+            parts.append("%s %.1f s, %d discards (%.0f MiB), %.0f MiB written" % (
+                workload, run["disk_quiet_wait_s"], run["disk_discards"], run["disk_discard_mib"],
+                run["disk_write_mib"]))
+            if run["disk_quiet_bound_hit"]:
+                busy.append("%s on %s started on a BUSY disk: %s was not quiet for %.0f s within the %d s bound "
+                            "(--quiet-disk-bound-s)" % (workload, target, ",".join(disks), QUIET_DISK_S, bound_s))
+        if parts:
+            notes.append("the disk (%s) per timed job on the %s (waited to be quiet; then discarded and written during "
+                         "the job, by anyone): %s" % (",".join(disks), target, "; ".join(parts)))
+    return notes + busy
+
+
 def fio_version() -> str:
     if shutil.which("fio") is None:
         return "fio not installed"
@@ -738,7 +890,8 @@ def write_report(options: argparse.Namespace, started: datetime.datetime, durati
                 "files": options.files,
                 "metadata_limit_s": options.metadata_limit_s, "osds": options.osds,
                 "stripe_width": options.stripe_width, "wide_stripe_width": options.wide_stripe_width,
-                "parallel_jobs": options.parallel_jobs,
+                "parallel_jobs": options.parallel_jobs, "quiet_disk_bound_s": options.quiet_disk_bound_s,
+                "quiet_disk_s": QUIET_DISK_S, "disks": getattr(benchmark, "disks", []),
                 "sequential_queue_depth": options.sequential_queue_depth,
                 "buffered_sequential": options.buffered_sequential,
                 "mount_args": options.mount_args}
@@ -804,6 +957,7 @@ def main(arguments: List[str]) -> int:
             if workload in options.workloads:
                 getattr(benchmark, workload)(targets)
         benchmark.notes.extend(jit_notes(benchmark.runs))
+        benchmark.notes.extend(disk_notes(benchmark.runs, benchmark.disks, options.quiet_disk_bound_s))
         status = 0
     except KeyboardInterrupt:
         progress.say("interrupted")

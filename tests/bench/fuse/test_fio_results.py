@@ -213,9 +213,11 @@ class RecordingBenchmark(FuseBenchmark):
         super().__init__(parse_arguments(arguments), Path("/state"), types.SimpleNamespace(say=lambda text: None))
         self.commands = []
         self.cold = []
+        self.timed = []  # (target, workload, timed) of each job: timed ones start on a quiet disk
 
-    def fio(self, target, workload, direction, command):
+    def fio(self, target, workload, direction, command, timed=True):
         self.commands.append((target, workload, command))
+        self.timed.append((target, workload, timed))
         for argument in command:
             if argument.startswith("--filename=") and direction == "write":
                 Path(argument[len("--filename="):]).touch()  # the benchmark removes what its jobs wrote
@@ -239,8 +241,9 @@ class SequentialRowsTest(unittest.TestCase):
                 targets[name] = Path(folder) / name.replace(" ", "-")
                 targets[name].mkdir()
             benchmark.sequential(targets)
-            self.assertEqual([path.name for target in targets.values() for path in target.iterdir()], [],
-                             "the jobs' files are removed")
+            for target in targets.values():
+                self.assertIn("sequential.dat", [path.name for path in target.iterdir()],
+                              "the jobs' files are kept until the clean-up (their deletion disturbed later rows)")
         return benchmark
 
     def test_sequential_rows_are_direct_with_the_queue_depth_on_both_sides(self):
@@ -302,7 +305,8 @@ class WarmUpTest(unittest.TestCase):
         benchmark = RecordingBenchmark(arguments)
         phases = []
 
-        def metadata_phase(target, operation, folder, count, limit_s, key=None):
+        def metadata_phase(target, operation, folder, count, limit_s, key=None, timed=True):
+            self.assertFalse(timed, "the warm-up is untimed")
             self.assertTrue(folder.is_dir())
             phases.append((target, operation, count))
             return count, 1000.0
@@ -314,8 +318,10 @@ class WarmUpTest(unittest.TestCase):
                 targets[name] = Path(folder) / name.replace(" ", "-")
                 targets[name].mkdir()
             benchmark.warm_up(targets)
-            self.assertEqual([path for target in targets.values() for path in target.iterdir()], [],
-                             "the warm-up's files and folders are removed")
+            if benchmark.options.warm_up_mib > 0:
+                for target in targets.values():
+                    self.assertIn("warm-up-0.dat", [path.name for path in target.iterdir()],
+                                  "the warm-up's files are kept until the clean-up")
         return benchmark, phases
 
     def test_every_fuse_target_gets_the_metadata_warm_up_and_the_raw_disk_none(self):
