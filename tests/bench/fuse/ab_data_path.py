@@ -63,7 +63,7 @@ import urllib.request
 from pathlib import Path
 
 from glusterfs import GlusterVolume
-from proc_stats import disk_counters, disk_figures, pids_whose_command_line_has, read_stat, thread_group
+from proc_stats import disk_counters, disk_figures, disk_under, pids_whose_command_line_has, read_stat, thread_group
 
 TICKS = os.sysconf("SC_CLK_TCK")
 METADATA = ("create", "stat", "unlink")
@@ -162,19 +162,21 @@ def load():
     return os.getloadavg()[0]
 
 
+def file_extents(path):
+    """[(first block, last block)] of `path`'s extents on its disk, in file order, from filefrag -v (4 KiB blocks);
+    empty when filefrag cannot map it."""
+    done = subprocess.run(["filefrag", "-v", str(path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return [(int(match.group(1)), int(match.group(2)))
+            for match in re.finditer(r"^\s*\d+:\s+\d+\.\.\s*\d+:\s+(\d+)\.\.\s*(\d+):", done.stdout, re.M)]
+
+
 def layout_on_disk(files):
     """Where `files` (read in this order) lie on the disk, from filefrag -v: the files, their extents, and how often
     the next file (or extent) does not start at the block after the previous one's end ("jumps"), with the mean jump
     in MiB: a cold read of object files that lie one after the other is one sequential stream for the disk."""
     extents, jumps, jump_blocks, previous_end = 0, 0, 0, None
     for path in files:
-        done = subprocess.run(["filefrag", "-v", str(path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              text=True)
-        for line in done.stdout.splitlines():
-            match = re.match(r"\s*\d+:\s+\d+\.\.\s*\d+:\s+(\d+)\.\.\s*(\d+):", line)
-            if not match:
-                continue
-            start, end = int(match.group(1)), int(match.group(2))
+        for start, end in file_extents(path):
             extents += 1
             if previous_end is not None and start != previous_end + 1:
                 jumps += 1
@@ -182,19 +184,6 @@ def layout_on_disk(files):
             previous_end = end
     return {"files": len(files), "extents": extents, "jumps": jumps,
             "mean_jump_mib": jump_blocks * 4096 / 2**20 / max(jumps, 1)}
-
-
-def disk_of(path):
-    """The block device (its /proc/diskstats name, e.g. vda) that holds `path`'s file system."""
-    dev = os.stat(path).st_dev
-    try:
-        name = Path("/sys/dev/block/%d:%d" % (os.major(dev), os.minor(dev))).resolve().name
-    except OSError:
-        return None
-    partition = Path("/sys/class/block/%s/partition" % name)
-    if partition.exists():  # a partition's requests are counted on its disk too; report the whole disk
-        name = Path("/sys/class/block/%s" % name).resolve().parent.name
-    return name
 
 
 # Page-cache drops this script made itself (drop_caches); the rest of /proc/vmstat's count are other processes'.
@@ -730,7 +719,7 @@ def main():
         sides.append(Side(name, repo, options.out / name, widths.get(name, options.width), mount_args.get(name, "").split(),
                           osd_settings.get(name, []), java.get(name, ""), mounts.get(name), options.osds,
                           mkfs_args.get(name, "").split(), mrc_settings.get(name, [])))
-    disk = disk_of(options.out)
+    disk = disk_under(options.out)
     for side in sides:
         side.cold = options.cold
         side.jfr = options.jfr

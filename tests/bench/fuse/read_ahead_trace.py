@@ -28,6 +28,9 @@ import sys
 import time
 from pathlib import Path
 
+from ab_data_path import file_extents
+from proc_stats import disk_under, pids_whose_command_line_has
+
 LINE = re.compile(r"^\s*(.+?)\s+(\d+)\s+([\d.]+):\s+(\S+):\s+(.*)$")
 SECTORS = re.compile(r"(\d+) \+ (\d+)")
 GROUPS = (("osd-read-ahead", "ra"), ("stage-storage", "storage"), ("osd-net", "net"))
@@ -63,12 +66,18 @@ def object_extents(folder):
     """Sorted (first sector, end sector, (file folder, object number)) of every object file under the OSD's folder."""
     extents = []
     for path in Path(folder).glob("*/*/*/*"):
-        if not path.name.isdigit():
-            continue
-        text = subprocess.run(["filefrag", "-v", str(path)], capture_output=True, text=True).stdout
-        for m in re.finditer(r"^\s*\d+:\s+\d+\.\.\s*\d+:\s+(\d+)\.\.\s*(\d+):", text, re.M):
-            extents.append((int(m.group(1)) * 8, (int(m.group(2)) + 1) * 8, (path.parent.name, int(path.name))))
+        if path.name.isdigit():
+            extents.extend((first * 8, (last + 1) * 8, (path.parent.name, int(path.name)))
+                           for first, last in file_extents(path))
     return sorted(extents)
+
+
+def disk_numbers(folder):
+    """perf's name of the disk under `folder` ("254,0": major,minor, as block tracepoints print it)."""
+    disk = disk_under(folder)
+    if disk is None:
+        sys.exit("no block device under %s: pass --disk MAJOR,MINOR" % folder)
+    return Path("/sys/block/%s/dev" % disk).read_text().strip().replace(":", ",")
 
 
 def disk_requests(data, disk, extents):
@@ -115,7 +124,8 @@ def percentiles(values, points=(10, 50, 90)):
 
 def report(arguments):
     extents = object_extents(arguments.objects)
-    requests, bios = disk_requests(Path(arguments.out) / "block.data", arguments.disk, extents)
+    requests, bios = disk_requests(Path(arguments.out) / "block.data",
+                                   arguments.disk or disk_numbers(arguments.objects), extents)
     calls = sendfiles(Path(arguments.out) / "osd.data")
     results = json.loads(Path(arguments.results).read_text())
     results = results if isinstance(results, list) else results.get("results", results)
@@ -156,10 +166,9 @@ def record(arguments):
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     signal.signal(signal.SIGINT, lambda *_: stop.append(1))
     while not stop and len(perfs) == 1:
-        found = subprocess.run(["pgrep", "-f", "org.xtreemfs.osd.OsdMain.*" + re.escape(arguments.match)],
-                               capture_output=True, text=True).stdout.split()
+        found = pids_whose_command_line_has("org.xtreemfs.osd.OsdMain", arguments.match)
         if found:
-            perfs.append(subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-p", found[0],
+            perfs.append(subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-p", str(found[0]),
                                            "-e", "syscalls:sys_enter_sendfile64", "-e", "syscalls:sys_exit_sendfile64",
                                            "-o", str(out / "osd.data")]))
         else:
@@ -183,7 +192,7 @@ def main():
     p.add_argument("--results", required=True)
     p.add_argument("--side", required=True)
     p.add_argument("--objects", required=True, help="the OSD's data folder (OUT/SIDE/cluster/data/osd0)")
-    p.add_argument("--disk", default="254,0", help="major,minor of the disk (/sys/block/vda/dev)")
+    p.add_argument("--disk", help="major,minor of the disk as perf prints it (default: the disk under --objects)")
     arguments = parser.parse_args()
     record(arguments) if arguments.command == "record" else report(arguments)
 

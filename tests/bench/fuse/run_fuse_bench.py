@@ -507,13 +507,12 @@ class FuseBenchmark:
         return {"disk_quiet_wait_s": round(waited_s, 2), "disk_quiet_bound_hit": bound_hit,
                 "disk_counters_before": summed_disk_counters(self.disks)}
 
-    @staticmethod
-    def disk_record(quiet: Dict[str, object], disks: List[str]) -> Dict[str, object]:
+    def disk_record(self, quiet: Dict[str, object]) -> Dict[str, object]:
         """The job's disk figures for its record: the quiet wait and the writes and discards during the job."""
         if not quiet:
             return {}
         record = {key: quiet[key] for key in ("disk_quiet_wait_s", "disk_quiet_bound_hit")}
-        record.update(disk_activity(quiet["disk_counters_before"], summed_disk_counters(disks)))
+        record.update(disk_activity(quiet["disk_counters_before"], summed_disk_counters(self.disks)))
         return record
 
     def fio(self, target: str, workload: str, direction: str, command: List[str], timed: bool = True) -> FioResult:
@@ -540,10 +539,8 @@ class FuseBenchmark:
                 run["osd_jit_compiler_cpu_s"] = (osd_after[1] - osd_before[1]) / TICKS_PER_S
                 step["result"] += ", the OSDs' JIT compiler %.0f %% of their %.1f s of CPU" % (
                     100 * jit_share(run), run["osd_cpu_s"])
-            run.update(self.disk_record(quiet, self.disks))
-            if "disk_discards" in run:
-                step["result"] += ", the disk: waited %.1f s to be quiet, then %d discards, %.0f MiB written" % (
-                    run["disk_quiet_wait_s"], run["disk_discards"], run["disk_write_mib"])
+            run.update(self.disk_record(quiet))
+            step["result"] += disk_summary(run)
         self.runs[target][workload] = run
         return result
 
@@ -811,10 +808,8 @@ class FuseBenchmark:
             rate = outcome["count"] / outcome["seconds"]
             step["result"] = "%d files, %.0f ops/s, %.2f s of CPU" % (outcome["count"], rate,
                                                                      outcome.get("cpu_seconds", 0))
-            outcome.update(self.disk_record(quiet, self.disks))
-            if "disk_discards" in outcome:
-                step["result"] += ", the disk: waited %.1f s to be quiet, then %d discards, %.0f MiB written" % (
-                    outcome["disk_quiet_wait_s"], outcome["disk_discards"], outcome["disk_write_mib"])
+            outcome.update(self.disk_record(quiet))
+            step["result"] += disk_summary(outcome)
         self.runs[target][key or operation] = dict(outcome, ops_per_s=rate)
         return outcome["count"], rate
 
@@ -849,6 +844,14 @@ def jit_notes(runs: Dict[str, Dict[str, dict]]) -> List[str]:
             notes.append("the OSDs' JIT compiler threads' share of the OSDs' CPU per job on the %s: %s" % (
                 target, "; ".join(parts)))
     return notes
+
+
+def disk_summary(record: Dict[str, object]) -> str:
+    """A timed job's disk figures (FuseBenchmark.disk_record) for its progress line; empty without them."""
+    if "disk_discards" not in record:
+        return ""
+    return ", the disk: waited %.1f s to be quiet, then %d discards, %.0f MiB written" % (
+        record["disk_quiet_wait_s"], record["disk_discards"], record["disk_write_mib"])
 
 
 def disk_notes(runs: Dict[str, Dict[str, dict]], disks: List[str], bound_s: int) -> List[str]:
